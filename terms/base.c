@@ -1,0 +1,117 @@
+#define UNW_LOCAL_ONLY
+#include "terms/base.h"
+
+#include <libunwind.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *tc_result_name(tc_result r)
+{
+    switch (r) {
+    case TC_OK: return "ok";
+    case TC_ENOMEM: return "out of memory";
+    case TC_EPARSE: return "parse error";
+    case TC_ELIMIT: return "limit exceeded";
+    case TC_EUNSUPPORTED: return "unsupported";
+    case TC_EBADARG: return "bad argument";
+    case TC_EIO: return "i/o error";
+    }
+    return "unknown result";
+}
+
+void tc_print_backtrace(void)
+{
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0) {
+        fputs("  (no backtrace: libunwind could not start)\n", stderr);
+        return;
+    }
+    for (int depth = 0; depth < 64 && unw_step(&cur) > 0; depth++) {
+        unw_word_t ip = 0, off = 0;
+        char name[256];
+        unw_get_reg(&cur, UNW_REG_IP, &ip);
+        if (unw_get_proc_name(&cur, name, sizeof name, &off) != 0)
+            snprintf(name, sizeof name, "?");
+        fprintf(stderr, "  #%-2d 0x%012lx %s+0x%lx\n", depth, (unsigned long)ip, name,
+                (unsigned long)off);
+    }
+}
+
+static void default_handler(const char *file, int line, const char *expr)
+{
+    fprintf(stderr, "termcopy: assertion failed at %s:%d: %s\n", file, line, expr);
+    tc_print_backtrace();
+}
+
+static _Atomic(tc_assert_handler) assert_handler = default_handler;
+
+tc_assert_handler tc_set_assert_handler(tc_assert_handler h)
+{
+    return atomic_exchange(&assert_handler, h ? h : default_handler);
+}
+
+void tc_assert_fail(const char *file, int line, const char *expr)
+{
+    atomic_load(&assert_handler)(file, line, expr);
+    abort();
+}
+
+static atomic_uint_fast64_t mem_calls;
+static atomic_uint_fast64_t mem_fail_at;
+static atomic_int_fast64_t mem_live;
+
+void tc_mem_fail_at(uint64_t n)
+{
+    atomic_store(&mem_fail_at, atomic_load(&mem_calls) + n);
+    if (n == 0)
+        atomic_store(&mem_fail_at, 0);
+}
+
+uint64_t tc_mem_calls(void) { return atomic_load(&mem_calls); }
+int64_t tc_mem_live(void) { return atomic_load(&mem_live); }
+
+/* True when this call is the one chosen to fail. */
+static int injected_failure(void)
+{
+    uint64_t call = atomic_fetch_add(&mem_calls, 1) + 1;
+    return call == atomic_load(&mem_fail_at);
+}
+
+void *tc_mem_alloc(size_t bytes)
+{
+    if (injected_failure())
+        return NULL;
+    void *p = malloc(bytes ? bytes : 1);
+    if (p)
+        atomic_fetch_add(&mem_live, 1);
+    return p;
+}
+
+void *tc_mem_calloc(size_t n, size_t size)
+{
+    if (injected_failure())
+        return NULL;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (p)
+        atomic_fetch_add(&mem_live, 1);
+    return p;
+}
+
+void *tc_mem_realloc(void *p, size_t bytes)
+{
+    if (p == NULL)
+        return tc_mem_alloc(bytes);
+    if (injected_failure())
+        return NULL;
+    return realloc(p, bytes ? bytes : 1);
+}
+
+void tc_mem_free(void *p)
+{
+    if (p) {
+        atomic_fetch_sub(&mem_live, 1);
+        free(p);
+    }
+}

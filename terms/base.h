@@ -1,0 +1,75 @@
+/*
+ * base.h — what every termcopy module shares: result codes, the one replaceable
+ * assertion handler, and the failable allocator.
+ *
+ * Models no erts mechanism by itself. It plays the part of erts' `ERTS_ASSERT` (one
+ * handler that prints a backtrace and aborts) and of a debug `erts_alloc` whose Nth
+ * call can be made to fail, so that out-of-memory is a result every caller handles.
+ */
+#ifndef TC_BASE_H
+#define TC_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TC_MUST_CHECK __attribute__((warn_unused_result))
+#define TC_NORETURN __attribute__((noreturn))
+#define TC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TC_MUST_CHECK
+#define TC_NORETURN
+#define TC_PRINTF(f, a)
+#endif
+
+/* Results. Out of memory is a result, never an abort. */
+typedef enum tc_result {
+    TC_OK = 0,
+    TC_ENOMEM,       /* an allocation failed; nothing was changed */
+    TC_EPARSE,       /* malformed input (term text, external format) */
+    TC_ELIMIT,       /* input within the syntax but past a VM limit */
+    TC_EUNSUPPORTED, /* a valid term the model does not build yet */
+    TC_EBADARG,      /* a caller broke an API precondition */
+    TC_EIO           /* a read or write of a file failed */
+} tc_result;
+
+const char *tc_result_name(tc_result r);
+
+/*
+ * Debug level, fixed at build time (CMake option TC_DEBUG_LEVEL):
+ * 0 no checks, 1 cheap assertions, 2 also the structure verifiers at state transitions.
+ */
+#ifndef TC_DEBUG_LEVEL
+#define TC_DEBUG_LEVEL 1
+#endif
+
+typedef void (*tc_assert_handler)(const char *file, int line, const char *expr);
+
+/* Replace the handler; NULL restores the default (message, libunwind backtrace, abort). */
+tc_assert_handler tc_set_assert_handler(tc_assert_handler h);
+TC_NORETURN void tc_assert_fail(const char *file, int line, const char *expr);
+/* Prints the calling thread's stack to stderr with libunwind. */
+void tc_print_backtrace(void);
+
+#if TC_DEBUG_LEVEL >= 1
+#define TC_ASSERT(e) ((e) ? (void)0 : tc_assert_fail(__FILE__, __LINE__, #e))
+#else
+#define TC_ASSERT(e) ((void)0)
+#endif
+/* Checked in every build: a broken internal invariant that must never pass silently. */
+#define TC_CHECK(e) ((e) ? (void)0 : tc_assert_fail(__FILE__, __LINE__, #e))
+
+/*
+ * The failable allocator. Every allocation in the library goes through these, so a test
+ * can make exactly the Nth one fail (`tc_mem_fail_at(n)`, 1-based; 0 disarms) and count
+ * what is still live.
+ */
+void *tc_mem_alloc(size_t bytes) TC_MUST_CHECK;
+void *tc_mem_calloc(size_t n, size_t size) TC_MUST_CHECK;
+void *tc_mem_realloc(void *p, size_t bytes) TC_MUST_CHECK;
+void tc_mem_free(void *p);
+void tc_mem_fail_at(uint64_t n);
+uint64_t tc_mem_calls(void);   /* allocation calls since start (alloc, calloc, realloc) */
+int64_t tc_mem_live(void);     /* blocks allocated and not yet freed */
+
+#endif

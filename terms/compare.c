@@ -1,0 +1,201 @@
+#include "terms/compare.h"
+
+#include "terms/atom.h"
+#include "terms/binary.h"
+#include "terms/bignum.h"
+#include "terms/wstack.h"
+
+enum term_class { NUMBER = 1, ATOM, REFERENCE, FUN, PORT, PID, TUPLE, MAP, NIL, LIST, BITSTRING };
+
+static enum term_class class_of(tc_term t)
+{
+    if (tc_is_list(t))
+        return LIST;
+    if (tc_is_boxed(t)) {
+        switch (tc_boxed_subtag(t)) {
+        case TC_SUBTAG_ARITYVAL: return TUPLE;
+        case TC_SUBTAG_POS_BIG:
+        case TC_SUBTAG_NEG_BIG:
+        case TC_SUBTAG_FLOAT: return NUMBER;
+        case TC_SUBTAG_REF:
+        case TC_SUBTAG_EXTERNAL_REF: return REFERENCE;
+        case TC_SUBTAG_FUN:
+        case TC_SUBTAG_EXPORT: return FUN;
+        case TC_SUBTAG_EXTERNAL_PORT: return PORT;
+        case TC_SUBTAG_EXTERNAL_PID: return PID;
+        case TC_SUBTAG_MAP: return MAP;
+        default: return BITSTRING;
+        }
+    }
+    if (tc_is_small(t))
+        return NUMBER;
+    if (tc_is_atom(t))
+        return ATOM;
+    if (tc_is_pid(t))
+        return PID;
+    if (tc_is_port(t))
+        return PORT;
+    return NIL;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+
+static int cmp_numbers(tc_term a, tc_term b, bool exact)
+{
+    bool fa = tc_is_float(a), fb = tc_is_float(b);
+    if (fa && fb) {
+        double x = tc_float_val(a), y = tc_float_val(b);
+        return (x > y) - (x < y);
+    }
+    if (!fa && !fb)
+        return tc_integer_compare(a, b);
+    int c = fa ? -tc_integer_compare_double(b, tc_float_val(a)) : tc_integer_compare_double(a, tc_float_val(b));
+    if (c == 0 && exact)
+        c = fa ? 1 : -1; /* an integer sorts before the float of the same value */
+    return c;
+}
+
+static int cmp_atoms(tc_term a, tc_term b)
+{
+    size_t la, lb;
+    const char *na = tc_atom_name(a, &la), *nb = tc_atom_name(b, &lb);
+    int c = memcmp(na, nb, la < lb ? la : lb);
+    if (c)
+        return c < 0 ? -1 : 1;
+    return cmp_u64(la, lb);
+}
+
+static int cmp_bitstrings(tc_term a, tc_term b)
+{
+    tc_bits x = tc_bitstring_get(a), y = tc_bitstring_get(b);
+    size_t bytes = x.bytes < y.bytes ? x.bytes : y.bytes;
+    if (x.bitoffs == 0 && y.bitoffs == 0) {
+        int c = memcmp(x.data, y.data, bytes);
+        if (c)
+            return c < 0 ? -1 : 1;
+    } else {
+        for (size_t i = 0; i < bytes; i++) {
+            int c = (int)tc_bits_byte(&x, i) - (int)tc_bits_byte(&y, i);
+            if (c)
+                return c < 0 ? -1 : 1;
+        }
+    }
+    size_t xb = x.bytes * 8 + x.extra_bits, yb = y.bytes * 8 + y.extra_bits;
+    size_t common = xb < yb ? xb : yb;
+    for (size_t i = bytes * 8; i < common; i++) {
+        int c = (int)tc_bits_bit(&x, i) - (int)tc_bits_bit(&y, i);
+        if (c)
+            return c;
+    }
+    return cmp_u64(xb, yb);
+}
+
+/* Pairs still to compare sit on the stack as (a, b, exact) triples, so the first
+ * difference in depth-first, left-to-right order decides. */
+static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order)
+{
+    tc_wstack s;
+    tc_wstack_init(&s);
+    tc_result r = TC_OK;
+    int c = 0;
+    for (;;) {
+        if (a != b) {
+            enum term_class ca = class_of(a), cb = class_of(b);
+            if (ca != cb) {
+                c = ca < cb ? -1 : 1;
+                break;
+            }
+            switch (ca) {
+            case NUMBER:
+                c = cmp_numbers(a, b, exact);
+                break;
+            case ATOM:
+                c = cmp_atoms(a, b);
+                break;
+            case PID:
+            case PORT:
+                c = cmp_u64(a >> TC_TAG_IMMED1_SIZE, b >> TC_TAG_IMMED1_SIZE);
+                break;
+            case LIST:
+                if (!tc_wstack_reserve(&s, 3)) {
+                    r = TC_ENOMEM;
+                    goto done;
+                }
+                s.base[s.n++] = tc_cdr(a);
+                s.base[s.n++] = tc_cdr(b);
+                s.base[s.n++] = exact;
+                a = tc_car(a);
+                b = tc_car(b);
+                continue;
+            case TUPLE: {
+                uint64_t n = tc_tuple_arity(a);
+                c = cmp_u64(n, tc_tuple_arity(b));
+                if (c || n == 0)
+                    break;
+                if (!tc_wstack_reserve(&s, 3 * n)) {
+                    r = TC_ENOMEM;
+                    goto done;
+                }
+                for (uint64_t i = n; i > 1; i--) {
+                    s.base[s.n++] = tc_tuple_element(a, i);
+                    s.base[s.n++] = tc_tuple_element(b, i);
+                    s.base[s.n++] = exact;
+                }
+                a = tc_tuple_element(a, 1);
+                b = tc_tuple_element(b, 1);
+                continue;
+            }
+            case MAP: {
+                uint64_t n = tc_flatmap_size(a);
+                c = cmp_u64(n, tc_flatmap_size(b));
+                if (c)
+                    break;
+                if (!tc_wstack_reserve(&s, 3 * n)) {
+                    r = TC_ENOMEM;
+                    goto done;
+                }
+                /* Keys first (compared exactly, as keys are), then values in key order. */
+                for (uint64_t i = n; i > 0; i--) {
+                    s.base[s.n++] = tc_flatmap_values(a)[i - 1];
+                    s.base[s.n++] = tc_flatmap_values(b)[i - 1];
+                    s.base[s.n++] = exact;
+                }
+                a = tc_flatmap_keys(a);
+                b = tc_flatmap_keys(b);
+                exact = true;
+                continue;
+            }
+            case BITSTRING:
+                c = cmp_bitstrings(a, b);
+                break;
+            default: /* nil equals nil; other classes are not built by termcopy */
+                c = cmp_u64(a, b);
+                break;
+            }
+            if (c)
+                break;
+        }
+        if (tc_wstack_empty(&s))
+            break;
+        exact = tc_wstack_pop(&s);
+        b = tc_wstack_pop(&s);
+        a = tc_wstack_pop(&s);
+    }
+done:
+    tc_wstack_destroy(&s);
+    if (r == TC_OK)
+        *order = c < 0 ? -1 : c > 0;
+    return r;
+}
+
+tc_result tc_term_compare(tc_term a, tc_term b, int *order) { return walk_compare(a, b, false, order); }
+tc_result tc_term_compare_exact(tc_term a, tc_term b, int *order) { return walk_compare(a, b, true, order); }
+
+tc_result tc_term_equal(tc_term a, tc_term b, bool *equal)
+{
+    int c;
+    tc_result r = walk_compare(a, b, true, &c);
+    if (r == TC_OK)
+        *equal = c == 0;
+    return r;
+}

@@ -1,0 +1,113 @@
+#include "terms/size.h"
+
+#include "terms/binary.h"
+#include "terms/ptrset.h"
+#include "terms/wstack.h"
+
+uint64_t tc_sub_binary_copy_size(const tc_term *sb)
+{
+    /* A byte-aligned slice copies as a plain binary; a bitstring keeps a sub binary over a
+     * new binary one or two bytes longer to hold the trailing bits. */
+    unsigned bits = (unsigned)(sb[TC_SB_BITS] & 0xFF) + (unsigned)((sb[TC_SB_BITS] >> 8) & 0xFF);
+    uint64_t sum = 0, extra = 0;
+    if (bits > 8) {
+        sum += TC_SUB_BIN_SIZE;
+        extra = 2;
+    } else if (bits > 0) {
+        sum += TC_SUB_BIN_SIZE;
+        extra = 1;
+    }
+    const tc_term *real = tc_boxed_val(sb[TC_SB_ORIG]);
+    if (tc_header_subtag(real[0]) == TC_SUBTAG_REFC_BINARY)
+        return sum + TC_PROC_BIN_SIZE;
+    return sum + TC_HEAP_BIN_SIZE(sb[TC_SB_SIZE] + extra);
+}
+
+/* One walk for both sizes: `seen` NULL counts every reach, else each object once. */
+static tc_result walk_size(tc_term t, tc_ptrset *seen, uint64_t *words)
+{
+    tc_wstack s;
+    tc_wstack_init(&s);
+    uint64_t sum = 0;
+    tc_result r = TC_OK;
+    for (;;) {
+        if (tc_is_list(t)) {
+            const tc_term *cell = tc_list_val(t);
+            int fresh = seen ? tc_ptrset_add(seen, cell) : 1;
+            if (fresh < 0) {
+                r = TC_ENOMEM;
+                break;
+            }
+            if (fresh) {
+                sum += TC_CONS_SIZE;
+                if (!tc_is_immed(cell[0]) && !tc_wstack_push(&s, cell[0])) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                t = cell[1];
+                continue;
+            }
+        } else if (tc_is_boxed(t)) {
+            const tc_term *p = tc_boxed_val(t);
+            int fresh = seen ? tc_ptrset_add(seen, p) : 1;
+            if (fresh < 0) {
+                r = TC_ENOMEM;
+                break;
+            }
+            if (fresh && !tc_is_empty_tuple_object(p)) {
+                uint64_t arity = tc_header_arity(p[0]);
+                switch (tc_header_subtag(p[0])) {
+                case TC_SUBTAG_ARITYVAL:
+                    sum += 1 + arity;
+                    if (!tc_wstack_reserve(&s, arity)) {
+                        r = TC_ENOMEM;
+                        goto done;
+                    }
+                    for (uint64_t i = 1; i < arity; i++)
+                        if (!tc_is_immed(p[i]))
+                            s.base[s.n++] = p[i];
+                    t = p[arity];
+                    continue;
+                case TC_SUBTAG_MAP: {
+                    uint64_t n = p[1];
+                    sum += 3 + n;
+                    if (!tc_wstack_reserve(&s, n)) {
+                        r = TC_ENOMEM;
+                        goto done;
+                    }
+                    for (uint64_t i = 0; i < n; i++)
+                        if (!tc_is_immed(p[3 + i]))
+                            s.base[s.n++] = p[3 + i];
+                    t = p[2];
+                    continue;
+                }
+                case TC_SUBTAG_SUB_BINARY:
+                    sum += tc_sub_binary_copy_size(p);
+                    break;
+                default:
+                    sum += 1 + arity;
+                    break;
+                }
+            }
+        }
+        if (tc_wstack_empty(&s))
+            break;
+        t = tc_wstack_pop(&s);
+    }
+done:
+    tc_wstack_destroy(&s);
+    if (r == TC_OK)
+        *words = sum;
+    return r;
+}
+
+tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, words); }
+
+tc_result tc_term_shared_size(tc_term t, uint64_t *words)
+{
+    tc_ptrset seen;
+    tc_ptrset_init(&seen);
+    tc_result r = walk_size(t, &seen, words);
+    tc_ptrset_destroy(&seen);
+    return r;
+}

@@ -1,0 +1,21 @@
+/*
+ * size.h — how many heap words a term takes (erts: copy.c size_object and size_shared).
+ *
+ * Flat size is what `erts_debug:flat_size/1` reports and what every ordinary copy (send,
+ * ETS insert) allocates: a subterm reached twice is counted twice. Shared size is
+ * `erts_debug:size/1`: each object once. Both count what a copy would produce, so a sub
+ * binary counts its flattened form, and the shared `{}` counts 0. Both walk with an
+ * explicit stack.
+ */
+#ifndef TC_SIZE_H
+#define TC_SIZE_H
+
+#include "terms/term.h"
+
+tc_result tc_term_flat_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
+tc_result tc_term_shared_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
+
+/* Words the flattened copy of one sub binary takes (the sub binary's own rule). */
+uint64_t tc_sub_binary_copy_size(const tc_term *sub);
+
+#endif
