@@ -1,0 +1,170 @@
+#include "fixtures.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "terms/compare.h"
+#include "terms/printer.h"
+#include "terms/reader.h"
+#include "terms/size.h"
+
+static tc_vector *rows;
+static size_t nrows;
+
+const tc_vector *tc_vectors(size_t *count)
+{
+    if (!rows) {
+        FILE *f = fopen(TC_VECTORS_TSV, "r");
+        ck_assert_msg(f != NULL, "cannot open golden vectors %s", TC_VECTORS_TSV);
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        bool header = true;
+        while ((n = getline(&line, &cap, f)) > 0) {
+            if (line[n - 1] == '\n')
+                line[--n] = '\0';
+            if (header) {
+                header = false;
+                continue;
+            }
+            char *cols[6];
+            char *s = line;
+            for (int i = 0; i < 6; i++) {
+                cols[i] = s;
+                s = strchr(s, '\t');
+                if (i < 5) {
+                    ck_assert_msg(s != NULL, "vector row has fewer than 6 columns");
+                    *s++ = '\0';
+                }
+            }
+            rows = realloc(rows, (nrows + 1) * sizeof *rows);
+            ck_assert(rows != NULL);
+            tc_vector *v = &rows[nrows++];
+            v->expr = strdup(cols[0]);
+            v->literal = strdup(cols[1]);
+            v->flat_words = strtoull(cols[2], NULL, 10);
+            v->shared_words = strtoull(cols[3], NULL, 10);
+            v->ext_bytes = strtoull(cols[4], NULL, 10);
+            v->ext_hex = strdup(cols[5]);
+        }
+        free(line);
+        fclose(f);
+        ck_assert_msg(nrows > 0, "no rows in %s", TC_VECTORS_TSV);
+    }
+    *count = nrows;
+    return rows;
+}
+
+static tc_arena *arena;
+static char **printed;
+static size_t nprinted;
+
+tc_arena *tc_fixture_arena(void)
+{
+    if (!arena) {
+        arena = tc_arena_new(0);
+        ck_assert(arena != NULL);
+    }
+    return arena;
+}
+
+void tc_fixture_teardown(void)
+{
+    tc_arena_free(arena);
+    arena = NULL;
+    for (size_t i = 0; i < nprinted; i++)
+        tc_mem_free(printed[i]);
+    free(printed);
+    printed = NULL;
+    nprinted = 0;
+}
+
+tc_term tc_read_ok(const char *text)
+{
+    tc_term t;
+    tc_read_error err = {0};
+    tc_result r = tc_term_read(tc_arena_alloc(tc_fixture_arena()), text, strlen(text), &t, &err);
+    ck_assert_msg(r == TC_OK, "reading \"%.200s\" failed: %s at %zu: %s", text, tc_result_name(r),
+                  err.offset, err.message);
+    const char *why;
+    ck_assert_msg(tc_term_verify(t, &why), "read term fails the verifier: %s", why);
+    return t;
+}
+
+const char *tc_print_ok(tc_term t)
+{
+    char *s;
+    ck_assert(tc_term_print(t, &s, NULL) == TC_OK);
+    printed = realloc(printed, (nprinted + 1) * sizeof *printed);
+    ck_assert(printed != NULL);
+    printed[nprinted++] = s;
+    return s;
+}
+
+uint64_t tc_flat_ok(tc_term t)
+{
+    uint64_t w;
+    ck_assert(tc_term_flat_size(t, &w) == TC_OK);
+    return w;
+}
+
+uint64_t tc_shared_ok(tc_term t)
+{
+    uint64_t w;
+    ck_assert(tc_term_shared_size(t, &w) == TC_OK);
+    return w;
+}
+
+int tc_compare_ok(tc_term a, tc_term b)
+{
+    int c;
+    ck_assert(tc_term_compare(a, b, &c) == TC_OK);
+    return c;
+}
+
+int tc_equal_ok(tc_term a, tc_term b)
+{
+    bool e;
+    ck_assert(tc_term_equal(a, b, &e) == TC_OK);
+    return e;
+}
+
+static uint64_t rng_state;
+
+uint64_t tc_test_seed(void)
+{
+    static uint64_t seed;
+    if (!seed) {
+        const char *env = getenv("TC_SEED");
+        seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+        if (!seed)
+            seed = 1;
+        fprintf(stderr, "random seed: %llu (set TC_SEED=%llu to repeat)\n", (unsigned long long)seed,
+                (unsigned long long)seed);
+        rng_state = seed;
+    }
+    return seed;
+}
+
+uint64_t tc_rand(void)
+{
+    tc_test_seed();
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+uint64_t tc_rand_below(uint64_t n) { return n ? tc_rand() % n : 0; }
+
+int tc_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,44 @@
+/*
+ * fixtures.h — what the Check suites share: the golden vectors, a term arena per test,
+ * reading and printing helpers that fail the test on error, and a seeded RNG whose seed
+ * is printed and can be set with TC_SEED.
+ */
+#ifndef TC_TEST_FIXTURES_H
+#define TC_TEST_FIXTURES_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "terms/arena.h"
+#include "terms/term.h"
+
+typedef struct tc_vector {
+    char *expr, *literal, *ext_hex;
+    uint64_t flat_words, shared_words, ext_bytes;
+} tc_vector;
+
+/* All rows of the golden vectors (loaded once; the test fails if the file is unreadable). */
+const tc_vector *tc_vectors(size_t *count);
+
+/* A fresh arena for the running test, freed by tc_fixture_teardown. */
+tc_arena *tc_fixture_arena(void);
+void tc_fixture_teardown(void);
+
+/* Reads `text`; fails the test with the reader's message on error. */
+tc_term tc_read_ok(const char *text);
+/* The ~w text of t in a static-lifetime buffer owned by the fixture (freed at teardown). */
+const char *tc_print_ok(tc_term t);
+uint64_t tc_flat_ok(tc_term t);
+uint64_t tc_shared_ok(tc_term t);
+int tc_compare_ok(tc_term a, tc_term b);
+int tc_equal_ok(tc_term a, tc_term b);
+
+/* Seeded xorshift RNG: seed from TC_SEED or the clock, printed once per process. */
+uint64_t tc_test_seed(void);
+uint64_t tc_rand(void);
+uint64_t tc_rand_below(uint64_t n);
+
+/* Runs `s` in CK_NORMAL mode unless CK_FORK says otherwise; returns the process exit code. */
+int tc_run_suite(Suite *s);
+
+#endif
