@@ -1,0 +1,136 @@
+/* The assertion handler, the failable allocator, and the term verifier. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "terms/binary.h"
+#include "terms/flatmap.h"
+
+static jmp_buf escape;
+static int handled_line;
+
+static void recording_handler(const char *file, int line, const char *expr)
+{
+    (void)file;
+    (void)expr;
+    handled_line = line;
+    longjmp(escape, 1);
+}
+
+START_TEST(test_replaceable_handler)
+{
+    tc_set_assert_handler(recording_handler);
+    if (setjmp(escape) == 0) {
+        TC_CHECK(1 + 1 == 3);
+        ck_abort_msg("TC_CHECK did not call the handler");
+    }
+    tc_set_assert_handler(NULL);
+    ck_assert_int_gt(handled_line, 0);
+}
+END_TEST
+
+START_TEST(test_default_handler_aborts)
+{
+    TC_CHECK(!"this must abort with a backtrace");
+}
+END_TEST
+
+START_TEST(test_fail_nth_allocation)
+{
+    tc_mem_fail_at(3);
+    void *a = tc_mem_alloc(8), *b = tc_mem_alloc(8), *c = tc_mem_alloc(8), *d = tc_mem_alloc(8);
+    ck_assert(a && b && !c && d);
+    tc_mem_free(a);
+    tc_mem_free(b);
+    tc_mem_free(d);
+    tc_mem_fail_at(0);
+}
+END_TEST
+
+static void expect_rejected(tc_term t, const char *why_part)
+{
+    const char *why;
+    ck_assert_msg(!tc_term_verify(t, &why), "verifier accepted a term with: %s", why_part);
+    ck_assert_msg(strstr(why, why_part) != NULL, "verifier said \"%s\", expected \"%s\"", why, why_part);
+}
+
+START_TEST(test_verifier_catches_corruption)
+{
+    tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
+    tc_term big = tc_read_ok("18446744073709551616");
+    tc_boxed_val(big)[2] = 0;
+    expect_rejected(big, "zero top digit");
+
+    tc_term small_big = tc_read_ok("576460752303423488");
+    tc_boxed_val(small_big)[1] = 5;
+    expect_rejected(small_big, "small-integer range");
+
+    tc_term bin = tc_read_ok("<<1,2,3>>");
+    tc_boxed_val(bin)[1] = 20;
+    expect_rejected(bin, "heap binary size and arity disagree");
+
+    tc_term map = tc_read_ok("#{a => 1, b => 2}");
+    tc_term keys = tc_flatmap_keys(map);
+    tc_term k1 = tc_boxed_val(keys)[1];
+    tc_boxed_val(keys)[1] = tc_boxed_val(keys)[2];
+    tc_boxed_val(keys)[2] = k1;
+    expect_rejected(map, "not strictly ascending");
+
+    tc_term *zero = tc_alloc_words(a, 1);
+    zero[0] = TC_MAKE_HEADER(0, TC_SUBTAG_ARITYVAL);
+    expect_rejected(tc_make_boxed(zero), "not the shared {}");
+
+    expect_rejected(tc_make_atom(1u << 30), "atom index");
+    expect_rejected(TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL), "header word used as a value");
+
+    tc_term sub = tc_read_ok("<<1,2,3:5>>");
+    tc_boxed_val(sub)[TC_SB_SIZE] = 9;
+    expect_rejected(sub, "runs past its binary");
+
+    tc_term list = tc_read_ok("[1,2]");
+    tc_list_val(list)[1] = TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT);
+    expect_rejected(list, "cons cell holds a header word");
+
+    tc_term tuple = tc_read_ok("{a, b}");
+    tc_boxed_val(tuple)[2] = tc_make_boxed(tc_boxed_val(tuple)) + 4;
+    expect_rejected(tuple, "misaligned");
+}
+END_TEST
+
+START_TEST(test_refc_binaries_released)
+{
+    tc_arena *arena = tc_arena_new(0);
+    unsigned char data[100] = {0};
+    tc_term bin = tc_term_binary(tc_arena_alloc(arena), data, sizeof data);
+    ck_assert_uint_eq(tc_boxed_subtag(bin), TC_SUBTAG_REFC_BINARY);
+    ck_assert_uint_eq(tc_arena_alloc(arena)->offheap->overhead, 100);
+    tc_binary *b = (tc_binary *)(uintptr_t)tc_boxed_val(bin)[TC_PB_VAL];
+    ck_assert_int_eq(atomic_load(&b->refc), 1);
+    int64_t live = tc_mem_live();
+    tc_arena_free(arena);
+    /* The arena's blocks, the arena and the off-heap binary are gone. */
+    ck_assert_int_lt(tc_mem_live(), live - 1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("terms_base");
+    TCase *tc = tcase_create("base");
+    tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
+    tcase_add_test(tc, test_replaceable_handler);
+    tcase_add_test(tc, test_fail_nth_allocation);
+    tcase_add_test(tc, test_verifier_catches_corruption);
+    tcase_add_test(tc, test_refc_binaries_released);
+    suite_add_tcase(s, tc);
+    /* Aborting needs its own process: only in Check's default fork mode. */
+    const char *fork = getenv("CK_FORK");
+    if (!fork || strcmp(fork, "no") != 0) {
+        TCase *ab = tcase_create("abort");
+        tcase_add_test_raise_signal(ab, test_default_handler_aborts, SIGABRT);
+        suite_add_tcase(s, ab);
+    }
+    return tc_run_suite(s);
+}

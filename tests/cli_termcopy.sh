@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# termcopy size/print from the outside: every golden vector, and bad input -> one line, exit 2.
+# $1: directory of the termcopy binary; $2: tests/data.
+set -u
+bin="$1/termcopy"
+vectors="$2/terms.tsv"
+fails=0
+pass=0
+check() { # description, then the condition's exit status
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi
+}
+
+while IFS=$'\t' read -r expr lit flat shared _bytes _hex; do
+    [ "$expr" = expr ] && continue
+    out=$("$bin" size --tsv "$lit")
+    [ "$out" = "$flat	$flat" ]; check "size --tsv of $expr gave '$out'" $?
+    out=$(printf '%s' "$lit" | "$bin" print -)
+    [ "$out" = "$lit" ]; check "print - of $expr gave '${out:0:60}'" $?
+done < "$vectors"
+
+# Bad input and bad usage: exit 2 and exactly one line on stderr.
+one_line_exit2() { # description, command...
+    local desc="$1"; shift
+    local err rc
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | head -c 1)" != "" ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
+    check "$desc (exit $rc, stderr: $err)" $?
+}
+one_line_exit2 "unterminated tuple" "$bin" size '{1,2'
+one_line_exit2 "variable" "$bin" print 'X'
+one_line_exit2 "empty stdin" sh -c "printf '' | '$bin' size -"
+one_line_exit2 "binary garbage" sh -c "head -c 64 /dev/urandom | tr -d '\\000' | sed 's/^/\\x01/' | '$bin' print -"
+one_line_exit2 "invalid UTF-8" "$bin" print "$(printf "'\\xc3'")"
+one_line_exit2 "too long atom" "$bin" size "$(printf 'a%.0s' $(seq 1 256))"
+one_line_exit2 "two terms" "$bin" size 1 2
+
+# Usage errors print the usage after the one-line reason; still exit 2.
+"$bin" size --bogus 1 >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?
+"$bin" frobnicate >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown command exits 2" $?
+"$bin" >/dev/null 2>&1; [ $? -eq 2 ]; check "no command exits 2" $?
+"$bin" size >/dev/null 2>&1; [ $? -eq 2 ]; check "missing TERM exits 2" $?
+"$bin" --help | grep -q 'usage: termcopy'; check "--help" $?
+"$bin" size --help | grep -q 'FLAT<TAB>SHARED'; check "size --help" $?
+[ "$("$bin" size --tsv -- -5)" = "0	0" ]; check "negative number after --" $?
+[ "$("$bin" size --tsv -576460752303423489)" = "2	2" ]; check "negative bignum operand" $?
+[ "$("$bin" size '{1.0, [a]}')" = "flat size:   7 words (56 bytes)
+shared size: 7 words (56 bytes)" ]; check "size human output" $?
+out=$("$bin" print '<<1:3>>' > /dev/full 2>&1); [ $? -eq 2 ]; check "unwritable stdout exits 2" $?
+
+echo "cli_termcopy: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
