@@ -1,5 +1,6 @@
 #include "terms/reader.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,8 +237,14 @@ static bool read_number(reader *r, tc_term *out)
     }
     if (!(peek(r) >= '0' && peek(r) <= '9'))
         return expected(r, "a digit");
-    size_t len = (size_t)(r->end - r->p);
-    char *buf = tc_mem_alloc(len + 16);
+    /* The number's text ends before the first byte no number can hold: size the digit
+     * buffer by that, not by the rest of the input. */
+    const unsigned char *q = r->p;
+    while (q < r->end && (isalnum(*q) || *q == '_' || *q == '.' || *q == '#' || *q == '+' || *q == '-'))
+        q++;
+    size_t len = (size_t)(q - r->p);
+    char local[128];
+    char *buf = len + 16 <= sizeof local ? local : tc_mem_alloc(len + 16);
     if (!buf)
         return oom(r);
     bool too_long = false, ok = true;
@@ -290,7 +297,8 @@ static bool read_number(reader *r, tc_term *out)
         if (res != TC_OK)
             ok = res == TC_ENOMEM ? oom(r) : fail_at(r, at, res, "bad integer");
     }
-    tc_mem_free(buf);
+    if (buf != local)
+        tc_mem_free(buf);
     return ok;
 }
 
