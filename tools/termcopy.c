@@ -1,12 +1,14 @@
 /*
  * termcopy — the command-line face of the library: read a term written as Erlang text and
- * say what the VM would make of it.
+ * say what the VM would make of it, or turn it into (and back from) the external term
+ * format.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy/ext.h"
 #include "terms/arena.h"
 #include "terms/printer.h"
 #include "terms/reader.h"
@@ -23,6 +25,9 @@ static const char usage_main[] =
     "commands:\n"
     "  size [--tsv] TERM   flat and shared size in 64-bit words (erts_debug:flat_size, erts_debug:size)\n"
     "  print TERM          the term as ~w prints it\n"
+    "  encode [--minor 1|2] TERM\n"
+    "                      term_to_binary(TERM, [{minor_version, 2}]) (or 1) as hex\n"
+    "  decode HEX          binary_to_term of the hex bytes, printed as ~w\n"
     "\n"
     "'termcopy COMMAND --help' describes one command. Bad input: a one-line message, exit 2.\n";
 
@@ -38,6 +43,22 @@ static const char usage_print[] =
     "usage: termcopy print TERM\n"
     "\n"
     "Reads TERM and prints it exactly as io_lib:format(\"~w\", [T]) does on OTP 25.\n";
+
+static const char usage_encode[] =
+    "usage: termcopy encode [--minor 1|2] TERM\n"
+    "\n"
+    "Prints the external term format of TERM (what term_to_binary writes, version byte 131\n"
+    "first) as uppercase hex on one line.\n"
+    "  --minor 2   the default here: atoms always UTF-8 (SMALL_ATOM_UTF8_EXT), as\n"
+    "              term_to_binary(T, [{minor_version, 2}]) and the golden vectors; OTP 26's default\n"
+    "  --minor 1   OTP 25's term_to_binary/1 default: Latin-1 atoms as ATOM_EXT\n";
+
+static const char usage_decode[] =
+    "usage: termcopy decode HEX\n"
+    "\n"
+    "Decodes HEX (the external term format, version byte 131 first; whitespace is ignored;\n"
+    "'-' reads it from standard input) as binary_to_term/1 does, with strict checks, and\n"
+    "prints the term as ~w.\n";
 
 static int fail(const char *fmt, const char *detail)
 {
@@ -74,22 +95,29 @@ static char *slurp_stdin(size_t *len)
     return NULL;
 }
 
+/* The text of an operand: the argument itself, or all of standard input for '-' (then
+ * *owned is set, to be freed). NULL, after printing why, when stdin cannot be read. */
+static const char *operand_text(const char *arg, size_t *len, char **owned)
+{
+    *owned = NULL;
+    if (strcmp(arg, "-") != 0) {
+        *len = strlen(arg);
+        return arg;
+    }
+    *owned = slurp_stdin(len);
+    if (!*owned)
+        fail("cannot read standard input: %s", strerror(errno ? errno : ENOMEM));
+    return *owned;
+}
+
 /* Reads TERM (text or '-') into `arena`; prints the error and returns false on bad input. */
 static bool read_term_arg(const char *arg, tc_arena *arena, tc_term *out)
 {
     size_t len;
-    char *stdin_text = NULL;
-    const char *text = arg;
-    if (strcmp(arg, "-") == 0) {
-        stdin_text = slurp_stdin(&len);
-        if (!stdin_text) {
-            fail("cannot read standard input: %s", strerror(errno ? errno : ENOMEM));
-            return false;
-        }
-        text = stdin_text;
-    } else {
-        len = strlen(arg);
-    }
+    char *stdin_text;
+    const char *text = operand_text(arg, &len, &stdin_text);
+    if (!text)
+        return false;
     tc_read_error err = {0};
     tc_result r = tc_term_read(tc_arena_alloc(arena), text, len, out, &err);
     free(stdin_text);
@@ -112,9 +140,17 @@ static bool wants_help(int argc, char **argv)
     return false;
 }
 
-/* Splits argv into known flags and exactly one TERM operand. */
-static int parse_args(int argc, char **argv, const char *const *flags, bool *set, const char **term,
-                      const char *usage)
+/* One option of a command: a flag, or (takes_value) '--name VALUE' / '--name=VALUE'. */
+typedef struct option {
+    const char *name;
+    bool takes_value;
+    bool set;
+    const char *value;
+} option;
+
+/* Splits argv into the options in `opts` (ended by a NULL name; may be NULL) and exactly one
+ * TERM operand. */
+static int parse_args(int argc, char **argv, option *opts, const char **term, const char *usage)
 {
     *term = NULL;
     bool options_done = false;
@@ -124,9 +160,22 @@ static int parse_args(int argc, char **argv, const char *const *flags, bool *set
             options_done = true;
         } else if (!options_done && a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '$') {
             bool known = false;
-            for (int f = 0; flags && flags[f]; f++)
-                if (strcmp(a, flags[f]) == 0)
-                    known = set[f] = true;
+            for (option *o = opts; o && o->name && !known; o++) {
+                size_t n = strlen(o->name);
+                if (strncmp(a, o->name, n) != 0 || (a[n] != '\0' && !(o->takes_value && a[n] == '=')))
+                    continue;
+                known = o->set = true;
+                if (!o->takes_value)
+                    continue;
+                if (a[n] == '=') {
+                    o->value = a + n + 1;
+                } else if (i + 1 < argc) {
+                    o->value = argv[++i];
+                } else {
+                    fprintf(stderr, "termcopy: option '%s' needs a value\n%s", o->name, usage);
+                    return EXIT_USAGE;
+                }
+            }
             if (!known) {
                 fprintf(stderr, "termcopy: unknown option '%s'\n%s", a, usage);
                 return EXIT_USAGE;
@@ -147,10 +196,9 @@ static int parse_args(int argc, char **argv, const char *const *flags, bool *set
 
 static int cmd_size(int argc, char **argv)
 {
-    static const char *const flags[] = {"--tsv", NULL};
-    bool set[1] = {false};
+    option opts[] = {{"--tsv", false, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
-    int rc = parse_args(argc, argv, flags, set, &arg, usage_size);
+    int rc = parse_args(argc, argv, opts, &arg, usage_size);
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -163,7 +211,7 @@ static int cmd_size(int argc, char **argv)
         if (tc_term_flat_size(t, &flat) != TC_OK || tc_term_shared_size(t, &shared) != TC_OK) {
             fail("%s", "out of memory sizing the term");
         } else {
-            if (set[0])
+            if (opts[0].set)
                 printf("%llu\t%llu\n", (unsigned long long)flat, (unsigned long long)shared);
             else
                 printf("flat size:   %llu words (%llu bytes)\nshared size: %llu words (%llu bytes)\n",
@@ -179,7 +227,7 @@ static int cmd_size(int argc, char **argv)
 static int cmd_print(int argc, char **argv)
 {
     const char *arg;
-    int rc = parse_args(argc, argv, NULL, NULL, &arg, usage_print);
+    int rc = parse_args(argc, argv, NULL, &arg, usage_print);
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -203,13 +251,143 @@ static int cmd_print(int argc, char **argv)
     return rc;
 }
 
+static int cmd_encode(int argc, char **argv)
+{
+    option opts[] = {{"--minor", true, false, NULL}, {NULL, false, false, NULL}};
+    const char *arg;
+    int rc = parse_args(argc, argv, opts, &arg, usage_encode);
+    if (rc)
+        return rc;
+    unsigned minor = 2;
+    if (opts[0].set) {
+        if (strcmp(opts[0].value, "1") != 0 && strcmp(opts[0].value, "2") != 0) {
+            fprintf(stderr, "termcopy: --minor must be 1 or 2, not '%.20s'\n", opts[0].value);
+            return EXIT_USAGE;
+        }
+        minor = (unsigned)(opts[0].value[0] - '0');
+    }
+    tc_arena *arena = tc_arena_new(0);
+    if (!arena)
+        return fail("%s", "out of memory");
+    tc_term t;
+    unsigned char *bytes;
+    size_t len;
+    rc = EXIT_USAGE;
+    if (read_term_arg(arg, arena, &t)) {
+        tc_result r = tc_ext_encode(t, minor, &bytes, &len);
+        if (r != TC_OK) {
+            fail("cannot encode the term: %s", tc_result_name(r));
+        } else {
+            for (size_t i = 0; i < len; i++)
+                printf("%02X", bytes[i]);
+            putchar('\n');
+            tc_mem_free(bytes);
+            rc = 0;
+        }
+    }
+    tc_arena_free(arena);
+    return rc;
+}
+
+static int hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Hex text to bytes (whitespace between digits ignored); NULL after printing why. */
+static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
+{
+    unsigned char *bytes = malloc(len / 2 + 1);
+    if (!bytes) {
+        fail("%s", "out of memory");
+        return NULL;
+    }
+    size_t digits = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        int v = hex_digit(c);
+        if (v < 0) {
+            fprintf(stderr, "termcopy: bad hex: %s 0x%02X at character %zu\n",
+                    c >= 0x21 && c <= 0x7E ? "not a hex digit:" : "byte", c, i);
+            free(bytes);
+            return NULL;
+        }
+        if (digits % 2 == 0)
+            bytes[digits / 2] = (unsigned char)(v << 4);
+        else
+            bytes[digits / 2] |= (unsigned char)v;
+        digits++;
+    }
+    if (digits % 2) {
+        fprintf(stderr, "termcopy: bad hex: odd number of hex digits (%zu)\n", digits);
+        free(bytes);
+        return NULL;
+    }
+    *n = digits / 2;
+    return bytes;
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+    const char *arg;
+    int rc = parse_args(argc, argv, NULL, &arg, usage_decode);
+    if (rc)
+        return rc;
+    size_t len, n;
+    char *stdin_text;
+    const char *text = operand_text(arg, &len, &stdin_text);
+    if (!text)
+        return EXIT_USAGE;
+    unsigned char *bytes = parse_hex(text, len, &n);
+    free(stdin_text);
+    if (!bytes)
+        return EXIT_USAGE;
+    tc_arena *arena = tc_arena_new(0);
+    if (!arena) {
+        free(bytes);
+        return fail("%s", "out of memory");
+    }
+    tc_term t;
+    tc_read_error err = {0};
+    tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n, &t, &err);
+    free(bytes);
+    char *out;
+    size_t out_len;
+    rc = EXIT_USAGE;
+    if (r == TC_ENOMEM) {
+        fail("%s", "out of memory decoding the term");
+    } else if (r != TC_OK) {
+        fprintf(stderr, "termcopy: bad external term (%s): %s\n", tc_result_name(r), err.message);
+    } else if (tc_term_print(t, &out, &out_len) != TC_OK) {
+        fail("%s", "out of memory printing the term");
+    } else {
+        fwrite(out, 1, out_len, stdout);
+        fputc('\n', stdout);
+        tc_mem_free(out);
+        rc = 0;
+    }
+    tc_arena_free(arena);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*run)(int, char **);
         const char *usage;
-    } commands[] = {{"size", cmd_size, usage_size}, {"print", cmd_print, usage_print}};
+    } commands[] = {{"size", cmd_size, usage_size},
+                    {"print", cmd_print, usage_print},
+                    {"encode", cmd_encode, usage_encode},
+                    {"decode", cmd_decode, usage_decode}};
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         fputs(usage_main, argc < 2 ? stderr : stdout);
