@@ -23,8 +23,10 @@ uint64_t tc_sub_binary_copy_size(const tc_term *sb)
     return sum + TC_HEAP_BIN_SIZE(sb[TC_SB_SIZE] + extra);
 }
 
-/* One walk for both sizes: `seen` NULL counts every reach, else each object once. */
-static tc_result walk_size(tc_term t, tc_ptrset *seen, uint64_t *words)
+/* One walk for all sizes: `seen` NULL counts every reach, else each object once; objects
+ * in [lit_lo, lit_hi) are literals and count 0. */
+static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, const tc_term *lit_hi,
+                           uint64_t *words)
 {
     tc_wstack s;
     tc_wstack_init(&s);
@@ -33,7 +35,7 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, uint64_t *words)
     for (;;) {
         if (tc_is_list(t)) {
             const tc_term *cell = tc_list_val(t);
-            int fresh = seen ? tc_ptrset_add(seen, cell) : 1;
+            int fresh = cell >= lit_lo && cell < lit_hi ? 0 : seen ? tc_ptrset_add(seen, cell) : 1;
             if (fresh < 0) {
                 r = TC_ENOMEM;
                 break;
@@ -49,7 +51,7 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, uint64_t *words)
             }
         } else if (tc_is_boxed(t)) {
             const tc_term *p = tc_boxed_val(t);
-            int fresh = seen ? tc_ptrset_add(seen, p) : 1;
+            int fresh = p >= lit_lo && p < lit_hi ? 0 : seen ? tc_ptrset_add(seen, p) : 1;
             if (fresh < 0) {
                 r = TC_ENOMEM;
                 break;
@@ -101,13 +103,18 @@ done:
     return r;
 }
 
-tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, words); }
+tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, NULL, NULL, words); }
+
+tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end, uint64_t *words)
+{
+    return walk_size(t, NULL, lit_start, lit_end, words);
+}
 
 tc_result tc_term_shared_size(tc_term t, uint64_t *words)
 {
     tc_ptrset seen;
     tc_ptrset_init(&seen);
-    tc_result r = walk_size(t, &seen, words);
+    tc_result r = walk_size(t, &seen, NULL, NULL, words);
     tc_ptrset_destroy(&seen);
     return r;
 }

@@ -14,6 +14,10 @@
 
 tc_result tc_term_flat_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 tc_result tc_term_shared_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
+/* size_object_litopt: the flat size with objects in [lit_start, lit_end) counted 0, as the
+ * modern send sizes a message whose literal subterms it will not copy. */
+tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end,
+                                   uint64_t *words) TC_MUST_CHECK;
 
 /* Words the flattened copy of one sub binary takes (the sub binary's own rule). */
 uint64_t tc_sub_binary_copy_size(const tc_term *sub);

@@ -1,0 +1,44 @@
+/*
+ * compact.h — the ETS compact form: a term stored as one contiguous block, and copied out
+ * of it by relocation (erts: erl_db_util.c db_store_term and its DbTerm going in;
+ * copy.c copy_shallow, called by db_copy_object_from_ets and build_term_list, coming out).
+ *
+ * In: size_object, one block of exactly that many words (its own allocation, as ets_alloc
+ * gives a DbTerm; not a heap), and copy_struct into it, so the stored term has
+ * copy_struct's two-ended layout and absolute internal pointers. The block records its
+ * size and owns the references of the ProcBins in it (DbTerm.first_oh).
+ *
+ * Out: copy_shallow, one linear pass over the stored words adding a constant offset to
+ * every pointer, so the copy keeps the stored layout exactly (a stored list still has its
+ * head highest). No size pass, no scan, no stack. Copied ProcBins get their refcount
+ * raised and join the destination's off-heap list. The only pointer not relocated is the
+ * shared `{}`, which is never in the block (the newest erts makes the same exception).
+ */
+#ifndef TC_COPY_COMPACT_H
+#define TC_COPY_COMPACT_H
+
+#include "copy/stats.h"
+#include "terms/term.h"
+
+typedef struct tc_copy_compact tc_copy_compact;
+
+/* Stores `t` as a new compact block. TC_ENOMEM leaves nothing allocated. */
+tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats) TC_MUST_CHECK;
+/* Drops the block and its ProcBin references (erts_cleanup_offheap + free). NULL is fine. */
+void tc_copy_compact_free(tc_copy_compact *c);
+
+/* The stored term itself (read-only: it belongs to the block), its size in words, and the
+ * block's words. */
+tc_term tc_copy_compact_term(const tc_copy_compact *c);
+size_t tc_copy_compact_size(const tc_copy_compact *c);
+const tc_term *tc_copy_compact_words(const tc_copy_compact *c);
+
+/* copy_shallow: the stored term, relocated into size words from `a` (one allocation). */
+tc_result tc_copy_compact_out(tc_alloc *a, const tc_copy_compact *c, tc_term *out,
+                              tc_copy_stats *stats) TC_MUST_CHECK;
+/* What ets:lookup/2 returns for a set: [Object], size + 2 words in one allocation, the
+ * object first and the cons cell after it (build_term_list). */
+tc_result tc_copy_compact_out_list(tc_alloc *a, const tc_copy_compact *c, tc_term *out,
+                                   tc_copy_stats *stats) TC_MUST_CHECK;
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * copy_struct_impl.h — the per-object steps every copier in copy/ shares: adopting a
+ * ProcBin into a new off-heap list and flattening a sub binary (erts does both inline in
+ * copy_struct, copy_shallow and copy_shared_perform).
+ */
+#ifndef TC_COPY_STRUCT_IMPL_H
+#define TC_COPY_STRUCT_IMPL_H
+
+#include "terms/term.h"
+
+/* A ProcBin just copied to `pb` becomes one more reference: refcount raised, linked into
+ * `oh`, writable flags cleared (a copy is never writable). */
+void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb);
+
+/*
+ * Writes the flattened copy of the sub binary `sb` into dst[0 .. words): the sub binary
+ * (when bits remain) first, then a heap binary or ProcBin of exactly its bytes. `real_header`
+ * is the header of the binary `sb` points into (passed in because a marking copier may have
+ * mangled that word); `words` must be what tc_sub_binary_copy_size counts. Returns the root.
+ */
+tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
+                                   tc_offheap *oh);
+
+#endif
