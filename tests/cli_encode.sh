@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# termcopy encode/decode from the outside: golden vectors both ways, minor versions, and bad
+# input -> exactly one line on stderr, exit 2.
+# $1: directory of the termcopy binary; $2: tests/data.
+set -u
+bin="$1/termcopy"
+vectors="$2/terms.tsv"
+fails=0
+pass=0
+check() { # description, then the condition's exit status
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi
+}
+
+# Every row: encode gives the VM's bytes (or its byte count where the hex is elided), and
+# decode of those bytes prints the row's ~w text.
+while IFS=$'\t' read -r expr lit _flat _shared bytes hex; do
+    [ "$expr" = expr ] && continue
+    out=$("$bin" encode "$lit")
+    if [ "$hex" = "-" ]; then
+        [ "${#out}" -eq $((2 * bytes)) ]; check "encode of $expr gave ${#out} hex digits, want $((2 * bytes))" $?
+    else
+        [ "$out" = "$hex" ]; check "encode of $expr gave '${out:0:60}'" $?
+    fi
+    back=$(printf '%s\n' "$out" | "$bin" decode -)
+    [ "$back" = "$lit" ]; check "decode of $expr gave '${back:0:60}'" $?
+done < "$vectors"
+
+# Minor versions: 2 by default (the vectors' form), 1 is OTP 25's term_to_binary/1.
+[ "$("$bin" encode foo)" = "837703666F6F" ]; check "default minor is 2" $?
+[ "$("$bin" encode --minor 2 foo)" = "837703666F6F" ]; check "--minor 2" $?
+[ "$("$bin" encode --minor 1 foo)" = "83640003666F6F" ]; check "--minor 1" $?
+[ "$("$bin" encode --minor=1 "'é'")" = "83640001E9" ]; check "--minor=1 Latin-1 atom" $?
+[ "$("$bin" encode --minor 1 "'Ω'")" = "837702CEA9" ]; check "--minor 1 non-Latin-1 atom" $?
+[ "$("$bin" decode 83640003666F6F)" = "foo" ]; check "decode ATOM_EXT" $?
+[ "$("$bin" decode '83 6c 00 00 00 01 77 01 61 77 01 62')" = "[a|b]" ]; check "decode lowercase hex with spaces" $?
+[ "$("$bin" encode '<0.5.7>')" = "8358770D6E6F6E6F6465406E6F686F7374000000050000000700000000" ]; check "local pid" $?
+[ "$("$bin" decode "$("$bin" encode '{<0.5.7>,#{a => <<1:3>>},-1.5}')")" = "{<0.5.7>,#{a => <<1:3>>},-1.5}" ]
+check "round trip through both commands" $?
+"$bin" encode --help | grep -q 'minor_version, 2'; check "encode --help" $?
+"$bin" decode --help | grep -q 'binary_to_term'; check "decode --help" $?
+"$bin" --help | grep -q 'decode HEX'; check "--help lists decode" $?
+
+# Bad input and bad usage: exit 2 and exactly one line on stderr.
+one_line_exit2() { # description, command...
+    local desc="$1"; shift
+    local err rc
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && [ -n "$err" ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
+    check "$desc (exit $rc, stderr: $err)" $?
+}
+one_line_exit2 "bad hex digit" "$bin" decode 83XY
+one_line_exit2 "odd-length hex" "$bin" decode 836
+one_line_exit2 "empty hex" "$bin" decode ''
+one_line_exit2 "wrong version byte" "$bin" decode 8261
+one_line_exit2 "truncated term" "$bin" decode 836C0000
+one_line_exit2 "huge declared list" "$bin" decode 836CFFFFFFFF6A
+one_line_exit2 "trailing bytes" "$bin" decode 836A6A
+one_line_exit2 "compressed term" "$bin" decode 8350000000107801
+one_line_exit2 "bad --minor value" "$bin" encode --minor 3 foo
+one_line_exit2 "bad term to encode" "$bin" encode '{1,'
+one_line_exit2 "bad hex on stdin" sh -c "printf 'zz' | '$bin' decode -"
+err=$("$bin" decode 836CFFFFFFFF6A 2>&1 >/dev/null); case "$err" in *"byte 2"*) true;; *) false;; esac
+check "decode error names the byte offset ($err)" $?
+
+# Usage errors print the usage after the one-line reason; still exit 2.
+"$bin" encode --bogus foo >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?
+"$bin" encode --minor >/dev/null 2>&1; [ $? -eq 2 ]; check "--minor without a value exits 2" $?
+"$bin" decode >/dev/null 2>&1; [ $? -eq 2 ]; check "missing HEX exits 2" $?
+"$bin" decode 836A 836A >/dev/null 2>&1; [ $? -eq 2 ]; check "two operands exit 2" $?
+
+echo "cli_encode: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
