@@ -1,3 +1,30 @@
+/*
+ * What OTP 25 writes, and why:
+ *
+ * - Integers: SMALL_INTEGER_EXT for 0..255, INTEGER_EXT for the rest of the 32-bit range,
+ *   else SMALL_BIG_EXT (under 256 magnitude bytes) or LARGE_BIG_EXT. A 60-bit small that
+ *   does not fit 32 bits goes out as a bignum too.
+ * - Floats: NEW_FLOAT_EXT under both minor versions (FLOAT_EXT is minor 0 only).
+ * - Atoms: minor 2 always UTF-8 (SMALL_ATOM_UTF8_EXT, ATOM_UTF8_EXT past 255 bytes). Minor 1
+ *   writes an atom whose characters are all below 256 as ATOM_EXT, one byte per character:
+ *   term_to_binary's flags lack DFLAG_SMALL_ATOM_TAGS, so SMALL_ATOM_EXT never appears.
+ *   OTP 26 made minor 2 the default.
+ * - Lists: STRING_EXT when proper, all 0..255 and shorter than 0xFFFF elements (the VM
+ *   tests len < MAX_STRING_LEN, so 65,535 bytes is already LIST_EXT); else LIST_EXT with
+ *   the full element count, the elements, then the tail.
+ * - Maps: MAP_EXT, each key then its value, in flatmap (term) order.
+ * - Bitstrings: BINARY_EXT, or BIT_BINARY_EXT with the used bits of the last byte (1..7)
+ *   and the unused bits zero.
+ * - Local pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory), node
+ *   'nonode@nohost', process number, serial, creation 0 (a node that is not distributed).
+ *
+ * Decoding follows dec_term's rules (zero top bytes of a bignum are dropped, LIST_EXT of 0
+ * elements is its tail, a BIT_BINARY_EXT uses 1..8 bits of a non-empty last byte, a map
+ * key may not repeat, floats must be finite, an atom has at most 255 characters) and is
+ * stricter in two places: bytes after the term (binary_to_term/1 ignores them) and a bignum
+ * sign byte other than 0 or 1 are TC_EPARSE. Every declared count is checked against the
+ * bytes left before anything is built for it, where decoded_size would have caught it.
+ */
 #include "copy/ext.h"
 
 #include <math.h>
@@ -476,7 +503,7 @@ static bool fits(decoder *d, const unsigned char *at, uint64_t n, const char *wh
 {
     if (n <= left(d))
         return true;
-    return fail_at(d, at, TC_EPARSE, "%s declares %llu but only %zu bytes are left", what,
+    return fail_at(d, at, TC_EPARSE, "%s declares %llu, more than the %zu bytes left", what,
                    (unsigned long long)n, left(d));
 }
 

@@ -32,6 +32,7 @@ done < "$vectors"
 [ "$("$bin" encode --minor=1 "'é'")" = "83640001E9" ]; check "--minor=1 Latin-1 atom" $?
 [ "$("$bin" encode --minor 1 "'Ω'")" = "837702CEA9" ]; check "--minor 1 non-Latin-1 atom" $?
 [ "$("$bin" decode 83640003666F6F)" = "foo" ]; check "decode ATOM_EXT" $?
+[ "$(printf '{a, "b"}.\n' | "$bin" encode -)" = "8368027701616B000162" ]; check "encode - reads stdin" $?
 [ "$("$bin" decode '83 6c 00 00 00 01 77 01 61 77 01 62')" = "[a|b]" ]; check "decode lowercase hex with spaces" $?
 [ "$("$bin" encode '<0.5.7>')" = "8358770D6E6F6E6F6465406E6F686F7374000000050000000700000000" ]; check "local pid" $?
 [ "$("$bin" decode "$("$bin" encode '{<0.5.7>,#{a => <<1:3>>},-1.5}')")" = "{<0.5.7>,#{a => <<1:3>>},-1.5}" ]
