@@ -547,8 +547,8 @@ static bool intern(decoder *d, const unsigned char *len_at, const unsigned char 
 static bool decode_atom(decoder *d, tc_term *out)
 {
     const unsigned char *at = d->p;
-    if (!need(d, 1, "an atom's tag"))
-        return false;
+    if (left(d) == 0)
+        return fail_at(d, at, TC_EPARSE, "input ends where an atom was expected");
     unsigned tag = get8(d);
     bool wide = tag == ATOM_EXT || tag == ATOM_UTF8_EXT;
     if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT)
@@ -726,8 +726,8 @@ static bool close_frame(decoder *d, tc_term *out)
 static bool decode_item(decoder *d, tc_term *out, bool *opened)
 {
     const unsigned char *at = d->p;
-    if (!need(d, 1, "a term (its tag)"))
-        return false;
+    if (left(d) == 0)
+        return fail_at(d, at, TC_EPARSE, "input ends where a term was expected");
     unsigned tag = *d->p;
     if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT || tag == ATOM_UTF8_EXT || tag == SMALL_ATOM_UTF8_EXT)
         return decode_atom(d, out);
