@@ -440,20 +440,50 @@ typedef struct bitbuf {
     uint64_t bits, cap; /* cap in bytes */
 } bitbuf;
 
+/* Makes room for `more` bits (zeroed). */
+static bool bitbuf_reserve(reader *r, bitbuf *b, uint64_t more)
+{
+    uint64_t need = (b->bits + more + 7) / 8;
+    if (need <= b->cap)
+        return true;
+    uint64_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    if (cap > SIZE_MAX)
+        return oom(r);
+    unsigned char *p = tc_mem_realloc(b->bytes, (size_t)cap);
+    if (!p)
+        return oom(r);
+    memset(p + b->cap, 0, (size_t)(cap - b->cap));
+    b->bytes = p;
+    b->cap = cap;
+    return true;
+}
+
 static bool bitbuf_put(reader *r, bitbuf *b, unsigned bit)
 {
-    if (b->bits / 8 >= b->cap) {
-        uint64_t cap = b->cap ? b->cap * 2 : 64;
-        unsigned char *p = tc_mem_realloc(b->bytes, cap);
-        if (!p)
-            return oom(r);
-        memset(p + b->cap, 0, cap - b->cap);
-        b->bytes = p;
-        b->cap = cap;
-    }
+    if (!bitbuf_reserve(r, b, 1))
+        return false;
     if (bit)
         b->bytes[b->bits / 8] |= (unsigned char)(0x80u >> (b->bits % 8));
     b->bits++;
+    return true;
+}
+
+/* `count` copies of one bit, whole bytes at a time: a sign extension can be 2^31 bits. */
+static bool bitbuf_fill(reader *r, bitbuf *b, unsigned bit, uint64_t count)
+{
+    if (!bitbuf_reserve(r, b, count))
+        return false;
+    while (count > 0 && b->bits % 8 != 0) {
+        bitbuf_put(r, b, bit);
+        count--;
+    }
+    if (bit)
+        memset(b->bytes + b->bits / 8, 0xFF, (size_t)(count / 8));
+    b->bits += count / 8 * 8;
+    for (count %= 8; count > 0; count--)
+        bitbuf_put(r, b, bit);
     return true;
 }
 
@@ -464,6 +494,13 @@ static bool put_integer_bits(reader *r, bitbuf *b, tc_term v, uint64_t size)
     size_t n;
     bool neg;
     const uint64_t *mag = tc_integer_digits(v, &tmp, &n, &neg);
+    /* Above the magnitude's digits every bit is the sign. */
+    uint64_t digit_bits = (uint64_t)n * 64;
+    if (size > digit_bits) {
+        if (!bitbuf_fill(r, b, neg, size - digit_bits))
+            return false;
+        size = digit_bits;
+    }
     /* For a negative v the bits are those of ~(|v| - 1); `borrow_end` is the first digit
      * the subtraction of 1 left unchanged. */
     size_t borrow_end = 0;
@@ -472,11 +509,11 @@ static bool put_integer_bits(reader *r, bitbuf *b, tc_term v, uint64_t size)
             borrow_end++;
     for (uint64_t i = size; i-- > 0;) {
         size_t w = (size_t)(i / 64);
-        uint64_t d = w < n ? mag[w] : 0;
+        uint64_t d = mag[w];
         if (neg) {
             if (w < borrow_end)
                 d = UINT64_MAX;      /* 0 - 1 with borrow */
-            else if (w == borrow_end && w < n)
+            else if (w == borrow_end)
                 d = d - 1;
             d = ~d;
         }

@@ -278,6 +278,16 @@ START_TEST(test_deep_structures)
 }
 END_TEST
 
+/* Found by fuzzing: a huge sign-extended segment was written bit by bit (a near hang). */
+START_TEST(test_large_segment)
+{
+    tc_term t = tc_read_ok("<<-1:100000001>>");
+    ck_assert_uint_eq(tc_flat_ok(t), TC_PROC_BIN_SIZE + TC_SUB_BIN_SIZE);
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("<<-1:20, -5:70, 5:3, 0:9>>")),
+                     "<<255,255,255,255,255,255,255,255,255,255,254,232,0:6>>");
+}
+END_TEST
+
 /* Every allocation the reader makes may fail: each failure is TC_ENOMEM and leaks nothing. */
 START_TEST(test_allocation_failure)
 {
@@ -317,6 +327,7 @@ int main(void)
     tcase_add_test(tc, test_atom_length_limit);
     tcase_add_test(tc, test_hashmap_reported);
     tcase_add_test(tc, test_deep_structures);
+    tcase_add_test(tc, test_large_segment);
     tcase_add_test(tc, test_allocation_failure);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
