@@ -233,10 +233,9 @@ static tc_term perform_boxed(shcopy *s, const tc_term *p, tc_term header, bool d
     d[0] = header;
     if (tc_header_subtag(header) == TC_SUBTAG_REFC_BINARY)
         tc_copy_adopt_proc_bin(s->oh, d);
-    tc_term *slots = d + (kids - p);
     for (size_t i = 0; i < n; i++)
         if (!tc_is_immed(kids[i]))
-            queue_push(&s->q, kids[i], &slots[i]);
+            queue_push(&s->q, kids[i], &d[(kids - p) + i]);
     return tc_make_boxed(d);
 }
 
