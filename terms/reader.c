@@ -494,6 +494,16 @@ static bool put_integer_bits(reader *r, bitbuf *b, tc_term v, uint64_t size)
     size_t n;
     bool neg;
     const uint64_t *mag = tc_integer_digits(v, &tmp, &n, &neg);
+    /* The common segment, a small value in whole bytes at a byte boundary, skips the bit loop. */
+    if (tc_is_small(v) && size % 8 == 0 && size <= 64 && b->bits % 8 == 0) {
+        if (!bitbuf_reserve(r, b, size))
+            return false;
+        uint64_t x = (uint64_t)tc_small_val(v);
+        for (uint64_t k = size / 8; k-- > 0;)
+            b->bytes[b->bits / 8 + (size / 8 - 1 - k)] = (unsigned char)(x >> (8 * k));
+        b->bits += size;
+        return true;
+    }
     /* Above the magnitude's digits every bit is the sign. */
     uint64_t digit_bits = (uint64_t)n * 64;
     if (size > digit_bits) {

@@ -19,7 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     tc_term t, back;
     tc_read_error err;
-    if (tc_term_read(tc_arena_alloc(arena), (const char *)data, size, &t, &err) == TC_OK) {
+    /* The round trip is skipped for terms holding over 1 MiB of binaries: `<<0:2147483648>>`
+     * is legal, and printing it is gigabytes of work, not a finding. */
+    tc_result r = tc_term_read(tc_arena_alloc(arena), (const char *)data, size, &t, &err);
+    if (r != TC_OK) {
+        TC_CHECK(err.offset <= size);
+    } else if (tc_arena_alloc(arena)->offheap->overhead < (1u << 20)) {
         TC_CHECK(tc_term_verify(t, NULL));
         char *text;
         size_t len;
@@ -30,8 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t a, b;
         TC_CHECK(tc_term_flat_size(t, &a) == TC_OK && tc_term_flat_size(back, &b) == TC_OK && a == b);
         tc_mem_free(text);
-    } else {
-        TC_CHECK(err.offset <= size);
     }
     tc_arena_free(arena);
     return 0;
