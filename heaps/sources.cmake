@@ -1,2 +1,3 @@
 # heaps/: process heaps, the memory source, the GC (files listed as they are added).
-set(TC_HEAPS_SOURCES)
+set(TC_HEAPS_SOURCES
+  heaps/faults.c heaps/gc.c heaps/mseg.c heaps/policy.c heaps/proc.c heaps/verify.c)

@@ -73,7 +73,7 @@ uint64_t tc_mem_calls(void) { return atomic_load(&mem_calls); }
 int64_t tc_mem_live(void) { return atomic_load(&mem_live); }
 
 /* True when this call is the one chosen to fail. */
-static int injected_failure(void)
+int tc_mem_inject_failure(void)
 {
     uint64_t call = atomic_fetch_add(&mem_calls, 1) + 1;
     return call == atomic_load(&mem_fail_at);
@@ -81,7 +81,7 @@ static int injected_failure(void)
 
 void *tc_mem_alloc(size_t bytes)
 {
-    if (injected_failure())
+    if (tc_mem_inject_failure())
         return NULL;
     void *p = malloc(bytes ? bytes : 1);
     if (p)
@@ -91,7 +91,7 @@ void *tc_mem_alloc(size_t bytes)
 
 void *tc_mem_calloc(size_t n, size_t size)
 {
-    if (injected_failure())
+    if (tc_mem_inject_failure())
         return NULL;
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (p)
@@ -103,7 +103,7 @@ void *tc_mem_realloc(void *p, size_t bytes)
 {
     if (p == NULL)
         return tc_mem_alloc(bytes);
-    if (injected_failure())
+    if (tc_mem_inject_failure())
         return NULL;
     return realloc(p, bytes ? bytes : 1);
 }
