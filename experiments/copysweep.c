@@ -1,0 +1,419 @@
+/*
+ * copysweep — every copy strategy of copy/ × term shape × payload size: nanoseconds per
+ * word, and the ratio to a memcpy of the same number of bytes measured in the same run.
+ *
+ * Each measurement copies one term of the shape whose flat size is about the payload,
+ * into one destination buffer that is allocated once and reused (so no strategy pays for
+ * first-touch page faults except where the strategy itself allocates: compact_in mallocs
+ * its block, literal_put fills a new literal area). Every repeat is timed on its own with
+ * CLOCK_MONOTONIC, the clock's own cost subtracted; the figure is the median (quartiles on
+ * stdout) after warm-up repeats.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy/compact.h"
+#include "copy/copy_shared.h"
+#include "copy/copy_struct.h"
+#include "copy/literal.h"
+#include "copy/memcpy_floor.h"
+#include "harness.h"
+#include "terms/arena.h"
+#include "terms/atom.h"
+#include "terms/binary.h"
+#include "terms/flatmap.h"
+#include "terms/size.h"
+
+#define EXIT_USAGE 2
+
+static const char usage[] =
+    "usage: copysweep [--quick] [--csv FILE|-] [--help]\n"
+    "\n"
+    "Times every copy strategy (memcpy floor, copy_struct, compact_in, compact_out,\n"
+    "lookup = [Object] out of the compact form, copy_shared, literal_put, literal_get) on\n"
+    "terms of several shapes with flat sizes from 16 KiB to 4 MiB, and prints ns per word\n"
+    "and the ratio to memcpy of the same bytes.\n"
+    "  --quick      three sizes and fewer repeats (finishes in well under 20 s)\n"
+    "  --csv FILE   also write CSV (columns strategy,shape,payload_words,ns_per_word,\n"
+    "               memcpy_ns_per_word,ratio after '#' metadata lines); '-' is stdout\n"
+    "  --help       this text\n";
+
+/* ---- a destination that is allocated once and handed out again for every repeat -------- */
+
+typedef struct dest {
+    tc_alloc iface; /* first, so the interface pointer is the destination */
+    tc_offheap offheap;
+    tc_term *base;
+    size_t top, cap;
+} dest;
+
+static tc_term *dest_alloc(tc_alloc *self, size_t words)
+{
+    dest *d = (dest *)self;
+    if (d->cap - d->top < words)
+        return NULL;
+    tc_term *p = d->base + d->top;
+    d->top += words;
+    return p;
+}
+
+static void dest_reset(dest *d)
+{
+    tc_offheap_release_until(&d->offheap, NULL);
+    d->offheap.overhead = 0;
+    d->top = 0;
+}
+
+/* ---- shapes --------------------------------------------------------------------------- */
+
+typedef tc_term (*shape_fn)(tc_alloc *a, size_t words);
+
+static tc_term cons_or_die(tc_alloc *a, tc_term car, tc_term cdr)
+{
+    tc_term c = tc_term_cons(a, car, cdr);
+    TC_CHECK(c != TC_NON_VALUE);
+    return c;
+}
+
+/* Built from the tail, so the head is highest, as lists:seq builds it. */
+static tc_term shape_ints(tc_alloc *a, size_t words)
+{
+    tc_term l = TC_NIL;
+    for (size_t i = words / 2; i > 0; i--)
+        l = cons_or_die(a, tc_make_small((int64_t)i), l);
+    return l;
+}
+
+static tc_term shape_floats(tc_alloc *a, size_t words)
+{
+    tc_term l = TC_NIL;
+    for (size_t i = words / 4; i > 0; i--) {
+        tc_term f = tc_term_float(a, (double)i * 0.5);
+        TC_CHECK(f != TC_NON_VALUE);
+        l = cons_or_die(a, f, l);
+    }
+    return l;
+}
+
+static tc_term shape_tuple(tc_alloc *a, size_t words)
+{
+    size_t n = words - 1;
+    tc_term *e = tc_mem_alloc(n * sizeof *e);
+    TC_CHECK(e != NULL);
+    for (size_t i = 0; i < n; i++)
+        e[i] = tc_make_small((int64_t)i);
+    tc_term t = tc_term_tuple(a, e, n);
+    TC_CHECK(t != TC_NON_VALUE);
+    tc_mem_free(e);
+    return t;
+}
+
+static tc_term pair(tc_alloc *a, tc_term x, tc_term y)
+{
+    tc_term e[2] = {x, y}, t = tc_term_tuple(a, e, 2);
+    TC_CHECK(t != TC_NON_VALUE);
+    return t;
+}
+
+/* A balanced tree of 2-tuples, distinct nodes, small-int leaves: 3 words a node. */
+static tc_term tree(tc_alloc *a, unsigned depth, int64_t *leaf)
+{
+    if (depth == 0)
+        return tc_make_small((*leaf)++);
+    tc_term l = tree(a, depth - 1, leaf);
+    return pair(a, l, tree(a, depth - 1, leaf));
+}
+
+static unsigned tree_depth(size_t words)
+{
+    unsigned d = 1;
+    while (3 * ((UINT64_C(1) << (d + 1)) - 1) <= words)
+        d++;
+    return d;
+}
+
+static tc_term shape_nested_tuples(tc_alloc *a, size_t words)
+{
+    int64_t leaf = 0;
+    return tree(a, tree_depth(words), &leaf);
+}
+
+/* Strings of 16 characters: 32 words each, plus the outer cell. */
+static tc_term shape_strings(tc_alloc *a, size_t words)
+{
+    tc_term l = TC_NIL;
+    for (size_t i = words / 34; i > 0; i--) {
+        tc_term s = TC_NIL;
+        for (int c = 'p'; c > 'p' - 16; c--)
+            s = cons_or_die(a, tc_make_small(c), s);
+        l = cons_or_die(a, s, l);
+    }
+    return l;
+}
+
+static tc_term binaries(tc_alloc *a, size_t words, size_t bytes, size_t per)
+{
+    unsigned char data[100];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (unsigned char)i;
+    tc_term l = TC_NIL;
+    for (size_t i = words / per; i > 0; i--) {
+        tc_term b = tc_term_binary(a, data, bytes);
+        TC_CHECK(b != TC_NON_VALUE);
+        l = cons_or_die(a, b, l);
+    }
+    return l;
+}
+
+/* 48-byte heap binaries (8 words) and 100-byte refc binaries (a 6-word ProcBin each). */
+static tc_term shape_heap_binaries(tc_alloc *a, size_t words) { return binaries(a, words, 48, 10); }
+static tc_term shape_refc_binaries(tc_alloc *a, size_t words) { return binaries(a, words, 100, 8); }
+
+/* Flatmaps of 16 small-int keys: 3 + 16 + 17 words each, plus the outer cell. */
+static tc_term shape_flatmaps(tc_alloc *a, size_t words)
+{
+    tc_term l = TC_NIL;
+    for (size_t i = words / 38; i > 0; i--) {
+        tc_term kv[32], m;
+        for (int k = 0; k < 16; k++) {
+            kv[2 * k] = tc_make_small(k);
+            kv[2 * k + 1] = tc_make_small((int64_t)i);
+        }
+        TC_CHECK(tc_term_flatmap(a, kv, 16, &m) == TC_OK);
+        l = cons_or_die(a, m, l);
+    }
+    return l;
+}
+
+/* lists:foldl(fun(_, A) -> {A, A} end, leaf, lists:seq(1, D)): flat 3(2^D - 1), shared 3D. */
+static tc_term shape_shared_tree(tc_alloc *a, size_t words)
+{
+    tc_term t;
+    TC_CHECK(tc_atom_intern("leaf", 4, &t) == TC_OK);
+    for (unsigned d = tree_depth(words); d > 0; d--)
+        t = pair(a, t, t);
+    return t;
+}
+
+static const struct {
+    const char *name;
+    shape_fn build;
+} shapes[] = {
+    {"ints", shape_ints},
+    {"floats", shape_floats},
+    {"tuple", shape_tuple},
+    {"nested_tuples", shape_nested_tuples},
+    {"strings", shape_strings},
+    {"heap_binaries", shape_heap_binaries},
+    {"refc_binaries", shape_refc_binaries},
+    {"flatmaps", shape_flatmaps},
+    {"shared_tree", shape_shared_tree},
+};
+
+/* ---- strategies ----------------------------------------------------------------------- */
+
+typedef struct subject {
+    tc_term term;
+    size_t flat;
+    tc_copy_compact *stored; /* the term in compact form, for out, lookup and memcpy */
+    dest *dst;
+    tc_copy_compact *stored_now; /* compact_in's product, freed after each repeat */
+    tc_copy_literal_area *area;  /* literal_put's area, new for each repeat */
+    tc_copy_literal_area *got;   /* literal_get's area, holding the term */
+    tc_term key;
+} subject;
+
+enum strategy { MEMCPY, COPY_STRUCT, COMPACT_IN, COMPACT_OUT, LOOKUP, COPY_SHARED, LITERAL_PUT, LITERAL_GET, NSTRATEGIES };
+static const char *const strategy_names[NSTRATEGIES] = {"memcpy", "copy_struct", "compact_in", "compact_out",
+                                                        "lookup", "copy_shared", "literal_put", "literal_get"};
+
+static void before_repeat(subject *s, enum strategy st)
+{
+    dest_reset(s->dst);
+    if (st == LITERAL_PUT) {
+        s->area = tc_copy_literal_area_new(s->flat + 3);
+        TC_CHECK(s->area != NULL);
+    }
+}
+
+static void after_repeat(subject *s, enum strategy st)
+{
+    if (st == COMPACT_IN) {
+        tc_copy_compact_free(s->stored_now);
+        s->stored_now = NULL;
+    }
+    if (st == LITERAL_PUT) {
+        tc_copy_literal_area_free(s->area);
+        s->area = NULL;
+    }
+}
+
+/* The timed operation. */
+static void run(subject *s, enum strategy st)
+{
+    tc_alloc *a = &s->dst->iface;
+    tc_term out;
+    tc_term *raw;
+    tc_result r = TC_OK;
+    switch (st) {
+    case MEMCPY: r = tc_copy_memcpy_floor(a, tc_copy_compact_words(s->stored), s->flat, &raw, NULL); break;
+    case COPY_STRUCT: r = tc_copy_struct(a, s->term, NULL, &out, NULL); break;
+    case COMPACT_IN: r = tc_copy_compact_in(s->term, &s->stored_now, NULL); break;
+    case COMPACT_OUT: r = tc_copy_compact_out(a, s->stored, &out, NULL); break;
+    case LOOKUP: r = tc_copy_compact_out_list(a, s->stored, &out, NULL); break;
+    case COPY_SHARED: r = tc_copy_shared(a, s->term, &out, NULL); break;
+    case LITERAL_PUT: r = tc_copy_literal_put(s->area, s->key, s->term, NULL); break;
+    case LITERAL_GET: r = tc_copy_literal_get(s->got, s->key, &out); break;
+    case NSTRATEGIES: break;
+    }
+    TC_CHECK(r == TC_OK);
+}
+
+typedef struct plan {
+    int warmup, min_repeats, max_repeats;
+    double min_total_ns; /* keep repeating, up to max_repeats, until this much was timed */
+} plan;
+
+typedef struct figure {
+    tc_bench_summary ns; /* per repeat */
+    double faults;       /* minor faults per repeat */
+} figure;
+
+static figure measure(subject *s, enum strategy st, const plan *p)
+{
+    static double samples[100000];
+    double overhead = tc_bench_clock_overhead_ns(), total = 0;
+    for (int i = 0; i < p->warmup; i++) {
+        before_repeat(s, st);
+        run(s, st);
+        after_repeat(s, st);
+    }
+    long faults = 0;
+    int n = 0;
+    while (n < p->min_repeats || (n < p->max_repeats && total < p->min_total_ns)) {
+        before_repeat(s, st);
+        long f0 = tc_bench_minor_faults();
+        uint64_t t0 = tc_bench_now_ns();
+        run(s, st);
+        uint64_t t1 = tc_bench_now_ns();
+        faults += tc_bench_minor_faults() - f0;
+        after_repeat(s, st);
+        double ns = (double)(t1 - t0) - overhead;
+        samples[n++] = ns > 0 ? ns : 0;
+        total += (double)(t1 - t0);
+    }
+    figure fg = {tc_bench_summarize(samples, (size_t)n), (double)faults / n};
+    return fg;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},
+        {"csv", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool quick = false;
+    const char *csv_path = NULL;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'q': quick = true; break;
+        case 'c': csv_path = optarg; break;
+        case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
+        default: fputs("copysweep: see --help\n", stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "copysweep: unexpected argument '%s'; see --help\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    FILE *csv = NULL;
+    if (csv_path) {
+        csv = tc_bench_csv_open(csv_path);
+        if (!csv) {
+            fprintf(stderr, "copysweep: cannot write %s: %s\n", csv_path, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+
+    static const size_t full_kib[] = {16, 64, 256, 1024, 4096}, quick_kib[] = {16, 256, 4096};
+    const size_t *kib = quick ? quick_kib : full_kib;
+    size_t nsizes = quick ? 3 : 5;
+    plan p = quick ? (plan){1, 5, 200, 2e6} : (plan){3, 21, 2000, 2e7};
+    double overhead = tc_bench_clock_overhead_ns();
+
+    /* The CSV goes to stdout with '-': the human table then goes to stderr. */
+    FILE *table = csv == stdout ? stderr : stdout;
+    if (csv) {
+        tc_bench_meta_standard(csv);
+        tc_bench_meta(csv, "experiment", "copysweep%s", quick ? " --quick" : "");
+        tc_bench_meta(csv, "clock_overhead_ns", "%.1f (subtracted from every sample)", overhead);
+        tc_bench_meta(csv, "repeats", "warm-up %d, then %d to %d, median", p.warmup, p.min_repeats, p.max_repeats);
+        tc_bench_meta(csv, "destination",
+                      "one buffer reused per repeat; compact_in mallocs its block, literal_put fills a new area");
+        tc_bench_meta(csv, "payload_words", "the term's flat size (erts_debug:flat_size)");
+        fputs("strategy,shape,payload_words,ns_per_word,memcpy_ns_per_word,ratio\n", csv);
+    }
+    fprintf(table, "clock overhead %.1f ns subtracted; ns/word = median over repeats; IQR in ns/word\n", overhead);
+    fprintf(table, "%-13s %-14s %9s %9s %9s %9s %7s %8s\n", "strategy", "shape", "words", "ns/word", "iqr",
+            "memcpy", "ratio", "faults");
+
+    tc_term key;
+    TC_CHECK(tc_atom_intern("key", 3, &key) == TC_OK);
+    size_t nshapes = sizeof shapes / sizeof shapes[0];
+    for (size_t z = 0; z < nsizes; z++) {
+        size_t target = kib[z] * 1024 / sizeof(tc_term);
+        for (size_t k = 0; k < nshapes; k++) {
+            tc_arena *src = tc_arena_new(target + 64);
+            TC_CHECK(src != NULL);
+            subject s = {0};
+            s.key = key;
+            s.term = shapes[k].build(tc_arena_alloc(src), target);
+            uint64_t flat;
+            TC_CHECK(tc_term_flat_size(s.term, &flat) == TC_OK);
+            s.flat = flat;
+            TC_CHECK(tc_copy_compact_in(s.term, &s.stored, NULL) == TC_OK);
+            dest d = {.iface = {dest_alloc, NULL}, .cap = s.flat + 2};
+            d.iface.offheap = &d.offheap;
+            d.base = tc_mem_alloc(d.cap * sizeof(tc_term));
+            TC_CHECK(d.base != NULL);
+            memset(d.base, 0, d.cap * sizeof(tc_term)); /* warm, as a reused heap is */
+            s.dst = &d;
+            s.got = tc_copy_literal_area_new(s.flat + 3);
+            TC_CHECK(s.got != NULL);
+            TC_CHECK(tc_copy_literal_put(s.got, key, s.term, NULL) == TC_OK);
+
+            double floor_ns = 0;
+            for (int st = 0; st < NSTRATEGIES; st++) {
+                tc_bench_progress("%zu KiB %s %s", kib[z], shapes[k].name, strategy_names[st]);
+                figure fg = measure(&s, (enum strategy)st, &p);
+                double per_word = fg.ns.median / (double)s.flat;
+                if (st == MEMCPY)
+                    floor_ns = per_word;
+                double ratio = floor_ns > 0 ? per_word / floor_ns : 0;
+                tc_bench_progress_end();
+                fprintf(table, "%-13s %-14s %9zu %9.3f %9.3f %9.3f %7.2f %8.1f\n", strategy_names[st],
+                        shapes[k].name, s.flat, per_word, (fg.ns.q3 - fg.ns.q1) / (double)s.flat, floor_ns, ratio,
+                        fg.faults);
+                if (csv)
+                    fprintf(csv, "%s,%s,%zu,%.4f,%.4f,%.3f\n", strategy_names[st], shapes[k].name, s.flat, per_word,
+                            floor_ns, ratio);
+            }
+            fflush(table);
+            tc_copy_literal_area_free(s.got);
+            dest_reset(&d);
+            tc_mem_free(d.base);
+            tc_copy_compact_free(s.stored);
+            tc_arena_free(src);
+        }
+    }
+    if (csv && !tc_bench_csv_close(csv)) {
+        fprintf(stderr, "copysweep: writing %s failed\n", csv_path);
+        return EXIT_USAGE;
+    }
+    return EXIT_SUCCESS;
+}
