@@ -343,7 +343,7 @@ int main(int argc, char **argv)
     static const size_t full_kib[] = {16, 64, 256, 1024, 4096}, quick_kib[] = {16, 256, 4096};
     const size_t *kib = quick ? quick_kib : full_kib;
     size_t nsizes = quick ? 3 : 5;
-    plan p = quick ? (plan){1, 5, 200, 2e6} : (plan){3, 21, 2000, 2e7};
+    plan p = quick ? (plan){1, 11, 500, 5e6} : (plan){3, 21, 5000, 5e7};
     double overhead = tc_bench_clock_overhead_ns();
 
     /* The CSV goes to stdout with '-': the human table then goes to stderr. */
