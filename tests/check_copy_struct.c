@@ -137,6 +137,7 @@ START_TEST(literal_subterms_stay_in_place)
     tc_term l = tc_term_cons(tc_arena_alloc(tc_fixture_arena()), tc_make_small(0), lit);
     tc_term cl = copy_ok(tc_fixture_arena(), l, &range, 2);
     ck_assert_uint_eq(tc_cdr(cl), lit);
+    ck_assert_uint_eq(copy_ok(tc_fixture_arena(), lit, &range, 0), lit);
     copy_ok(tc_fixture_arena(), t, NULL, tc_flat_ok(t));
     tc_copy_literal_area_free(la);
 }
