@@ -5,9 +5,12 @@
  * Each measurement copies one term of the shape whose flat size is about the payload,
  * into one destination buffer that is allocated once and reused (so no strategy pays for
  * first-touch page faults except where the strategy itself allocates: compact_in mallocs
- * its block, literal_put fills a new literal area). Every repeat is timed on its own with
- * CLOCK_MONOTONIC, the clock's own cost subtracted; the figure is the median (quartiles on
- * stdout) after warm-up repeats.
+ * its block, literal_put fills a new literal area). The strategies run in rounds, one
+ * repeat of each in turn, so each operation finds the caches as the others left them and a
+ * burst of load elsewhere hits all of them alike; beyond the L2 size the floor is therefore
+ * a copy from L3, not from L1. Every repeat is timed on its own with CLOCK_MONOTONIC, the
+ * clock's own cost subtracted; the figure is the median (quartiles on stdout) after a
+ * warm-up round.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -272,8 +275,8 @@ static void run(subject *s, enum strategy st)
 }
 
 typedef struct plan {
-    int warmup, min_repeats, max_repeats;
-    double min_total_ns; /* keep repeating, up to max_repeats, until this much was timed */
+    int warmup, min_rounds, max_rounds;
+    double min_total_ns; /* keep going, up to max_rounds, until this much was timed */
 } plan;
 
 typedef struct figure {
@@ -281,31 +284,40 @@ typedef struct figure {
     double faults;       /* minor faults per repeat */
 } figure;
 
-static figure measure(subject *s, enum strategy st, const plan *p)
+enum { MAX_ROUNDS = 5000 };
+
+/* Rounds of one repeat of every strategy in turn, so that a burst of load from elsewhere on
+ * the machine lands on all of them alike and the ratios to memcpy stay fair. */
+static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 {
-    static double samples[100000];
+    static double samples[NSTRATEGIES][MAX_ROUNDS];
+    long faults[NSTRATEGIES] = {0};
     double overhead = tc_bench_clock_overhead_ns(), total = 0;
-    for (int i = 0; i < p->warmup; i++) {
-        before_repeat(s, st);
-        run(s, st);
-        after_repeat(s, st);
-    }
-    long faults = 0;
+    TC_CHECK(p->min_rounds > 0 && p->min_rounds <= p->max_rounds && p->max_rounds <= MAX_ROUNDS);
     int n = 0;
-    while (n < p->min_repeats || (n < p->max_repeats && total < p->min_total_ns)) {
-        before_repeat(s, st);
-        long f0 = tc_bench_minor_faults();
-        uint64_t t0 = tc_bench_now_ns();
-        run(s, st);
-        uint64_t t1 = tc_bench_now_ns();
-        faults += tc_bench_minor_faults() - f0;
-        after_repeat(s, st);
-        double ns = (double)(t1 - t0) - overhead;
-        samples[n++] = ns > 0 ? ns : 0;
-        total += (double)(t1 - t0);
+    for (int round = -p->warmup; n < p->min_rounds || (n < p->max_rounds && total < p->min_total_ns); round++) {
+        for (int st = 0; st < NSTRATEGIES; st++) {
+            before_repeat(s, (enum strategy)st);
+            long f0 = tc_bench_minor_faults();
+            uint64_t t0 = tc_bench_now_ns();
+            run(s, (enum strategy)st);
+            uint64_t t1 = tc_bench_now_ns();
+            long f1 = tc_bench_minor_faults();
+            after_repeat(s, (enum strategy)st);
+            if (round >= 0) {
+                double ns = (double)(t1 - t0) - overhead;
+                samples[st][n] = ns > 0 ? ns : 0;
+                faults[st] += f1 - f0;
+                total += (double)(t1 - t0);
+            }
+        }
+        if (round >= 0)
+            n++;
     }
-    figure fg = {tc_bench_summarize(samples, (size_t)n), (double)faults / n};
-    return fg;
+    for (int st = 0; st < NSTRATEGIES; st++) {
+        fg[st].ns = tc_bench_summarize(samples[st], (size_t)n);
+        fg[st].faults = (double)faults[st] / n;
+    }
 }
 
 int main(int argc, char **argv)
@@ -343,7 +355,7 @@ int main(int argc, char **argv)
     static const size_t full_kib[] = {16, 64, 256, 1024, 4096}, quick_kib[] = {16, 256, 4096};
     const size_t *kib = quick ? quick_kib : full_kib;
     size_t nsizes = quick ? 3 : 5;
-    plan p = quick ? (plan){1, 11, 500, 5e6} : (plan){3, 21, 5000, 5e7};
+    plan p = quick ? (plan){1, 11, 2000, 1e8} : (plan){3, 31, MAX_ROUNDS, 4e8};
     double overhead = tc_bench_clock_overhead_ns();
 
     /* The CSV goes to stdout with '-': the human table then goes to stderr. */
@@ -352,7 +364,8 @@ int main(int argc, char **argv)
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "copysweep%s", quick ? " --quick" : "");
         tc_bench_meta(csv, "clock_overhead_ns", "%.1f (subtracted from every sample)", overhead);
-        tc_bench_meta(csv, "repeats", "warm-up %d, then %d to %d, median", p.warmup, p.min_repeats, p.max_repeats);
+        tc_bench_meta(csv, "repeats", "rounds of every strategy in turn: %d warm-up, then %d to %d; median",
+                      p.warmup, p.min_rounds, p.max_rounds);
         tc_bench_meta(csv, "destination",
                       "one buffer reused per repeat; compact_in mallocs its block, literal_put fills a new area");
         tc_bench_meta(csv, "payload_words", "the term's flat size (erts_debug:flat_size)");
@@ -387,21 +400,19 @@ int main(int argc, char **argv)
             TC_CHECK(s.got != NULL);
             TC_CHECK(tc_copy_literal_put(s.got, key, s.term, NULL) == TC_OK);
 
-            double floor_ns = 0;
+            tc_bench_progress("%zu KiB %s", kib[z], shapes[k].name);
+            figure fg[NSTRATEGIES];
+            measure(&s, &p, fg);
+            tc_bench_progress_end();
+            double floor_ns = fg[MEMCPY].ns.median / (double)s.flat;
             for (int st = 0; st < NSTRATEGIES; st++) {
-                tc_bench_progress("%zu KiB %s %s", kib[z], shapes[k].name, strategy_names[st]);
-                figure fg = measure(&s, (enum strategy)st, &p);
-                double per_word = fg.ns.median / (double)s.flat;
-                if (st == MEMCPY)
-                    floor_ns = per_word;
-                double ratio = floor_ns > 0 ? per_word / floor_ns : 0;
-                tc_bench_progress_end();
+                double per_word = fg[st].ns.median / (double)s.flat;
                 fprintf(table, "%-13s %-14s %9zu %9.3f %9.3f %9.3f %7.2f %8.1f\n", strategy_names[st],
-                        shapes[k].name, s.flat, per_word, (fg.ns.q3 - fg.ns.q1) / (double)s.flat, floor_ns, ratio,
-                        fg.faults);
+                        shapes[k].name, s.flat, per_word, (fg[st].ns.q3 - fg[st].ns.q1) / (double)s.flat, floor_ns,
+                        per_word / floor_ns, fg[st].faults);
                 if (csv)
                     fprintf(csv, "%s,%s,%zu,%.4f,%.4f,%.3f\n", strategy_names[st], shapes[k].name, s.flat, per_word,
-                            floor_ns, ratio);
+                            floor_ns, per_word / floor_ns);
             }
             fflush(table);
             tc_copy_literal_area_free(s.got);
