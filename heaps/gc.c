@@ -191,6 +191,7 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
         while (src < lim) {
             bool boxed = tc_is_header(*src);
             size_t n = boxed ? heap_object_words(src) : 2;
+            TC_ASSERT(src + n <= lim); /* a fragment holds whole objects only */
             (void)move_object(g, boxed ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
             src += n;
         }

@@ -195,7 +195,7 @@ static bool check_root(vctx *v, tc_term t, unsigned kind)
         return false;
     const char *why = NULL;
     if (!tc_term_verify(t, &why))
-        return fail(v, why);
+        return fail(v, why ? why : "root is not a valid term");
     return true;
 }
 
