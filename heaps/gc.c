@@ -397,10 +397,11 @@ static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv
 
 /* ---- garbage_collect, per era ---------------------------------------------------------- */
 
-static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint64_t copied, int resized,
-                    bool created)
+static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint64_t new_sz, uint64_t copied,
+                    int resized, bool created)
 {
     ev.kind = kind;
+    ev.heap_new = new_sz;
     ev.heap_after = p->heap_sz;
     ev.used_after = (uint64_t)(p->htop - p->heap);
     ev.old_heap_after = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
@@ -442,7 +443,7 @@ static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t new_sz, ui
         copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
-    emit_gc(p, ev, TC_HEAP_EV_MAJOR, copied, resized, false);
+    emit_gc(p, ev, TC_HEAP_EV_MAJOR, new_sz, copied, resized, false);
     return r;
 }
 
@@ -492,7 +493,7 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                 resized = 1;
                 r = resize(p, proc_next(p, need_after, 0), objv, nobj);
             }
-            emit_gc(p, ev, TC_HEAP_EV_MINOR, copied, resized, created);
+            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
             return r;
         }
     }
@@ -534,10 +535,10 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
                 resized = -1;
                 r = resize(p, wanted, objv, nobj);
             }
-            emit_gc(p, ev, TC_HEAP_EV_MINOR, copied, resized, created);
+            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
             return r;
         }
-        emit_gc(p, ev, TC_HEAP_EV_MINOR, copied, 0, created);
+        emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, 0, created);
         if (p->heap_sz >= need_after)
             return TC_OK;
         /* Still short of room: a fullsweep follows. */

@@ -94,6 +94,7 @@ typedef struct tc_heap_event {
     uint64_t need;           /* the GC's need, or the HAlloc request that made the fragment */
     uint64_t heap_before;    /* heap_sz before */
     uint64_t young_before;   /* young-generation use before: heap use + mbuf_sz */
+    uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
     uint64_t heap_after;     /* heap_sz after, including the resize */
     uint64_t used_after;     /* htop - heap after */
     uint64_t old_heap_after; /* old heap size in words (0: none) */
