@@ -61,25 +61,22 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                 switch (tc_header_subtag(p[0])) {
                 case TC_SUBTAG_ARITYVAL:
                     sum += 1 + arity;
-                    if (!tc_wstack_reserve(&s, arity)) {
-                        r = TC_ENOMEM;
-                        goto done;
-                    }
+                    /* Only non-immediate elements are pushed: a wide tuple of smalls costs no stack. */
                     for (uint64_t i = 1; i < arity; i++)
-                        if (!tc_is_immed(p[i]))
-                            s.base[s.n++] = p[i];
+                        if (!tc_is_immed(p[i]) && !tc_wstack_push(&s, p[i])) {
+                            r = TC_ENOMEM;
+                            goto done;
+                        }
                     t = p[arity];
                     continue;
                 case TC_SUBTAG_MAP: {
                     uint64_t n = p[1];
                     sum += 3 + n;
-                    if (!tc_wstack_reserve(&s, n)) {
-                        r = TC_ENOMEM;
-                        goto done;
-                    }
                     for (uint64_t i = 0; i < n; i++)
-                        if (!tc_is_immed(p[3 + i]))
-                            s.base[s.n++] = p[3 + i];
+                        if (!tc_is_immed(p[3 + i]) && !tc_wstack_push(&s, p[3 + i])) {
+                            r = TC_ENOMEM;
+                            goto done;
+                        }
                     t = p[2];
                     continue;
                 }

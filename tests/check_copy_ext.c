@@ -507,7 +507,7 @@ START_TEST(test_truncations)
         unsigned char *b = encode_ok(tc_read_ok(texts[i]), 2, &len);
         for (size_t k = 0; k < len; k++) {
             bytes x = {b, k, k};
-            char what[96];
+            char what[128];
             snprintf(what, sizeof what, "%.40s cut to %zu of %zu bytes", texts[i], k, len);
             expect_rejected(&x, TC_EPARSE, SIZE_MAX, what);
         }
