@@ -3,7 +3,7 @@
  * failing, for N = 1, 2, ... until it succeeds. Each failure must be TC_ENOMEM with the
  * process still verifiable and its roots unchanged; when no GC completed, the process
  * must be exactly as before (same blocks, same words). After the process and the memory
- * source are freed nothing is left allocated.
+ * source are freed nothing is left allocated. TC_GC_STRESS=1 runs it in the stress mode.
  */
 #include <string.h>
 
@@ -163,6 +163,7 @@ static void scenario(int s)
         tc_policy pol = s == S_R10B_FULL ? tc_policy_r10b() : tc_policy_otp25();
         if (s == S_R10B_FULL)
             pol.fullsweep_after = 0;
+        tc_policy_apply_env(&pol);
         tc_mseg *mem = tc_mseg_new(&pol.mem);
         ck_assert(mem != NULL);
         tc_proc *p;

@@ -2,6 +2,8 @@
  * Heap sizes: the tables, next_heap_size, HAlloc's fragment sizing, and grow/shrink
  * sequences compared with worked examples computed by hand from the rules in gc.h (the
  * arithmetic is in each test's comment). Also min_heap_size and fullsweep_after.
+ * These pin the exact sequences, so they ignore TC_GC_STRESS (extra GCs change every
+ * size); the property and allocation-failure suites run under it.
  */
 #include "fixtures.h"
 #include "heaps/gc.h"
