@@ -485,6 +485,109 @@ START_TEST(trigger_switch)
 }
 END_TEST
 
+/* A queued message carrying its own fragment: a 50-element list, 100 words. */
+static tc_term queue_frag_message(rig *r)
+{
+    tc_heapfrag *f = tc_heapfrag_new(r->mem, 100);
+    ck_assert(f != NULL);
+    tc_term tail = TC_NIL;
+    for (size_t i = 0; i < 50; i++) {
+        f->mem[2 * i] = tc_make_small((int64_t)i);
+        f->mem[2 * i + 1] = tail;
+        tail = tc_make_list(&f->mem[2 * i]);
+    }
+    f->used_size = 100;
+    ck_assert(tc_proc_queue_message(r->p, tail, f) == TC_OK);
+    return tail;
+}
+
+/*
+ * Messages, OTP25 (no stack):
+ *  a queued 100-word fragment message is young data for sizing but not a root: the GC
+ *  (major: no old heap) sizes next(0 + 100) = 142 -> min 233, traces nothing, then copies
+ *  the fragment onto the heap (move_msgq_to_heap): 100 words, the message now on-heap.
+ *  Received into x0, it is traced like any root: the next GC copies 100 words.
+ *  Received straight from its fragment (no GC in between): the fragment joins msg_frag,
+ *  mbuf_sz = 100, and the GC copies the data out of it and frees it; x0, which survived
+ *  the previous GC, is promoted to a new old heap by this (minor) one.
+ * R10B: the fragment joins MBUF when queued and the message is a root: the (minor) GC
+ *  makes next(233 + 100) = 377 and copies 100 words; 4*100 > 377 so no shrink.
+ */
+START_TEST(messages)
+{
+    rig r;
+    rig_init(&r, tc_policy_otp25(), 0);
+    tc_proc *p = r.p;
+    tc_term m = queue_frag_message(&r);
+    ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK);
+    ck_assert(r.ev[0].kind == TC_HEAP_EV_MAJOR && r.ev[0].young_before == 100);
+    ck_assert_uint_eq(p->heap_sz, 233);
+    ck_assert_uint_eq(r.ev[0].copied, 100);
+    ck_assert_uint_eq(p->stats.msgq_words_moved, 100);
+    ck_assert_ptr_eq(p->msgq->frag, NULL);
+    ck_assert(p->msgq->term != m);
+    ck_assert(tc_proc_receive(p, &p->x[0]));
+    p->arity = 1;
+    ck_assert(tc_gc_collect(p, 0, p->x, 1) == TC_OK);
+    ck_assert_uint_eq(r.ev[1].copied, 100);
+    ck_assert_uint_eq(tc_list_val(p->x[0])[0], tc_make_small(49));
+    queue_frag_message(&r);
+    ck_assert(tc_proc_receive(p, &p->x[1]));
+    p->arity = 2;
+    ck_assert_uint_eq(p->mbuf_sz, 100);
+    ck_assert(p->msg_frag != NULL);
+    ck_assert(tc_heap_verify(p, NULL));
+    ck_assert(tc_gc_collect(p, 0, p->x, 2) == TC_OK);
+    ck_assert_ptr_eq(p->msg_frag, NULL);
+    ck_assert_uint_eq(p->mbuf_sz, 0);
+    ck_assert(r.ev[2].kind == TC_HEAP_EV_MINOR && r.ev[2].old_heap_created);
+    ck_assert_uint_eq(p->htop - p->heap, 100);
+    ck_assert_uint_eq(p->old_htop - p->old_heap, 100);
+    rig_done(&r);
+
+    rig_init(&r, tc_policy_r10b(), 0);
+    p = r.p;
+    queue_frag_message(&r);
+    ck_assert_uint_eq(p->mbuf_sz, 100);
+    ck_assert_ptr_eq(p->msgq->frag, NULL);
+    ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK);
+    ck_assert(r.ev[0].kind == TC_HEAP_EV_MINOR);
+    ck_assert_uint_eq(p->heap_sz, 377);
+    ck_assert_uint_eq(r.ev[0].copied, 100);
+    rig_done(&r);
+}
+END_TEST
+
+/* The trace hook sees every new fragment with its size. */
+static void count_frags(void *ctx, const tc_proc *p, const tc_heap_event *ev)
+{
+    (void)p;
+    if (ev->kind == TC_HEAP_EV_FRAG)
+        *(uint64_t *)ctx += ev->frag_words;
+}
+
+START_TEST(fragment_events)
+{
+    tc_policy pol = tc_policy_otp25();
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    tc_proc *p;
+    ck_assert(mem && tc_proc_new(mem, &pol, &p) == TC_OK);
+    uint64_t words = 0;
+    tc_proc_set_trace(p, count_frags, &words);
+    for (int i = 0; i < 3; i++) {
+        tc_term *hp = tc_proc_halloc(p, 1000);
+        ck_assert(hp != NULL);
+        for (int k = 0; k < 1000; k++)
+            hp[k] = TC_NIL;
+    }
+    ck_assert_uint_eq(words, 3000);
+    ck_assert_uint_eq(p->stats.frags_allocated, 3);
+    ck_assert_uint_eq(p->stats.frag_words, 3000);
+    tc_proc_free(p);
+    tc_mseg_free(mem);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("heaps_sizes");
@@ -500,6 +603,8 @@ static Suite *suite(void)
     tcase_add_test(tc, fullsweep_after);
     tcase_add_test(tc, shrink_switch);
     tcase_add_test(tc, trigger_switch);
+    tcase_add_test(tc, messages);
+    tcase_add_test(tc, fragment_events);
     suite_add_tcase(s, tc);
     return s;
 }
