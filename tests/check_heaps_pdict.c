@@ -1,0 +1,173 @@
+/*
+ * The process dictionary: put/get against a plain oracle over random keys (small
+ * integers, atoms, compound terms, so slots collide and split), values never copied,
+ * out of memory, the root slots. The seed is printed; TC_SEED repeats a run.
+ */
+#include <stdio.h>
+
+#include "fixtures.h"
+#include "gen.h"
+#include "heaps/pdict.h"
+#include "terms/compare.h"
+
+/* =:= without a Check assertion per call: in fork mode every assertion writes to a pipe. */
+static bool same(tc_term a, tc_term b)
+{
+    bool eq = false;
+    return tc_term_equal(a, b, &eq) == TC_OK && eq;
+}
+
+static tc_pdict *pdict_ok(void)
+{
+    tc_pdict *pd = NULL;
+    ck_assert_int_eq(tc_pdict_new(&pd), TC_OK);
+    return pd;
+}
+
+static void verify_ok(const tc_pdict *pd)
+{
+    const char *why = NULL;
+    ck_assert_msg(tc_pdict_verify(pd, &why), "tc_pdict_verify: %s", why);
+}
+
+static tc_term get_ok(const tc_pdict *pd, tc_term key)
+{
+    tc_term v = TC_NON_VALUE;
+    ck_assert_int_eq(tc_pdict_get(pd, key, &v), TC_OK);
+    return v;
+}
+
+static tc_term put_ok(tc_pdict *pd, tc_term key, tc_term value)
+{
+    tc_term old = TC_NON_VALUE;
+    ck_assert_int_eq(tc_pdict_put(pd, tc_arena_alloc(tc_fixture_arena()), key, value, &old), TC_OK);
+    return old;
+}
+
+START_TEST(put_returns_the_old_value_and_get_finds_it)
+{
+    tc_pdict *pd = pdict_ok();
+    tc_term undefined = tc_read_ok("undefined");
+    verify_ok(pd);
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), undefined);
+    ck_assert_uint_eq(put_ok(pd, tc_make_small(1), tc_read_ok("hello")), undefined);
+    tc_term v = tc_read_ok("{a, [1, 2], <<\"bin\">>}");
+    ck_assert_str_eq(tc_print_ok(put_ok(pd, tc_make_small(1), v)), "hello");
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), v); /* the same word: no copy */
+    ck_assert_uint_eq(put_ok(pd, tc_read_ok("{k, 1}"), tc_make_small(5)), undefined);
+    ck_assert_uint_eq(get_ok(pd, tc_read_ok("{k, 1}")), tc_make_small(5));
+    ck_assert_uint_eq(get_ok(pd, tc_read_ok("{k, 1.0}")), undefined);
+    ck_assert_uint_eq(tc_pdict_size(pd), 2);
+    verify_ok(pd);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(random_keys_against_an_oracle)
+{
+    enum { N = 3000, KEYS = 700 };
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_term keys[KEYS], vals[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+        unsigned kind = (unsigned)tc_rand_below(3);
+        keys[i] = kind == 0 ? tc_make_small((int64_t)tc_rand_below(1u << 20)) : tc_gen_term(aa, kind, true);
+        vals[i] = TC_NON_VALUE;
+    }
+    tc_pdict *pd = pdict_ok();
+    tc_term undefined = tc_read_ok("undefined");
+    for (int n = 0; n < N; n++) {
+        int i = (int)tc_rand_below(KEYS);
+        /* The oracle's answer: the value of the last put of an equal key. */
+        tc_term expect = undefined;
+        for (int j = 0; j < KEYS; j++)
+            if (vals[j] != TC_NON_VALUE && same(keys[j], keys[i]))
+                expect = vals[j];
+        ck_assert_uint_eq(get_ok(pd, keys[i]), expect);
+        tc_term v = tc_term_int64(aa, n);
+        ck_assert_uint_eq(put_ok(pd, keys[i], v), expect);
+        for (int j = 0; j < KEYS; j++)
+            if (same(keys[j], keys[i]))
+                vals[j] = j == i ? v : TC_NON_VALUE;
+        if (n % 50 == 0)
+            verify_ok(pd);
+    }
+    verify_ok(pd);
+    size_t distinct = 0;
+    for (int j = 0; j < KEYS; j++) {
+        if (vals[j] == TC_NON_VALUE)
+            continue;
+        distinct++;
+        ck_assert_uint_eq(get_ok(pd, keys[j]), vals[j]);
+    }
+    ck_assert_uint_eq(tc_pdict_size(pd), distinct);
+    size_t nroots;
+    tc_term *roots = tc_pdict_roots(pd, &nroots);
+    ck_assert_uint_ge(nroots, distinct); /* no more elements than slots after a grow */
+    size_t filled = 0;
+    for (size_t i = 0; i < nroots; i++)
+        filled += roots[i] != TC_NIL;
+    ck_assert_uint_gt(filled, 0);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(many_small_keys_spread_evenly)
+{
+    enum { N = 100000 };
+    tc_pdict *pd = pdict_ok();
+    tc_term hello = tc_read_ok("hello");
+    for (int i = 1; i <= N; i++)
+        put_ok(pd, tc_make_small(i), hello);
+    verify_ok(pd);
+    for (int i = 1; i <= N; i += 7)
+        ck_assert_uint_eq(get_ok(pd, tc_make_small(i)), hello);
+    ck_assert_uint_eq(tc_pdict_size(pd), N);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+static tc_term *fail_alloc(tc_alloc *self, size_t words)
+{
+    (void)self;
+    (void)words;
+    return NULL;
+}
+
+START_TEST(out_of_memory_leaves_it_unchanged)
+{
+    tc_pdict *pd = pdict_ok();
+    tc_offheap oh = {0};
+    tc_alloc failing = {fail_alloc, &oh};
+    tc_term old;
+    ck_assert_int_eq(tc_pdict_put(pd, &failing, tc_make_small(1), tc_make_small(2), &old), TC_ENOMEM);
+    ck_assert_uint_eq(tc_pdict_size(pd), 0);
+    verify_ok(pd);
+    put_ok(pd, tc_make_small(1), tc_make_small(2));
+    tc_pdict *fresh = pdict_ok();
+    tc_mem_fail_at(1); /* the first put's slot array */
+    ck_assert_int_eq(tc_pdict_put(fresh, tc_arena_alloc(tc_fixture_arena()), tc_make_small(1), tc_make_small(2), &old),
+                     TC_ENOMEM);
+    tc_mem_fail_at(0);
+    verify_ok(fresh);
+    ck_assert_int_eq(tc_pdict_put(pd, &failing, tc_make_small(1), tc_make_small(3), &old), TC_ENOMEM);
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), tc_make_small(2));
+    verify_ok(pd);
+    tc_pdict_free(fresh);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("heaps_pdict");
+    TCase *tc = tcase_create("pdict");
+    tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, put_returns_the_old_value_and_get_finds_it);
+    tcase_add_test(tc, random_keys_against_an_oracle);
+    tcase_add_test(tc, many_small_keys_spread_evenly);
+    tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
+    suite_add_tcase(s, tc);
+    printf("seed %llu\n", (unsigned long long)tc_test_seed());
+    return tc_run_suite(s);
+}
