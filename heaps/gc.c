@@ -107,6 +107,13 @@ static ptrdiff_t words_between(const tc_term *from, const tc_term *to)
     return (ptrdiff_t)(((intptr_t)(uintptr_t)to - (intptr_t)(uintptr_t)from) / (intptr_t)sizeof(tc_term));
 }
 
+/* A raw pointer (an off-heap link) relocated by `offs` words; the arithmetic is done on
+ * integers because the old and new blocks are different objects. */
+static tc_term *relocated(tc_term *x, ptrdiff_t offs)
+{
+    return (tc_term *)(uintptr_t)((uintptr_t)x + (uintptr_t)offs_in_bytes(offs));
+}
+
 /* ---- the copy ------------------------------------------------------------------------ */
 
 typedef struct gc {
@@ -309,17 +316,9 @@ static uint64_t move_msgq_to_heap(tc_proc *p)
         const tc_term *lo = f->mem, *hi = f->mem + n;
         tc_gc_offset_heap(p->htop, n, offs, lo, hi);
         offset_roots(&m->term, 1, offs, lo, hi);
-        if (f->off_heap.first) {
-            f->off_heap.first += offs;
-            tc_term *pb = f->off_heap.first;
-            while (pb[TC_PB_NEXT])
-                pb = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-            pb[TC_PB_NEXT] = (tc_term)(uintptr_t)p->off_heap.first;
-            p->off_heap.first = f->off_heap.first;
-            p->off_heap.overhead += f->off_heap.overhead;
-            f->off_heap.first = NULL;
-            f->off_heap.overhead = 0;
-        }
+        if (f->off_heap.first) /* its links were relocated with the words */
+            f->off_heap.first = relocated(f->off_heap.first, offs);
+        heap_splice_offheap(&p->off_heap, &f->off_heap);
         p->htop += n;
         moved += n;
         tc_heapfrag_free(p->mem, f);
@@ -358,7 +357,7 @@ static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nob
             if (!m->frag)
                 offset_roots(&m->term, 1, offs, lo, hi);
         if (p->off_heap.first && heap_in(p->off_heap.first, lo, hi))
-            p->off_heap.first += offs;
+            p->off_heap.first = relocated(p->off_heap.first, offs);
     }
     p->high_water = nh + (p->high_water - old);
     p->heap = nh;

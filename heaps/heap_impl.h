@@ -60,6 +60,8 @@ tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, 
 
 /* Frees a list of fragments. */
 void heap_free_frags(tc_mseg *mem, tc_heapfrag *f);
+/* Moves the ProcBins of `from` (a message fragment's list) to the front of `into`. */
+void heap_splice_offheap(tc_offheap *into, tc_offheap *from);
 
 static inline void heap_emit(tc_proc *p, const tc_heap_event *ev)
 {

@@ -194,11 +194,11 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
 
 /* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap. */
-static bool gc_desired(const tc_proc *p) { return (uint64_t)(p->stop - p->htop) < p->mbuf_sz; }
+bool tc_proc_gc_desired(const tc_proc *p) { return (uint64_t)(p->stop - p->htop) < p->mbuf_sz; }
 
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
 {
-    if (p->policy.trigger != TC_GC_AFTER_BIF || !(gc_desired(p) || p->policy.gc_stress))
+    if (p->policy.trigger != TC_GC_AFTER_BIF || !(tc_proc_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
     tc_result r = heap_collect(p, 0, result, 1, true, live_hf_end);
     if (r == TC_OK)
@@ -209,7 +209,7 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
 {
     bool want = p->policy.trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
-                                                       : gc_desired(p);
+                                                       : tc_proc_gc_desired(p);
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;
@@ -219,19 +219,18 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
     return r;
 }
 
-/* Moves a fragment's own off-heap list to the front of the process's. */
-static void splice_offheap(tc_proc *p, tc_heapfrag *f)
+void heap_splice_offheap(tc_offheap *into, tc_offheap *from)
 {
-    tc_term *pb = f->off_heap.first;
+    tc_term *pb = from->first;
     if (!pb)
         return;
     while (pb[TC_PB_NEXT])
         pb = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-    pb[TC_PB_NEXT] = (tc_term)(uintptr_t)p->off_heap.first;
-    p->off_heap.first = f->off_heap.first;
-    p->off_heap.overhead += f->off_heap.overhead;
-    f->off_heap.first = NULL;
-    f->off_heap.overhead = 0;
+    pb[TC_PB_NEXT] = (tc_term)(uintptr_t)into->first;
+    into->first = from->first;
+    into->overhead += from->overhead;
+    from->first = NULL;
+    from->overhead = 0;
 }
 
 tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
@@ -244,7 +243,7 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
     m->frag = frag;
     if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
         /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
-        splice_offheap(p, frag);
+        heap_splice_offheap(&p->off_heap, &frag->off_heap);
         frag->next = p->mbuf;
         p->mbuf = frag;
         p->mbuf_sz += frag->alloc_size;
@@ -267,7 +266,7 @@ bool tc_proc_receive(tc_proc *p, tc_term *out)
     p->msgq_len--;
     if (m->frag) {
         /* erts_save_message_in_proc: the data stays where it is and becomes young. */
-        splice_offheap(p, m->frag);
+        heap_splice_offheap(&p->off_heap, &m->frag->off_heap);
         m->frag->next = p->msg_frag;
         p->msg_frag = m->frag;
         p->mbuf_sz += m->frag->used_size;
