@@ -170,8 +170,12 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
 
+/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap, so the next safe point collects. */
+bool tc_proc_gc_desired(const tc_proc *p);
+
 /* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
- * (roots: x[0..arity)); OTP25 collects when a GC is desired (stop - htop < mbuf_sz). */
+ * (roots: x[0..arity)); OTP25 collects when a GC is desired (stop - htop < mbuf_sz) [I: the
+ * modern scheduler's check was not read; it matters only when GC-after-BIF is off]. */
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
 
 /* A fragment not linked to any process (a message's own), from `mem`. */

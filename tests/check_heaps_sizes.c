@@ -558,6 +558,90 @@ START_TEST(messages)
 }
 END_TEST
 
+/*
+ * R10B round trip, client side (brief 7.3), stack 4: the server's send first collects the
+ * client with need = 2003 (the reply's size), then copies the reply onto its heap.
+ *  Round 1: 229 free < 2003 -> GC: minor, new heap next(233 + 0) = 233 (need is not
+ *    used), need_after 0 + 2003 + 4 = 2007 > 233 -> fullsweep next(233 + 4) = 377, then
+ *    adjust_after_fullsweep grows to next(2007) = 2584.
+ *  Later rounds: 2584 - 2003 - 4 = 577 free < 2003 -> minor GC into a new 2584 heap, the
+ *    old reply is dead, need_after 2007: 4*2007 > 2584, no shrink; 2584 >= 2007: done.
+ */
+START_TEST(r10b_round_trip_client)
+{
+    rig r;
+    rig_init(&r, tc_policy_r10b(), 4);
+    tc_proc *p = r.p;
+    for (int round = 0; round < 4; round++) {
+        ck_assert(tc_proc_test_heap_maybe_gc(p, 2003) == TC_OK);
+        ck_assert_uint_eq(p->heap_sz, 2584);
+        tc_term *hp = tc_proc_halloc(p, 2003);
+        ck_assert_ptr_eq(hp + 2003, p->htop); /* on the heap, no fragment */
+        for (int i = 0; i < 2003; i++)
+            hp[i] = TC_NIL;
+    }
+    ck_assert(r.ev[0].kind == TC_HEAP_EV_MINOR && r.ev[0].heap_after == 233);
+    ck_assert(r.ev[1].kind == TC_HEAP_EV_MAJOR && r.ev[1].heap_new == 377 && r.ev[1].resized == 1);
+    for (unsigned i = 2; i < r.nev; i++)
+        ck_assert(r.ev[i].kind == TC_HEAP_EV_MINOR && r.ev[i].heap_new == 2584 && r.ev[i].resized == 0);
+    ck_assert_uint_eq(r.nev, 5);
+    rig_done(&r);
+}
+END_TEST
+
+/* One reply of n words arrives in its own fragment and is received, then dropped. */
+static void reply(rig *r, size_t words)
+{
+    tc_heapfrag *f = tc_heapfrag_new(r->mem, words);
+    ck_assert(f != NULL);
+    for (size_t i = 0; i < words; i++)
+        f->mem[i] = TC_NIL;
+    f->used_size = words;
+    ck_assert(tc_proc_queue_message(r->p, TC_NIL, f) == TC_OK);
+    tc_term t;
+    ck_assert(tc_proc_receive(r->p, &t));
+}
+
+/*
+ * OTP25 round trip, client side (brief 7.2), stack 4, a 20,003-word reply in a fragment,
+ * dead by the time the process is scheduled and collected.
+ *  Only immediates live (the brief's case): every GC is major (no mature data, no old
+ *    heap): next(4 + 20003) = 28690, nothing copied, then < 25 % used: back to 233.
+ *  A 3-word tuple live instead: GC 1 as above (tuple copied, heap 233); GC 2 finds it
+ *    mature: old heap next(3 + 20003, +1) = 46422, minor into next(4 + 20006) = 28690,
+ *    tuple promoted; need_after 4 -> shrink, but 12*9 < 46422 raises wanted to 46422/8 =
+ *    5802 -> 6772. From then on the client oscillates 6772 <-> 28690, not 233 <-> 28690.
+ */
+START_TEST(otp25_round_trip_client)
+{
+    rig r;
+    rig_init(&r, tc_policy_otp25(), 4);
+    tc_proc *p = r.p;
+    for (int round = 0; round < 4; round++) {
+        reply(&r, 20003);
+        ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+        ck_assert(r.ev[round].kind == TC_HEAP_EV_MAJOR && r.ev[round].heap_new == 28690);
+        ck_assert_uint_eq(p->heap_sz, 233);
+    }
+    rig_done(&r);
+
+    rig_init(&r, tc_policy_otp25(), 4);
+    p = r.p;
+    tc_term e[2] = {tc_make_small(1), tc_make_small(2)};
+    p->x[0] = tc_term_tuple(tc_proc_alloc(p), e, 2);
+    p->arity = 1;
+    static const uint64_t after[] = {233, 6772, 6772, 6772};
+    for (int round = 0; round < 4; round++) {
+        reply(&r, 20003);
+        ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+        ck_assert_uint_eq(r.ev[round].heap_new, 28690);
+        ck_assert_uint_eq(p->heap_sz, after[round]);
+    }
+    ck_assert(r.ev[1].old_heap_created && r.ev[1].old_heap_after == 46422);
+    rig_done(&r);
+}
+END_TEST
+
 /* The trace hook sees every new fragment with its size. */
 static void count_frags(void *ctx, const tc_proc *p, const tc_heap_event *ev)
 {
@@ -604,6 +688,8 @@ static Suite *suite(void)
     tcase_add_test(tc, shrink_switch);
     tcase_add_test(tc, trigger_switch);
     tcase_add_test(tc, messages);
+    tcase_add_test(tc, r10b_round_trip_client);
+    tcase_add_test(tc, otp25_round_trip_client);
     tcase_add_test(tc, fragment_events);
     suite_add_tcase(s, tc);
     return s;
