@@ -496,7 +496,6 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
             return r;
         }
     }
-    ev.young_before = before;
     before += (uint64_t)(p->old_htop - p->old_heap);
     return collect_major(p, ev, proc_next(p, stack + before, 0), need, objv, nobj, live_frags, live_hf_end);
 }
