@@ -1,0 +1,456 @@
+/*
+ * etsbench — the 2009 "how fast is ETS" replay (seed 2009-how-fast-is-ets.txt): insert and
+ * lookup of N {I, hello} (I from N down to 1, as the seed's dotimes), the seed's 2-writer
+ * update, and update_counter(T, I, {2, 1}), for each lock mode on 1 and 2 scheduler
+ * threads; then the process dictionary (put, get, get+put as a counter) as the baseline.
+ *
+ * What the threads mean. threads is the number of schedulers (real threads). With 1, one
+ * process does the N operations, except the update: the seed's two writer processes take
+ * turns on the one scheduler, 500 operations each (about CONTEXT_REDS worth of reductions
+ * [I]). With 2, the N keys are split between two processes on two threads (halves, each
+ * counted down), and for the update both writers insert all N keys in the same order, as
+ * in the seed, so they meet on the same buckets. `none` (-smp disable) has one scheduler
+ * only. The seed's own SMP runs were one process on a 2-scheduler VM for insert and lookup
+ * (compare with threads 1 here) and two for the update (threads 2).
+ *
+ * Each process is a modelled process (heaps/proc.h) whose heap is min_heap_size words
+ * (default 9999999, the seed's +h): {I, hello} is built on it before each insert, and a
+ * lookup or update_counter result is built by HAlloc and passes the GC-after-BIF test
+ * (bif_enter / bif_return_maybe_gc), so a smaller --heap brings fragments and collections
+ * back. The process dictionary puts on the same kind of heap and never collects (its slots
+ * are not GC roots yet).
+ *
+ * The lock phase: the same drivers run once more doing only what the table does around an
+ * operation (hash the key, take and release the table and bucket locks in that
+ * operation's modes), and once doing only the hash; lock_ns is the difference per
+ * operation, so it is what the locks cost inside this very workload, contended as the
+ * workload contends them. Every figure is the median of the repeats; ns_per_op is wall
+ * time over all operations of the run (both threads' together).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "heaps/ets.h"
+#include "heaps/ets_impl.h"
+#include "heaps/pdict.h"
+#include "heaps/proc.h"
+#include "terms/atom.h"
+
+#define EXIT_USAGE 2
+#define SLICE 500
+#define MAX_REPEATS 15
+
+static const char usage[] =
+    "usage: etsbench [--quick] [-n N] [--repeats R] [--heap WORDS] [--meta-lock]\n"
+    "                [--bucket-locks L] [--csv FILE|-] [--help]\n"
+    "\n"
+    "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
+    "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
+    "read_concurrency) on 1 and 2 threads, then process-dictionary put/get/counter; prints\n"
+    "ops/s in the seed's style, what the locks cost per operation, and the seed beside it.\n"
+    "  --quick          N = 40000, 3 repeats (well under 10 s)\n"
+    "  -n N             objects (default 1000000, as the seed)\n"
+    "  --repeats R      repeats per figure, median reported (default 3)\n"
+    "  --heap WORDS     each process's min_heap_size (default 9999999, the seed's +h)\n"
+    "  --meta-lock      also take R13B's meta-table lock in the write/read_concurrency\n"
+    "                   modes (the seed's R13B01 table was write_concurrency with it)\n"
+    "  --bucket-locks L write_concurrency bucket locks, a power of two <= 256 (64)\n"
+    "  --csv FILE       also write CSV (lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns\n"
+    "                   after '#' metadata lines); '-' is stdout\n"
+    "  --help           this text\n";
+
+typedef enum op { INSERT, LOOKUP, UPDATE, UPDATE_COUNTER, PUT, GET, NOPS } op;
+static const char *const op_names[NOPS] = {"insert", "lookup", "update", "update_counter", "put", "get"};
+
+/* What a driver does per key: the operation, only the locks, or only the hash. */
+typedef enum run_kind { RUN_OP, RUN_LOCKS, RUN_HASH } run_kind;
+
+typedef struct config {
+    int64_t n;
+    int repeats;
+    uint64_t heap_words;
+    bool meta_lock;
+    unsigned bucket_locks;
+} config;
+
+static tc_term hello;
+static volatile uint64_t sink; /* keeps the hash-only loop from being optimised away */
+
+/* One modelled process running one stream of keys. */
+typedef struct task {
+    op what;
+    run_kind kind;
+    tc_ets *t;
+    tc_pdict *pd;
+    tc_mseg *mem;
+    tc_proc *p;
+    int64_t next, last; /* keys next, next - 1, ..., last */
+    uint64_t start, end;
+    tc_result err;
+    pthread_barrier_t *go;
+} task;
+
+static void die(const char *what, tc_result r)
+{
+    fprintf(stderr, "etsbench: %s: %s\n", what, tc_result_name(r));
+    exit(EXIT_FAILURE);
+}
+
+static void task_init(task *k, const config *c, op what, run_kind kind, tc_ets *t, int64_t from, int64_t to)
+{
+    memset(k, 0, sizeof *k);
+    k->what = what;
+    k->kind = kind;
+    k->t = t;
+    k->next = from;
+    k->last = to;
+    tc_policy pol = tc_policy_otp25();
+    pol.min_heap_size = c->heap_words;
+    k->mem = tc_mseg_new(&pol.mem);
+    if (!k->mem)
+        die("memory source", TC_ENOMEM);
+    tc_result r = tc_proc_new(k->mem, &pol, &k->p);
+    if (r == TC_OK && (what == PUT || what == GET || (what == UPDATE_COUNTER && !t)))
+        r = tc_pdict_new(&k->pd);
+    if (r != TC_OK)
+        die("process", r);
+}
+
+static void task_destroy(task *k)
+{
+    tc_pdict_free(k->pd);
+    tc_proc_free(k->p);
+    tc_mseg_free(k->mem);
+}
+
+static tc_ets_access access_of(op what) { return what == LOOKUP ? TC_ETS_READ : TC_ETS_WRITE; }
+
+/* Only what the table does around one operation: the hash, then the locks. */
+static void locks_only(task *k, tc_term key)
+{
+    uint64_t h;
+    if (tc_ets_internal_hash(key, &h) != TC_OK)
+        die("hash", TC_ENOMEM);
+    if (k->kind == RUN_HASH) {
+        sink += h;
+        return;
+    }
+    tc_ets_locks *l = tc_ets_get_locks(k->t);
+    tc_ets_access a = access_of(k->what);
+    tc_ets_lock_table(l, a);
+    tc_ets_lock_bucket(l, a, h);
+    tc_ets_unlock_bucket(l, a, h);
+    tc_ets_unlock_table(l, a);
+}
+
+static tc_result one_op(task *k, tc_term key)
+{
+    tc_alloc *heap = tc_proc_alloc(k->p);
+    tc_result r = TC_OK;
+    tc_term res, e[2] = {key, hello};
+    tc_heapfrag *hf;
+    switch (k->what) {
+    case INSERT:
+    case UPDATE: { /* the loop builds {I, hello} on its heap, then ets:insert copies it */
+        tc_term obj = tc_term_tuple(heap, e, 2);
+        return obj == TC_NON_VALUE ? TC_ENOMEM : tc_ets_insert(k->t, obj, NULL);
+    }
+    case LOOKUP:
+    case UPDATE_COUNTER:
+        if (!k->t) { /* the dictionary as a counter: put(K, get(K) + 1) */
+            if ((r = tc_pdict_get(k->pd, key, &res)) == TC_OK)
+                r = tc_pdict_put(k->pd, heap, key, tc_make_small(tc_small_val(res) + 1), NULL);
+            return r;
+        }
+        hf = tc_proc_bif_enter(k->p);
+        r = k->what == LOOKUP ? tc_ets_lookup(k->t, key, heap, &res, NULL)
+                              : tc_ets_update_counter(k->t, key, 2, 1, heap, &res);
+        return r == TC_OK ? tc_proc_bif_return_maybe_gc(k->p, hf, &res) : r;
+    case PUT:
+        return tc_pdict_put(k->pd, heap, key, hello, NULL);
+    case GET:
+        return tc_pdict_get(k->pd, key, &res);
+    default:
+        return TC_EBADARG;
+    }
+}
+
+/* Up to `steps` keys; false when the task is done. */
+static bool task_step(task *k, int64_t steps)
+{
+    for (; steps > 0 && k->next >= k->last; steps--, k->next--) {
+        tc_term key = tc_make_small(k->next);
+        if (k->kind != RUN_OP)
+            locks_only(k, key);
+        else if ((k->err = one_op(k, key)) != TC_OK)
+            die(op_names[k->what], k->err);
+    }
+    return k->next >= k->last;
+}
+
+static void *task_thread(void *arg)
+{
+    task *k = arg;
+    pthread_barrier_wait(k->go);
+    k->start = tc_bench_now_ns();
+    task_step(k, INT64_MAX);
+    k->end = tc_bench_now_ns();
+    return NULL;
+}
+
+/* Runs the tasks on `threads` schedulers; returns the wall time in ns. With one scheduler
+ * and several tasks, they take turns SLICE keys at a time. */
+static double run_tasks(task *k, int ntasks, int threads)
+{
+    if (threads == 1) {
+        uint64_t t0 = tc_bench_now_ns();
+        for (bool busy = true; busy;) {
+            busy = false;
+            for (int i = 0; i < ntasks; i++)
+                busy |= task_step(&k[i], ntasks > 1 ? SLICE : INT64_MAX);
+        }
+        return (double)(tc_bench_now_ns() - t0);
+    }
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)ntasks);
+    pthread_t th[2];
+    for (int i = 0; i < ntasks; i++) {
+        k[i].go = &go;
+        if (pthread_create(&th[i], NULL, task_thread, &k[i]) != 0) {
+            perror("etsbench: pthread_create");
+            exit(EXIT_FAILURE);
+        }
+    }
+    uint64_t start = UINT64_MAX, end = 0;
+    for (int i = 0; i < ntasks; i++) {
+        pthread_join(th[i], NULL);
+        start = k[i].start < start ? k[i].start : start;
+        end = k[i].end > end ? k[i].end : end;
+    }
+    pthread_barrier_destroy(&go);
+    return (double)(end - start);
+}
+
+/* One timed run of `what` on table t (NULL: the process dictionary, which each process
+ * fills itself first when the op reads it). Returns wall ns; *ops gets the operations. */
+static double run(const config *c, op what, run_kind kind, tc_ets *t, int threads, int64_t *ops)
+{
+    task k[2];
+    int ntasks = threads;
+    if (what == UPDATE) { /* the seed's two writers, each over all N keys */
+        ntasks = 2;
+        task_init(&k[0], c, what, kind, t, c->n, 1);
+        task_init(&k[1], c, what, kind, t, c->n, 1);
+    } else if (threads == 2) {
+        task_init(&k[0], c, what, kind, t, c->n, c->n / 2 + 1);
+        task_init(&k[1], c, what, kind, t, c->n / 2, 1);
+    } else {
+        task_init(&k[0], c, what, kind, t, c->n, 1);
+    }
+    if (!t && what != PUT) /* get and the counter read a filled dictionary */
+        for (int i = 0; i < ntasks; i++) {
+            task fill = k[i];
+            fill.what = PUT;
+            task_step(&fill, INT64_MAX);
+        }
+    *ops = what == UPDATE ? 2 * c->n : c->n;
+    double ns = run_tasks(k, ntasks, threads);
+    for (int i = 0; i < ntasks; i++)
+        task_destroy(&k[i]);
+    return ns;
+}
+
+typedef struct row {
+    const char *mode;
+    int threads;
+    op what;
+    double ns[MAX_REPEATS], lock[MAX_REPEATS];
+    int64_t ops;
+    bool has_lock;
+} row;
+
+static double median(const double *v, int n)
+{
+    double s[MAX_REPEATS];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    return tc_bench_summarize(s, (size_t)n).median;
+}
+
+static tc_ets *table(const config *c, tc_ets_lock_mode m)
+{
+    tc_ets_opts o = tc_ets_opts_default(m);
+    o.meta_lock = m == TC_ETS_LOCK_R13B || (c->meta_lock && m != TC_ETS_LOCK_NONE);
+    o.bucket_locks = c->bucket_locks;
+    tc_ets *t;
+    tc_result r = tc_ets_new(&o, &t);
+    if (r != TC_OK)
+        die("ets:new", r);
+    return t;
+}
+
+/* The lock phase of `what`: (locks + hash) - hash, in ns over the whole run. */
+static double lock_phase(const config *c, op what, tc_ets *t, int threads)
+{
+    int64_t ops;
+    double with = run(c, what, RUN_LOCKS, t, threads, &ops);
+    return with - run(c, what, RUN_HASH, t, threads, &ops);
+}
+
+/* One repeat of every ETS figure of mode m on `threads` schedulers, into rows[0..4). */
+static void ets_repeat(const config *c, tc_ets_lock_mode m, int threads, row *rows, int rep)
+{
+    static const op ops[] = {INSERT, LOOKUP, UPDATE};
+    tc_ets *t = table(c, m);
+    for (int i = 0; i < 3; i++) {
+        rows[i].ns[rep] = run(c, ops[i], RUN_OP, t, threads, &rows[i].ops);
+        rows[i].lock[rep] = lock_phase(c, ops[i], t, threads);
+    }
+    tc_ets_free(t);
+    /* update_counter needs an integer in element 2: a table of {I, 0}, filled untimed. */
+    t = table(c, m);
+    tc_term obj[3] = {TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL), 0, tc_make_small(0)};
+    for (int64_t i = c->n; i >= 1; i--) {
+        obj[1] = tc_make_small(i); /* built in C memory: the insert copies it anyway */
+        tc_result r = tc_ets_insert(t, tc_make_boxed(obj), NULL);
+        if (r != TC_OK)
+            die("fill", r);
+    }
+    rows[3].ns[rep] = run(c, UPDATE_COUNTER, RUN_OP, t, threads, &rows[3].ops);
+    rows[3].lock[rep] = lock_phase(c, UPDATE_COUNTER, t, threads);
+    tc_ets_free(t);
+}
+
+static void print_row(FILE *out, FILE *csv, const row *r, int repeats)
+{
+    double ns = median(r->ns, repeats) / (double)r->ops;
+    double lock = r->has_lock ? median(r->lock, repeats) / (double)r->ops : 0;
+    fprintf(out, "%-18s %2d  %-15s %12.0f %9.1f %9.1f %6.0f%%\n", r->mode, r->threads, op_names[r->what], 1e9 / ns, ns,
+            lock, 100 * lock / ns);
+    if (csv)
+        fprintf(csv, "%s,%d,%s,%.0f,%.2f,%.2f\n", r->mode, r->threads, op_names[r->what], 1e9 / ns, ns, lock);
+}
+
+/* ops/s the way the seed computes it: N over the wall time (the update does 2N). */
+static double seed_style(const row *r, const config *c, int repeats)
+{
+    return (double)c->n / (median(r->ns, repeats) / 1e9);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},        {"repeats", required_argument, NULL, 'r'},
+        {"heap", required_argument, NULL, 'H'},   {"meta-lock", no_argument, NULL, 'm'},
+        {"bucket-locks", required_argument, NULL, 'b'}, {"csv", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    config c = {1000000, 3, 9999999, false, 0};
+    bool quick = false;
+    const char *csv_path = NULL;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "n:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'q': quick = true; break;
+        case 'n': c.n = atoll(optarg); break;
+        case 'r': c.repeats = atoi(optarg); break;
+        case 'H': c.heap_words = strtoull(optarg, NULL, 10); break;
+        case 'm': c.meta_lock = true; break;
+        case 'b': c.bucket_locks = (unsigned)atoi(optarg); break;
+        case 'c': csv_path = optarg; break;
+        case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
+        default: fputs("etsbench: see --help\n", stderr); return EXIT_USAGE;
+        }
+    }
+    if (quick)
+        c.n = 40000;
+    if (optind < argc || c.n < 2 || c.repeats < 1 || c.repeats > MAX_REPEATS || c.heap_words == 0 ||
+        c.bucket_locks > 256 || (c.bucket_locks & (c.bucket_locks - 1))) {
+        fputs("etsbench: bad arguments; see --help\n", stderr);
+        return EXIT_USAGE;
+    }
+    FILE *csv = NULL;
+    if (csv_path && !(csv = tc_bench_csv_open(csv_path))) {
+        fprintf(stderr, "etsbench: cannot write %s: %s\n", csv_path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    FILE *out = csv == stdout ? stderr : stdout;
+    if (tc_atom_intern("hello", 5, &hello) != TC_OK)
+        die("atom", TC_ENOMEM);
+
+    enum { ETS_ROWS = 7 * 4, PD_ROWS = 2 * 3 };
+    static row rows[ETS_ROWS + PD_ROWS];
+    int nrows = 0;
+    for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
+        for (int th = 1; th <= 2; th++) {
+            if (m == TC_ETS_LOCK_NONE && th == 2)
+                continue; /* -smp disable has one scheduler */
+            row *rs = &rows[nrows];
+            for (int i = 0; i < 4; i++)
+                rs[i] = (row){tc_ets_lock_mode_name((tc_ets_lock_mode)m), th, (op)i, {0}, {0}, 0, true};
+            for (int rep = 0; rep < c.repeats; rep++) {
+                tc_bench_progress("%s, %d thread%s, repeat %d/%d", rs[0].mode, th, th > 1 ? "s" : "", rep + 1,
+                                  c.repeats);
+                ets_repeat(&c, (tc_ets_lock_mode)m, th, rs, rep);
+            }
+            nrows += 4;
+        }
+    static const op pd_ops[] = {PUT, GET, UPDATE_COUNTER};
+    for (int th = 1; th <= 2; th++)
+        for (int i = 0; i < 3; i++) {
+            row *r = &rows[nrows++];
+            *r = (row){"pdict", th, pd_ops[i], {0}, {0}, 0, false};
+            for (int rep = 0; rep < c.repeats; rep++) {
+                tc_bench_progress("pdict, %d thread%s, %s, repeat %d/%d", th, th > 1 ? "s" : "", op_names[r->what],
+                                  rep + 1, c.repeats);
+                r->ns[rep] = run(&c, r->what, RUN_OP, NULL, th, &r->ops);
+            }
+        }
+    tc_bench_progress_end();
+
+    if (csv) {
+        tc_bench_meta_standard(csv, "otp25");
+        tc_bench_meta(csv, "experiment", "etsbench%s -n %lld --repeats %d --heap %llu%s --bucket-locks %u",
+                      quick ? " --quick" : "", (long long)c.n, c.repeats, (unsigned long long)c.heap_words,
+                      c.meta_lock ? " --meta-lock" : "", c.bucket_locks ? c.bucket_locks : 64);
+        tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
+        tc_bench_meta(csv, "threads", "schedulers; 2 threads split the keys in halves, except the 2-writer "
+                                      "update (both writers, all keys, same order)");
+        tc_bench_meta(csv, "ns_per_op", "median wall time of the run / all operations of the run");
+        tc_bench_meta(csv, "lock_ns", "median over repeats of (hash+locks loop - hash loop) / operations, "
+                                      "same drivers and threads; pdict takes no lock, 0 by construction");
+        fputs("lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns\n", csv);
+    }
+    fprintf(out, "etsbench: N = %lld, median of %d, process heaps of %llu words%s\n", (long long)c.n, c.repeats,
+            (unsigned long long)c.heap_words, c.meta_lock ? ", meta lock in every locked mode" : "");
+    fprintf(out, "%-18s %2s  %-15s %12s %9s %9s %7s\n", "lock_mode", "th", "op", "ops/s", "ns/op", "lock_ns",
+            "lock%");
+    for (int i = 0; i < nrows; i++)
+        print_row(out, csv, &rows[i], c.repeats);
+
+    /* The seed beside the model: its -smp disable runs, and its smp:2 runs (one process
+     * for insert and lookup, two writers for the update). */
+    const row *none = &rows[0], *wc1 = &rows[4 * 3], *wc2 = &rows[4 * 4];
+    fprintf(out, "\nseed (R13B01, 2009) beside the model; ops/s as the seed computes them (N / wall time)\n");
+    fprintf(out, "%-30s %12s   %-34s %12s\n", "seed run", "seed", "model", "model");
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable insert", 855202.28, "none, 1 thread, insert",
+            seed_style(&none[0], &c, c.repeats));
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable lookup", 1584148.38, "none, 1 thread, lookup",
+            seed_style(&none[1], &c, c.repeats));
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable update (2 writers)", 1068965.37,
+            "none, 1 thread, update", seed_style(&none[2], &c, c.repeats));
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 insert", 673841.28, "write_concurrency, 1 thread, insert",
+            seed_style(&wc1[0], &c, c.repeats));
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 lookup", 1250201.60, "write_concurrency, 1 thread, lookup",
+            seed_style(&wc1[1], &c, c.repeats));
+    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 update (2 writers)", 896912.47,
+            "write_concurrency, 2 threads, update", seed_style(&wc2[2], &c, c.repeats));
+    if (csv && !tc_bench_csv_close(csv)) {
+        fprintf(stderr, "etsbench: writing %s failed\n", csv_path);
+        return EXIT_FAILURE;
+    }
+    return EXIT_SUCCESS;
+}
