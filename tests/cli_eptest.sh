@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# eptest from the outside: the seed's line, the CSV's shape, both eras, bad flags -> exit 2.
+# $1: build directory root (eptest is in experiments/); $2: tests/data (unused).
+set -u
+bin="$1/experiments/eptest"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+line='^\[\{proc,\{[0-9]+,[0-9]+,[0-9]+\}\},\{ets,\{[0-9]+,[0-9]+,[0-9]+\}\},\{empty,[0-9]+\}\]$'
+
+for era in r10b otp25; do
+    for shape in ints floats tuple nested strings binary; do
+        out=$("$bin" --era "$era" --shape "$shape" --len 300 --iterations 40 --repeats 1 --verify --csv "$tmp/$era-$shape.csv")
+        rc=$?
+        [ $rc -eq 0 ] && [[ "$out" =~ $line ]]; check "$era $shape: rc $rc, line '$out'" $?
+        rows=$(grep -vc '^#' "$tmp/$era-$shape.csv")
+        [ "$rows" -eq 8 ]; check "$era $shape: csv has $rows lines (header + 7 tests)" $?
+        head -n 12 "$tmp/$era-$shape.csv" | grep -q "^# era: $era"; check "$era $shape: era metadata" $?
+        # The lookup moved exactly iterations x (flat size + 2) words: one copy per lookup.
+        grep -q "^ets_lookup,$shape,300,40,$era," "$tmp/$era-$shape.csv"; check "$era $shape: lookup row" $?
+    done
+done
+words=$(awk -F, '$1 == "ets_lookup" {print $11}' "$tmp/otp25-ints.csv")
+[ "$words" = $((40 * (600 + 2))) ]; check "otp25 ints lookups wrote $words words, expected 40 x 602" $?
+words=$(awk -F, '$1 == "proc1" {print $11}' "$tmp/r10b-ints.csv")
+[ "$words" = $((40 * (600 + 3 + 3))) ]; check "r10b round trips wrote $words words, expected 40 x (3 + 603)" $?
+
+"$bin" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?
+"$bin" --len 0 >/dev/null 2>&1; [ $? -eq 2 ]; check "--len 0 exits 2" $?
+"$bin" --era r9 >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown era exits 2" $?
+"$bin" --shape cube >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown shape exits 2" $?
+"$bin" --len 10 --iterations 5 --repeats 1 --csv /nonexistent/dir/x.csv >/dev/null 2>&1; [ $? -eq 2 ]; check "unwritable csv exits 2" $?
+"$bin" --help | grep -q -- '--segment-cache'; check "--help lists the ablation switches" $?
+
+echo "cli_eptest: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
