@@ -22,7 +22,7 @@ for era in r10b otp25; do
     done
 done
 words=$(awk -F, '$1 == "ets_lookup" {print $11}' "$tmp/otp25-ints.csv")
-[ "$words" = $((40 * (600 + 2))) ]; check "otp25 ints lookups wrote $words words, expected 40 x 602" $?
+[ "$words" = $((40 * (603 + 2))) ]; check "otp25 ints lookups wrote $words words, expected 40 x ({I, Data} 603 + the list cell 2)" $?
 words=$(awk -F, '$1 == "proc1" {print $11}' "$tmp/r10b-ints.csv")
 [ "$words" = $((40 * (600 + 3 + 3))) ]; check "r10b round trips wrote $words words, expected 40 x (3 + 603)" $?
 
