@@ -1,0 +1,364 @@
+#include "workload.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "copy/copy_struct.h"
+#include "harness.h"
+#include "heaps/ets.h"
+#include "heaps/sched.h"
+#include "heaps/verify.h"
+#include "terms/arena.h"
+#include "terms/atom.h"
+#include "terms/binary.h"
+#include "terms/size.h"
+
+const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary"};
+const char *const tc_ep_test_names[TC_EP_TESTS] = {"proc1",         "proc2",      "proc3", "ets_insert",
+                                                   "ets_overwrite", "ets_lookup", "empty"};
+
+tc_result tc_ep_shape_parse(const char *name, tc_ep_shape *out)
+{
+    for (int k = 0; k < TC_EP_SHAPES; k++)
+        if (name && strcmp(name, tc_ep_shape_names[k]) == 0) {
+            *out = (tc_ep_shape)k;
+            return TC_OK;
+        }
+    return TC_EBADARG;
+}
+
+tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
+{
+    tc_ep_config c = {.len = 1000, .iterations = 1000, .shape = TC_EP_INTS};
+    tc_result r = tc_policy_preset(era, &c.policy);
+    if (r != TC_OK)
+        return r;
+    c.send_path = c.policy.frag_rule == TC_FRAG_R10B ? TC_SEND_DIRECT : TC_SEND_HEAP_OR_FRAG;
+    *out = c;
+    return TC_OK;
+}
+
+/* The world of one run: the memory source, the scheduler, the tester process. */
+typedef struct world {
+    const tc_ep_config *cfg;
+    tc_mseg *mem;
+    tc_sched sched;
+    tc_proc *tester;
+    tc_copy_stats copy;
+    tc_term get_atom;
+} world;
+
+/* ---- payloads -------------------------------------------------------------------------- */
+
+/* The payload of length L built in an arena, as the seed's expressions build it. */
+static tc_result build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *out)
+{
+    tc_term acc = TC_NIL;
+    switch (sh) {
+    case TC_EP_INTS:
+    case TC_EP_FLOATS:
+    case TC_EP_STRINGS:
+        for (long i = len; i >= 1; i--) {
+            tc_term e;
+            if (sh == TC_EP_INTS) {
+                e = tc_make_small(i);
+            } else if (sh == TC_EP_FLOATS) {
+                e = tc_term_float(a, (double)i);
+            } else {
+                char digits[24];
+                int n = snprintf(digits, sizeof digits, "%ld", i);
+                tc_term chars[24];
+                for (int k = 0; k < n; k++)
+                    chars[k] = tc_make_small(digits[k]);
+                e = tc_term_list(a, chars, (size_t)n, TC_NIL);
+            }
+            if (e == TC_NON_VALUE || (acc = tc_term_cons(a, e, acc)) == TC_NON_VALUE)
+                return TC_ENOMEM;
+        }
+        break;
+    case TC_EP_TUPLE: {
+        tc_term *elems = tc_mem_alloc((size_t)len * sizeof *elems);
+        if (!elems)
+            return TC_ENOMEM;
+        for (long i = 0; i < len; i++)
+            elems[i] = tc_make_small(i + 1);
+        acc = tc_term_tuple(a, elems, (uint64_t)len);
+        tc_mem_free(elems);
+        break;
+    }
+    case TC_EP_NESTED:
+        for (long i = len; i >= 1 && acc != TC_NON_VALUE; i--) {
+            tc_term e[2] = {tc_make_small(i), acc};
+            acc = tc_term_tuple(a, e, 2);
+        }
+        break;
+    case TC_EP_BINARY: {
+        unsigned char *zero = tc_mem_calloc((size_t)len + 1, 1);
+        if (!zero)
+            return TC_ENOMEM;
+        acc = tc_term_binary(a, zero, (size_t)len);
+        tc_mem_free(zero);
+        break;
+    }
+    default:
+        return TC_EBADARG;
+    }
+    if (acc == TC_NON_VALUE)
+        return TC_ENOMEM;
+    *out = acc;
+    return TC_OK;
+}
+
+/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack. */
+static tc_result place_on_heap(tc_proc *p, tc_term t)
+{
+    uint64_t words;
+    tc_result r = tc_term_flat_size(t, &words);
+    if (r == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(p, words + 1);
+    if (r != TC_OK)
+        return r;
+    tc_term copy = tc_copy_struct_fill(t, p->htop, words, &p->off_heap, NULL);
+    p->htop += words;
+    return tc_proc_push_maybe_gc(p, copy);
+}
+
+/* Data lives in the process's bottom stack slot. */
+static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
+
+/* ---- the processes --------------------------------------------------------------------- */
+
+static tc_step fail(tc_task *t, tc_result r)
+{
+    t->error = r;
+    return TC_STEP_ERROR;
+}
+
+typedef struct rpc_state {
+    world *w;
+    tc_task *peer;
+    long left;
+    bool awaiting; /* client: sent a request, waiting for the reply */
+} rpc_state;
+
+/* Sends {Self, Term} built on p's heap (test_heap 3, put_tuple, send) and wakes the peer. */
+static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc_term term)
+{
+    tc_result r = tc_proc_test_heap_maybe_gc(p, 3);
+    if (r != TC_OK)
+        return r;
+    tc_term e[2] = {self, term};
+    tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
+    r = tc_send(p, peer->proc, msg, w->cfg->send_path, peer->status != TC_TASK_WAITING, &w->copy);
+    if (r == TC_OK)
+        tc_sched_wake(peer);
+    return r;
+}
+
+/* loop(N, S) -> S ! {self(), get}, receive {S, _} -> loop(N - 1, S) end. */
+static tc_step client_step(tc_task *t)
+{
+    rpc_state *st = t->state;
+    if (st->awaiting) {
+        tc_term reply;
+        if (!tc_sched_receive(t, &reply))
+            return TC_STEP_WAIT;
+        st->awaiting = false; /* the reply is dropped */
+        st->left--;
+        return TC_STEP_CONTINUE;
+    }
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    tc_result r = send_pair(st->w, t->proc, st->peer, tc_make_pid(0, 0), st->w->get_atom);
+    if (r != TC_OK)
+        return fail(t, r);
+    st->awaiting = true;
+    return TC_STEP_CONTINUE;
+}
+
+/* loop(Data) -> receive {From, get} -> From ! {self(), Data}, loop(Data) end. */
+static tc_step server_step(tc_task *t)
+{
+    rpc_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    tc_term req;
+    if (!tc_sched_receive(t, &req))
+        return TC_STEP_WAIT;
+    tc_result r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc));
+    if (r != TC_OK)
+        return fail(t, r);
+    st->left--;
+    return TC_STEP_CONTINUE;
+}
+
+typedef enum loop_op { OP_INSERT, OP_LOOKUP, OP_EMPTY } loop_op;
+
+typedef struct loop_state {
+    world *w;
+    tc_ets *table;
+    loop_op op;
+    long i, n;
+} loop_state;
+
+static tc_step loop_step(tc_task *t)
+{
+    loop_state *st = t->state;
+    tc_proc *p = t->proc;
+    if (st->i == st->n)
+        return TC_STEP_DONE;
+    st->i++;
+    tc_result r = TC_OK;
+    if (st->op == OP_INSERT) {
+        /* ets:insert(T, {I, Data}) */
+        r = tc_proc_test_heap_maybe_gc(p, 3);
+        if (r == TC_OK) {
+            tc_term e[2] = {tc_make_small(st->i), data_of(p)};
+            tc_term obj = tc_term_tuple(tc_proc_alloc(p), e, 2);
+            r = tc_ets_insert(st->table, obj, &st->w->copy);
+        }
+    } else if (st->op == OP_LOOKUP) {
+        /* ets:lookup(T, I): a BIF whose result is built with HAlloc, then dropped. */
+        tc_term key = tc_make_small(st->w->cfg->hot_key ? 1 : st->i);
+        tc_heapfrag *entry = tc_proc_bif_enter(p);
+        tc_term res;
+        r = tc_ets_lookup(st->table, key, tc_proc_alloc(p), &res, &st->w->copy);
+        if (r == TC_OK)
+            r = tc_proc_bif_return_maybe_gc(p, entry, &res);
+        if (r == TC_OK && st->w->cfg->keep_result) {
+            p->x[0] = res;
+            p->arity = 1;
+        }
+    }
+    return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
+}
+
+/* ---- passes ---------------------------------------------------------------------------- */
+
+typedef struct snapshot {
+    uint64_t t_ns;
+    long faults;
+    tc_mseg_stats mem;
+    tc_copy_stats copy;
+    tc_sched_stats sched;
+    uint64_t gcs, gc_words, frags; /* of the processes in the pass */
+} snapshot;
+
+static void add_proc(snapshot *s, const tc_proc *p)
+{
+    s->gcs += p->stats.minor_gcs + p->stats.major_gcs;
+    s->gc_words += p->stats.words_copied;
+    s->frags += p->stats.frags_allocated;
+}
+
+static snapshot take(const world *w, const tc_proc *other)
+{
+    snapshot s = {.faults = tc_bench_minor_faults(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
+                  .sched = w->sched.stats};
+    add_proc(&s, w->tester);
+    if (other)
+        add_proc(&s, other);
+    s.t_ns = tc_bench_now_ns();
+    return s;
+}
+
+static tc_ep_counts diff(const snapshot *a, const snapshot *b)
+{
+    tc_ep_counts c = {0};
+    c.us = ((double)(b->t_ns - a->t_ns) - tc_bench_clock_overhead_ns()) / 1000.0;
+    c.faults = b->faults - a->faults;
+    c.gcs = b->gcs - a->gcs;
+    c.gc_words = b->gc_words - a->gc_words;
+    c.words_copied = b->copy.words_written - a->copy.words_written;
+    c.fragments = (b->copy.fragments - a->copy.fragments) + (b->frags - a->frags);
+    c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped;
+    c.switches = b->sched.switches - a->sched.switches;
+    c.io_polls = b->sched.io_polls - a->sched.io_polls;
+    return c;
+}
+
+static tc_result check_heap(const world *w, const tc_proc *p)
+{
+    const char *why;
+    if (!w->cfg->verify || tc_heap_verify(p, &why))
+        return TC_OK;
+    fprintf(stderr, "eptest: heap verifier failed: %s\n", why);
+    return TC_EBADARG;
+}
+
+/* One round-trip pass against a fresh server holding Data. */
+static tc_result pass_proc(world *w, tc_ep_counts *c)
+{
+    tc_proc *server;
+    tc_result r = tc_proc_new(w->mem, &w->cfg->policy, &server);
+    if (r != TC_OK)
+        return r;
+    r = place_on_heap(server, data_of(w->tester));
+    tc_task client_task, server_task;
+    rpc_state cs = {w, &server_task, w->cfg->iterations, false};
+    rpc_state ss = {w, &client_task, w->cfg->iterations, false};
+    if (r == TC_OK) {
+        tc_sched_spawn(&w->sched, &server_task, server, server_step, &ss);
+        tc_sched_spawn(&w->sched, &client_task, w->tester, client_step, &cs);
+        snapshot a = take(w, server);
+        r = tc_sched_run(&w->sched);
+        snapshot b = take(w, server);
+        *c = diff(&a, &b);
+        if (r == TC_OK)
+            r = check_heap(w, server);
+        if (r == TC_OK)
+            r = check_heap(w, w->tester);
+    }
+    tc_proc_free(server);
+    return r;
+}
+
+static tc_result pass_loop(world *w, tc_ets *table, loop_op op, tc_ep_counts *c)
+{
+    loop_state st = {w, table, op, 0, w->cfg->iterations};
+    tc_task task;
+    tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
+    snapshot a = take(w, NULL);
+    tc_result r = tc_sched_run(&w->sched);
+    snapshot b = take(w, NULL);
+    *c = diff(&a, &b);
+    w->tester->arity = 0; /* a kept result dies with the loop */
+    return r == TC_OK ? check_heap(w, w->tester) : r;
+}
+
+tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
+{
+    world w = {.cfg = cfg};
+    tc_result r = TC_ENOMEM;
+    tc_arena *arena = tc_arena_new(0);
+    tc_ets *table = NULL;
+    tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    tc_term payload;
+    w.mem = tc_mseg_new(&cfg->policy.mem);
+    if (!arena || !w.mem)
+        goto out;
+    tc_sched_init(&w.sched);
+    if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK ||
+        (r = build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) != TC_OK ||
+        (r = place_on_heap(w.tester, payload)) != TC_OK)
+        goto out;
+    for (int k = TC_EP_PROC1; k <= TC_EP_PROC3 && r == TC_OK; k++)
+        r = pass_proc(&w, &out[k]);
+    if (r == TC_OK)
+        r = tc_ets_new(&eo, &table);
+    if (r == TC_OK)
+        r = pass_loop(&w, table, OP_INSERT, &out[TC_EP_INSERT]);
+    if (r == TC_OK)
+        r = pass_loop(&w, table, OP_INSERT, &out[TC_EP_OVERWRITE]);
+    if (r == TC_OK)
+        r = pass_loop(&w, table, OP_LOOKUP, &out[TC_EP_LOOKUP]);
+    if (r == TC_OK)
+        r = pass_loop(&w, table, OP_EMPTY, &out[TC_EP_EMPTY]);
+out:
+    tc_ets_free(table);
+    if (w.tester)
+        tc_proc_free(w.tester);
+    tc_mseg_free(w.mem);
+    tc_arena_free(arena);
+    return r;
+}

@@ -1,0 +1,65 @@
+/*
+ * workload.h — the 2005 benchmark's workload on modelled processes (tc_ep_*), shared by
+ * eptest, ablate, crossover and breakdown (seeds/2005-send-vs-ets-lookup.txt).
+ *
+ * One tester process holds Data (a payload of length L) and runs, in the seed's order:
+ *   proc1..3   N client-server calls each: {self(), get} to a fresh server holding Data,
+ *              which replies {self(), Data};
+ *   ets        N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites,
+ *              then N ets:lookup(T, I) whose results are dropped;
+ *   empty      a loop of N iterations.
+ * All processes run on one modelled scheduler (heaps/sched.h): a round trip is two real
+ * process switches, a send is copy/send.h's path, a lookup is a BIF that builds its result
+ * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
+ * the seed's timer:tc does, and counted.
+ */
+#ifndef TC_EP_WORKLOAD_H
+#define TC_EP_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "copy/send.h"
+#include "heaps/policy.h"
+
+typedef enum tc_ep_shape {
+    TC_EP_INTS,    /* lists:seq(1, L) */
+    TC_EP_FLOATS,  /* [float(X) || X <- lists:seq(1, L)] */
+    TC_EP_TUPLE,   /* list_to_tuple(lists:seq(1, L)) */
+    TC_EP_NESTED,  /* {1, {2, ... {L, []} ...}} */
+    TC_EP_STRINGS, /* [integer_to_list(X) || X <- lists:seq(1, L)] */
+    TC_EP_BINARY,  /* <<0:(8 * L)>>: heap binary up to 64 bytes, refc above */
+    TC_EP_SHAPES
+} tc_ep_shape;
+
+extern const char *const tc_ep_shape_names[TC_EP_SHAPES];
+/* TC_EBADARG for an unknown name. */
+tc_result tc_ep_shape_parse(const char *name, tc_ep_shape *out) TC_MUST_CHECK;
+
+typedef struct tc_ep_config {
+    long len, iterations;
+    tc_ep_shape shape;
+    tc_policy policy;
+    tc_send_path send_path;
+    bool hot_key;     /* look up key 1 N times instead of keys 1..N */
+    bool keep_result; /* the lookup result stays live until the next lookup */
+    bool verify;      /* run the heap verifier after every pass */
+} tc_ep_config;
+
+/* The era's defaults: its policy and its send path (L 1000, N 1000, ints). */
+tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
+
+enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_EP_LOOKUP, TC_EP_EMPTY, TC_EP_TESTS };
+extern const char *const tc_ep_test_names[TC_EP_TESTS];
+
+/* What one pass did, from counters read before and after it. */
+typedef struct tc_ep_counts {
+    double us;  /* wall time of the pass, clock overhead subtracted */
+    long faults;
+    uint64_t gcs, gc_words, words_copied, fragments, carriers_mapped, switches, io_polls;
+} tc_ep_counts;
+
+/* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
+tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_MUST_CHECK;
+
+#endif
