@@ -1,9 +1,11 @@
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "harness.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -67,6 +69,137 @@ long tc_bench_minor_faults(void)
     struct rusage ru;
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
+
+void tc_bench_region_begin(tc_bench_region *r, tc_perf *perf)
+{
+    r->perf = perf;
+    r->faults0 = tc_bench_minor_faults();
+    if (perf)
+        tc_perf_start(perf);
+    r->t0 = tc_bench_now_ns();
+}
+
+tc_bench_sample tc_bench_region_end(tc_bench_region *r)
+{
+    uint64_t t1 = tc_bench_now_ns();
+    tc_bench_sample s = {0};
+    if (r->perf)
+        s.counts = tc_perf_stop(r->perf);
+    s.minor_faults = tc_bench_minor_faults() - r->faults0;
+    double ns = (double)(t1 - r->t0) - tc_bench_clock_overhead_ns();
+    s.ns = ns > 0 ? ns : 0;
+    return s;
+}
+
+bool tc_bench_repeat(const tc_bench_op *op, int warmup, int repeats, tc_perf *perf, tc_bench_stats *out)
+{
+    TC_CHECK(op->run != NULL && warmup >= 0 && repeats > 0);
+    double *ns = malloc((size_t)repeats * sizeof *ns);
+    if (!ns) {
+        errno = ENOMEM;
+        return false;
+    }
+    long faults = 0;
+    uint64_t counts[TC_PERF_NEVENTS] = {0};
+    bool counted = perf != NULL;
+    for (int i = -warmup; i < repeats; i++) {
+        if (op->before)
+            op->before(op->ctx);
+        tc_bench_region r;
+        tc_bench_region_begin(&r, perf);
+        op->run(op->ctx);
+        tc_bench_sample s = tc_bench_region_end(&r);
+        if (op->after)
+            op->after(op->ctx);
+        if (i < 0)
+            continue;
+        ns[i] = s.ns;
+        faults += s.minor_faults;
+        counted = counted && s.counts.measured;
+        for (int e = 0; e < TC_PERF_NEVENTS; e++)
+            counts[e] += s.counts.value[e];
+    }
+    out->ns = tc_bench_summarize(ns, (size_t)repeats);
+    out->minor_faults = (double)faults / repeats;
+    memset(&out->counts, 0, sizeof out->counts);
+    out->counts.measured = counted;
+    for (int e = 0; counted && e < TC_PERF_NEVENTS; e++)
+        out->counts.value[e] = (counts[e] + (uint64_t)repeats / 2) / (uint64_t)repeats;
+    free(ns);
+    return true;
+}
+
+/* ---- calibration ------------------------------------------------------------------------- */
+
+enum { FAULT_PAGES = 256, FAULT_RUNS = 15, MAP_RUNS = 101, MAP_BYTES = 1 << 20 };
+
+/* One run: touch every page of a fresh mapping, then touch them again. The second pass
+ * costs the same loop, stores and TLB refills without the faults, so the difference is
+ * the faults alone; it is divided by the faults getrusage saw (not by the pages), so a
+ * huge page or a fault-around cannot make one fault look cheap. Negative when no fault. */
+static double fault_run(size_t page)
+{
+    size_t bytes = FAULT_PAGES * page;
+    volatile char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == (volatile char *)MAP_FAILED)
+        return -1;
+    long f0 = tc_bench_minor_faults();
+    uint64_t t0 = tc_bench_now_ns();
+    for (size_t o = 0; o < bytes; o += page)
+        m[o] = 1;
+    uint64_t t1 = tc_bench_now_ns();
+    long faults = tc_bench_minor_faults() - f0;
+    for (size_t o = 0; o < bytes; o += page)
+        m[o] = 2;
+    uint64_t t2 = tc_bench_now_ns();
+    munmap((void *)m, bytes);
+    double ns = (double)(t1 - t0) - (double)(t2 - t1);
+    return faults > 0 && ns > 0 ? ns / (double)faults : -1;
+}
+
+static double map_run(void)
+{
+    uint64_t t0 = tc_bench_now_ns();
+    void *m = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    munmap(m, MAP_BYTES);
+    double ns = (double)(tc_bench_now_ns() - t0) - tc_bench_clock_overhead_ns();
+    return ns > 0 ? ns : 0;
+}
+
+const tc_bench_calibration *tc_bench_calibrate(void)
+{
+    static tc_bench_calibration cal;
+    static bool done;
+    if (done)
+        return &cal;
+    done = true;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    double faults[FAULT_RUNS], maps[MAP_RUNS];
+    size_t nf = 0, nm = 0;
+    fault_run(page); /* warm-up: the first mmap also builds page tables above the leaves */
+    for (int i = 0; i < FAULT_RUNS; i++) {
+        double ns = fault_run(page);
+        if (ns > 0)
+            faults[nf++] = ns;
+    }
+    map_run();
+    for (int i = 0; i < MAP_RUNS; i++) {
+        double ns = map_run();
+        if (ns >= 0)
+            maps[nm++] = ns;
+    }
+    cal.fault_pages = FAULT_PAGES;
+    cal.measured = nf > FAULT_RUNS / 2 && nm > MAP_RUNS / 2;
+    if (cal.measured) {
+        cal.fault_ns = tc_bench_summarize(faults, nf);
+        cal.mmap_munmap_ns = tc_bench_summarize(maps, nm);
+    }
+    return &cal;
+}
+
+/* ---- CSV ----------------------------------------------------------------------------------- */
 
 FILE *tc_bench_csv_open(const char *path)
 {
@@ -150,6 +283,30 @@ void tc_bench_meta_standard(FILE *f)
     struct utsname u;
     if (uname(&u) == 0)
         tc_bench_meta(f, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+    const tc_bench_calibration *cal = tc_bench_calibrate();
+    if (!cal->measured) {
+        tc_bench_meta(f, "calibration", "not measured (mmap failed)");
+        return;
+    }
+    tc_bench_meta(f, "fault_ns", "%.1f (one first-touch minor fault of a fresh anonymous %ld-byte page; median of %zu runs of %zu pages, IQR %.1f-%.1f)",
+                  cal->fault_ns.median, sysconf(_SC_PAGESIZE), cal->fault_ns.n, cal->fault_pages, cal->fault_ns.q1,
+                  cal->fault_ns.q3);
+    tc_bench_meta(f, "mmap_munmap_ns", "%.0f (mmap + munmap of an untouched %d KiB region; median of %zu, IQR %.0f-%.0f)",
+                  cal->mmap_munmap_ns.median, MAP_BYTES >> 10, cal->mmap_munmap_ns.n, cal->mmap_munmap_ns.q1,
+                  cal->mmap_munmap_ns.q3);
+}
+
+void tc_bench_meta_policy(FILE *f, const tc_policy *pol)
+{
+    tc_bench_meta(f, "era",
+                  "%s (heap_table %s, frag_rule %s, gc_trigger %s, gc_rules %s, move_live_frags %s, shrink %s, "
+                  "gc_stress %s, min_heap_size %llu, fullsweep_after %llu, sbct %zu, mseg_cache %u)",
+                  pol->name, pol->heap_table == TC_HEAP_TABLE_R10B ? "r10b" : "modern",
+                  pol->frag_rule == TC_FRAG_R10B ? "r10b" : "modern",
+                  pol->trigger == TC_GC_AT_SCHEDULE ? "at-schedule" : "after-bif",
+                  pol->gc_rules == TC_GC_RULES_R10B ? "r10b" : "modern", pol->move_live_frags ? "on" : "off",
+                  pol->shrink ? "on" : "off", pol->gc_stress ? "on" : "off", (unsigned long long)pol->min_heap_size,
+                  (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots);
 }
 
 void tc_bench_progress(const char *fmt, ...)
