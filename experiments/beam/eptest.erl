@@ -1,0 +1,388 @@
+%% eptest - the 2005 send-vs-ets:lookup benchmark (seeds/2005-send-vs-ets-lookup.txt) on the
+%% real VM, the twin of experiments/eptest.c: same passes, same seed line, same CSV columns.
+%%
+%% A fresh tester process per repeat builds Data (payload of length L), spawns a server holding
+%% Data, and runs, each pass timed as a whole with timer:tc:
+%%   proc1..3   N calls: S ! {self(), get}, receive {S, Data}; the server replies {self(), Data}
+%%   ets_*      N inserts of {I, Data} (I = 1..N) into an empty set, N overwrites, N lookups
+%%              whose results are dropped
+%%   empty      a loop of N
+%% The section 7.5 variants (beam-internals.md) are extra rows with their own test names.
+%%
+%% Usage: erl -noshell -pa DIR -s eptest main -extra [--len L] [--iterations N] ... (--help)
+%% or from a shell: eptest:run(1000) -> [{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}].
+-module(eptest).
+-export([main/0, main/1, run/1, run/2]).
+%% Shared with crossover.erl.
+-export([payload/2, tester/2, median/1, iqr/1, metadata/2, parse_int/3, shapes/0]).
+
+-define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
+                 "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").
+
+-record(opt, {len = 1000, iterations = 1000, shape = ints, repeats = 5, csv,
+              min_heap,            % min_heap_size of the tester (words), or undefined
+              suffix = "",         % appended to every test name (run variants, e.g. _sbct2048)
+              variants = false,    % also ets_lookup_hot_key and ets_lookup_element
+              trace = false,       % one extra, untimed run traced for per-process GC counts
+              era = "vm-otp25", flags = "", quick = false}).
+
+shapes() -> [ints, floats, tuple, nested, strings, binary].
+
+%% ---- the seed's entry point -------------------------------------------------------------
+
+run(N) -> run(N, 1000).
+run(N, L) ->
+    O = #opt{iterations = N, len = L, repeats = 1},
+    seed_line(summarise(O, [run_once(O, false)])).
+
+%% ---- payloads ---------------------------------------------------------------------------
+
+payload(ints, L) -> lists:seq(1, L);
+payload(floats, L) -> [float(X) || X <- lists:seq(1, L)];
+payload(tuple, L) -> list_to_tuple(lists:seq(1, L));
+payload(nested, L) -> lists:foldl(fun(X, Acc) -> {X, Acc} end, [], lists:seq(L, 1, -1));
+payload(strings, L) -> [integer_to_list(X) || X <- lists:seq(1, L)];
+payload(binary, L) -> <<0:(8 * L)>>.
+
+%% ---- the loops (kept minimal: they are what is timed) -----------------------------------
+
+server(Data) ->
+    receive
+        {From, get} -> From ! {self(), Data}, server(Data);
+        stop -> ok
+    end.
+
+call_loop(_S, 0) -> ok;
+call_loop(S, N) ->
+    S ! {self(), get},
+    receive {S, _Data} -> call_loop(S, N - 1) end.
+
+insert_loop(_T, I, N, _Data) when I > N -> ok;
+insert_loop(T, I, N, Data) -> ets:insert(T, {I, Data}), insert_loop(T, I + 1, N, Data).
+
+lookup_loop(_T, I, N) when I > N -> ok;
+lookup_loop(T, I, N) -> _ = ets:lookup(T, I), lookup_loop(T, I + 1, N).
+
+hot_loop(_T, 0) -> ok;
+hot_loop(T, N) -> _ = ets:lookup(T, 1), hot_loop(T, N - 1).
+
+element_loop(_T, I, N) when I > N -> ok;
+element_loop(T, I, N) -> _ = ets:lookup_element(T, I, 2), element_loop(T, I + 1, N).
+
+empty_loop(0) -> ok;
+empty_loop(N) -> empty_loop(N - 1).
+
+%% ---- one run: a fresh tester, every pass, counters around each --------------------------
+
+%% Runs Passes (a subset of the test names, in order) in a fresh tester process spawned with
+%% SpawnOpts; returns [{Test, Us, Counts, Trace}]. Trace is [] unless Traced.
+tester({Shape, L, N, SpawnOpts, Traced}, Passes) ->
+    Parent = self(),
+    Tracer = case Traced of true -> spawn_link(fun() -> tracer(#{}) end); false -> none end,
+    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), tester_body(Shape, L, N, Passes, Tracer)} end,
+                           [monitor | SpawnOpts]),
+    receive
+        {Pid, Result} -> erlang:demonitor(Ref, [flush]), stop_tracer(Tracer), Result;
+        {'DOWN', Ref, process, Pid, Why} -> error({tester_died, Why})
+    end.
+
+tester_body(Shape, L, N, Passes, Tracer) ->
+    Data = payload(Shape, L),
+    S = spawn_link(fun() -> server(Data) end),
+    [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Tracer =/= none, P <- [self(), S]],
+    T = ets:new(eptest, [set]),
+    Fun = fun(proc) -> fun() -> call_loop(S, N) end;
+             (ets_insert) -> fun() -> insert_loop(T, 1, N, Data) end;
+             (ets_overwrite) -> fun() -> insert_loop(T, 1, N, Data) end;
+             (ets_lookup) -> fun() -> lookup_loop(T, 1, N) end;
+             (ets_lookup_hot_key) -> fun() -> hot_loop(T, N) end;
+             (ets_lookup_element) -> fun() -> element_loop(T, 1, N) end;
+             (empty) -> fun() -> empty_loop(N) end
+          end,
+    Rows = [pass(Test, Fun(kind(Test)), Tracer, [self(), S]) || Test <- Passes],
+    S ! stop,
+    ets:delete(T),
+    Rows.
+
+kind(proc1) -> proc;
+kind(proc2) -> proc;
+kind(proc3) -> proc;
+kind(Test) -> Test.
+
+pass(Test, F, Tracer, Pids) ->
+    C0 = counters(),
+    {Us, ok} = timer:tc(F),
+    C1 = counters(),
+    {Test, Us, diff(C1, C0), trace_counts(Tracer, Pids)}.
+
+%% The counters the VM gives, read outside the timed region.
+counters() ->
+    {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
+    {Switches, _} = erlang:statistics(context_switches),
+    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches,
+      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits)}.
+
+diff(A, B) -> maps:map(fun(K, V) -> V - maps:get(K, B) end, A).
+
+%% Minor faults of the whole OS process: field 10 of /proc/self/stat (os:cmd would fork).
+minflt() ->
+    case file:read_file("/proc/self/stat") of
+        {ok, Bin} ->
+            [_, After] = binary:split(Bin, <<") ">>, [trim_all]),  % comm may hold spaces
+            binary_to_integer(lists:nth(8, binary:split(After, <<" ">>, [global])));
+        {error, _} -> 0
+    end.
+
+%% mmap calls of the segment allocator (a cache miss maps a new carrier).
+mseg_calls(Name) ->
+    lists:sum([G * 1000000000 + C || {instance, _, I} <- mseg_info(),
+                                     {calls, Cs} <- memkind(I), {N, G, C} <- Cs, N =:= Name]).
+
+mseg_status(Name) ->
+    lists:sum([V || {instance, _, I} <- mseg_info(), {status, Ss} <- memkind(I), {N, V} <- Ss, N =:= Name]).
+
+mseg_info() ->
+    case erlang:system_info({allocator, mseg_alloc}) of
+        L when is_list(L) -> L;
+        _ -> []
+    end.
+
+memkind(Instance) -> proplists:get_value(memkind, Instance, []).
+
+%% ---- per-process GC counts by tracing (section 7.5, experiment 1) -------------------------
+
+%% Words a GC copied: what survives in the young heap plus what it promoted to the old heap.
+tracer(Acc) ->
+    receive
+        {trace, Pid, gc_minor_start, Info} -> tracer(Acc#{{start, Pid} => Info});
+        {trace, Pid, gc_major_start, Info} -> tracer(Acc#{{start, Pid} => Info});
+        {trace, Pid, End, Info} when End =:= gc_minor_end; End =:= gc_major_end ->
+            Start = maps:get({start, Pid}, Acc, []),
+            Old0 = case End of gc_minor_end -> value(old_heap_size, Start); _ -> 0 end,
+            Copied = value(heap_size, Info) + value(old_heap_size, Info) - Old0,
+            {Gcs, Words, HeapMax} = maps:get(Pid, Acc, {0, 0, 0}),
+            tracer(Acc#{Pid => {Gcs + 1, Words + Copied, max(HeapMax, value(heap_block_size, Info))}});
+        {take, From, Pids} ->
+            From ! {self(), [maps:get(P, Acc, {0, 0, 0}) || P <- Pids]},
+            tracer(maps:without(Pids, Acc));
+        stop -> ok
+    end.
+
+value(Key, Info) -> proplists:get_value(Key, Info, 0).
+
+trace_counts(none, _Pids) -> [];
+trace_counts(Tracer, Pids) ->
+    [begin Ref = erlang:trace_delivered(P), receive {trace_delivered, P, Ref} -> ok end end
+     || P <- Pids],
+    Tracer ! {take, self(), Pids},
+    receive {Tracer, Counts} -> Counts end.
+
+stop_tracer(none) -> ok;
+stop_tracer(Tracer) -> unlink(Tracer), Tracer ! stop.
+
+%% ---- repeats and summaries --------------------------------------------------------------
+
+passes(#opt{variants = V}) ->
+    [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup]
+        ++ [T || V, T <- [ets_lookup_hot_key, ets_lookup_element]] ++ [empty].
+
+spawn_opts(#opt{min_heap = undefined}) -> [];
+spawn_opts(#opt{min_heap = W}) -> [{min_heap_size, W}].
+
+run_once(O = #opt{shape = Sh, len = L, iterations = N}, Traced) ->
+    tester({Sh, L, N, spawn_opts(O), Traced}, passes(O)).
+
+%% [[Row]] (one list per run) -> [{Test, MedianUs, IqrUs, MedianCounts}]
+summarise(O, Runs) ->
+    [begin
+         Rows = [R || Run <- Runs, R = {T, _, _, _} <- Run, T =:= Test],
+         Us = [U || {_, U, _, _} <- Rows],
+         Counts = maps:map(fun(K, _) -> median([maps:get(K, C) || {_, _, C, _} <- Rows]) end,
+                           element(3, hd(Rows))),
+         {Test, median(Us), iqr(Us), Counts}
+     end || Test <- passes(O)].
+
+seed_line(Sum) ->
+    M = fun(T) -> round(element(2, lists:keyfind(T, 1, Sum))) end,
+    [{proc, {M(proc1), M(proc2), M(proc3)}},
+     {ets, {M(ets_insert), M(ets_overwrite), M(ets_lookup)}}, {empty, M(empty)}].
+
+median(Xs) -> quantile(lists:sort(Xs), 0.5).
+iqr(Xs) -> S = lists:sort(Xs), quantile(S, 0.75) - quantile(S, 0.25).
+
+%% Linear interpolation between order statistics (as the C harness does).
+quantile([X], _) -> X;
+quantile(S, Q) ->
+    P = Q * (length(S) - 1),
+    I = trunc(P),
+    Lo = lists:nth(I + 1, S),
+    Hi = lists:nth(min(I + 2, length(S)), S),
+    Lo + (Hi - Lo) * (P - I).
+
+%% ---- the command line -------------------------------------------------------------------
+
+main() -> main(init:get_plain_arguments()).
+
+main(Args) ->
+    try parse(Args, #opt{}) of
+        help -> io:put_chars(usage()), halt(0);
+        O -> main_opt(O), halt(0)
+    catch
+        throw:{usage, Msg} -> io:format(standard_error, "eptest: ~s (see --help)~n", [Msg]), halt(2)
+    end.
+
+main_opt(O = #opt{repeats = R}) ->
+    Runs = [run_once(O, false) || _ <- lists:seq(1, R)],
+    Traced = case O#opt.trace of true -> run_once(O, true); false -> [] end,
+    Sum = summarise(O, Runs),
+    io:format("~w~n", [seed_line(Sum)]),
+    case O#opt.csv of
+        undefined -> ok;
+        File -> write_csv(File, O, Sum, Traced)
+    end.
+
+write_csv(File, O, Sum, Traced) ->
+    Meta = metadata("eptest (seed 2005 on the real VM)", O#opt.flags) ++
+        [{"payload", io_lib:format("~s, L = ~b", [O#opt.shape, O#opt.len])},
+         {"repeats", io_lib:format("~b (times: median and IQR over repeats of a fresh tester; "
+                                   "counts: medians over the same repeats)", [O#opt.repeats])},
+         {"tester", case O#opt.min_heap of
+                        undefined -> "spawn_opt with default options";
+                        W -> io_lib:format("spawn_opt with {min_heap_size, ~b}", [W])
+                    end},
+         {"faults", "minor faults of the whole OS process (/proc/self/stat minflt) around the pass"},
+         {"gcs", "erlang:statistics(garbage_collection) delta: GCs of all processes"},
+         {"carriers_mapped", "mseg_alloc mseg_create calls (carriers freshly mmapped, all instances)"},
+         {"switches", "erlang:statistics(context_switches) delta (process switches, all schedulers)"},
+         {"gc_words_copied", case Traced of
+                                 [] -> "n/a (run with --trace)";
+                                 _ -> "from one extra traced run: per GC, heap_size after + old heap growth, "
+                                      "tester + server"
+                             end},
+         {"n/a", "words_copied, fragments, io_polls: the VM does not count them"}]
+        ++ [{"vm_counts", vm_counts(name(O, Test), C, trace_for(Test, Traced))} || {Test, _, _, C} <- Sum],
+    Rows = [[name(O, Test), atom_to_list(O#opt.shape), integer_to_list(O#opt.len),
+             integer_to_list(O#opt.iterations), O#opt.era, fmt(Us), fmt(Iqr),
+             int(C, faults), int(C, gcs), words_copied(trace_for(Test, Traced)), "n/a", "n/a",
+             int(C, mseg_create), int(C, switches), "n/a"]
+            || {Test, Us, Iqr, C} <- Sum],
+    write_file(File, Meta, ?COLUMNS, Rows).
+
+name(#opt{suffix = Suffix}, Test) -> atom_to_list(Test) ++ Suffix.
+
+trace_for(Test, Traced) ->
+    case lists:keyfind(Test, 1, Traced) of
+        {_, _, _, PerPid} -> PerPid;
+        false -> []
+    end.
+
+words_copied([]) -> "n/a";
+words_copied(PerPid) -> integer_to_list(lists:sum([W || {_, W, _} <- PerPid])).
+
+vm_counts(Test, C, Tr) ->
+    io_lib:format("~s words_reclaimed=~b mseg_cache_hits=~b", [Test, round(maps:get(reclaimed, C)),
+                                                                round(maps:get(mseg_cache_hits, C))])
+        ++ case Tr of
+               [{TG, TW, TH}, {SG, SW, SH}] ->
+                   io_lib:format(" tester_gcs=~b tester_gc_words_copied=~b tester_heap_block_max=~b"
+                                 " server_gcs=~b server_gc_words_copied=~b server_heap_block_max=~b",
+                                 [TG, TW, TH, SG, SW, SH]);
+               [] -> ""
+           end.
+
+int(C, K) -> integer_to_list(round(maps:get(K, C))).
+fmt(X) -> float_to_list(float(X), [{decimals, 1}]).
+
+%% '#'-prefixed metadata, shared by the three modules.
+metadata(Experiment, Flags) ->
+    {Date, Time} = calendar:universal_time(),
+    [{"date", io_lib:format("~4..0b-~2..0b-~2..0bT~2..0b:~2..0b:~2..0bZ", tuple_to_list(Date) ++ tuple_to_list(Time))},
+     {"experiment", Experiment},
+     {"otp_release", erlang:system_info(otp_release)},
+     {"erts", erlang:system_info(version)},
+     {"schedulers_online", integer_to_list(erlang:system_info(schedulers_online))},
+     {"system_architecture", erlang:system_info(system_architecture)},
+     {"emu_flavor", atom_to_list(erlang:system_info(emu_flavor))},
+     {"emulator_flags", Flags},
+     {"eheap_sbct", integer_to_list(eheap_sbct())},
+     {"cpu", cpu_model()},
+     {"kernel", first_line("/proc/version")}].
+
+eheap_sbct() ->
+    case erlang:system_info({allocator, eheap_alloc}) of
+        [{instance, _, I} | _] -> proplists:get_value(sbct, proplists:get_value(options, I, []), 0);
+        _ -> 0
+    end.
+
+cpu_model() ->
+    case file:read_file("/proc/cpuinfo") of
+        {ok, B} ->
+            case re:run(B, "^model name\\s*:\\s*(.*)$", [multiline, {capture, all_but_first, list}]) of
+                {match, [M]} -> io_lib:format("~s (~b logical)", [M, erlang:system_info(logical_processors)]);
+                nomatch -> "unknown"
+            end;
+        _ -> "unknown"
+    end.
+
+first_line(File) ->
+    case file:read_file(File) of
+        {ok, B} -> hd(string:split(string:trim(binary_to_list(B)), "\n"));
+        _ -> "unknown"
+    end.
+
+write_file(File, Meta, Header, Rows) ->
+    Text = [[io_lib:format("# ~s: ~s~n", [K, V]) || {K, V} <- Meta], Header, "\n",
+            [[lists:join(",", R), "\n"] || R <- Rows]],
+    case File of
+        "-" -> io:put_chars(Text);
+        _ -> ok = file:write_file(File, Text)
+    end.
+
+parse([], O) -> O;
+parse(["--help" | _], _) -> help;
+parse(["--len", V | T], O) -> parse(T, O#opt{len = parse_int("--len", V, 1)});
+parse(["--iterations", V | T], O) -> parse(T, O#opt{iterations = parse_int("--iterations", V, 1)});
+parse(["--repeats", V | T], O) -> parse(T, O#opt{repeats = parse_int("--repeats", V, 1)});
+parse(["--shape", V | T], O) ->
+    case [S || S <- shapes(), atom_to_list(S) =:= V] of
+        [S] -> parse(T, O#opt{shape = S});
+        [] -> throw({usage, "bad --shape '" ++ V ++ "'"})
+    end;
+parse(["--csv", V | T], O) -> parse(T, O#opt{csv = V});
+parse(["--min-heap", V | T], O) ->
+    parse(T, O#opt{min_heap = parse_int("--min-heap", V, 1), suffix = O#opt.suffix ++ "_min_heap"});
+parse(["--suffix", V | T], O) -> parse(T, O#opt{suffix = O#opt.suffix ++ V});
+parse(["--variants" | T], O) -> parse(T, O#opt{variants = true});
+parse(["--trace" | T], O) -> parse(T, O#opt{trace = true});
+parse(["--era", V | T], O) -> parse(T, O#opt{era = V});
+parse(["--flags", V | T], O) -> parse(T, O#opt{flags = V});
+parse(["--quick" | T], O) -> parse(T, O#opt{quick = true, repeats = 3});
+parse([Bad | _], _) -> throw({usage, "bad argument '" ++ Bad ++ "'"}).
+
+parse_int(Name, V, Min) ->
+    try list_to_integer(V) of
+        I when I >= Min -> I;
+        _ -> throw({usage, io_lib:format("bad ~s '~s'", [Name, V])})
+    catch error:badarg -> throw({usage, io_lib:format("bad ~s '~s'", [Name, V])})
+    end.
+
+usage() ->
+    "usage: erl -noshell -pa DIR -s eptest main -extra [OPTIONS]\n"
+    "\n"
+    "The 2005 send-vs-ets:lookup benchmark on the real VM: prints the seed's line\n"
+    "[{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}] (microseconds for all N iterations, medians).\n"
+    "\n"
+    "  --len L          payload length (default 1000)\n"
+    "  --iterations N   calls per test (default 1000)\n"
+    "  --shape S        ints (default), floats, tuple, nested, strings, binary\n"
+    "  --repeats R      runs of a fresh tester to take medians over (default 5; --quick 3)\n"
+    "  --csv FILE|-     write the CSV (the model's eptest columns) with '#' metadata first\n"
+    "  --min-heap W     spawn the tester with {min_heap_size, W}; tests are named *_min_heap\n"
+    "  --variants       also ets_lookup_hot_key (key 1, N times) and ets_lookup_element\n"
+    "                   (ets:lookup_element(T, I, 2): copy_struct instead of copy_shallow)\n"
+    "  --trace          one extra untimed run with GC tracing: per-process GCs, words copied\n"
+    "  --suffix S       append S to every test name (run.sh: _sbct2048 for +MHsbct 2048)\n"
+    "  --era E          the era column (default vm-otp25)\n"
+    "  --flags F        the emulator flags to record in the metadata\n"
+    "  --quick          3 repeats\n"
+    "  --help\n".
