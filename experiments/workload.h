@@ -62,4 +62,13 @@ typedef struct tc_ep_counts {
 /* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_MUST_CHECK;
 
+/* The question in one number: `repeats` runs, then the median of all round-trip passes and
+ * of the lookup passes, and their ratio (lookup / proc: above 1, the lookup loses). The
+ * counts are those of the first run's proc2 and lookup passes. */
+typedef struct tc_ep_gap {
+    double proc_us, lookup_us, ratio;
+    tc_ep_counts proc, lookup;
+} tc_ep_gap;
+tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out) TC_MUST_CHECK;
+
 #endif

@@ -122,6 +122,28 @@ START_TEST(test_modern_heap_or_fragment)
 }
 END_TEST
 
+/* The send paths are a switch of their own: an R10B heap receiving the modern path's
+ * fragment (the ablation "send path") keeps a valid heap through receive and GC. */
+START_TEST(test_r10b_heap_with_fragment_send)
+{
+    setup_procs("r10b");
+    tc_term l = seq_on_sender(1000);
+    tc_copy_stats st = {0};
+    for (int i = 0; i < 5; i++) {
+        ck_assert(tc_send(sender, receiver, l, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+        verify(receiver);
+        tc_term got;
+        ck_assert(tc_proc_receive(receiver, &got));
+        ck_assert(tc_equal_ok(got, l));
+        verify(receiver);
+        ck_assert(tc_proc_schedule_in_maybe_gc(receiver) == TC_OK);
+        verify(receiver);
+    }
+    ck_assert_uint_ge(st.fragments, 1);
+    teardown_procs();
+}
+END_TEST
+
 /* Modern sends skip the sender's literals: neither sized nor copied. */
 START_TEST(test_modern_skips_literals)
 {
@@ -234,6 +256,7 @@ int main(void)
     tcase_add_test(tc, test_r10b_direct_collects_receiver);
     tcase_add_test(tc, test_modern_heap_or_fragment);
     tcase_add_test(tc, test_modern_skips_literals);
+    tcase_add_test(tc, test_r10b_heap_with_fragment_send);
     tcase_add_test(tc, test_random_sends);
     tcase_add_test(tc, test_send_allocation_failure);
     suite_add_tcase(s, tc);
