@@ -23,6 +23,7 @@
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "harness.h"
+#include "profiler.h"
 #include "terms/arena.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
@@ -32,7 +33,7 @@
 #define EXIT_USAGE 2
 
 static const char usage[] =
-    "usage: copysweep [--quick] [--csv FILE|-] [--help]\n"
+    "usage: copysweep [--quick] [--csv FILE|-] [--profile NAME] [--help]\n"
     "\n"
     "Times every copy strategy (memcpy floor, copy_struct, compact_in, compact_out,\n"
     "lookup = [Object] out of the compact form, copy_shared, literal_put, literal_get) on\n"
@@ -41,6 +42,9 @@ static const char usage[] =
     "  --quick      three sizes and fewer repeats (finishes in well under 20 s)\n"
     "  --csv FILE   also write CSV (columns strategy,shape,payload_words,ns_per_word,\n"
     "               memcpy_ns_per_word,ratio after '#' metadata lines); '-' is stdout\n"
+    "  --profile NAME  sample the whole sweep's stacks and write the phase shares to\n"
+    "               results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness,\n"
+    "               loop = building the terms and the rest)\n"
     "  --help       this text\n";
 
 /* ---- a destination that is allocated once and handed out again for every repeat -------- */
@@ -320,21 +324,56 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
     }
 }
 
+/* What the sweep's samples are attributed to: each strategy's own passes, the harness
+ * around them, and "loop" for the rest (mostly building the terms). The public size
+ * functions tail-call walk_size, so that is the frame the stack shows. */
+static const tc_prof_phase_map profile_phases[] = {
+    {"walk_size", "size"},                {"tc_copy_struct_fill", "copy"},
+    {"tc_copy_compact_in", "copy"},       {"tc_copy_compact_out", "copy"},
+    {"tc_copy_compact_out_list", "copy"}, {"tc_copy_shared", "shared"},
+    {"tc_copy_literal_put", "literal"},   {"tc_copy_literal_get", "literal"},
+    {"tc_copy_memcpy_floor", "memcpy"},   {"tc_bench_now_ns", "harness"},
+    {"tc_bench_minor_faults", "harness"},
+};
+
+static bool profile_finish(tc_prof *prof, const char *name, bool quick, FILE *table)
+{
+    tc_prof_stop(prof);
+    tc_prof_report r;
+    tc_result res = tc_prof_report_phases(prof, profile_phases, sizeof profile_phases / sizeof profile_phases[0], &r);
+    tc_prof_free(prof);
+    if (res != TC_OK) {
+        fprintf(stderr, "copysweep: profile: %s\n", tc_result_name(res));
+        return false;
+    }
+    tc_prof_print(table, &r);
+    char path[512];
+    tc_prof_named_path(name, path, sizeof path);
+    if (!tc_prof_write_csv(&r, path, quick ? "copysweep --quick" : "copysweep", NULL)) {
+        fprintf(stderr, "copysweep: cannot write %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    fprintf(table, "profile written to %s\n", path);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"quick", no_argument, NULL, 'q'},
         {"csv", required_argument, NULL, 'c'},
+        {"profile", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool quick = false;
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *profile_name = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (opt) {
         case 'q': quick = true; break;
         case 'c': csv_path = optarg; break;
+        case 'p': profile_name = optarg; break;
         case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
         default: fputs("copysweep: see --help\n", stderr); return EXIT_USAGE;
         }
@@ -374,6 +413,19 @@ int main(int argc, char **argv)
     fprintf(table, "clock overhead %.1f ns subtracted; ns/word = median over repeats; IQR in ns/word\n", overhead);
     fprintf(table, "%-13s %-14s %9s %9s %9s %9s %7s %8s\n", "strategy", "shape", "words", "ns/word", "iqr",
             "memcpy", "ratio", "faults");
+
+    /* Room for about 17 minutes of CPU at the kernel's usual 250 Hz; more is counted as dropped. */
+    tc_prof *prof = NULL;
+    if (profile_name) {
+        tc_result res = tc_prof_new(0, 1u << 18, &prof);
+        if (res == TC_OK)
+            res = tc_prof_start(prof);
+        if (res != TC_OK) {
+            fprintf(stderr, "copysweep: cannot start the profiler: %s\n", tc_result_name(res));
+            tc_prof_free(prof);
+            return EXIT_FAILURE;
+        }
+    }
 
     tc_term key;
     TC_CHECK(tc_atom_intern("key", 3, &key) == TC_OK);
@@ -422,6 +474,8 @@ int main(int argc, char **argv)
             tc_arena_free(src);
         }
     }
+    if (prof && !profile_finish(prof, profile_name, quick, table))
+        return EXIT_FAILURE;
     if (csv && !tc_bench_csv_close(csv)) {
         fprintf(stderr, "copysweep: writing %s failed\n", csv_path);
         return EXIT_USAGE;

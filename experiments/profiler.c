@@ -250,6 +250,25 @@ static int cmp_function_samples(const void *a, const void *b)
     return (x->samples < y->samples) - (x->samples > y->samples);
 }
 
+static int cmp_function_name(const void *a, const void *b)
+{
+    return strcmp(((const function *)a)->name, ((const function *)b)->name);
+}
+
+/* One entry per name: two functions of a stripped library may carry the same one. */
+static size_t merge_by_name(function *fns, size_t n)
+{
+    qsort(fns, n, sizeof *fns, cmp_function_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && strcmp(fns[m - 1].name, fns[i].name) == 0)
+            fns[m - 1].samples += fns[i].samples;
+        else
+            fns[m++] = fns[i];
+    }
+    return m;
+}
+
 tc_result tc_prof_report_phases(tc_prof *p, const tc_prof_phase_map *table, size_t n, tc_prof_report *out)
 {
     memset(out, 0, sizeof *out);
@@ -322,6 +341,7 @@ tc_result tc_prof_report_phases(tc_prof *p, const tc_prof_phase_map *table, size
     }
     for (size_t i = 0; i < out->nphases; i++)
         out->phase[i].share = nsamples ? (double)out->phase[i].samples / (double)nsamples : 0;
+    nfns = merge_by_name(fns, nfns);
     qsort(fns, nfns, sizeof *fns, cmp_function_samples);
     for (size_t f = 0; f < nfns && out->ntop < TC_PROF_TOP && fns[f].samples > 0; f++) {
         tc_prof_function_count *t = &out->top[out->ntop++];

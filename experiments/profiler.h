@@ -17,7 +17,11 @@
  * function's start: it reads the ELF symbol tables, static functions included, which
  * opens and maps files and so is never done in the handler). Each sample then goes to a
  * phase by the caller's function-to-phase table: walking from the leaf up, the first
- * function in the table decides; a sample with none goes to "loop".
+ * function in the table decides; a sample with none goes to "loop". Two things the stack
+ * cannot show: a function that ends in a tail call is gone while its callee runs (list the
+ * callee; static names resolve too), and a function inlined into its caller is its caller.
+ * In a stripped library (libc) an internal function takes the name of the nearest
+ * exported symbol, which only matters if that name is in the table.
  *
  * Kernel time: SIGPROF lands on user code, so a page fault or a syscall is sampled in the
  * user function that entered the kernel (the faulting store, the mmap call) and counts in
