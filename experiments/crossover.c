@@ -1,0 +1,196 @@
+/*
+ * crossover — from which payload length does ets:lookup/2 lose to a round trip? The
+ * eptest workload (experiments/workload.h) measured over a grid of payload lengths per
+ * shape and era: the lookup/proc ratio at each length (medians from the same runs), and
+ * the crossover, the smallest length on the grid at which the lookup takes longer. The
+ * curve need not be monotonic, so every grid point is written out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "workload.h"
+
+#define EXIT_USAGE 2
+
+/* ints: every 250 from 1000 to 10000 with a few points around; other shapes: a coarse grid. */
+static size_t fine_grid(long *out)
+{
+    static const long extra[] = {10, 100, 300, 500, 750, 15000, 20000, 30000};
+    size_t n = 0;
+    for (size_t i = 0; i < 5; i++)
+        out[n++] = extra[i];
+    for (long l = 1000; l <= 10000; l += 250)
+        out[n++] = l;
+    for (size_t i = 5; i < 8; i++)
+        out[n++] = extra[i];
+    return n;
+}
+
+static size_t coarse_grid(long *out, bool quick)
+{
+    static const long full[] = {10, 30, 100, 300, 1000, 2000, 3000, 5000, 10000, 20000, 30000};
+    static const long small[] = {10, 100, 1000, 3000, 10000, 30000};
+    const long *g = quick ? small : full;
+    size_t n = quick ? sizeof small / sizeof *small : sizeof full / sizeof *full;
+    memcpy(out, g, n * sizeof *g);
+    return n;
+}
+
+/* Enough calls per pass for the heaps to reach their steady state, fewer for big payloads. */
+static long iterations_for(long len, long cap)
+{
+    long n = 2000000 / len;
+    return n < 50 ? 50 : n > cap ? cap : n;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: crossover [--era r10b|otp25|both] [--shape S|all] [--repeats R] [--quick]\n"
+          "                 [--csv FILE|-] [--summary FILE|-] [--help]\n"
+          "\n"
+          "The lookup/proc ratio of the eptest workload over a grid of payload lengths (ints:\n"
+          "every 250 from 1000 to 10000 and a few around; other shapes a coarse grid), and per\n"
+          "shape and era the crossover: the smallest length where the lookup takes longer.\n"
+          "  --repeats R   runs per point, medians (default 3; --quick 1)\n"
+          "  --quick       coarse grid for every shape, one run per point\n"
+          "  --csv FILE    one row per point: shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n"
+          "  --summary FILE  one row per shape and era: shape,era,crossover_len,ratio_at_1000,ratio_at_10000\n",
+          f);
+}
+
+static int bad(const char *what, const char *v)
+{
+    fprintf(stderr, "crossover: bad %s '%s' (see --help)\n", what, v);
+    return EXIT_USAGE;
+}
+
+static FILE *open_or_die(const char *path, int *rc)
+{
+    FILE *f = tc_bench_csv_open(path);
+    if (!f) {
+        fprintf(stderr, "crossover: cannot write '%s': %s\n", path, strerror(errno));
+        *rc = EXIT_USAGE;
+    }
+    return f;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {{"era", required_argument, NULL, 'e'}, {"shape", required_argument, NULL, 's'},
+                                          {"repeats", required_argument, NULL, 'r'}, {"quick", no_argument, NULL, 'q'},
+                                          {"csv", required_argument, NULL, 'c'}, {"summary", required_argument, NULL, 'S'},
+                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *eras[2] = {"r10b", "otp25"};
+    int neras = 2, first_shape = 0, last_shape = TC_EP_SHAPES - 1;
+    long repeats = 0;
+    bool quick = false;
+    const char *csv_path = NULL, *summary_path = NULL;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        char *end;
+        tc_ep_shape sh;
+        switch (opt) {
+        case 'e':
+            if (strcmp(optarg, "both") == 0)
+                break;
+            if (strcmp(optarg, "r10b") != 0 && strcmp(optarg, "otp25") != 0)
+                return bad("--era", optarg);
+            eras[0] = optarg;
+            neras = 1;
+            break;
+        case 's':
+            if (strcmp(optarg, "all") == 0)
+                break;
+            if (tc_ep_shape_parse(optarg, &sh) != TC_OK)
+                return bad("--shape", optarg);
+            first_shape = last_shape = (int)sh;
+            break;
+        case 'r':
+            repeats = strtol(optarg, &end, 10);
+            if (*end || repeats < 1 || repeats > 64)
+                return bad("--repeats", optarg);
+            break;
+        case 'q': quick = true; break;
+        case 'c': csv_path = optarg; break;
+        case 'S': summary_path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "crossover: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return bad("argument", argv[optind]);
+    if (!repeats)
+        repeats = quick ? 1 : 3;
+    int rc = 0;
+    FILE *csv = csv_path ? open_or_die(csv_path, &rc) : NULL;
+    FILE *summary = summary_path && !rc ? open_or_die(summary_path, &rc) : NULL;
+    if (rc)
+        return rc;
+    const char *what = "crossover (eptest workload over a grid of payload lengths)";
+    if (csv) {
+        tc_bench_meta_standard(csv);
+        tc_bench_meta(csv, "experiment", "%s", what);
+        tc_bench_meta(csv, "repeats", "%ld per point; proc_us is the median of all proc passes", repeats);
+        fprintf(csv, "shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n");
+    }
+    if (summary) {
+        tc_bench_meta_standard(summary);
+        tc_bench_meta(summary, "experiment", "%s: the smallest grid length where the lookup loses", what);
+        fprintf(summary, "shape,era,crossover_len,ratio_at_1000,ratio_at_10000\n");
+    }
+    printf("%-8s %-6s %-10s %8s %8s\n", "shape", "era", "crossover", "r@1000", "r@10000");
+    for (int s = first_shape; s <= last_shape; s++) {
+        long grid[64];
+        size_t n = s == TC_EP_INTS && !quick ? fine_grid(grid) : coarse_grid(grid, quick);
+        for (int e = 0; e < neras; e++) {
+            long crossing = 0;
+            double r1000 = 0, r10000 = 0;
+            for (size_t i = 0; i < n; i++) {
+                tc_ep_config cfg;
+                if (tc_ep_config_for_era(eras[e], &cfg) != TC_OK)
+                    return bad("--era", eras[e]);
+                cfg.shape = (tc_ep_shape)s;
+                cfg.len = grid[i];
+                cfg.iterations = iterations_for(grid[i], quick ? 200 : 1000);
+                tc_bench_progress("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], eras[e], grid[i], i + 1, n);
+                tc_ep_gap g;
+                tc_result r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
+                if (r != TC_OK) {
+                    tc_bench_progress_end();
+                    fprintf(stderr, "crossover: %s %s L=%ld failed: %s\n", tc_ep_shape_names[s], eras[e], grid[i],
+                            tc_result_name(r));
+                    return 1;
+                }
+                if (!crossing && g.ratio > 1.0)
+                    crossing = grid[i];
+                if (grid[i] == 1000)
+                    r1000 = g.ratio;
+                if (grid[i] == 10000)
+                    r10000 = g.ratio;
+                if (csv)
+                    fprintf(csv, "%s,%ld,%ld,%s,%.1f,%.1f,%.3f\n", tc_ep_shape_names[s], grid[i], cfg.iterations,
+                            eras[e], g.proc_us, g.lookup_us, g.ratio);
+            }
+            tc_bench_progress_end();
+            char cross[24];
+            snprintf(cross, sizeof cross, crossing ? "%ld" : "none", crossing);
+            printf("%-8s %-6s %-10s %8.2f %8.2f\n", tc_ep_shape_names[s], eras[e], cross, r1000, r10000);
+            fflush(stdout);
+            if (summary)
+                fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], eras[e], cross, r1000, r10000);
+        }
+    }
+    bool ok = (!csv || tc_bench_csv_close(csv)) & (!summary || tc_bench_csv_close(summary));
+    if (!ok) {
+        fprintf(stderr, "crossover: writing the CSV failed\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ablate and crossover from the outside: their tables and CSVs have the promised shape, and
+# bad input exits 2. (Their numbers are figures, not test results: nothing here times them.)
+# $1: build directory root (binaries in experiments/); $2: tests/data (unused).
+set -u
+dir="$1/experiments"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+"$dir/ablate" --quick --len 300 --iterations 30 --csv "$tmp/ablate.csv" > "$tmp/ablate.txt"
+check "ablate --quick runs (exit $?)" $?
+rows=$(grep -vc '^#' "$tmp/ablate.csv")
+[ "$rows" -eq 19 ]; check "ablate csv: header + 9 variants x 2 eras, got $rows lines" $?
+head -1 "$tmp/ablate.txt" | grep -q 'ratio'; check "ablate prints a table" $?
+for a in baseline gc_trigger no_shrink fresh_pages sbct_2mib min_heap_200k keep_result hot_key send_path; do
+    [ "$(grep -c ",$a,ints,300,30," "$tmp/ablate.csv")" -eq 2 ]; check "ablate csv has $a for both eras" $?
+done
+awk -F, '!/^#/ && NR > 1 && $1 != "era" { if ($8 <= 0 || $6 <= 0 || $7 <= 0) bad = 1 } END { exit bad }' "$tmp/ablate.csv"
+check "ablate ratios and times are positive" $?
+
+"$dir/crossover" --quick --shape ints --era otp25 --csv "$tmp/cross.csv" --summary "$tmp/sum.csv" > /dev/null
+check "crossover --quick runs (exit $?)" $?
+grep -q '^shape,payload_len,iterations,era,proc_us,lookup_us,ratio$' "$tmp/cross.csv"; check "crossover csv header" $?
+[ "$(grep -c '^ints,[0-9]*,[0-9]*,otp25,' "$tmp/cross.csv")" -eq 6 ]; check "crossover: 6 grid points in --quick" $?
+grep -Eq '^ints,otp25,([0-9]+|none),' "$tmp/sum.csv"; check "crossover summary row" $?
+
+for bin in ablate crossover; do
+    "$dir/$bin" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: unknown flag exits 2" $?
+    "$dir/$bin" --era r9 >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: bad era exits 2" $?
+    "$dir/$bin" --quick --csv /nonexistent/x.csv >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: unwritable csv exits 2" $?
+    "$dir/$bin" --help | grep -q usage; check "$bin --help" $?
+done
+
+echo "cli_experiments: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
