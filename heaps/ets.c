@@ -14,6 +14,7 @@
 #include "heaps/ets.h"
 
 #include <stdatomic.h>
+#include <time.h>
 
 #include "copy/compact.h"
 #include "copy/ext.h"
@@ -29,6 +30,7 @@
 #define MAX_SEGS 2048u /* fixed segment table: 256 + 2047 * 2048 slots */
 #define SEG_IX(i) (((i) + (EXT_SEGSZ - FIRST_SEGSZ)) >> EXT_SEGSZ_EXP)
 #define EXT_MINOR 1u
+#define MAX_HASH UINT64_C(0xEFFFFFFF)
 
 typedef struct node {
     struct node *next;
@@ -44,11 +46,12 @@ struct tc_ets {
     atomic_size_t nactive, szm;
     atomic_bool resizing;
     unsigned nsegs; /* touched only by the one resizer */
+    bool timed;     /* clock the lock phase (tc_ets_time_locks) */
     atomic_uint_fast64_t nitems, stored_words, stored_bytes, in_place, resized;
     node **seg[MAX_SEGS];
 };
 
-/* ---- the hash, shared with the process dictionary ----------------------------------- */
+/* ---- the hash, shared with the process dictionary ------------------------------------ */
 
 static inline uint64_t fmix(uint64_t h)
 {
@@ -84,10 +87,10 @@ static uint64_t mix_bits(uint64_t h, tc_term t)
     return h;
 }
 
-tc_result tc_ets_internal_hash(tc_term t, uint64_t *hval)
+tc_result tc_ets_hash(tc_term t, uint64_t *hval)
 {
     if (tc_is_immed(t)) {
-        *hval = fmix(t) % TC_ETS_MAX_HASH;
+        *hval = fmix(t) % MAX_HASH;
         return TC_OK;
     }
     tc_wstack s;
@@ -153,7 +156,7 @@ tc_result tc_ets_internal_hash(tc_term t, uint64_t *hval)
         }
     }
     tc_wstack_destroy(&s);
-    *hval = h % TC_ETS_MAX_HASH;
+    *hval = h % MAX_HASH;
     return r;
 }
 
@@ -208,6 +211,71 @@ static void free_node(tc_ets *t, node *n)
     tc_mem_free(n);
 }
 
+/* ---- the lock phase, optionally clocked ------------------------------------------------- */
+
+/* A clocked interval longer than this is a thread the OS descheduled, not a lock: on a
+ * shared machine one such interval would outweigh thousands of lock operations. */
+#define DESCHEDULED_NS 100000u
+
+static _Thread_local uint64_t thread_lock_ns, thread_lock_intervals, thread_lock_dropped;
+
+static uint64_t phase_begin(const tc_ets *t)
+{
+    struct timespec ts = {0, 0};
+    if (t->timed)
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void phase_end(const tc_ets *t, uint64_t t0)
+{
+    if (!t->timed)
+        return;
+    uint64_t ns = phase_begin(t) - t0;
+    if (ns > DESCHEDULED_NS) {
+        thread_lock_dropped++;
+        return;
+    }
+    thread_lock_ns += ns;
+    thread_lock_intervals++;
+}
+
+/* The table lock, then the bucket lock, as every operation starts. */
+static void enter(tc_ets *t, tc_ets_access a, uint64_t hval)
+{
+    uint64_t t0 = phase_begin(t);
+    tc_ets_lock_table(t->locks, a);
+    tc_ets_lock_bucket(t->locks, a, hval);
+    phase_end(t, t0);
+}
+
+static void leave(tc_ets *t, tc_ets_access a, uint64_t hval)
+{
+    uint64_t t0 = phase_begin(t);
+    tc_ets_unlock_bucket(t->locks, a, hval);
+    tc_ets_unlock_table(t->locks, a);
+    phase_end(t, t0);
+}
+
+/* One bucket lock or unlock on its own (an insert that grows the table). */
+static void bucket_lock(tc_ets *t, uint64_t hval, bool lock)
+{
+    uint64_t t0 = phase_begin(t);
+    if (lock)
+        tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, hval);
+    else
+        tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, hval);
+    phase_end(t, t0);
+}
+
+void tc_ets_time_locks(tc_ets *t, bool on) { t->timed = on; }
+
+tc_ets_lock_time tc_ets_thread_lock_time(void)
+{
+    tc_ets_lock_time lt = {thread_lock_ns, thread_lock_intervals, thread_lock_dropped};
+    return lt;
+}
+
 /* ---- the bucket array ---------------------------------------------------------------- */
 
 static size_t hash_to_ix(const tc_ets *t, uint64_t hval)
@@ -260,7 +328,7 @@ static void grow(tc_ets *t)
             goto done; /* no memory to grow: longer chains, not an error */
         t->seg[t->nsegs++] = s;
     }
-    tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, from);
+    bucket_lock(t, from, true);
     atomic_store_explicit(&t->szm, nszm, memory_order_release);
     atomic_store_explicit(&t->nactive, nactive + 1, memory_order_release);
     node **fp = bucket(t, from), **tp = bucket(t, nactive);
@@ -274,7 +342,7 @@ static void grow(tc_ets *t)
             *tp = n;
         }
     }
-    tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, from);
+    bucket_lock(t, from, false);
 done:
     atomic_store(&t->resizing, false);
 }
@@ -328,7 +396,16 @@ void tc_ets_free(tc_ets *t)
     tc_mem_free(t);
 }
 
-tc_ets_locks *tc_ets_get_locks(tc_ets *t) { return t->locks; }
+tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a)
+{
+    uint64_t hval;
+    tc_result r = tc_ets_hash(key, &hval);
+    if (r != TC_OK)
+        return r;
+    enter(t, a, hval);
+    leave(t, a, hval);
+    return TC_OK;
+}
 
 static tc_result key_of(const tc_ets *t, tc_term obj, tc_term *key)
 {
@@ -343,11 +420,10 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     tc_term key;
     uint64_t hval;
     tc_result r = key_of(t, obj, &key);
-    if (r != TC_OK || (r = tc_ets_internal_hash(key, &hval)) != TC_OK)
+    if (r != TC_OK || (r = tc_ets_hash(key, &hval)) != TC_OK)
         return r;
     bool added = false;
-    tc_ets_lock_table(t->locks, TC_ETS_WRITE);
-    tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, hval);
+    enter(t, TC_ETS_WRITE, hval);
     node **link, *n = NULL;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     if (r == TC_OK)
@@ -361,11 +437,13 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
         else
             added = true;
     }
-    tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, hval);
+    bucket_lock(t, hval, false);
     if (added && atomic_fetch_add_explicit(&t->nitems, 1, memory_order_relaxed) + 1 >
                      atomic_load_explicit(&t->nactive, memory_order_relaxed))
         grow(t);
+    uint64_t t0 = phase_begin(t);
     tc_ets_unlock_table(t->locks, TC_ETS_WRITE);
+    phase_end(t, t0);
     return r;
 }
 
@@ -386,11 +464,10 @@ static tc_result decode_list(const node *n, tc_alloc *dest, tc_term *out)
 tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc_copy_stats *stats)
 {
     uint64_t hval;
-    tc_result r = tc_ets_internal_hash(key, &hval);
+    tc_result r = tc_ets_hash(key, &hval);
     if (r != TC_OK)
         return r;
-    tc_ets_lock_table(t->locks, TC_ETS_READ);
-    tc_ets_lock_bucket(t->locks, TC_ETS_READ, hval);
+    enter(t, TC_ETS_READ, hval);
     node **link;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     if (r == TC_OK) {
@@ -401,19 +478,17 @@ tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc
         else
             r = tc_copy_compact_out_list(dest, (*link)->dbterm, out, stats);
     }
-    tc_ets_unlock_bucket(t->locks, TC_ETS_READ, hval);
-    tc_ets_unlock_table(t->locks, TC_ETS_READ);
+    leave(t, TC_ETS_READ, hval);
     return r;
 }
 
 tc_result tc_ets_delete(tc_ets *t, tc_term key, bool *found)
 {
     uint64_t hval;
-    tc_result r = tc_ets_internal_hash(key, &hval);
+    tc_result r = tc_ets_hash(key, &hval);
     if (r != TC_OK)
         return r;
-    tc_ets_lock_table(t->locks, TC_ETS_WRITE);
-    tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, hval);
+    enter(t, TC_ETS_WRITE, hval);
     node **link, *old = NULL;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     if (r == TC_OK && (old = *link) != NULL) {
@@ -421,8 +496,7 @@ tc_result tc_ets_delete(tc_ets *t, tc_term key, bool *found)
         free_node(t, old);
         atomic_fetch_sub_explicit(&t->nitems, 1, memory_order_relaxed);
     }
-    tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, hval);
-    tc_ets_unlock_table(t->locks, TC_ETS_WRITE);
+    leave(t, TC_ETS_WRITE, hval);
     if (found)
         *found = old != NULL;
     return r;
@@ -546,17 +620,15 @@ tc_result tc_ets_update_counter(tc_ets *t, tc_term key, unsigned pos, int64_t in
     if (pos == 0 || pos == t->opts.keypos)
         return TC_EBADARG;
     uint64_t hval;
-    tc_result r = tc_ets_internal_hash(key, &hval);
+    tc_result r = tc_ets_hash(key, &hval);
     if (r != TC_OK)
         return r;
-    tc_ets_lock_table(t->locks, TC_ETS_WRITE);
-    tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, hval);
+    enter(t, TC_ETS_WRITE, hval);
     node **link;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     if (r == TC_OK)
         r = *link ? update_locked(t, link, pos, incr, dest, result) : TC_EBADARG;
-    tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, hval);
-    tc_ets_unlock_table(t->locks, TC_ETS_WRITE);
+    leave(t, TC_ETS_WRITE, hval);
     return r;
 }
 
@@ -624,7 +696,7 @@ bool tc_ets_verify(const tc_ets *t, const char **why)
                 goto out_bad;
             if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
                 FAIL("stored object is not a tuple with a key");
-            if (tc_ets_internal_hash(node_key(t, n), &h) != TC_OK || h != n->hvalue)
+            if (tc_ets_hash(node_key(t, n), &h) != TC_OK || h != n->hvalue)
                 FAIL("node hash is not its key's hash");
             if (hash_to_ix(t, n->hvalue) != ix)
                 FAIL("node in the wrong bucket");

@@ -23,7 +23,7 @@
  * needs a new stored object, as the VM's resize path. Locks: see ets_lock.h.
  *
  * Where this differs from erts, and why:
- * - The hash is termcopy's own (ets_impl.h), not make_internal_hash; atoms hash by index,
+ * - The hash is termcopy's own (tc_ets_hash), not make_internal_hash; atoms hash by index,
  *   not by the atom table's cached name hash. Hash values are reduced modulo MAX_HASH as
  *   the VM's are, so lock and bucket choice follow the same arithmetic.
  * - Node and DbTerm are two allocations (copy/compact.h owns the DbTerm block); an
@@ -62,7 +62,16 @@ typedef struct tc_ets tc_ets;
 tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out) TC_MUST_CHECK;
 /* Frees every object and the table. Nobody may be using it. */
 void tc_ets_free(tc_ets *t);
-tc_ets_locks *tc_ets_get_locks(tc_ets *t);
+
+/* The hash of a key (make_internal_hash's role, shared with the process dictionary):
+ * exactly equal (=:=) terms share it, since it reads only what =:= compares (a bitstring's
+ * bits, not whether it is a heap, refc or sub binary). Below MAX_HASH (0xEFFFFFFF).
+ * TC_ENOMEM only when the walk's stack cannot grow. */
+tc_result tc_ets_hash(tc_term key, uint64_t *hval) TC_MUST_CHECK;
+
+/* The lock phase alone, for measuring it: hashes the key, then takes and releases exactly
+ * the locks an operation of access `a` on that key takes, touching nothing else. */
+tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a) TC_MUST_CHECK;
 
 /* ets:insert/2 of one object: a new key adds a node, an existing one is overwritten.
  * TC_EBADARG when obj is not a tuple with at least keypos elements. */
@@ -81,6 +90,20 @@ tc_result tc_ets_delete(tc_ets *t, tc_term key, bool *found) TC_MUST_CHECK;
  * the key is absent, pos is the key or past the tuple, or the element is not an integer. */
 tc_result tc_ets_update_counter(tc_ets *t, tc_term key, unsigned pos, int64_t incr, tc_alloc *dest,
                                 tc_term *result) TC_MUST_CHECK;
+
+/* Clocking the lock phase: when on, every operation reads CLOCK_MONOTONIC around its
+ * lock and unlock calls and adds the time to per-thread totals. Off by default (each
+ * interval costs one clock pair, which the reader subtracts); set it while nobody uses the
+ * table. An interval over 100 us is taken for a descheduled thread and only counted. */
+void tc_ets_time_locks(tc_ets *t, bool on);
+
+typedef struct tc_ets_lock_time {
+    uint64_t ns;        /* inside lock and unlock calls */
+    uint64_t intervals; /* clocked intervals in ns */
+    uint64_t dropped;   /* intervals over 100 us, left out of ns */
+} tc_ets_lock_time;
+/* This thread's totals so far, over all clocked tables. */
+tc_ets_lock_time tc_ets_thread_lock_time(void);
 
 typedef struct tc_ets_info {
     uint64_t objects;      /* ets:info(T, size) */

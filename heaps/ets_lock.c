@@ -3,7 +3,9 @@
  * - erts_smp_rwmtx_t of R13B was a pthread rwlock on Linux [I], so the table and bucket
  *   locks are pthread_rwlock_t: what the seed calls "the system's read-write locks".
  * - R13B's meta_main_tab slot locks were padded spinlocks [I]; the slot lock is held only
- *   while the table is looked up and its own lock taken (db_get_table).
+ *   while the table is looked up and its reference count raised, and the table lock is
+ *   taken after the slot lock is dropped (R11B's db_get_table bridges that gap with db_ref;
+ *   that R13B kept the bridge is [I]). The operation drops the reference at the end.
  * - ERTS_RWMTX_TYPE_FREQUENT_READ spreads readers over reader groups, each on its own cache
  *   line; a writer announces itself and waits until every group is empty. The groups here
  *   are assigned to threads round-robin; erts assigns them per scheduler.
@@ -38,6 +40,7 @@ struct tc_ets_locks {
     bool meta_on;
     unsigned bucket_mask;
     pthread_spinlock_t meta;
+    atomic_long refc; /* the table's reference count, raised under the meta lock */
     padded_rwlock table;
     freq_read_lock *freq;
     padded_rwlock *buckets;
@@ -173,8 +176,11 @@ void tc_ets_lock_table(tc_ets_locks *l, tc_ets_access a)
 {
     if (l->mode == TC_ETS_LOCK_NONE)
         return;
-    if (l->meta_on)
+    if (l->meta_on) {
         pthread_spin_lock(&l->meta);
+        atomic_fetch_add(&l->refc, 1);
+        pthread_spin_unlock(&l->meta);
+    }
     switch (l->mode) {
     case TC_ETS_LOCK_R13B:
         if (a == TC_ETS_READ)
@@ -194,8 +200,6 @@ void tc_ets_lock_table(tc_ets_locks *l, tc_ets_access a)
     default:
         break;
     }
-    if (l->meta_on)
-        pthread_spin_unlock(&l->meta);
 }
 
 void tc_ets_unlock_table(tc_ets_locks *l, tc_ets_access a)
@@ -214,6 +218,8 @@ void tc_ets_unlock_table(tc_ets_locks *l, tc_ets_access a)
     default:
         break;
     }
+    if (l->meta_on)
+        atomic_fetch_sub(&l->refc, 1);
 }
 
 void tc_ets_lock_bucket(tc_ets_locks *l, tc_ets_access a, uint64_t hval)

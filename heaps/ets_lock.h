@@ -7,8 +7,9 @@
  * Every lock is a real lock taken by real threads:
  *   none               -smp disable (and the newest VM with one scheduler): no lock at all.
  *   r13b               the meta-table slot lock (a spinlock, held only while the table is
- *                      found and its lock taken), then the table rwlock: read for lookups,
- *                      write for anything that changes the table.
+ *                      found and a reference to it taken, an atomic increment that keeps
+ *                      it alive until the operation drops it), then the table rwlock: read
+ *                      for lookups, write for anything that changes the table.
  *   write_concurrency  the table rwlock taken for reading by every operation, plus one of
  *                      an array of cache-line padded bucket rwlocks (64 by default) chosen
  *                      by hash & (count - 1): read for lookups, write for changes.

@@ -1,5 +1,6 @@
 #include "heaps/pdict.h"
 
+#include "heaps/ets.h"
 #include "heaps/ets_impl.h"
 #include "terms/atom.h"
 
@@ -38,7 +39,7 @@ static tc_result make_hash(tc_term key, uint32_t *hx)
     else if (tc_is_atom(key))
         h = tc_atom_index(key);
     else {
-        tc_result r = tc_ets_internal_hash(key, &h);
+        tc_result r = tc_ets_hash(key, &h);
         if (r != TC_OK)
             return r;
     }
