@@ -128,8 +128,9 @@ static tc_result list_find(tc_term list, tc_term key, long *at)
     return TC_OK;
 }
 
-/* Splits buckets (erl_process_dict.c grow): the list cells of the buckets split are
- * rebuilt, so their words are allocated first, in one call. */
+/* Splits buckets (erl_process_dict.c grow). The keys of the buckets to split are hashed
+ * first, and the list cells they are rebuilt with allocated in one call, so that running
+ * out of memory leaves the dictionary unsplit rather than half split. */
 static void grow(tc_pdict *pd, tc_alloc *heap)
 {
     size_t steps = (pd->used_slots / 4) & 0xf;
@@ -137,18 +138,39 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         steps = 1;
     if (MAX_HASH - steps <= pd->used_slots || !ensure_array(pd, pd->used_slots + steps))
         return;
-    size_t needed = 0, pos = pd->split_position, home = pd->used_slots - pd->split_position;
+    size_t needed = 0, entries = 0, pos = pd->split_position, home = pd->used_slots - pd->split_position;
     for (size_t i = 0; i < steps; i++, pos++) {
         if (pos == home) {
             home *= 2;
             pos = 0;
         }
-        for (tc_term l = pd->data[pos]; tc_is_list(l); l = tc_cdr(l))
+        tc_term l = pd->data[pos];
+        entries += tc_is_tuple(l);
+        for (; tc_is_list(l); l = tc_cdr(l), entries++)
             needed += TC_CONS_SIZE;
+    }
+    uint32_t *hx = entries ? tc_mem_alloc(entries * sizeof *hx) : NULL;
+    if (entries && !hx)
+        return;
+    size_t e = 0;
+    pos = pd->split_position;
+    home = pd->used_slots - pd->split_position;
+    for (size_t i = 0; i < steps; i++, pos++) {
+        if (pos == home) {
+            home *= 2;
+            pos = 0;
+        }
+        tc_term l = pd->data[pos];
+        if (tc_is_tuple(l) && make_hash(tkey(l), &hx[e++]) != TC_OK)
+            goto out;
+        for (; tc_is_list(l); l = tc_cdr(l))
+            if (make_hash(tkey(tc_car(l)), &hx[e++]) != TC_OK)
+                goto out;
     }
     tc_term *hp = NULL;
     if (needed && !(hp = tc_alloc_words(heap, needed)))
-        return;
+        goto out;
+    e = 0;
     home = pd->used_slots - pd->split_position;
     for (size_t i = 0; i < steps; i++) {
         if (pd->split_position == home) {
@@ -160,8 +182,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         pd->used_slots++;
         tc_term l = pd->data[pos];
         if (tc_is_tuple(l)) {
-            size_t ix;
-            if (slot_of_key(pd, tkey(l), &ix) == TC_OK && ix != pos) {
+            if (slot_of(pd, hx[e++]) != pos) {
                 pd->data[pos + home] = l;
                 pd->data[pos] = TC_NIL;
             }
@@ -169,19 +190,17 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         }
         tc_term stay = TC_NIL, move = TC_NIL;
         for (; l != TC_NIL; l = tc_cdr(l), hp += TC_CONS_SIZE) {
-            size_t ix;
-            tc_term tpl = tc_car(l);
-            /* The hash was computed at put time, so it cannot fail now. */
-            TC_CHECK(slot_of_key(pd, tkey(tpl), &ix) == TC_OK);
-            if (ix == pos)
-                stay = cons(hp, tpl, stay);
+            if (slot_of(pd, hx[e++]) == pos)
+                stay = cons(hp, tc_car(l), stay);
             else
-                move = cons(hp, tpl, move);
+                move = cons(hp, tc_car(l), move);
         }
         /* A one-element list becomes its tuple again. */
         pd->data[pos] = tc_is_list(stay) && tc_cdr(stay) == TC_NIL ? tc_car(stay) : stay;
         pd->data[pos + home] = tc_is_list(move) && tc_cdr(move) == TC_NIL ? tc_car(move) : move;
     }
+out:
+    tc_mem_free(hx);
 }
 
 tc_result tc_pdict_put(tc_pdict *pd, tc_alloc *heap, tc_term key, tc_term value, tc_term *old)

@@ -157,6 +157,36 @@ START_TEST(out_of_memory_leaves_it_unchanged)
 }
 END_TEST
 
+/* Keys wide enough that hashing them needs memory: a failed allocation anywhere in a put,
+ * its hash or a split leaves a dictionary that verifies and still holds every key. */
+START_TEST(failed_allocations_never_half_split)
+{
+    enum { N = 300, W = 40 };
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_pdict *pd = pdict_ok();
+    tc_term keys[N];
+    for (int i = 0; i < N; i++) {
+        tc_term e[W];
+        for (int j = 0; j < W; j++)
+            e[j] = tc_make_small(j == 0 ? i : j);
+        keys[i] = tc_term_tuple(aa, e, W);
+    }
+    for (int i = 0; i < N; i++) {
+        tc_term old;
+        tc_mem_fail_at(1 + (uint64_t)(i % 4));
+        tc_result r = tc_pdict_put(pd, aa, keys[i], tc_make_small(i), &old);
+        tc_mem_fail_at(0);
+        ck_assert(r == TC_OK || r == TC_ENOMEM);
+        verify_ok(pd);
+        if (r == TC_ENOMEM)
+            put_ok(pd, keys[i], tc_make_small(i));
+    }
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(get_ok(pd, keys[i]), tc_make_small(i));
+    tc_pdict_free(pd);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_pdict");
@@ -167,6 +197,7 @@ int main(void)
     tcase_add_test(tc, random_keys_against_an_oracle);
     tcase_add_test(tc, many_small_keys_spread_evenly);
     tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
+    tcase_add_test(tc, failed_allocations_never_half_split);
     suite_add_tcase(s, tc);
     printf("seed %llu\n", (unsigned long long)tc_test_seed());
     return tc_run_suite(s);
