@@ -50,8 +50,7 @@ typedef struct world {
 
 /* ---- payloads -------------------------------------------------------------------------- */
 
-/* The payload of length L built in an arena, as the seed's expressions build it. */
-static tc_result build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *out)
+tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *out)
 {
     tc_term acc = TC_NIL;
     switch (sh) {
@@ -271,6 +270,7 @@ static tc_ep_counts diff(const snapshot *a, const snapshot *b)
     c.faults = b->faults - a->faults;
     c.gcs = b->gcs - a->gcs;
     c.gc_words = b->gc_words - a->gc_words;
+    c.words_sized = b->copy.words_sized - a->copy.words_sized;
     c.words_copied = b->copy.words_written - a->copy.words_written;
     c.fragments = (b->copy.fragments - a->copy.fragments) + (b->frags - a->frags);
     c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped;
@@ -288,8 +288,14 @@ static tc_result check_heap(const world *w, const tc_proc *p)
     return TC_EBADARG;
 }
 
+static void hook(const world *w, int test, bool begin)
+{
+    if (w->cfg->pass_hook)
+        w->cfg->pass_hook(w->cfg->pass_ctx, test, begin);
+}
+
 /* One round-trip pass against a fresh server holding Data. */
-static tc_result pass_proc(world *w, tc_ep_counts *c)
+static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
 {
     tc_proc *server;
     tc_result r = tc_proc_new(w->mem, &w->cfg->policy, &server);
@@ -302,9 +308,11 @@ static tc_result pass_proc(world *w, tc_ep_counts *c)
     if (r == TC_OK) {
         tc_sched_spawn(&w->sched, &server_task, server, server_step, &ss);
         tc_sched_spawn(&w->sched, &client_task, w->tester, client_step, &cs);
+        hook(w, test, true);
         snapshot a = take(w, server);
         r = tc_sched_run(&w->sched);
         snapshot b = take(w, server);
+        hook(w, test, false);
         *c = diff(&a, &b);
         if (r == TC_OK)
             r = check_heap(w, server);
@@ -315,14 +323,16 @@ static tc_result pass_proc(world *w, tc_ep_counts *c)
     return r;
 }
 
-static tc_result pass_loop(world *w, tc_ets *table, loop_op op, tc_ep_counts *c)
+static tc_result pass_loop(world *w, tc_ets *table, loop_op op, int test, tc_ep_counts *c)
 {
     loop_state st = {w, table, op, 0, w->cfg->iterations};
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
+    hook(w, test, true);
     snapshot a = take(w, NULL);
     tc_result r = tc_sched_run(&w->sched);
     snapshot b = take(w, NULL);
+    hook(w, test, false);
     *c = diff(&a, &b);
     w->tester->arity = 0; /* a kept result dies with the loop */
     return r == TC_OK ? check_heap(w, w->tester) : r;
@@ -341,21 +351,21 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
         goto out;
     tc_sched_init(&w.sched);
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK ||
-        (r = build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) != TC_OK ||
+        (r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) != TC_OK ||
         (r = place_on_heap(w.tester, payload)) != TC_OK)
         goto out;
     for (int k = TC_EP_PROC1; k <= TC_EP_PROC3 && r == TC_OK; k++)
-        r = pass_proc(&w, &out[k]);
+        r = pass_proc(&w, k, &out[k]);
     if (r == TC_OK)
         r = tc_ets_new(&eo, &table);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_INSERT, &out[TC_EP_INSERT]);
+        r = pass_loop(&w, table, OP_INSERT, TC_EP_INSERT, &out[TC_EP_INSERT]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_INSERT, &out[TC_EP_OVERWRITE]);
+        r = pass_loop(&w, table, OP_INSERT, TC_EP_OVERWRITE, &out[TC_EP_OVERWRITE]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_LOOKUP, &out[TC_EP_LOOKUP]);
+        r = pass_loop(&w, table, OP_LOOKUP, TC_EP_LOOKUP, &out[TC_EP_LOOKUP]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_EMPTY, &out[TC_EP_EMPTY]);
+        r = pass_loop(&w, table, OP_EMPTY, TC_EP_EMPTY, &out[TC_EP_EMPTY]);
 out:
     tc_ets_free(table);
     if (w.tester)

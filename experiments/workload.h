@@ -44,7 +44,14 @@ typedef struct tc_ep_config {
     bool hot_key;     /* look up key 1 N times instead of keys 1..N */
     bool keep_result; /* the lookup result stays live until the next lookup */
     bool verify;      /* run the heap verifier after every pass */
+    /* Called just outside each timed pass (begin true before, false after), so a profiler
+     * can cover exactly one test; NULL for none. */
+    void (*pass_hook)(void *ctx, int test, bool begin);
+    void *pass_ctx;
 } tc_ep_config;
+
+/* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
+tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
 
 /* The era's defaults: its policy and its send path (L 1000, N 1000, ints). */
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
@@ -56,7 +63,7 @@ extern const char *const tc_ep_test_names[TC_EP_TESTS];
 typedef struct tc_ep_counts {
     double us;  /* wall time of the pass, clock overhead subtracted */
     long faults;
-    uint64_t gcs, gc_words, words_copied, fragments, carriers_mapped, switches, io_polls;
+    uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
 } tc_ep_counts;
 
 /* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */

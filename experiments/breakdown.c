@@ -1,0 +1,459 @@
+/*
+ * breakdown — where each eptest test spends its time, attributed twice (DESIGN rule 6):
+ *
+ * By counters: the work every pass counted (words sized, words copied, words the GC
+ * copied, minor faults, carriers mapped, I/O polls, process switches) times what one unit
+ * of that work costs on this machine, measured here in the same run on the same payload
+ * (a size pass, a copy_struct, a copy_shallow, a GC moving the payload, a ping-pong of
+ * switches, poll(2), and the harness's fault and mmap calibration). What the units do not
+ * explain is "loop".
+ * By the profiler: SIGPROF samples of the same passes, each given to the phase of the
+ * leaf-most function of a phase table (experiments/profiler.h). Kernel time (faults, mmap)
+ * lands in the user function that entered the kernel, so the profiler shows it inside
+ * copy or GC where the counters show it as its own phase: the cross-check says so.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy/compact.h"
+#include "copy/copy_struct.h"
+#include "copy/send.h"
+#include "harness.h"
+#include "heaps/gc.h"
+#include "heaps/sched.h"
+#include "profiler.h"
+#include "terms/arena.h"
+#include "terms/binary.h"
+#include "terms/size.h"
+#include "workload.h"
+
+#define EXIT_USAGE 2
+
+enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP, PHASES };
+static const char *const phase_names[PHASES] = {"size", "copy", "gc_copy", "page_fault", "heap_alloc",
+                                                "io_poll", "switch", "loop"};
+
+/* Leaf-most match decides; the step functions are "loop" so that the scheduler's own
+ * frames below them count as switching only when no step is running. */
+static const tc_prof_phase_map phase_table[] = {
+    {"walk_size", "size"},
+    {"tc_copy_struct_fill", "copy"},
+    {"copy_shallow", "copy"},
+    {"tc_copy_compact_out_list", "copy"},
+    {"tc_mseg_alloc_block", "heap_alloc"},
+    {"tc_mseg_free_block", "heap_alloc"},
+    {"tc_mseg_realloc_block", "heap_alloc"},
+    {"heap_collect", "gc_copy"},
+    {"tc_gc_collect", "gc_copy"},
+    {"sys_schedule", "io_poll"},
+    {"tc_proc_receive", "switch"},
+    {"tc_proc_queue_message", "switch"},
+    {"tc_sched_wake", "switch"},
+    {"client_step", "loop"},
+    {"server_step", "loop"},
+    {"loop_step", "loop"},
+    {"tc_sched_run", "switch"},
+};
+#define NTABLE (sizeof phase_table / sizeof *phase_table)
+
+/* What one unit of each kind of work costs here, in ns. */
+typedef struct unit_costs {
+    double size_word, copy_word, shallow_word, gc_word, fault, carrier, poll, switch_;
+} unit_costs;
+
+/* A tc_alloc over one reusable buffer: each repeat of a copy starts from its beginning. */
+typedef struct buffer_alloc {
+    tc_alloc iface;
+    tc_offheap oh;
+    tc_term *words;
+    size_t cap, top;
+} buffer_alloc;
+
+static tc_term *buffer_take(tc_alloc *self, size_t n)
+{
+    buffer_alloc *b = (buffer_alloc *)self;
+    if (b->cap - b->top < n)
+        return NULL;
+    tc_term *p = b->words + b->top;
+    b->top += n;
+    return p;
+}
+
+static double median_of(double *v, size_t n) { return tc_bench_summarize(v, n).median; }
+
+enum { UNIT_REPEATS = 15 };
+
+/* ns per word of a size pass, a copy_struct and a copy_shallow of the payload. */
+static tc_result measure_copy_units(tc_term data, uint64_t words, unit_costs *u)
+{
+    buffer_alloc b = {.iface = {buffer_take, NULL}, .cap = words + 2};
+    b.iface.offheap = &b.oh;
+    b.words = tc_mem_alloc(b.cap * sizeof *b.words);
+    tc_copy_compact *stored = NULL;
+    tc_result r = b.words ? tc_copy_compact_in(data, &stored, NULL) : TC_ENOMEM;
+    double size_ns[UNIT_REPEATS], copy_ns[UNIT_REPEATS], shallow_ns[UNIT_REPEATS];
+    for (int k = 0; r == TC_OK && k < UNIT_REPEATS; k++) {
+        uint64_t w, t0 = tc_bench_now_ns();
+        r = tc_term_flat_size(data, &w);
+        uint64_t t1 = tc_bench_now_ns();
+        tc_copy_struct_fill(data, b.words, words, &b.oh, NULL);
+        uint64_t t2 = tc_bench_now_ns();
+        tc_offheap_release_until(&b.oh, NULL);
+        tc_term out;
+        b.top = 0;
+        if (r == TC_OK)
+            r = tc_copy_compact_out(&b.iface, stored, &out, NULL);
+        uint64_t t3 = tc_bench_now_ns();
+        tc_offheap_release_until(&b.oh, NULL);
+        size_ns[k] = (double)(t1 - t0);
+        copy_ns[k] = (double)(t2 - t1);
+        shallow_ns[k] = (double)(t3 - t2);
+    }
+    if (r == TC_OK && words > 0) {
+        double overhead = tc_bench_clock_overhead_ns();
+        u->size_word = (median_of(size_ns, UNIT_REPEATS) - overhead) / (double)words;
+        u->copy_word = (median_of(copy_ns, UNIT_REPEATS) - overhead) / (double)words;
+        u->shallow_word = (median_of(shallow_ns, UNIT_REPEATS) - overhead) / (double)words;
+    }
+    tc_copy_compact_free(stored);
+    tc_mem_free(b.words);
+    return r;
+}
+
+/* ns per word the GC moves: a fresh process holding the payload in x0 is collected once
+ * (a first GC has no old heap, so it moves every live word). Its new heap is fresh memory
+ * when above sbct, so the unit includes first-touch faults of the to-space there. */
+static tc_result measure_gc_unit(const tc_policy *pol, tc_term data, unit_costs *u)
+{
+    tc_mseg *mem = tc_mseg_new(&pol->mem);
+    uint64_t words = 0;
+    tc_result r = mem ? tc_term_flat_size(data, &words) : TC_ENOMEM;
+    double ns[UNIT_REPEATS];
+    for (int k = 0; r == TC_OK && k < UNIT_REPEATS; k++) {
+        tc_proc *p;
+        if ((r = tc_proc_new(mem, pol, &p)) != TC_OK)
+            break;
+        r = tc_proc_test_heap_maybe_gc(p, words);
+        if (r == TC_OK) {
+            p->x[0] = tc_copy_struct_fill(data, p->htop, words, &p->off_heap, NULL);
+            p->htop += words;
+            p->arity = 1;
+            uint64_t before = p->stats.words_copied, t0 = tc_bench_now_ns();
+            r = tc_gc_collect(p, 0, p->x, p->arity);
+            uint64_t t1 = tc_bench_now_ns(), moved = p->stats.words_copied - before;
+            ns[k] = moved ? ((double)(t1 - t0) - tc_bench_clock_overhead_ns()) / (double)moved : 0;
+        }
+        tc_proc_free(p);
+    }
+    if (r == TC_OK)
+        u->gc_word = median_of(ns, UNIT_REPEATS);
+    tc_mseg_free(mem);
+    return r;
+}
+
+/* A process switch with its message: two tasks bouncing an immediate. */
+typedef struct bounce {
+    tc_task *peer;
+    long left;
+} bounce;
+
+static tc_step bounce_step(tc_task *t)
+{
+    bounce *b = t->state;
+    tc_term m;
+    if (b->left < 0 && !tc_sched_receive(t, &m))
+        return TC_STEP_WAIT;
+    if (b->left < 0)
+        b->left = -b->left - 1;
+    if (b->left == 0)
+        return TC_STEP_DONE;
+    if (tc_send(t->proc, b->peer->proc, tc_make_small(1), TC_SEND_HEAP_OR_FRAG, false, NULL) != TC_OK) {
+        t->error = TC_ENOMEM;
+        return TC_STEP_ERROR;
+    }
+    tc_sched_wake(b->peer);
+    b->left = -b->left; /* now wait for the answer */
+    return TC_STEP_CONTINUE;
+}
+
+static tc_result measure_switch_unit(const tc_policy *pol, unit_costs *u)
+{
+    enum { BOUNCES = 20000 };
+    tc_mseg *mem = tc_mseg_new(&pol->mem);
+    tc_proc *a = NULL, *b = NULL;
+    tc_result r = mem ? tc_proc_new(mem, pol, &a) : TC_ENOMEM;
+    if (r == TC_OK)
+        r = tc_proc_new(mem, pol, &b);
+    if (r == TC_OK) {
+        tc_sched s;
+        tc_task ta, tb;
+        bounce ba = {&tb, BOUNCES}, bb = {&ta, -(BOUNCES + 1)};
+        tc_sched_init(&s);
+        tc_sched_spawn(&s, &ta, a, bounce_step, &ba);
+        tc_sched_spawn(&s, &tb, b, bounce_step, &bb);
+        uint64_t t0 = tc_bench_now_ns();
+        r = tc_sched_run(&s);
+        uint64_t t1 = tc_bench_now_ns();
+        if (r == TC_OK && s.stats.switches)
+            u->switch_ = (double)(t1 - t0) / (double)s.stats.switches;
+    }
+    if (a)
+        tc_proc_free(a);
+    if (b)
+        tc_proc_free(b);
+    tc_mseg_free(mem);
+    return r;
+}
+
+static void measure_poll_unit(unit_costs *u)
+{
+    double ns[UNIT_REPEATS];
+    for (int k = 0; k < UNIT_REPEATS; k++) {
+        uint64_t t0 = tc_bench_now_ns();
+        (void)poll(NULL, 0, 0);
+        ns[k] = (double)(tc_bench_now_ns() - t0) - tc_bench_clock_overhead_ns();
+    }
+    u->poll = median_of(ns, UNIT_REPEATS);
+}
+
+static tc_result measure_units(const tc_ep_config *cfg, unit_costs *u)
+{
+    tc_arena *arena = tc_arena_new(0);
+    tc_term data;
+    uint64_t words = 0;
+    tc_result r = arena ? tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &data) : TC_ENOMEM;
+    if (r == TC_OK)
+        r = tc_term_flat_size(data, &words);
+    if (r == TC_OK)
+        r = measure_copy_units(data, words, u);
+    if (r == TC_OK)
+        r = measure_gc_unit(&cfg->policy, data, u);
+    if (r == TC_OK)
+        r = measure_switch_unit(&cfg->policy, u);
+    measure_poll_unit(u);
+    const tc_bench_calibration *cal = tc_bench_calibrate();
+    u->fault = cal->measured ? cal->fault_ns.median : 0;
+    u->carrier = cal->measured ? cal->mmap_munmap_ns.median : 0;
+    tc_arena_free(arena);
+    return r;
+}
+
+/* Counter-based phase times of one pass. */
+static void counter_phases(int test, const tc_ep_counts *c, const unit_costs *u, double out[PHASES])
+{
+    double copy_unit = test == TC_EP_LOOKUP ? u->shallow_word : u->copy_word;
+    out[PH_SIZE] = (double)c->words_sized * u->size_word;
+    out[PH_COPY] = (double)c->words_copied * copy_unit;
+    out[PH_GC] = (double)c->gc_words * u->gc_word;
+    out[PH_FAULT] = (double)c->faults * u->fault;
+    out[PH_ALLOC] = (double)c->carriers_mapped * u->carrier;
+    out[PH_POLL] = (double)c->io_polls * u->poll;
+    out[PH_SWITCH] = (double)c->switches * u->switch_;
+    double sum = 0;
+    for (int k = 0; k < PH_LOOP; k++)
+        sum += out[k];
+    double total = c->us * 1000.0;
+    out[PH_LOOP] = total > sum ? total - sum : 0;
+}
+
+/* The profiler of the test that is running: one per test, started and stopped by the hook. */
+typedef struct profilers {
+    tc_prof *p[TC_EP_TESTS];
+    tc_result error;
+} profilers;
+
+static void pass_hook(void *ctx, int test, bool begin)
+{
+    profilers *ps = ctx;
+    if (ps->error != TC_OK)
+        return;
+    if (begin)
+        ps->error = tc_prof_start(ps->p[test]);
+    else
+        tc_prof_stop(ps->p[test]);
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: breakdown [--era r10b|otp25|both] [--len L] [--iterations N] [--runs R]\n"
+          "                 [--shape S] [--quick] [--csv FILE|-] [--help]\n"
+          "\n"
+          "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
+          "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
+          "measured in the same run, and by a sampling profiler over the same passes.\n"
+          "  --len L        payload length (default: 1000 for r10b, 10000 for otp25)\n"
+          "  --runs R       workload runs the profiler accumulates over (default 10; --quick 2)\n"
+          "  --csv FILE     era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n",
+          f);
+}
+
+static int bad(const char *what, const char *v)
+{
+    fprintf(stderr, "breakdown: bad %s '%s' (see --help)\n", what, v);
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {{"era", required_argument, NULL, 'e'}, {"len", required_argument, NULL, 'l'},
+                                          {"iterations", required_argument, NULL, 'n'},
+                                          {"runs", required_argument, NULL, 'r'}, {"shape", required_argument, NULL, 's'},
+                                          {"quick", no_argument, NULL, 'q'}, {"csv", required_argument, NULL, 'c'},
+                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *eras[2] = {"r10b", "otp25"};
+    int neras = 2;
+    long len = 0, iterations = 1000, runs = 0;
+    tc_ep_shape shape = TC_EP_INTS;
+    bool quick = false;
+    const char *csv_path = NULL;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        char *end;
+        switch (opt) {
+        case 'e':
+            if (strcmp(optarg, "both") == 0)
+                break;
+            if (strcmp(optarg, "r10b") != 0 && strcmp(optarg, "otp25") != 0)
+                return bad("--era", optarg);
+            eras[0] = optarg;
+            neras = 1;
+            break;
+        case 'l':
+            len = strtol(optarg, &end, 10);
+            if (*end || len < 1 || len > 1000000)
+                return bad("--len", optarg);
+            break;
+        case 'n':
+            iterations = strtol(optarg, &end, 10);
+            if (*end || iterations < 1 || iterations > 10000000)
+                return bad("--iterations", optarg);
+            break;
+        case 'r':
+            runs = strtol(optarg, &end, 10);
+            if (*end || runs < 1 || runs > 1000)
+                return bad("--runs", optarg);
+            break;
+        case 's':
+            if (tc_ep_shape_parse(optarg, &shape) != TC_OK)
+                return bad("--shape", optarg);
+            break;
+        case 'q': quick = true; break;
+        case 'c': csv_path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "breakdown: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return bad("argument", argv[optind]);
+    if (!runs)
+        runs = quick ? 2 : 10;
+    FILE *csv = NULL;
+    if (csv_path && !(csv = tc_bench_csv_open(csv_path))) {
+        fprintf(stderr, "breakdown: cannot write '%s': %s\n", csv_path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (csv) {
+        tc_bench_meta_standard(csv);
+        tc_bench_meta(csv, "experiment", "breakdown (eptest phases by counters x unit costs, and by SIGPROF samples)");
+        tc_bench_meta(csv, "runs", "%ld workload runs; counter times are from the median-time run's counts", runs);
+        tc_bench_meta(csv, "note", "unit costs of each era follow as '# unit_costs' lines among the rows");
+        fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
+    }
+    int status = 0;
+    for (int e = 0; e < neras && status == 0; e++) {
+        tc_ep_config cfg;
+        if (tc_ep_config_for_era(eras[e], &cfg) != TC_OK)
+            return bad("--era", eras[e]);
+        cfg.len = len ? len : strcmp(eras[e], "r10b") == 0 ? 1000 : 10000;
+        cfg.iterations = iterations;
+        cfg.shape = shape;
+        unit_costs u = {0};
+        tc_bench_progress("breakdown %s: unit costs", eras[e]);
+        tc_result r = measure_units(&cfg, &u);
+        profilers ps = {{NULL}, TC_OK};
+        for (int t = 0; r == TC_OK && t < TC_EP_TESTS; t++)
+            r = tc_prof_new(0, 16384, &ps.p[t]);
+        cfg.pass_hook = pass_hook;
+        cfg.pass_ctx = &ps;
+        /* The counts of the run whose lookup time is the median represent the era. */
+        tc_ep_counts *counts = calloc((size_t)runs * TC_EP_TESTS, sizeof *counts);
+        if (!counts)
+            r = TC_ENOMEM;
+        for (long k = 0; r == TC_OK && k < runs; k++) {
+            tc_bench_progress("breakdown %s: run %ld of %ld", eras[e], k + 1, runs);
+            r = tc_ep_run(&cfg, &counts[k * TC_EP_TESTS]);
+            if (r == TC_OK)
+                r = ps.error;
+        }
+        tc_bench_progress_end();
+        if (r != TC_OK) {
+            fprintf(stderr, "breakdown: %s failed: %s\n", eras[e], tc_result_name(r));
+            status = 1;
+        }
+        if (status == 0) {
+            printf("%s, L=%ld, N=%ld: unit costs size %.2f, copy %.2f, shallow %.2f, gc %.2f ns/word; fault %.0f ns, "
+                   "carrier %.0f ns, poll %.0f ns, switch %.0f ns\n",
+                   eras[e], cfg.len, cfg.iterations, u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault,
+                   u.carrier, u.poll, u.switch_);
+            if (csv)
+                tc_bench_meta(csv, "unit_costs",
+                              "%s: size %.3f copy %.3f shallow %.3f gc %.3f ns/word, fault %.0f, carrier %.0f, "
+                              "poll %.0f, switch %.0f ns",
+                              eras[e], u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault, u.carrier, u.poll,
+                              u.switch_);
+        }
+        for (int t = 0; status == 0 && t < TC_EP_TESTS; t++) {
+            /* The run with the median time of this test gives its counts. */
+            double times[1000];
+            for (long k = 0; k < runs; k++)
+                times[k] = counts[k * TC_EP_TESTS + t].us;
+            double med = median_of(times, (size_t)runs);
+            long pick = 0;
+            for (long k = 0; k < runs; k++)
+                if (counts[k * TC_EP_TESTS + t].us == med)
+                    pick = k;
+            double ph[PHASES];
+            counter_phases(t, &counts[pick * TC_EP_TESTS + t], &u, ph);
+            tc_prof_report rep;
+            if (tc_prof_report_phases(ps.p[t], phase_table, NTABLE, &rep) != TC_OK) {
+                fprintf(stderr, "breakdown: attributing the samples of %s failed\n", tc_ep_test_names[t]);
+                status = 1;
+                break;
+            }
+            printf("\n%s %s: %.0f us, %llu profiler samples\n", eras[e], tc_ep_test_names[t], med,
+                   (unsigned long long)rep.samples);
+            tc_prof_counter_phase cp[PHASES];
+            for (int k = 0; k < PHASES; k++)
+                cp[k] = (tc_prof_counter_phase){phase_names[k], ph[k]};
+            tc_prof_crosscheck(stdout, false, &rep, cp, PHASES);
+            if (csv) {
+                double total = 0;
+                for (int k = 0; k < PHASES; k++)
+                    total += ph[k];
+                for (int k = 0; k < PHASES; k++) {
+                    uint64_t samples = 0;
+                    for (size_t i = 0; i < rep.nphases; i++)
+                        if (strcmp(rep.phase[i].phase, phase_names[k]) == 0)
+                            samples = rep.phase[i].samples;
+                    fprintf(csv, "%s,%s,%s,%.0f,%.4f,%llu,%.4f\n", eras[e], tc_ep_test_names[t], phase_names[k], ph[k], total > 0 ? ph[k] / total : 0,
+                            (unsigned long long)samples, rep.samples ? (double)samples / (double)rep.samples : 0);
+                }
+            }
+        }
+        free(counts);
+        for (int t = 0; t < TC_EP_TESTS; t++)
+            tc_prof_free(ps.p[t]);
+    }
+    if (csv && !tc_bench_csv_close(csv)) {
+        fprintf(stderr, "breakdown: writing '%s' failed\n", csv_path);
+        return EXIT_USAGE;
+    }
+    return status;
+}
