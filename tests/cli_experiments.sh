@@ -26,7 +26,14 @@ grep -q '^shape,payload_len,iterations,era,proc_us,lookup_us,ratio$' "$tmp/cross
 [ "$(grep -c '^ints,[0-9]*,[0-9]*,otp25,' "$tmp/cross.csv")" -eq 6 ]; check "crossover: 6 grid points in --quick" $?
 grep -Eq '^ints,otp25,([0-9]+|none),' "$tmp/sum.csv"; check "crossover summary row" $?
 
-for bin in ablate crossover; do
+"$dir/breakdown" --quick --era otp25 --len 300 --iterations 30 --csv "$tmp/bd.csv" > "$tmp/bd.txt"
+check "breakdown --quick runs (exit $?)" $?
+[ "$(grep -c '^otp25,' "$tmp/bd.csv")" -eq 56 ]; check "breakdown: 7 tests x 8 phases" $?
+awk -F, '/^otp25,/ { s[$2] += $5 } END { for (t in s) if (s[t] < 0.99 || s[t] > 1.01) bad = 1; exit bad }' "$tmp/bd.csv"
+check "breakdown: counter shares of each test sum to 1" $?
+grep -q '^# unit_costs: otp25: size' "$tmp/bd.csv"; check "breakdown: unit costs in the metadata" $?
+
+for bin in ablate crossover breakdown; do
     "$dir/$bin" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: unknown flag exits 2" $?
     "$dir/$bin" --era r9 >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: bad era exits 2" $?
     "$dir/$bin" --quick --csv /nonexistent/x.csv >/dev/null 2>&1; [ $? -eq 2 ]; check "$bin: unwritable csv exits 2" $?
