@@ -1,0 +1,108 @@
+/*
+ * libFuzzer target: any bytes decoded with binary_to_term, then moved by every copy
+ * strategy. Seeds: the golden vectors' ext_hex. Each copy must verify (tc_term_verify, or
+ * tc_heap_verify on a process), equal the decoded term and have its size: copy_struct
+ * (flat size), the ETS compact form in and out (also as [Object]), the sharing-preserving
+ * copy (shared size; the source unchanged), a literal area's put and get, the memcpy floor
+ * of the compact words (the same words), and a send between two processes on each era's
+ * path (the first input byte picks whether the modern receiver is busy).
+ */
+#include <string.h>
+
+#include "copy/compact.h"
+#include "copy/copy_shared.h"
+#include "copy/copy_struct.h"
+#include "copy/ext.h"
+#include "copy/literal.h"
+#include "copy/memcpy_floor.h"
+#include "copy/send.h"
+#include "heaps/verify.h"
+#include "terms/arena.h"
+#include "terms/compare.h"
+#include "terms/size.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_copy(tc_term orig, tc_term copy)
+{
+    bool eq;
+    TC_CHECK(tc_term_verify(copy, NULL));
+    TC_CHECK(tc_term_equal(orig, copy, &eq) == TC_OK && eq);
+}
+
+static void check_send(tc_term t, const char *era, tc_send_path path, bool busy)
+{
+    tc_policy pol;
+    TC_CHECK(tc_policy_preset(era, &pol) == TC_OK);
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    tc_proc *from, *to;
+    TC_CHECK(mem && tc_proc_new(mem, &pol, &from) == TC_OK && tc_proc_new(mem, &pol, &to) == TC_OK);
+    tc_term msg, got;
+    TC_CHECK(tc_copy_struct(tc_proc_alloc(from), t, NULL, &msg, NULL) == TC_OK);
+    from->x[0] = msg;
+    from->arity = 1;
+    TC_CHECK(tc_send(from, to, msg, path, busy, NULL) == TC_OK);
+    TC_CHECK(tc_heap_verify(from, NULL) && tc_heap_verify(to, NULL));
+    TC_CHECK(tc_proc_receive(to, &got));
+    to->x[0] = got;
+    to->arity = 1;
+    TC_CHECK(tc_heap_verify(to, NULL));
+    check_copy(t, got);
+    tc_proc_free(from);
+    tc_proc_free(to);
+    tc_mseg_free(mem);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tc_arena *arena = tc_arena_new(0);
+    if (!arena)
+        return 0;
+    tc_alloc *a = tc_arena_alloc(arena);
+    tc_term t, before, c;
+    if (tc_ext_decode(a, data, size, &t, NULL) != TC_OK ||
+        tc_ext_decode(a, data, size, &before, NULL) != TC_OK) {
+        tc_arena_free(arena);
+        return 0;
+    }
+    uint64_t flat, shared, got;
+    TC_CHECK(tc_term_flat_size(t, &flat) == TC_OK && tc_term_shared_size(t, &shared) == TC_OK);
+
+    size_t used = tc_arena_used_words(arena);
+    TC_CHECK(tc_copy_struct(a, t, NULL, &c, NULL) == TC_OK);
+    check_copy(t, c);
+    TC_CHECK(tc_arena_used_words(arena) - used == flat);
+
+    tc_copy_compact *cc;
+    TC_CHECK(tc_copy_compact_in(t, &cc, NULL) == TC_OK);
+    TC_CHECK(tc_copy_compact_size(cc) == flat);
+    check_copy(t, tc_copy_compact_term(cc));
+    TC_CHECK(tc_copy_compact_out(a, cc, &c, NULL) == TC_OK);
+    check_copy(t, c);
+    TC_CHECK(tc_copy_compact_out_list(a, cc, &c, NULL) == TC_OK);
+    TC_CHECK(tc_is_list(c) && tc_cdr(c) == TC_NIL);
+    check_copy(t, tc_car(c));
+    tc_term *raw;
+    TC_CHECK(tc_copy_memcpy_floor(a, tc_copy_compact_words(cc), flat, &raw, NULL) == TC_OK);
+    TC_CHECK(flat == 0 || memcmp(raw, tc_copy_compact_words(cc), flat * sizeof *raw) == 0);
+    tc_copy_compact_free(cc);
+
+    TC_CHECK(tc_copy_shared(a, t, &c, NULL) == TC_OK);
+    check_copy(t, c);
+    TC_CHECK(tc_term_shared_size(c, &got) == TC_OK && got == shared);
+    check_copy(before, t);
+
+    tc_copy_literal_area *la = tc_copy_literal_area_new(2 * shared + 64);
+    TC_CHECK(la != NULL);
+    TC_CHECK(tc_copy_literal_put(la, tc_make_small(1), t, NULL) == TC_OK);
+    TC_CHECK(tc_copy_literal_get(la, tc_make_small(1), &c) == TC_OK);
+    check_copy(t, c);
+    check_copy(before, t);
+    tc_copy_literal_area_free(la);
+
+    bool busy = size > 0 && (data[0] & 1);
+    check_send(t, "r10b", TC_SEND_DIRECT, busy);
+    check_send(t, "otp25", TC_SEND_HEAP_OR_FRAG, busy);
+    tc_arena_free(arena);
+    return 0;
+}
