@@ -14,7 +14,7 @@
 -module(eptest).
 -export([main/0, main/1, run/1, run/2]).
 %% Shared with crossover.erl.
--export([payload/2, tester/2, median/1, iqr/1, metadata/2, parse_int/3, shapes/0]).
+-export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").

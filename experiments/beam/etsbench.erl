@@ -1,0 +1,159 @@
+%% etsbench - the 2009 "how fast is ETS" replay (seeds/2009-how-fast-is-ets.txt) on the real VM,
+%% the twin of experiments/etsbench.c and its CSV columns.
+%%
+%% Operations on N {I, hello}: insert (into an empty table), lookup, the seed's 2-writer update
+%% (two processes each insert all N keys, in the same order, N down to 1), and
+%% update_counter(T, I, {2, 1}) on {I, 0}; for the table types set (default options),
+%% {write_concurrency, true}, {read_concurrency, true}, and the process dictionary (put, get).
+%% threads = schedulers online (set with erlang:system_flag/2, as the model's threads are
+%% schedulers): with 1, one process does the N operations; with 2, two processes take half
+%% the keys each. The update always has the seed's two writers. Workers are spawned with the
+%% seed's +h 9999999 as {min_heap_size, ...} (--heap), set up, then released together.
+%%
+%% Usage: erl -noshell +S 2:2 -pa DIR -s etsbench main -extra [--quick] [--csv FILE] ...
+-module(etsbench).
+-export([main/0, main/1]).
+
+-record(opt, {n = 1000000, repeats = 3, heap = 9999999, threads = [1, 2], csv, flags = "", quick = false}).
+
+modes() -> [default, write_concurrency, read_concurrency, pdict].
+ops(pdict) -> [put, get];
+ops(_) -> [insert, lookup, update, update_counter].
+
+%% The seed's table was public; the options are the only difference between modes.
+table(default) -> ets:new(etsbench, [set, public]);
+table(Mode) -> ets:new(etsbench, [set, public, {Mode, true}]).
+
+main() -> main(init:get_plain_arguments()).
+
+main(Args) ->
+    try parse(Args, #opt{}) of
+        help -> io:put_chars(usage()), halt(0);
+        O -> run(O), halt(0)
+    catch
+        throw:{usage, Msg} -> io:format(standard_error, "etsbench: ~s (see --help)~n", [Msg]), halt(2)
+    end.
+
+run(O = #opt{n = N}) ->
+    Online = erlang:system_info(schedulers_online),
+    Rows = [row(O, Mode, Th, Op) || Th <- O#opt.threads, Th =< erlang:system_info(schedulers),
+                                    Mode <- modes(), Op <- ops(Mode)],
+    erlang:system_flag(schedulers_online, Online),
+    io:format("etsbench: N = ~b, median of ~b, worker min_heap_size ~b words~n", [N, O#opt.repeats, O#opt.heap]),
+    io:format("~-18s ~2s  ~-15s ~12s ~9s~n", ["lock_mode", "th", "op", "ops/s", "ns/op"]),
+    [io:format("~-18s ~2b  ~-15s ~12b ~9.1f~n", [M, Th, Op, round(1.0e9 / Ns), Ns]) || {M, Th, Op, Ns, _} <- Rows],
+    seed_table(O, Rows),
+    case O#opt.csv of
+        undefined -> ok;
+        File ->
+            Meta = eptest:metadata("etsbench (seed 2009 on the real VM)", O#opt.flags) ++
+                [{"objects", io_lib:format("N = ~b {I, hello}, I = N..1; update_counter on {I, 0}", [N])},
+                 {"threads", "schedulers online (erlang:system_flag(schedulers_online, T)); with 2 the keys "
+                             "are split in halves between two processes, except the 2-writer update "
+                             "(both writers, all keys, same order, as the seed)"},
+                 {"workers", io_lib:format("spawn_opt {min_heap_size, ~b} (the seed's +h)", [O#opt.heap])},
+                 {"ns_per_op", io_lib:format("median wall time over ~b repeats / all operations of the run "
+                                             "(2N for the update)", [O#opt.repeats])},
+                 {"lock_ns", "n/a: the VM's ETS locks cannot be timed apart from the operation"}],
+            eptest:write_file(File, Meta, "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns",
+                              [[atom_to_list(M), integer_to_list(Th), atom_to_list(Op),
+                                float_to_list(1.0e9 / Ns, [{decimals, 0}]), float_to_list(Ns, [{decimals, 2}]), "n/a"]
+                               || {M, Th, Op, Ns, _} <- Rows])
+    end.
+
+%% {Mode, Threads, Op, NsPerOp, MedianWallNs}
+row(O = #opt{n = N, repeats = R}, Mode, Th, Op) ->
+    erlang:system_flag(schedulers_online, Th),
+    Walls = [once(O, Mode, Th, Op) || _ <- lists:seq(1, R)],
+    Wall = eptest:median(Walls),
+    Ops = case Op of update -> 2 * N; _ -> N end,
+    {Mode, Th, Op, Wall / Ops, Wall}.
+
+%% One timed run in nanoseconds: set up the table, spawn the workers (each prepares, then
+%% waits), release them together, wait for all.
+once(#opt{n = N, heap = Heap}, Mode, Th, Op) ->
+    T = case Mode of pdict -> none; _ -> table(Mode) end,
+    prefill(T, Op, N),
+    Ranges = case Op of
+                 update -> [{1, N}, {1, N}];
+                 _ -> [{N * (K - 1) div Th + 1, N * K div Th} || K <- lists:seq(1, Th)]
+             end,
+    Parent = self(),
+    Workers = [spawn_opt(fun() -> worker(Parent, T, Op, Lo, Hi) end, [link, {min_heap_size, Heap}])
+               || {Lo, Hi} <- Ranges],
+    [receive {ready, W} -> ok end || W <- Workers],
+    T0 = erlang:monotonic_time(nanosecond),
+    [W ! go || W <- Workers],
+    [receive {done, W} -> ok end || W <- Workers],
+    T1 = erlang:monotonic_time(nanosecond),
+    case T of none -> ok; _ -> ets:delete(T) end,
+    T1 - T0.
+
+prefill(none, _, _) -> ok;
+prefill(_T, insert, _N) -> ok;
+prefill(T, update_counter, N) -> down(N, 1, fun(I) -> ets:insert(T, {I, 0}) end);
+prefill(T, _, N) -> down(N, 1, fun(I) -> ets:insert(T, {I, hello}) end).
+
+worker(Parent, T, Op, Lo, Hi) ->
+    case Op of get -> down(Hi, Lo, fun(I) -> put(I, hello) end); _ -> ok end,
+    F = case Op of
+            insert -> fun(I) -> ets:insert(T, {I, hello}) end;
+            update -> fun(I) -> ets:insert(T, {I, hello}) end;
+            lookup -> fun(I) -> ets:lookup(T, I) end;
+            update_counter -> fun(I) -> ets:update_counter(T, I, {2, 1}) end;
+            put -> fun(I) -> put(I, hello) end;
+            get -> fun(I) -> get(I) end
+        end,
+    Parent ! {ready, self()},
+    receive go -> ok end,
+    down(Hi, Lo, F),
+    Parent ! {done, self()}.
+
+%% The seed's dotimes: F(I) for I = Hi down to Lo.
+down(I, Lo, _F) when I < Lo -> done;
+down(I, Lo, F) -> F(I), down(I - 1, Lo, F).
+
+%% The seed beside the VM, ops/s as the seed computes them: N over the wall time.
+seed_table(#opt{n = N}, Rows) ->
+    Get = fun(M, Th, Op) ->
+                  case [W || {M1, Th1, Op1, _, W} <- Rows, {M1, Th1, Op1} =:= {M, Th, Op}] of
+                      [W] -> io_lib:format("~12b", [round(N / (W / 1.0e9))]);
+                      [] -> io_lib:format("~12s", ["-"])
+                  end
+          end,
+    io:format("~nseed (R13B01, 2009) beside this VM; ops/s as the seed computes them (N / wall time)~n"),
+    io:format("~-32s ~12s   ~-38s ~12s~n", ["seed run", "seed", "VM", "VM"]),
+    [io:format("~-32s ~12b   ~-38s ~s~n", [S, round(V), io_lib:format("~s, ~b sched, ~s", [M, Th, Op]), Get(M, Th, Op)])
+     || {S, V, M, Th, Op} <- [{"-smp disable insert", 855202.28, default, 1, insert},
+                              {"-smp disable lookup", 1584148.38, default, 1, lookup},
+                              {"-smp disable update (2 writers)", 1068965.37, default, 1, update},
+                              {"smp:2 insert", 673841.28, write_concurrency, 1, insert},
+                              {"smp:2 lookup", 1250201.60, write_concurrency, 1, lookup},
+                              {"smp:2 update (2 writers)", 896912.47, write_concurrency, 2, update}]],
+    ok.
+
+parse([], O) -> O;
+parse(["--help" | _], _) -> help;
+parse(["--quick" | T], O) -> parse(T, O#opt{quick = true, n = 40000, repeats = 3});
+parse(["-n", V | T], O) -> parse(T, O#opt{n = eptest:parse_int("-n", V, 2)});
+parse(["--repeats", V | T], O) -> parse(T, O#opt{repeats = eptest:parse_int("--repeats", V, 1)});
+parse(["--heap", V | T], O) -> parse(T, O#opt{heap = eptest:parse_int("--heap", V, 1)});
+parse(["--threads", V | T], O) ->
+    parse(T, O#opt{threads = [eptest:parse_int("--threads", X, 1) || X <- string:lexemes(V, ",")]});
+parse(["--csv", V | T], O) -> parse(T, O#opt{csv = V});
+parse(["--flags", V | T], O) -> parse(T, O#opt{flags = V});
+parse([Bad | _], _) -> throw({usage, "bad argument '" ++ Bad ++ "'"}).
+
+usage() ->
+    "usage: erl -noshell +S 2:2 -pa DIR -s etsbench main -extra [OPTIONS]\n"
+    "\n"
+    "The 2009 seed on the real VM: insert, lookup, 2-writer update and update_counter of N\n"
+    "{I, hello} per table type, and process-dictionary put/get, on 1 and 2 schedulers.\n"
+    "  -n N             objects (default 1000000, as the seed)\n"
+    "  --repeats R      repeats per figure, median reported (default 3)\n"
+    "  --heap WORDS     workers' min_heap_size (default 9999999, the seed's +h)\n"
+    "  --threads 1,2    scheduler counts to run (default 1,2; at most +S's schedulers)\n"
+    "  --csv FILE|-     lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns after '#' metadata\n"
+    "  --flags F        the emulator flags to record in the metadata\n"
+    "  --quick          N = 40000, 3 repeats\n"
+    "  --help\n".

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The real-VM twins of the model's experiments: eptest (seed 2005, with the section 7.5
+# variants), crossover and etsbench (seed 2009), run on the installed erl into the model's
+# CSV schema.
+#
+# usage: experiments/beam/run.sh [--quick] [--tiny] [--build DIR] [RESULTS_DIR]
+#   RESULTS_DIR  where the CSVs go (default results/beam in the checkout)
+#   --build DIR  where erlc writes the .beam files (default: a temp dir under $TMPDIR, removed
+#                afterwards); never the source tree
+#   --quick      fewer repeats and sizes (about a minute)
+#   --tiny       tiny sizes, for tests/cli_beam.sh only
+#
+# Emulator flags, recorded in every CSV's '# emulator_flags' line:
+#   -noshell +S 2:2   both cores as schedulers, explicitly (the machine has 2; the default would
+#                     pick the same, but the figures must say what ran)
+#   +S 2:2 +MHsbct 2048   eheap single-block carrier threshold 512 KiB -> 2 MiB (7.5, exp. 3):
+#                     test names get _sbct2048
+#   +S 1:1            one scheduler: client and server share it, as on the non-SMP R10B of the
+#                     seed; test names get _s1
+# Scheduler busy-waiting and binding stay at their defaults, so the base run is the VM as a user
+# gets it. Runs are sequential: two VMs at once would measure each other.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+quick=0 tiny=0 build="" results=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --tiny) quick=1 tiny=1 ;;
+    --build) build="${2:?--build needs a directory}"; shift ;;
+    --help|-h) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) results="$1" ;;
+    esac
+    shift
+done
+
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "erl not found: skipping the real-VM runs; apt-get install erlang-nox"
+    exit 0
+fi
+
+results="${results:-$root/results/beam}"
+mkdir -p "$results" || exit 2
+if [ -z "$build" ]; then
+    build=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-beam.XXXXXX") || exit 2
+    trap 'rm -rf "$build"' EXIT
+fi
+case "$(cd "$build" 2>/dev/null && pwd)/" in
+"$here"/*) echo "run.sh: refusing to compile into the source tree ($build)" >&2; exit 2 ;;
+esac
+mkdir -p "$build" || exit 2
+erlc -o "$build" "$here/eptest.erl" "$here/crossover.erl" "$here/etsbench.erl" || exit 1
+
+# vm FLAGS MODULE ARGS...: one VM, its flags recorded by the module.
+vm() {
+    local flags="$1" mod="$2"
+    shift 2
+    # shellcheck disable=SC2086 # flags are words by design
+    erl -noshell $flags -pa "$build" -s "$mod" main -extra --flags "-noshell $flags" "$@"
+}
+
+base="+S 2:2"
+if [ $tiny -eq 1 ]; then
+    lens="100 300" shapes_at="100" ep="--iterations 50 --repeats 1" var_len=300
+    cx="--lens 10,100,300 --iterations 50 --repeats 1" eb="-n 2000 --repeats 1"
+elif [ $quick -eq 1 ]; then
+    lens="1000 10000" shapes_at="1000" ep="--quick" var_len=10000
+    cx="--quick" eb="--quick"
+else
+    lens="1000 3000 10000 30000" shapes_at="10000" ep="--repeats 7" var_len=10000
+    cx="" eb=""
+fi
+
+status=0 written=()
+step() { echo "run.sh: $*" >&2; }
+ep() { # ep FLAGS NAME ARGS...: one eptest run into eptest_NAME.csv, its seed line to stdout
+    local flags="$1" name="$2"
+    shift 2
+    step "eptest $name ($flags)"
+    printf '%-28s ' "$name"
+    vm "$flags" eptest $ep --trace --csv "$results/eptest_$name.csv" "$@" || status=1
+    written+=("$results/eptest_$name.csv")
+}
+
+for len in $lens; do
+    ep "$base" "ints_$len" --shape ints --len "$len" --variants
+done
+for shape in floats tuple nested strings binary; do
+    ep "$base" "${shape}_$shapes_at" --shape "$shape" --len "$shapes_at" --variants
+done
+# Section 7.5, experiment 3 (+MHsbct 2048; min_heap_size 200000), and one scheduler.
+for len in $(echo "$lens" | awk '{print $1}') $var_len; do
+    ep "$base +MHsbct 2048" "ints_${len}_sbct2048" --shape ints --len "$len" --suffix _sbct2048
+    ep "$base" "ints_${len}_min_heap" --shape ints --len "$len" --min-heap 200000
+    ep "+S 1:1" "ints_${len}_s1" --shape ints --len "$len" --suffix _s1
+done
+
+# All eptest rows of this run in one file for the figures: each source's flags, one header.
+{
+    for f in "${written[@]}"; do
+        echo "# source: $(basename "$f"): $(grep -m1 '^# emulator_flags' "$f" | cut -d' ' -f3-)"
+    done
+    grep -v '^#' "${written[0]}" | head -n 1
+    for f in "${written[@]}"; do grep -v '^#' "$f" | tail -n +2; done
+} >"$results/eptest_all.csv"
+
+step "crossover ($base)"
+# shellcheck disable=SC2086
+vm "$base" crossover $cx --csv "$results/crossover.csv" --points "$results/crossover_points.csv" || status=1
+step "etsbench ($base, 1 and 2 schedulers online)"
+# shellcheck disable=SC2086
+vm "$base" etsbench $eb --csv "$results/etsbench.csv" || status=1
+step "CSVs in $results"
+exit $status
