@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# experiments/beam on the real VM: run.sh --tiny writes every CSV with its header and rows of
+# the right width, and eptest prints the seed's line. No erl: a note and exit 77 (skipped).
+# $1: build directory root (unused: the Erlang side compiles itself); $2: tests/data (unused).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+run="$here/../experiments/beam/run.sh"
+if ! command -v erl >/dev/null 2>&1; then
+    echo "erl not found: skipping the real-VM runs; apt-get install erlang-nox"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+out=$(timeout 50 bash "$run" --tiny --build "$tmp/build" "$tmp/results" 2>"$tmp/stderr")
+rc=$?
+check "run.sh --tiny: rc $rc ($(tail -n 3 "$tmp/stderr" | tr '\n' ' '))" $rc
+
+# csv FILE HEADER MIN_ROWS: metadata first, then the header, then rows as wide as the header.
+csv() {
+    local f="$1" header="$2" min="$3"
+    [ -s "$f" ]; check "$(basename "$f") exists" $? || return
+    grep -q '^# emulator_flags: -noshell +S ' "$f"; check "$(basename "$f"): emulator flags recorded" $?
+    [ "$(grep -v '^#' "$f" | head -n 1)" = "$header" ]; check "$(basename "$f"): header" $?
+    local rows width bad
+    width=$(echo "$header" | awk -F, '{print NF}')
+    rows=$(grep -v '^#' "$f" | tail -n +2 | wc -l)
+    [ "$rows" -ge "$min" ]; check "$(basename "$f"): $rows rows, at least $min" $?
+    bad=$(grep -v '^#' "$f" | tail -n +2 | awk -F, -v w="$width" 'NF != w' | wc -l)
+    [ "$bad" -eq 0 ]; check "$(basename "$f"): $bad rows not $width columns wide" $?
+    awk 'f && /^#/ {bad = 1} !/^#/ {f = 1} END {exit bad}' "$f"; check "$(basename "$f"): metadata only before the header" $?
+}
+
+ep="test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls"
+for f in "$tmp"/results/eptest_*.csv; do
+    case "$f" in
+    *_all.csv) csv "$f" "$ep" 40 ;;
+    *_min_heap.csv|*_s1.csv|*_sbct2048.csv) csv "$f" "$ep" 7 ;;
+    *) csv "$f" "$ep" 9 ;;
+    esac
+done
+n=$(ls "$tmp"/results/eptest_*.csv 2>/dev/null | wc -l)
+[ "$n" -ge 8 ]; check "$n eptest CSVs, expected at least 8" $?
+csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
+csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6
+csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 28
+
+# Test names and era as the model's eptest writes them, the 7.5 variants under their own names.
+all="$tmp/results/eptest_all.csv"
+for t in proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup ets_lookup_hot_key ets_lookup_element empty \
+         ets_lookup_min_heap ets_lookup_sbct2048 proc1_s1; do
+    grep -q "^$t,ints,[0-9]*,50,vm-otp25," "$all"; check "eptest row $t" $?
+done
+awk -F, '!/^#/ && NR > 1 && $1 != "test" && ($6 !~ /^[0-9.]+$/ || $8 !~ /^[0-9]+$/) {exit 1}' "$all"
+check "median_us and faults are numbers" $?
+
+line='^[a-z0-9_]+ +\[\{proc,\{[0-9]+,[0-9]+,[0-9]+\}\},\{ets,\{[0-9]+,[0-9]+,[0-9]+\}\},\{empty,[0-9]+\}\]$'
+lines=$(echo "$out" | grep -cE "$line")
+[ "$lines" -ge 8 ]; check "$lines seed lines on stdout, expected at least 8" $?
+
+# Usage errors exit 2; the build stayed out of the source tree.
+erl -noshell -pa "$tmp/build" -s eptest main -extra --shape cube >/dev/null 2>&1; [ $? -eq 2 ]
+check "eptest --shape cube exits 2" $?
+bash "$run" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "run.sh --bogus exits 2" $?
+[ -z "$(ls "$here"/../experiments/beam/*.beam 2>/dev/null)" ]; check "no .beam in the source tree" $?
+
+echo "cli_beam: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
