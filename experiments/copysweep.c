@@ -23,6 +23,7 @@
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "harness.h"
+#include "heaps/faults.h"
 #include "profiler.h"
 #include "terms/arena.h"
 #include "terms/atom.h"
@@ -302,11 +303,11 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
     for (int round = -p->warmup; n < p->min_rounds || (n < p->max_rounds && total < p->min_total_ns); round++) {
         for (int st = 0; st < NSTRATEGIES; st++) {
             before_repeat(s, (enum strategy)st);
-            long f0 = tc_bench_minor_faults();
+            long f0 = (long)tc_faults_minor();
             uint64_t t0 = tc_bench_now_ns();
             run(s, (enum strategy)st);
             uint64_t t1 = tc_bench_now_ns();
-            long f1 = tc_bench_minor_faults();
+            long f1 = (long)tc_faults_minor();
             after_repeat(s, (enum strategy)st);
             if (round >= 0) {
                 double ns = (double)(t1 - t0) - overhead;
@@ -333,7 +334,7 @@ static const tc_prof_phase_map profile_phases[] = {
     {"tc_copy_compact_out_list", "copy"}, {"tc_copy_shared", "shared"},
     {"tc_copy_literal_put", "literal"},   {"tc_copy_literal_get", "literal"},
     {"tc_copy_memcpy_floor", "memcpy"},   {"tc_bench_now_ns", "harness"},
-    {"tc_bench_minor_faults", "harness"},
+    {"tc_faults_minor", "harness"},
 };
 
 static bool profile_finish(tc_prof *prof, const char *name, bool quick, FILE *table)

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "harness.h"
 
+#include "heaps/faults.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -64,16 +66,10 @@ double tc_bench_clock_overhead_ns(void)
     return overhead;
 }
 
-long tc_bench_minor_faults(void)
-{
-    struct rusage ru;
-    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
 void tc_bench_region_begin(tc_bench_region *r, tc_perf *perf)
 {
     r->perf = perf;
-    r->faults0 = tc_bench_minor_faults();
+    r->faults0 = (long)tc_faults_minor();
     if (perf)
         tc_perf_start(perf);
     r->t0 = tc_bench_now_ns();
@@ -85,7 +81,7 @@ tc_bench_sample tc_bench_region_end(tc_bench_region *r)
     tc_bench_sample s = {0};
     if (r->perf)
         s.counts = tc_perf_stop(r->perf);
-    s.minor_faults = tc_bench_minor_faults() - r->faults0;
+    s.minor_faults = (long)tc_faults_minor() - r->faults0;
     double ns = (double)(t1 - r->t0) - tc_bench_clock_overhead_ns();
     s.ns = ns > 0 ? ns : 0;
     return s;
@@ -143,12 +139,12 @@ static double fault_run(size_t page)
     volatile char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == (volatile char *)MAP_FAILED)
         return -1;
-    long f0 = tc_bench_minor_faults();
+    long f0 = (long)tc_faults_minor();
     uint64_t t0 = tc_bench_now_ns();
     for (size_t o = 0; o < bytes; o += page)
         m[o] = 1;
     uint64_t t1 = tc_bench_now_ns();
-    long faults = tc_bench_minor_faults() - f0;
+    long faults = (long)tc_faults_minor() - f0;
     for (size_t o = 0; o < bytes; o += page)
         m[o] = 2;
     uint64_t t2 = tc_bench_now_ns();

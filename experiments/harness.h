@@ -27,8 +27,6 @@ uint64_t tc_bench_now_ns(void);
 /* The median cost of one back-to-back pair of tc_bench_now_ns calls: what a timed region
  * measures when it is empty. Measured on the first call, then cached. */
 double tc_bench_clock_overhead_ns(void);
-/* Minor page faults of this process so far (getrusage). */
-long tc_bench_minor_faults(void);
 
 typedef struct tc_bench_summary {
     double median, q1, q3; /* q3 - q1 is the interquartile range */

@@ -5,6 +5,7 @@
 
 #include "copy/copy_struct.h"
 #include "harness.h"
+#include "heaps/faults.h"
 #include "heaps/ets.h"
 #include "heaps/sched.h"
 #include "heaps/verify.h"
@@ -254,7 +255,7 @@ static void add_proc(snapshot *s, const tc_proc *p)
 
 static snapshot take(const world *w, const tc_proc *other)
 {
-    snapshot s = {.faults = tc_bench_minor_faults(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
+    snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
                   .sched = w->sched.stats};
     add_proc(&s, w->tester);
     if (other)
