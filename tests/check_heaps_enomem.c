@@ -39,15 +39,6 @@ static bool same(const snap *a, const snap *b)
            memcmp(a->words, b->words, sizeof a->words) == 0;
 }
 
-static tc_term deep_copy(tc_term t)
-{
-    char *text;
-    ck_assert(tc_term_print(t, &text, NULL) == TC_OK);
-    tc_term r = tc_read_ok(text);
-    tc_mem_free(text);
-    return r;
-}
-
 enum { S_MAJOR, S_MINOR_OLD, S_SHRINK, S_GROW, S_HALLOC, S_BIF, S_QUEUE, S_MSGQ_MOVE, S_R10B_FULL, S_SPAWN, S_COUNT };
 
 /* A 2n+5-word lookup result built in one HAlloc. */
@@ -186,7 +177,7 @@ static void scenario(int s)
         }
         ck_assert(tc_proc_new(mem, &pol, &p) == TC_OK);
         setup(s, p);
-        tc_term ref[3] = {deep_copy(p->x[0]), deep_copy(p->x[1]), deep_copy(*tc_proc_stack_slot(p, 0))};
+        tc_term ref[3] = {tc_deep_copy_ok(p->x[0]), tc_deep_copy_ok(p->x[1]), tc_deep_copy_ok(*tc_proc_stack_slot(p, 0))};
         snap before = take(p);
         uint64_t calls = tc_mem_calls();
         tc_mem_fail_at(n);

@@ -105,15 +105,6 @@ typedef struct world {
     uint64_t gcs;
 } world;
 
-static tc_term deep_copy(tc_term t)
-{
-    char *text;
-    ck_assert(tc_term_print(t, &text, NULL) == TC_OK);
-    tc_term r = tc_read_ok(text);
-    tc_mem_free(text);
-    return r;
-}
-
 static void check(world *w, const char *after)
 {
     const char *why;
@@ -197,7 +188,7 @@ static void step(world *w, tc_mseg *mem)
             w->xref[p->arity++] = TC_NIL;
         }
         p->x[i] = t;
-        w->xref[i] = deep_copy(t);
+        w->xref[i] = tc_deep_copy_ok(t);
         break;
     }
     case 2: { /* push an x register (or nothing) onto the stack */
@@ -207,7 +198,7 @@ static void step(world *w, tc_mseg *mem)
             break;
         }
         tc_term t = p->arity ? p->x[tc_rand_below(p->arity)] : tc_make_small(5);
-        tc_term ref = deep_copy(t);
+        tc_term ref = tc_deep_copy_ok(t);
         ck_assert(tc_proc_push_maybe_gc(p, t) == TC_OK);
         w->sref[tc_proc_stack_size(p) - 1] = ref;
         break;
@@ -226,7 +217,7 @@ static void step(world *w, tc_mseg *mem)
         tc_heapfrag *live = tc_proc_bif_enter(p);
         tc_term t = build(w, tc_proc_alloc(p));
         ck_assert(t != TC_NON_VALUE);
-        tc_term ref = deep_copy(t);
+        tc_term ref = tc_deep_copy_ok(t);
         ck_assert(tc_proc_bif_return_maybe_gc(p, live, &t) == TC_OK);
         p->x[0] = t;
         w->xref[0] = ref;
@@ -256,7 +247,7 @@ static void step(world *w, tc_mseg *mem)
             }
         }
         ck_assert(t != TC_NON_VALUE);
-        w->qref[w->nq++] = deep_copy(t);
+        w->qref[w->nq++] = tc_deep_copy_ok(t);
         ck_assert(tc_proc_queue_message(p, t, f) == TC_OK);
         break;
     }

@@ -103,6 +103,15 @@ const char *tc_print_ok(tc_term t)
     return s;
 }
 
+tc_term tc_deep_copy_ok(tc_term t)
+{
+    char *text;
+    ck_assert(tc_term_print(t, &text, NULL) == TC_OK);
+    tc_term r = tc_read_ok(text);
+    tc_mem_free(text);
+    return r;
+}
+
 uint64_t tc_flat_ok(tc_term t)
 {
     uint64_t w;

@@ -26,6 +26,9 @@ void tc_fixture_teardown(void);
 
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
+/* An independent copy of t in the fixture arena, made by printing and reading back (so it
+ * shares nothing with t and does not depend on any copier under test). */
+tc_term tc_deep_copy_ok(tc_term t);
 /* The ~w text of t in a static-lifetime buffer owned by the fixture (freed at teardown). */
 const char *tc_print_ok(tc_term t);
 uint64_t tc_flat_ok(tc_term t);
