@@ -65,75 +65,28 @@ static void usage(FILE *f)
           f);
 }
 
-static int bad(const char *what, const char *v)
-{
-    fprintf(stderr, "ablate: bad %s '%s' (see --help)\n", what, v);
-    return EXIT_USAGE;
-}
-
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {{"era", required_argument, NULL, 'e'}, {"len", required_argument, NULL, 'l'},
-                                          {"iterations", required_argument, NULL, 'n'},
-                                          {"repeats", required_argument, NULL, 'r'},
-                                          {"shape", required_argument, NULL, 's'}, {"quick", no_argument, NULL, 'q'},
-                                          {"csv", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-    const char *eras[2] = {"r10b", "otp25"};
-    int neras = 2;
-    long len = 0, iterations = 0, repeats = 0;
-    tc_ep_shape shape = TC_EP_INTS;
-    bool quick = false;
-    const char *csv_path = NULL;
+    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {NULL, 0, NULL, 0}};
+    tc_ep_cli cli;
+    tc_ep_cli_init(&cli, "ablate");
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        char *end;
-        switch (opt) {
-        case 'e':
-            if (strcmp(optarg, "both") == 0)
-                break;
-            if (strcmp(optarg, "r10b") != 0 && strcmp(optarg, "otp25") != 0)
-                return bad("--era", optarg);
-            eras[0] = optarg;
-            neras = 1;
-            break;
-        case 'l':
-            len = strtol(optarg, &end, 10);
-            if (*end || len < 1 || len > 1000000)
-                return bad("--len", optarg);
-            break;
-        case 'n':
-            iterations = strtol(optarg, &end, 10);
-            if (*end || iterations < 1 || iterations > 10000000)
-                return bad("--iterations", optarg);
-            break;
-        case 'r':
-            repeats = strtol(optarg, &end, 10);
-            if (*end || repeats < 1 || repeats > 64)
-                return bad("--repeats", optarg);
-            break;
-        case 's':
-            if (tc_ep_shape_parse(optarg, &shape) != TC_OK)
-                return bad("--shape", optarg);
-            break;
-        case 'q': quick = true; break;
-        case 'c': csv_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "ablate: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
+        int rc = tc_ep_cli_option(&cli, opt, optarg);
+        if (rc != 0)
+            return rc > 0 ? rc : tc_ep_cli_unknown(&cli, argc, argv);
     }
     if (optind < argc)
-        return bad("argument", argv[optind]);
-    if (!iterations)
-        iterations = quick ? 200 : 1000;
-    if (!repeats)
-        repeats = quick ? 1 : 3;
+        return tc_ep_cli_unknown(&cli, argc, argv);
+    if (cli.help) {
+        usage(stdout);
+        return 0;
+    }
+    long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
     FILE *csv = NULL;
-    if (csv_path && !(csv = tc_bench_csv_open(csv_path))) {
-        fprintf(stderr, "ablate: cannot write '%s': %s\n", csv_path, strerror(errno));
+    if (cli.csv && !(csv = tc_bench_csv_open(cli.csv))) {
+        fprintf(stderr, "ablate: cannot write '%s': %s\n", cli.csv, strerror(errno));
         return EXIT_USAGE;
     }
     if (csv) {
@@ -145,38 +98,35 @@ int main(int argc, char **argv)
     }
     printf("%-6s %-14s %10s %10s %7s %8s %8s %9s  %s\n", "era", "ablation", "proc_us", "lookup_us", "ratio",
            "l.faults", "l.gcs", "l.gcw/op", "switched");
-    for (int e = 0; e < neras; e++) {
+    for (int e = 0; e < cli.neras; e++) {
+        const char *era = cli.eras[e];
         for (size_t a = 0; a < NABLATIONS; a++) {
             tc_ep_config cfg;
-            if (tc_ep_config_for_era(eras[e], &cfg) != TC_OK)
-                return bad("--era", eras[e]);
-            cfg.len = len ? len : strcmp(eras[e], "r10b") == 0 ? 1000 : 10000;
-            cfg.iterations = iterations;
-            cfg.shape = shape;
+            if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), iterations, &cfg) != TC_OK)
+                return tc_ep_cli_bad(&cli, "--era", era);
             ablations[a].apply(&cfg);
-            tc_bench_progress("ablate %s %s", eras[e], ablations[a].name);
+            tc_bench_progress("ablate %s %s", era, ablations[a].name);
             tc_ep_gap g;
             tc_result r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
+            tc_bench_progress_end();
             if (r != TC_OK) {
-                tc_bench_progress_end();
-                fprintf(stderr, "ablate: %s %s failed: %s\n", eras[e], ablations[a].name, tc_result_name(r));
+                fprintf(stderr, "ablate: %s %s failed: %s\n", era, ablations[a].name, tc_result_name(r));
                 return 1;
             }
-            tc_bench_progress_end();
-            printf("%-6s %-14s %10.0f %10.0f %7.2f %8ld %8llu %9.0f  %s\n", eras[e], ablations[a].name, g.proc_us,
+            printf("%-6s %-14s %10.0f %10.0f %7.2f %8ld %8llu %9.0f  %s\n", era, ablations[a].name, g.proc_us,
                    g.lookup_us, g.ratio, g.lookup.faults, (unsigned long long)g.lookup.gcs,
                    (double)g.lookup.gc_words / (double)cfg.iterations, ablations[a].what);
             fflush(stdout);
             if (csv)
-                fprintf(csv, "%s,%s,%s,%ld,%ld,%.1f,%.1f,%.3f,%ld,%ld,%llu,%llu,%llu,%llu,%llu\n", eras[e],
-                        ablations[a].name, tc_ep_shape_names[shape], cfg.len, cfg.iterations, g.proc_us, g.lookup_us,
-                        g.ratio, g.proc.faults, g.lookup.faults, (unsigned long long)g.lookup.gcs,
+                fprintf(csv, "%s,%s,%s,%ld,%ld,%.1f,%.1f,%.3f,%ld,%ld,%llu,%llu,%llu,%llu,%llu\n", era,
+                        ablations[a].name, tc_ep_shape_names[cfg.shape], cfg.len, cfg.iterations, g.proc_us,
+                        g.lookup_us, g.ratio, g.proc.faults, g.lookup.faults, (unsigned long long)g.lookup.gcs,
                         (unsigned long long)g.lookup.gc_words, (unsigned long long)g.lookup.carriers_mapped,
                         (unsigned long long)g.proc.gcs, (unsigned long long)g.proc.gc_words);
         }
     }
     if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "ablate: writing '%s' failed\n", csv_path);
+        fprintf(stderr, "ablate: writing '%s' failed\n", cli.csv);
         return EXIT_USAGE;
     }
     return 0;

@@ -279,81 +279,38 @@ static void pass_hook(void *ctx, int test, bool begin)
 
 static void usage(FILE *f)
 {
-    fputs("usage: breakdown [--era r10b|otp25|both] [--len L] [--iterations N] [--runs R]\n"
+    fputs("usage: breakdown [--era r10b|otp25|both] [--len L] [--iterations N] [--repeats R]\n"
           "                 [--shape S] [--quick] [--csv FILE|-] [--help]\n"
           "\n"
           "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
           "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
           "measured in the same run, and by a sampling profiler over the same passes.\n"
           "  --len L        payload length (default: 1000 for r10b, 10000 for otp25)\n"
-          "  --runs R       workload runs the profiler accumulates over (default 10; --quick 2)\n"
+          "  --repeats R    workload runs the profiler accumulates over (default 10; --quick 2)\n"
           "  --csv FILE     era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n",
           f);
 }
 
-static int bad(const char *what, const char *v)
-{
-    fprintf(stderr, "breakdown: bad %s '%s' (see --help)\n", what, v);
-    return EXIT_USAGE;
-}
-
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {{"era", required_argument, NULL, 'e'}, {"len", required_argument, NULL, 'l'},
-                                          {"iterations", required_argument, NULL, 'n'},
-                                          {"runs", required_argument, NULL, 'r'}, {"shape", required_argument, NULL, 's'},
-                                          {"quick", no_argument, NULL, 'q'}, {"csv", required_argument, NULL, 'c'},
-                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *eras[2] = {"r10b", "otp25"};
-    int neras = 2;
-    long len = 0, iterations = 1000, runs = 0;
-    tc_ep_shape shape = TC_EP_INTS;
-    bool quick = false;
-    const char *csv_path = NULL;
+    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {NULL, 0, NULL, 0}};
+    tc_ep_cli cli;
+    tc_ep_cli_init(&cli, "breakdown");
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        char *end;
-        switch (opt) {
-        case 'e':
-            if (strcmp(optarg, "both") == 0)
-                break;
-            if (strcmp(optarg, "r10b") != 0 && strcmp(optarg, "otp25") != 0)
-                return bad("--era", optarg);
-            eras[0] = optarg;
-            neras = 1;
-            break;
-        case 'l':
-            len = strtol(optarg, &end, 10);
-            if (*end || len < 1 || len > 1000000)
-                return bad("--len", optarg);
-            break;
-        case 'n':
-            iterations = strtol(optarg, &end, 10);
-            if (*end || iterations < 1 || iterations > 10000000)
-                return bad("--iterations", optarg);
-            break;
-        case 'r':
-            runs = strtol(optarg, &end, 10);
-            if (*end || runs < 1 || runs > 1000)
-                return bad("--runs", optarg);
-            break;
-        case 's':
-            if (tc_ep_shape_parse(optarg, &shape) != TC_OK)
-                return bad("--shape", optarg);
-            break;
-        case 'q': quick = true; break;
-        case 'c': csv_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "breakdown: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
+        int rc = tc_ep_cli_option(&cli, opt, optarg);
+        if (rc != 0)
+            return rc > 0 ? rc : tc_ep_cli_unknown(&cli, argc, argv);
     }
     if (optind < argc)
-        return bad("argument", argv[optind]);
-    if (!runs)
-        runs = quick ? 2 : 10;
+        return tc_ep_cli_unknown(&cli, argc, argv);
+    if (cli.help) {
+        usage(stdout);
+        return 0;
+    }
+    long runs = cli.repeats ? cli.repeats : cli.quick ? 2 : 10;
+    const char *csv_path = cli.csv;
     FILE *csv = NULL;
     if (csv_path && !(csv = tc_bench_csv_open(csv_path))) {
         fprintf(stderr, "breakdown: cannot write '%s': %s\n", csv_path, strerror(errno));
@@ -367,15 +324,13 @@ int main(int argc, char **argv)
         fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
     }
     int status = 0;
-    for (int e = 0; e < neras && status == 0; e++) {
+    for (int e = 0; e < cli.neras && status == 0; e++) {
+        const char *era = cli.eras[e];
         tc_ep_config cfg;
-        if (tc_ep_config_for_era(eras[e], &cfg) != TC_OK)
-            return bad("--era", eras[e]);
-        cfg.len = len ? len : strcmp(eras[e], "r10b") == 0 ? 1000 : 10000;
-        cfg.iterations = iterations;
-        cfg.shape = shape;
+        if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg) != TC_OK)
+            return tc_ep_cli_bad(&cli, "--era", era);
         unit_costs u = {0};
-        tc_bench_progress("breakdown %s: unit costs", eras[e]);
+        tc_bench_progress("breakdown %s: unit costs", era);
         tc_result r = measure_units(&cfg, &u);
         profilers ps = {{NULL}, TC_OK};
         for (int t = 0; r == TC_OK && t < TC_EP_TESTS; t++)
@@ -387,26 +342,26 @@ int main(int argc, char **argv)
         if (!counts)
             r = TC_ENOMEM;
         for (long k = 0; r == TC_OK && k < runs; k++) {
-            tc_bench_progress("breakdown %s: run %ld of %ld", eras[e], k + 1, runs);
+            tc_bench_progress("breakdown %s: run %ld of %ld", era, k + 1, runs);
             r = tc_ep_run(&cfg, &counts[k * TC_EP_TESTS]);
             if (r == TC_OK)
                 r = ps.error;
         }
         tc_bench_progress_end();
         if (r != TC_OK) {
-            fprintf(stderr, "breakdown: %s failed: %s\n", eras[e], tc_result_name(r));
+            fprintf(stderr, "breakdown: %s failed: %s\n", era, tc_result_name(r));
             status = 1;
         }
         if (status == 0) {
             printf("%s, L=%ld, N=%ld: unit costs size %.2f, copy %.2f, shallow %.2f, gc %.2f ns/word; fault %.0f ns, "
                    "carrier %.0f ns, poll %.0f ns, switch %.0f ns\n",
-                   eras[e], cfg.len, cfg.iterations, u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault,
+                   era, cfg.len, cfg.iterations, u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault,
                    u.carrier, u.poll, u.switch_);
             if (csv)
                 tc_bench_meta(csv, "unit_costs",
                               "%s: size %.3f copy %.3f shallow %.3f gc %.3f ns/word, fault %.0f, carrier %.0f, "
                               "poll %.0f, switch %.0f ns",
-                              eras[e], u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault, u.carrier, u.poll,
+                              era, u.size_word, u.copy_word, u.shallow_word, u.gc_word, u.fault, u.carrier, u.poll,
                               u.switch_);
         }
         for (int t = 0; status == 0 && t < TC_EP_TESTS; t++) {
@@ -427,7 +382,7 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
-            printf("\n%s %s: %.0f us, %llu profiler samples\n", eras[e], tc_ep_test_names[t], med,
+            printf("\n%s %s: %.0f us, %llu profiler samples\n", era, tc_ep_test_names[t], med,
                    (unsigned long long)rep.samples);
             tc_prof_counter_phase cp[PHASES];
             for (int k = 0; k < PHASES; k++)
@@ -442,7 +397,7 @@ int main(int argc, char **argv)
                     for (size_t i = 0; i < rep.nphases; i++)
                         if (strcmp(rep.phase[i].phase, phase_names[k]) == 0)
                             samples = rep.phase[i].samples;
-                    fprintf(csv, "%s,%s,%s,%.0f,%.4f,%llu,%.4f\n", eras[e], tc_ep_test_names[t], phase_names[k], ph[k], total > 0 ? ph[k] / total : 0,
+                    fprintf(csv, "%s,%s,%s,%.0f,%.4f,%llu,%.4f\n", era, tc_ep_test_names[t], phase_names[k], ph[k], total > 0 ? ph[k] / total : 0,
                             (unsigned long long)samples, rep.samples ? (double)samples / (double)rep.samples : 0);
                 }
             }

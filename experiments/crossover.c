@@ -55,17 +55,12 @@ static void usage(FILE *f)
           "The lookup/proc ratio of the eptest workload over a grid of payload lengths (ints:\n"
           "every 250 from 1000 to 10000 and a few around; other shapes a coarse grid), and per\n"
           "shape and era the crossover: the smallest length where the lookup takes longer.\n"
+          "  --shape S     one shape only (default: every shape)\n"
           "  --repeats R   runs per point, medians (default 3; --quick 1)\n"
           "  --quick       coarse grid for every shape, one run per point\n"
           "  --csv FILE    one row per point: shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n"
           "  --summary FILE  one row per shape and era: shape,era,crossover_len,ratio_at_1000,ratio_at_10000\n",
           f);
-}
-
-static int bad(const char *what, const char *v)
-{
-    fprintf(stderr, "crossover: bad %s '%s' (see --help)\n", what, v);
-    return EXIT_USAGE;
 }
 
 static FILE *open_or_die(const char *path, int *rc)
@@ -80,56 +75,34 @@ static FILE *open_or_die(const char *path, int *rc)
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {{"era", required_argument, NULL, 'e'}, {"shape", required_argument, NULL, 's'},
-                                          {"repeats", required_argument, NULL, 'r'}, {"quick", no_argument, NULL, 'q'},
-                                          {"csv", required_argument, NULL, 'c'}, {"summary", required_argument, NULL, 'S'},
-                                          {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *eras[2] = {"r10b", "otp25"};
-    int neras = 2, first_shape = 0, last_shape = TC_EP_SHAPES - 1;
-    long repeats = 0;
-    bool quick = false;
-    const char *csv_path = NULL, *summary_path = NULL;
+    enum { OPT_SUMMARY = 1 };
+    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {"summary", required_argument, NULL, OPT_SUMMARY},
+                                          {NULL, 0, NULL, 0}};
+    tc_ep_cli cli;
+    tc_ep_cli_init(&cli, "crossover");
+    const char *summary_path = NULL;
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        char *end;
-        tc_ep_shape sh;
-        switch (opt) {
-        case 'e':
-            if (strcmp(optarg, "both") == 0)
-                break;
-            if (strcmp(optarg, "r10b") != 0 && strcmp(optarg, "otp25") != 0)
-                return bad("--era", optarg);
-            eras[0] = optarg;
-            neras = 1;
-            break;
-        case 's':
-            if (strcmp(optarg, "all") == 0)
-                break;
-            if (tc_ep_shape_parse(optarg, &sh) != TC_OK)
-                return bad("--shape", optarg);
-            first_shape = last_shape = (int)sh;
-            break;
-        case 'r':
-            repeats = strtol(optarg, &end, 10);
-            if (*end || repeats < 1 || repeats > 64)
-                return bad("--repeats", optarg);
-            break;
-        case 'q': quick = true; break;
-        case 'c': csv_path = optarg; break;
-        case 'S': summary_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "crossover: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
+        int rc = tc_ep_cli_option(&cli, opt, optarg);
+        if (rc > 0)
+            return rc;
+        if (rc < 0 && opt != OPT_SUMMARY)
+            return tc_ep_cli_unknown(&cli, argc, argv);
+        if (opt == OPT_SUMMARY)
+            summary_path = optarg;
     }
     if (optind < argc)
-        return bad("argument", argv[optind]);
-    if (!repeats)
-        repeats = quick ? 1 : 3;
+        return tc_ep_cli_unknown(&cli, argc, argv);
+    if (cli.help) {
+        usage(stdout);
+        return 0;
+    }
+    bool quick = cli.quick;
+    long repeats = cli.repeats ? cli.repeats : quick ? 1 : 3;
+    int first_shape = cli.shape_set ? (int)cli.shape : 0, last_shape = cli.shape_set ? (int)cli.shape : TC_EP_SHAPES - 1;
     int rc = 0;
-    FILE *csv = csv_path ? open_or_die(csv_path, &rc) : NULL;
+    FILE *csv = cli.csv ? open_or_die(cli.csv, &rc) : NULL;
     FILE *summary = summary_path && !rc ? open_or_die(summary_path, &rc) : NULL;
     if (rc)
         return rc;
@@ -149,22 +122,21 @@ int main(int argc, char **argv)
     for (int s = first_shape; s <= last_shape; s++) {
         long grid[64];
         size_t n = s == TC_EP_INTS && !quick ? fine_grid(grid) : coarse_grid(grid, quick);
-        for (int e = 0; e < neras; e++) {
+        for (int e = 0; e < cli.neras; e++) {
             long crossing = 0;
             double r1000 = 0, r10000 = 0;
             for (size_t i = 0; i < n; i++) {
                 tc_ep_config cfg;
-                if (tc_ep_config_for_era(eras[e], &cfg) != TC_OK)
-                    return bad("--era", eras[e]);
+                if (tc_ep_cli_config(&cli, e, grid[i], iterations_for(grid[i], quick ? 200 : 1000), &cfg) != TC_OK)
+                    return tc_ep_cli_bad(&cli, "--era", cli.eras[e]);
                 cfg.shape = (tc_ep_shape)s;
                 cfg.len = grid[i];
-                cfg.iterations = iterations_for(grid[i], quick ? 200 : 1000);
-                tc_bench_progress("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], eras[e], grid[i], i + 1, n);
+                tc_bench_progress("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], cli.eras[e], grid[i], i + 1, n);
                 tc_ep_gap g;
                 tc_result r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
                 if (r != TC_OK) {
                     tc_bench_progress_end();
-                    fprintf(stderr, "crossover: %s %s L=%ld failed: %s\n", tc_ep_shape_names[s], eras[e], grid[i],
+                    fprintf(stderr, "crossover: %s %s L=%ld failed: %s\n", tc_ep_shape_names[s], cli.eras[e], grid[i],
                             tc_result_name(r));
                     return 1;
                 }
@@ -176,15 +148,15 @@ int main(int argc, char **argv)
                     r10000 = g.ratio;
                 if (csv)
                     fprintf(csv, "%s,%ld,%ld,%s,%.1f,%.1f,%.3f\n", tc_ep_shape_names[s], grid[i], cfg.iterations,
-                            eras[e], g.proc_us, g.lookup_us, g.ratio);
+                            cli.eras[e], g.proc_us, g.lookup_us, g.ratio);
             }
             tc_bench_progress_end();
             char cross[24];
             snprintf(cross, sizeof cross, crossing ? "%ld" : "none", crossing);
-            printf("%-8s %-6s %-10s %8.2f %8.2f\n", tc_ep_shape_names[s], eras[e], cross, r1000, r10000);
+            printf("%-8s %-6s %-10s %8.2f %8.2f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
             fflush(stdout);
             if (summary)
-                fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], eras[e], cross, r1000, r10000);
+                fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
         }
     }
     bool ok = (!csv || tc_bench_csv_close(csv)) & (!summary || tc_bench_csv_close(summary));

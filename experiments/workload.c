@@ -1,6 +1,9 @@
 #include "workload.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "copy/copy_struct.h"
@@ -397,5 +400,77 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
     out->proc_us = tc_bench_summarize(proc, (size_t)(3 * repeats)).median;
     out->lookup_us = tc_bench_summarize(lookup, (size_t)repeats).median;
     out->ratio = out->proc_us > 0 ? out->lookup_us / out->proc_us : 0;
+    return TC_OK;
+}
+
+void tc_ep_cli_init(tc_ep_cli *c, const char *prog)
+{
+    *c = (tc_ep_cli){.prog = prog, .eras = {"r10b", "otp25"}, .neras = 2};
+}
+
+int tc_ep_cli_bad(const tc_ep_cli *c, const char *what, const char *value)
+{
+    fprintf(stderr, "%s: bad %s '%s' (see --help)\n", c->prog, what, value);
+    return 2;
+}
+
+static int long_arg(const tc_ep_cli *c, const char *what, const char *arg, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *arg == '\0' || *end != '\0' || v < lo || v > hi)
+        return tc_ep_cli_bad(c, what, arg);
+    *out = v;
+    return 0;
+}
+
+int tc_ep_cli_option(tc_ep_cli *c, int opt, const char *arg)
+{
+    switch (opt) {
+    case TC_EP_OPT_ERA:
+        if (strcmp(arg, "both") == 0) {
+            c->eras[0] = "r10b";
+            c->neras = 2;
+        } else if (strcmp(arg, "r10b") == 0 || strcmp(arg, "otp25") == 0) {
+            c->eras[0] = arg;
+            c->neras = 1;
+        } else {
+            return tc_ep_cli_bad(c, "--era", arg);
+        }
+        return 0;
+    case TC_EP_OPT_LEN: return long_arg(c, "--len", arg, 1, 1000000, &c->len);
+    case TC_EP_OPT_ITERATIONS: return long_arg(c, "--iterations", arg, 1, 100000000, &c->iterations);
+    case TC_EP_OPT_REPEATS: return long_arg(c, "--repeats", arg, 1, 64, &c->repeats);
+    case TC_EP_OPT_SHAPE:
+        if (tc_ep_shape_parse(arg, &c->shape) != TC_OK)
+            return tc_ep_cli_bad(c, "--shape", arg);
+        c->shape_set = true;
+        return 0;
+    case TC_EP_OPT_QUICK: c->quick = true; return 0;
+    case TC_EP_OPT_CSV: c->csv = arg; return 0;
+    case TC_EP_OPT_HELP: c->help = true; return 0;
+    default: return -1;
+    }
+}
+
+int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv)
+{
+    if (optind < argc)
+        return tc_ep_cli_bad(c, "argument", argv[optind]);
+    fprintf(stderr, "%s: unknown or incomplete option '%s' (see --help)\n", c->prog, argv[optind - 1]);
+    return 2;
+}
+
+long tc_ep_gap_len(const char *era) { return strcmp(era, "r10b") == 0 ? 1000 : 10000; }
+
+tc_result tc_ep_cli_config(const tc_ep_cli *c, int era, long default_len, long default_iterations, tc_ep_config *out)
+{
+    tc_result r = tc_ep_config_for_era(c->eras[era], out);
+    if (r != TC_OK)
+        return r;
+    out->len = c->len ? c->len : default_len;
+    out->iterations = c->iterations ? c->iterations : default_iterations;
+    out->shape = c->shape;
     return TC_OK;
 }

@@ -78,4 +78,45 @@ typedef struct tc_ep_gap {
 } tc_ep_gap;
 tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out) TC_MUST_CHECK;
 
+/*
+ * The command line the experiment binaries share: --era r10b|otp25|both, --len L,
+ * --iterations N, --repeats R, --shape S, --quick, --csv FILE|-, --help. Each binary lists
+ * TC_EP_CLI_OPTIONS in its getopt_long table beside its own options and hands every option
+ * to tc_ep_cli_option first.
+ */
+enum { TC_EP_OPT_ERA = 1000, TC_EP_OPT_LEN, TC_EP_OPT_ITERATIONS, TC_EP_OPT_REPEATS, TC_EP_OPT_SHAPE, TC_EP_OPT_QUICK,
+       TC_EP_OPT_CSV, TC_EP_OPT_HELP };
+#define TC_EP_CLI_OPTIONS                                                                          \
+    {"era", required_argument, NULL, TC_EP_OPT_ERA}, {"len", required_argument, NULL, TC_EP_OPT_LEN}, \
+        {"iterations", required_argument, NULL, TC_EP_OPT_ITERATIONS},                             \
+        {"repeats", required_argument, NULL, TC_EP_OPT_REPEATS},                                   \
+        {"shape", required_argument, NULL, TC_EP_OPT_SHAPE}, {"quick", no_argument, NULL, TC_EP_OPT_QUICK}, \
+        {"csv", required_argument, NULL, TC_EP_OPT_CSV}, {"help", no_argument, NULL, TC_EP_OPT_HELP}
+
+typedef struct tc_ep_cli {
+    const char *prog;
+    const char *eras[2]; /* the eras to run, in order */
+    int neras;
+    long len, iterations, repeats; /* 0: the binary's default */
+    tc_ep_shape shape;
+    bool shape_set, quick, help;
+    const char *csv;
+} tc_ep_cli;
+
+/* Both eras, everything else unset. */
+void tc_ep_cli_init(tc_ep_cli *c, const char *prog);
+/* One option from getopt_long: 0 when it was a shared option and is now set, 2 after
+ * printing a one-line message for a bad value, -1 when the option is not a shared one. */
+int tc_ep_cli_option(tc_ep_cli *c, int opt, const char *arg);
+/* The one-line message for a bad value or argument; returns 2 (the exit code). */
+int tc_ep_cli_bad(const tc_ep_cli *c, const char *what, const char *value);
+/* After getopt_long: 2 with a message for an unknown option or a stray argument. */
+int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv);
+/* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
+ * 10000 for OTP 25 (the brief's measurement). */
+long tc_ep_gap_len(const char *era);
+/* The configuration of one era from the command line, `default_len` when --len is unset. */
+tc_result tc_ep_cli_config(const tc_ep_cli *c, int era, long default_len, long default_iterations,
+                           tc_ep_config *out) TC_MUST_CHECK;
+
 #endif
