@@ -67,28 +67,19 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {NULL, 0, NULL, 0}};
     tc_ep_cli cli;
     tc_ep_cli_init(&cli, "ablate");
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        int rc = tc_ep_cli_option(&cli, opt, optarg);
-        if (rc != 0)
-            return rc > 0 ? rc : tc_ep_cli_unknown(&cli, argc, argv);
-    }
-    if (optind < argc)
-        return tc_ep_cli_unknown(&cli, argc, argv);
+    int rc = tc_ep_cli_parse(&cli, argc, argv);
+    if (rc)
+        return rc;
     if (cli.help) {
         usage(stdout);
         return 0;
     }
     long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
-    FILE *csv = NULL;
-    if (cli.csv && !(csv = tc_bench_csv_open(cli.csv))) {
-        fprintf(stderr, "ablate: cannot write '%s': %s\n", cli.csv, strerror(errno));
-        return EXIT_USAGE;
-    }
+    FILE *csv = tc_ep_cli_open_csv(&cli, cli.csv, &rc);
+    if (rc)
+        return rc;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "ablate (eptest workload, one mechanism switched per variant)");

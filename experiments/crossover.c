@@ -63,16 +63,6 @@ static void usage(FILE *f)
           f);
 }
 
-static FILE *open_or_die(const char *path, int *rc)
-{
-    FILE *f = tc_bench_csv_open(path);
-    if (!f) {
-        fprintf(stderr, "crossover: cannot write '%s': %s\n", path, strerror(errno));
-        *rc = EXIT_USAGE;
-    }
-    return f;
-}
-
 int main(int argc, char **argv)
 {
     enum { OPT_SUMMARY = 1 };
@@ -102,8 +92,8 @@ int main(int argc, char **argv)
     long repeats = cli.repeats ? cli.repeats : quick ? 1 : 3;
     int first_shape = cli.shape_set ? (int)cli.shape : 0, last_shape = cli.shape_set ? (int)cli.shape : TC_EP_SHAPES - 1;
     int rc = 0;
-    FILE *csv = cli.csv ? open_or_die(cli.csv, &rc) : NULL;
-    FILE *summary = summary_path && !rc ? open_or_die(summary_path, &rc) : NULL;
+    FILE *csv = tc_ep_cli_open_csv(&cli, cli.csv, &rc);
+    FILE *summary = rc ? NULL : tc_ep_cli_open_csv(&cli, summary_path, &rc);
     if (rc)
         return rc;
     const char *what = "crossover (eptest workload over a grid of payload lengths)";

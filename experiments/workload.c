@@ -464,6 +464,31 @@ int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv)
 
 long tc_ep_gap_len(const char *era) { return strcmp(era, "r10b") == 0 ? 1000 : 10000; }
 
+int tc_ep_cli_parse(tc_ep_cli *c, int argc, char **argv)
+{
+    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        int rc = tc_ep_cli_option(c, opt, optarg);
+        if (rc != 0)
+            return rc > 0 ? rc : tc_ep_cli_unknown(c, argc, argv);
+    }
+    return optind < argc ? tc_ep_cli_unknown(c, argc, argv) : 0;
+}
+
+FILE *tc_ep_cli_open_csv(const tc_ep_cli *c, const char *path, int *rc)
+{
+    if (!path)
+        return NULL;
+    FILE *f = tc_bench_csv_open(path);
+    if (!f) {
+        fprintf(stderr, "%s: cannot write '%s': %s\n", c->prog, path, strerror(errno));
+        *rc = 2;
+    }
+    return f;
+}
+
 tc_result tc_ep_cli_config(const tc_ep_cli *c, int era, long default_len, long default_iterations, tc_ep_config *out)
 {
     tc_result r = tc_ep_config_for_era(c->eras[era], out);

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "copy/send.h"
 #include "heaps/policy.h"
@@ -112,6 +113,11 @@ int tc_ep_cli_option(tc_ep_cli *c, int opt, const char *arg);
 int tc_ep_cli_bad(const tc_ep_cli *c, const char *what, const char *value);
 /* After getopt_long: 2 with a message for an unknown option or a stray argument. */
 int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv);
+/* The whole command line of a binary with only the shared options: 0, or 2 after a
+ * message. --help sets c->help and the binary prints its usage. */
+int tc_ep_cli_parse(tc_ep_cli *c, int argc, char **argv);
+/* Opens --csv (NULL when not given); on failure prints the message and sets *rc to 2. */
+FILE *tc_ep_cli_open_csv(const tc_ep_cli *c, const char *path, int *rc);
 /* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
  * 10000 for OTP 25 (the brief's measurement). */
 long tc_ep_gap_len(const char *era);
