@@ -57,7 +57,7 @@ static const char usage[] =
     "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
     "read_concurrency) on 1 and 2 threads, then process-dictionary put/get/counter; prints\n"
     "ops/s in the seed's style, what the locks cost per operation, and the seed beside it.\n"
-    "  --quick          N = 25000, 5 repeats (under 10 s)\n"
+    "  --quick          N = 20000, 5 repeats (under 10 s)\n"
     "  -n N             objects (default 1000000, as the seed)\n"
     "  --repeats R      repeats per figure, median reported (default 3)\n"
     "  --heap WORDS     each process's min_heap_size (default 9999999, the seed's +h)\n"
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
         }
     }
     if (quick) {
-        c.n = 25000;
+        c.n = 20000;
         c.repeats = 5;
     }
     if (optind < argc || c.n < 2 || c.repeats < 1 || c.repeats > MAX_REPEATS || c.heap_words == 0 ||
