@@ -400,14 +400,14 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     config c = {1000000, 3, 9999999, false, 0};
-    bool quick = false;
+    bool quick = false, n_given = false, repeats_given = false;
     const char *csv_path = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "n:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'q': quick = true; break;
-        case 'n': c.n = atoll(optarg); break;
-        case 'r': c.repeats = atoi(optarg); break;
+        case 'n': c.n = atoll(optarg), n_given = true; break;
+        case 'r': c.repeats = atoi(optarg), repeats_given = true; break;
         case 'H': c.heap_words = strtoull(optarg, NULL, 10); break;
         case 'm': c.meta_lock = true; break;
         case 'b': c.bucket_locks = (unsigned)atoi(optarg); break;
@@ -416,9 +416,9 @@ int main(int argc, char **argv)
         default: fputs("etsbench: see --help\n", stderr); return EXIT_USAGE;
         }
     }
-    if (quick) {
-        c.n = 20000;
-        c.repeats = 5;
+    if (quick) { /* explicit -n and --repeats still win */
+        c.n = n_given ? c.n : 20000;
+        c.repeats = repeats_given ? c.repeats : 5;
     }
     if (optind < argc || c.n < 2 || c.repeats < 1 || c.repeats > MAX_REPEATS || c.heap_words == 0 ||
         c.bucket_locks > 256 || (c.bucket_locks & (c.bucket_locks - 1))) {
