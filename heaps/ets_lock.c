@@ -169,9 +169,6 @@ void tc_ets_locks_free(tc_ets_locks *l)
     tc_mem_free(l->raw[0]);
 }
 
-tc_ets_lock_mode tc_ets_locks_mode(const tc_ets_locks *l) { return l->mode; }
-bool tc_ets_locks_fine(const tc_ets_locks *l) { return l->buckets != NULL; }
-
 void tc_ets_lock_table(tc_ets_locks *l, tc_ets_access a)
 {
     if (l->mode == TC_ETS_LOCK_NONE)

@@ -52,9 +52,6 @@ typedef struct tc_ets_locks tc_ets_locks;
 tc_result tc_ets_locks_new(tc_ets_lock_mode mode, bool meta_lock, unsigned bucket_locks,
                            tc_ets_locks **out) TC_MUST_CHECK;
 void tc_ets_locks_free(tc_ets_locks *l);
-tc_ets_lock_mode tc_ets_locks_mode(const tc_ets_locks *l);
-/* True when bucket locks exist, i.e. the table lock alone does not exclude writers. */
-bool tc_ets_locks_fine(const tc_ets_locks *l);
 
 /* Meta lock (when on) then the table lock in the mode the operation needs. */
 void tc_ets_lock_table(tc_ets_locks *l, tc_ets_access a);
