@@ -1,0 +1,20 @@
+# Figure 8: the crossover length (the smallest payload length at which the lookup takes
+# longer than the round trip) per term shape and era; no bar: no crossover in the grid
+# (results/derived/crossover-wide.csv).
+load 'plots/style.gp'
+set title 'Crossover length per term shape (no bar: the lookup never loses on the grid)'
+set ylabel 'payload length L (log)'
+set logscale y
+set format y '%.0f'
+set yrange [1:*]
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set key top left
+if (vm) {
+    plot der.'/crossover-wide.csv' using 2:xtic(1) title 'model R10B' lc rgb c_r10b, \
+         '' using 3 title 'model OTP 25' lc rgb c_otp25, '' using 4 title 'real VM (OTP 25)' lc rgb c_vm
+} else {
+    plot der.'/crossover-wide.csv' using 2:xtic(1) title 'model R10B' lc rgb c_r10b, \
+         '' using 3 title 'model OTP 25' lc rgb c_otp25
+}

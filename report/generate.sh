@@ -1,0 +1,208 @@
+#!/bin/sh
+# report/generate.sh TEMPLATE RESULTS_DIR OUTPUT
+#
+# Expands the markers of a Markdown template with numbers read from the pipeline's CSVs, so no
+# number in the report is typed by hand. FILE is a path relative to RESULTS_DIR; CSVs start
+# with '#' metadata lines, then a header row, then rows (fields may be "quoted").
+#
+#   {{value FILE COLUMN [KEY=VAL ...] [%FMT]}}   the one row matching every KEY=VAL (VAL may
+#                                  list alternatives as a|b); FMT is a printf format or '%,'
+#                                  (rounded, thousands separated). No row or several: an error.
+#   {{table FILE COL[:Title] ... [KEY=VAL ...]}}  a Markdown table of the matching rows (on a
+#                                  line of its own); '_' in a Title is a space
+#   {{meta FILE KEY}}              the text of FILE's '# KEY: ...' metadata line
+#   {{ifexists FILE}} ... [{{else}} ...] {{endif}}   lines kept only if FILE exists (own lines)
+#
+# Any marker that cannot be expanded is an error (exit 1, with the template line); OUTPUT is
+# then left untouched. POSIX sh and awk only (mawk on Debian).
+set -eu
+[ $# -eq 3 ] || { echo "usage: report/generate.sh TEMPLATE RESULTS_DIR OUTPUT" >&2; exit 2; }
+template=$1 results=$2 output=$3
+[ -r "$template" ] || { echo "generate: cannot read $template" >&2; exit 2; }
+tmp="$output.tmp.$$"
+trap 'rm -f "$tmp"' EXIT INT TERM
+
+awk -v results="$results" -v template="$template" '
+function die(msg) {
+    printf "generate: %s:%d: %s\n", template, FNR, msg > "/dev/stderr"
+    failed = 1
+    exit 1
+}
+
+# Splits one CSV line into f[1..n] (double-quoted fields, "" for a quote); returns n.
+function csv_split(line, f,    n, i, c, field, quoted) {
+    n = 0; field = ""; quoted = 0
+    for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (quoted) {
+            if (c == "\"" && substr(line, i + 1, 1) == "\"") { field = field c; i++ }
+            else if (c == "\"") quoted = 0
+            else field = field c
+        } else if (c == "\"") quoted = 1
+        else if (c == ",") { f[++n] = field; field = "" }
+        else field = field c
+    }
+    f[++n] = field
+    return n
+}
+
+# Loads FILE once: header names, rows, and the metadata lines.
+function load(file,    path, line, f, n, i, r, header_seen) {
+    if (file in loaded) return
+    path = results "/" file
+    if ((getline line < path) < 0) die("cannot read " path)
+    header_seen = 0
+    do {
+        sub(/\r$/, "", line)
+        if (line ~ /^#/) {
+            if (match(line, /^# *[A-Za-z0-9_]+: */)) {
+                i = line; sub(/^# */, "", i); sub(/:.*/, "", i)
+                meta[file, i] = substr(line, RLENGTH + 1)
+            }
+            continue
+        }
+        if (line == "") continue
+        n = csv_split(line, f)
+        if (!header_seen) {
+            header_seen = 1
+            ncols[file] = n
+            for (i = 1; i <= n; i++) col[file, f[i]] = i
+            continue
+        }
+        r = ++nrows[file]
+        for (i = 1; i <= n; i++) cell[file, r, i] = f[i]
+    } while ((getline line < path) > 0)
+    close(path)
+    if (!header_seen) die(path " has no header row")
+    loaded[file] = 1
+}
+
+function column(file, name) {
+    if (!((file, name) in col)) die(file " has no column \"" name "\"")
+    return col[file, name]
+}
+
+# Does row r of file match every KEY=VAL filter in flt[1..nf]?
+function matches(file, r, flt, nf,    i, k, v, alts, na, j, ok) {
+    for (i = 1; i <= nf; i++) {
+        k = flt[i]; sub(/=.*/, "", k)
+        v = flt[i]; sub(/^[^=]*=/, "", v)
+        na = split(v, alts, "|")
+        ok = 0
+        for (j = 1; j <= na; j++) if (cell[file, r, column(file, k)] == alts[j]) ok = 1
+        if (!ok) return 0
+    }
+    return 1
+}
+
+function thousands(x,    s, neg, out) {
+    s = sprintf("%.0f", x)
+    neg = (substr(s, 1, 1) == "-"); if (neg) s = substr(s, 2)
+    out = ""
+    while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+    return (neg ? "-" : "") s out
+}
+
+function format(v, fmt) {
+    if (fmt == "") return v
+    if (v !~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) return v
+    if (fmt == "%,") return thousands(v + 0)
+    return sprintf(fmt, v + 0)
+}
+
+# Expands one marker body (the words between the braces).
+function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, nc, c, name, title) {
+    n = split(body, w, " ")
+    file = w[2]
+    if (w[1] == "meta") {
+        if (n != 3) die("meta takes FILE KEY")
+        load(file)
+        if (!((file, w[3]) in meta)) die(file " has no \"# " w[3] ":\" line")
+        return meta[file, w[3]]
+    }
+    if (w[1] == "value") {
+        if (n < 3) die("value takes FILE COLUMN [KEY=VAL ...] [%FMT]")
+        load(file)
+        nf = 0; fmt = ""
+        for (i = 4; i <= n; i++) {
+            if (w[i] ~ /^%/) fmt = w[i]
+            else if (w[i] ~ /=/) flt[++nf] = w[i]
+            else die("bad filter \"" w[i] "\"")
+        }
+        c = column(file, w[3])
+        found = 0
+        for (r = 1; r <= nrows[file]; r++)
+            if (matches(file, r, flt, nf)) { found++; hit = r }
+        if (found != 1) die(found " rows of " file " match {{" body "}} (need exactly 1)")
+        return format(cell[file, hit, c], fmt)
+    }
+    if (w[1] == "table") {
+        load(file)
+        nf = 0; nc = 0
+        for (i = 3; i <= n; i++) {
+            if (w[i] ~ /=/) flt[++nf] = w[i]
+            else cols[++nc] = w[i]
+        }
+        if (nc == 0) die("table needs columns")
+        out = "|"
+        for (i = 1; i <= nc; i++) {
+            name = cols[i]; title = name
+            if (name ~ /:/) { sub(/:.*/, "", name); sub(/^[^:]*:/, "", title); gsub(/_/, " ", title) }
+            cols[i] = name
+            column(file, name)
+            out = out " " title " |"
+        }
+        out = out "\n|"
+        for (i = 1; i <= nc; i++) out = out "---|"
+        found = 0
+        for (r = 1; r <= nrows[file]; r++) {
+            if (!matches(file, r, flt, nf)) continue
+            found++
+            out = out "\n|"
+            for (i = 1; i <= nc; i++) out = out " " cell[file, r, column(file, cols[i])] " |"
+        }
+        if (!found) die("no rows of " file " match {{" body "}}")
+        return out
+    }
+    die("unknown marker {{" body "}}")
+}
+
+function exists(file,    line, rc) {
+    rc = (getline line < (results "/" file))
+    close(results "/" file)
+    return rc >= 0
+}
+
+{
+    line = $0
+    if (line ~ /^[ \t]*\{\{ifexists [^}]*\}\}[ \t]*$/) {
+        sub(/^[ \t]*\{\{ifexists +/, "", line); sub(/ *\}\}[ \t]*$/, "", line)
+        depth++; keep[depth] = exists(line); inelse[depth] = 0
+        next
+    }
+    if (line ~ /^[ \t]*\{\{else\}\}[ \t]*$/) {
+        if (!depth) die("{{else}} without {{ifexists}}")
+        keep[depth] = !keep[depth]; inelse[depth] = 1
+        next
+    }
+    if (line ~ /^[ \t]*\{\{endif\}\}[ \t]*$/) {
+        if (!depth) die("{{endif}} without {{ifexists}}")
+        depth--
+        next
+    }
+    for (d = 1; d <= depth; d++) if (!keep[d]) next
+    out = ""
+    while (match(line, /\{\{[^}]*\}\}/)) {
+        start = RSTART; len = RLENGTH   # expand() may call match() again
+        out = out substr(line, 1, start - 1) expand(substr(line, start + 2, len - 4))
+        line = substr(line, start + len)
+    }
+    print out line
+}
+END {
+    if (failed) exit 1
+    if (depth) { printf "generate: %s: {{ifexists}} without {{endif}}\n", template > "/dev/stderr"; exit 1 }
+}
+' "$template" >"$tmp"
+mv "$tmp" "$output"
+trap - EXIT INT TERM

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# report/pipeline.sh [--quick] [--check] BUILD_DIR
+#
+# Runs every experiment binary of BUILD_DIR into results/, the real-VM twins when
+# experiments/beam/run.sh and erl are there, derives the tables the figures and the report
+# read (results/derived/), writes the calibration `termcopy predict` uses
+# (results/calibration.tsv), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
+# and regenerates report/REPORT.md from report/REPORT.md.in. Called by `./run report`.
+# --check: afterwards, verify every CSV has rows, every figure exists and the report is new.
+# Any failing step stops the pipeline with its name and exit status.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+quick=0 check=0
+while [ $# -gt 1 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --check) check=1 ;;
+    *) echo "pipeline: unknown option '$1'" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ $# -eq 1 ] || { echo "usage: report/pipeline.sh [--quick] [--check] BUILD_DIR" >&2; exit 2; }
+bin="$1/experiments"
+tool="$1/termcopy"
+res=results der=results/derived figs=report/figures
+mkdir -p "$res" "$der" "$figs"
+started=$(date +%s)
+
+say() { printf '==> [%3ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
+die() { printf 'pipeline: %s\n' "$*" >&2; exit 1; }
+
+# run NAME CMD...: one experiment; its output goes to results/NAME.log, a failure stops all.
+run() {
+    local name="$1"; shift
+    say "$name: $*"
+    "$@" >"$res/$name.log" 2>&1 || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $?; log: $res/$name.log)"; }
+}
+
+q=() sizes=(10 1000 10000) cross=() ets=() beam=()
+if [ $quick -eq 1 ]; then
+    q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
+fi
+
+# ---- experiments -------------------------------------------------------------------------
+for era in r10b otp25; do
+    for len in "${sizes[@]}"; do
+        [ "$era" = r10b ] && [ "$len" = 10000 ] && continue
+        run "eptest-$era-$len" "$bin/eptest" "${q[@]}" --era "$era" --len "$len" --csv "$res/eptest-$era-$len.csv"
+    done
+done
+run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
+run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
+run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
+run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
+run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
+run heaptrace-nocache "$bin/heaptrace" --cache 0 --csv "$res/heaptrace-nocache.csv"
+run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
+
+# ---- the real VM -------------------------------------------------------------------------
+rm -rf "$res/vm"
+if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
+    run beam experiments/beam/run.sh "${beam[@]}" "$res/vm"
+else
+    say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
+fi
+
+# ---- derived tables ----------------------------------------------------------------------
+say "deriving tables, the calibration, the figures and the report"
+# merge OUT FILES...: the first file's metadata and header, then every file's rows.
+merge() {
+    local out="$1"; shift
+    awk 'FNR == 1 { body = 0 } /^#/ { if (FNR == NR) print; next } !body { body = 1; if (FNR == NR) print; next } { print }' "$@" >"$out"
+}
+merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv "$res"/eptest-otp25-*.csv
+# The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
+# eptest, its variant runs one file each (eptest_ints_L_VARIANT.csv), the crossover grid and
+# etsbench found by their header rows.
+rm -f "$res"/vm-*.csv
+if [ -d "$res/vm" ]; then
+    base=$(ls "$res"/vm/eptest_ints_*.csv 2>/dev/null | grep -E '/eptest_ints_[0-9]+\.csv$' || true)
+    [ -n "$base" ] && merge "$res/vm-eptest.csv" $base
+    for f in "$res"/vm/*.csv; do
+        case "$(grep -v '^#' "$f" | head -n 1)" in
+        shape,payload_len,iterations,era,proc_us*) cp "$f" "$res/vm-crossover.csv" ;;
+        lock_mode,threads,op*) cp "$f" "$res/vm-etsbench.csv" ;;
+        esac
+    done
+fi
+rm -f "$der"/*.csv
+report/derive.sh "$res" "$der" "$quick"
+
+# ---- figures and report ------------------------------------------------------------------
+vm=$([ -f "$res/vm-eptest.csv" ] && echo 1 || echo 0)
+for gp in plots/fig*.gp; do
+    name=$(basename "$gp" .gp)
+    for fmt in svg png; do
+        gnuplot -e "res='$res'; der='$der'; vm=$vm; fmt='$fmt'; out='$figs/$name.$fmt'" "$gp" \
+            2>"$res/plot-$name.log" || { cat "$res/plot-$name.log" >&2; die "figure $name failed"; }
+    done
+done
+report/generate.sh report/REPORT.md.in "$res" report/REPORT.md
+
+if [ $check -eq 1 ]; then
+    bad=0
+    for f in "$res"/*.csv "$der"/*.csv; do
+        [ "$(grep -vc '^#' "$f")" -ge 2 ] || { echo "check: $f has no rows" >&2; bad=1; }
+    done
+    for gp in plots/fig*.gp; do
+        for fmt in svg png; do
+            f="$figs/$(basename "$gp" .gp).$fmt"
+            [ -s "$f" ] && [ "$f" -nt "$res/ablate.csv" ] || { echo "check: $f missing or stale" >&2; bad=1; }
+        done
+    done
+    [ report/REPORT.md -nt "$res/ablate.csv" ] || { echo "check: report/REPORT.md was not regenerated" >&2; bad=1; }
+    grep -q '{{' report/REPORT.md && { echo "check: unexpanded marker in report/REPORT.md" >&2; bad=1; }
+    [ $bad -eq 0 ] || die "check failed"
+    say "check: every CSV has rows, every figure exists, the report is regenerated"
+fi
+say "done"
+printf '\nreport:      %s\nfigures:     %s/*.svg, *.png\nresults:     %s/*.csv (derived tables: %s)\ncalibration: %s (termcopy predict)\n' \
+    "$top/report/REPORT.md" "$top/$figs" "$top/$res" "$der" "$top/$res/calibration.tsv"
