@@ -374,7 +374,14 @@ int main(int argc, char **argv)
         switch (opt) {
         case 'q': quick = true; break;
         case 'c': csv_path = optarg; break;
-        case 'p': profile_name = optarg; break;
+        case 'p':
+            /* The name becomes part of a file name under results/. */
+            if (!*optarg || optarg[strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
+                fprintf(stderr, "copysweep: bad --profile name '%s' (letters, digits, '_', '.', '-')\n", optarg);
+                return EXIT_USAGE;
+            }
+            profile_name = optarg;
+            break;
         case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
         default: fputs("copysweep: see --help\n", stderr); return EXIT_USAGE;
         }

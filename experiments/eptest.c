@@ -57,17 +57,6 @@ static void usage(FILE *f)
           f);
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static int bad(const char *what, const char *value)
 {
     fprintf(stderr, "eptest: bad %s '%s' (see --help)\n", what, value);
@@ -113,11 +102,11 @@ static int parse_options(int argc, char **argv, options *o)
     while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (opt) {
         case 'l':
-            if (!parse_long(optarg, 1, 1000000, &c->len))
+            if (!tc_bench_parse_long(optarg, 1, 1000000, &c->len))
                 return bad("--len", optarg);
             break;
         case 'n':
-            if (!parse_long(optarg, 1, 100000000, &c->iterations))
+            if (!tc_bench_parse_long(optarg, 1, 100000000, &c->iterations))
                 return bad("--iterations", optarg);
             break;
         case 'q': quick = true; break;
@@ -142,17 +131,17 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case O_NOSHRINK: c->policy.shrink = false; break;
         case O_CACHE:
-            if (!parse_long(optarg, 0, 1000, &v))
+            if (!tc_bench_parse_long(optarg, 0, 1000, &v))
                 return bad("--segment-cache", optarg);
             c->policy.mem.cache_slots = (unsigned)v;
             break;
         case O_SBCT:
-            if (!parse_long(optarg, 4096, 1L << 40, &v))
+            if (!tc_bench_parse_long(optarg, 4096, 1L << 40, &v))
                 return bad("--sbct", optarg);
             c->policy.mem.sbct = (size_t)v;
             break;
         case O_MINHEAP:
-            if (!parse_long(optarg, 1, 1L << 32, &v))
+            if (!tc_bench_parse_long(optarg, 1, 1L << 32, &v))
                 return bad("--min-heap", optarg);
             c->policy.min_heap_size = (uint64_t)v;
             break;
@@ -160,7 +149,7 @@ static int parse_options(int argc, char **argv, options *o)
         case O_HOT: c->hot_key = true; break;
         case O_VERIFY: c->verify = true; break;
         case O_REPEATS:
-            if (!parse_long(optarg, 1, 1000, &o->repeats))
+            if (!tc_bench_parse_long(optarg, 1, 1000, &o->repeats))
                 return bad("--repeats", optarg);
             repeats_set = true;
             break;
@@ -238,14 +227,15 @@ int main(int argc, char **argv)
     printf("[{proc,{%.0f,%.0f,%.0f}},{ets,{%.0f,%.0f,%.0f}},{empty,%.0f}]\n", sum[TC_EP_PROC1].median,
            sum[TC_EP_PROC2].median, sum[TC_EP_PROC3].median, sum[TC_EP_INSERT].median, sum[TC_EP_OVERWRITE].median,
            sum[TC_EP_LOOKUP].median, sum[TC_EP_EMPTY].median);
+    int status = 0;
     if (csv) {
         write_csv(csv, &o, sum, counts);
         if (!tc_bench_csv_close(csv)) {
             fprintf(stderr, "eptest: writing '%s' failed\n", o.csv);
-            return EXIT_USAGE;
+            status = EXIT_USAGE;
         }
     }
     free(samples);
     free(counts);
-    return 0;
+    return status;
 }

@@ -400,17 +400,22 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     config c = {1000000, 3, 9999999, false, 0};
-    bool quick = false, n_given = false, repeats_given = false;
+    bool quick = false, n_given = false, repeats_given = false, ok = true;
+    long v = 0;
     const char *csv_path = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "n:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'q': quick = true; break;
-        case 'n': c.n = atoll(optarg), n_given = true; break;
-        case 'r': c.repeats = atoi(optarg), repeats_given = true; break;
-        case 'H': c.heap_words = strtoull(optarg, NULL, 10); break;
+        case 'n':
+            ok &= tc_bench_parse_long(optarg, 2, 100000000, &v), c.n = v, n_given = true;
+            break;
+        case 'r':
+            ok &= tc_bench_parse_long(optarg, 1, MAX_REPEATS, &v), c.repeats = (int)v, repeats_given = true;
+            break;
+        case 'H': ok &= tc_bench_parse_long(optarg, 1, 1L << 40, &v), c.heap_words = (uint64_t)v; break;
         case 'm': c.meta_lock = true; break;
-        case 'b': c.bucket_locks = (unsigned)atoi(optarg); break;
+        case 'b': ok &= tc_bench_parse_long(optarg, 0, 256, &v), c.bucket_locks = (unsigned)v; break;
         case 'c': csv_path = optarg; break;
         case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
         default: fputs("etsbench: see --help\n", stderr); return EXIT_USAGE;
@@ -420,8 +425,7 @@ int main(int argc, char **argv)
         c.n = n_given ? c.n : 20000;
         c.repeats = repeats_given ? c.repeats : 5;
     }
-    if (optind < argc || c.n < 2 || c.repeats < 1 || c.repeats > MAX_REPEATS || c.heap_words == 0 ||
-        c.bucket_locks > 256 || (c.bucket_locks & (c.bucket_locks - 1))) {
+    if (!ok || optind < argc || (c.bucket_locks & (c.bucket_locks - 1))) {
         fputs("etsbench: bad arguments; see --help\n", stderr);
         return EXIT_USAGE;
     }
@@ -515,7 +519,7 @@ int main(int argc, char **argv)
             "write_concurrency, 2 threads, update", seed_style(&wc2[2], c.repeats));
     if (csv && !tc_bench_csv_close(csv)) {
         fprintf(stderr, "etsbench: writing %s failed\n", csv_path);
-        return EXIT_FAILURE;
+        return EXIT_USAGE;
     }
     return EXIT_SUCCESS;
 }

@@ -195,6 +195,19 @@ const tc_bench_calibration *tc_bench_calibrate(void)
     return &cal;
 }
 
+/* ---- command lines -------------------------------------------------------------------------- */
+
+bool tc_bench_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
 /* ---- CSV ----------------------------------------------------------------------------------- */
 
 FILE *tc_bench_csv_open(const char *path)

@@ -88,6 +88,11 @@ typedef struct tc_bench_calibration {
  * count to time with faults * tc_bench_calibrate()->fault_ns.median. */
 const tc_bench_calibration *tc_bench_calibrate(void);
 
+/* ---- command lines ---------------------------------------------------------------------- */
+
+/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
+bool tc_bench_parse_long(const char *s, long lo, long hi, long *out);
+
 /* ---- CSV ------------------------------------------------------------------------------ */
 
 /* Opens `path` for writing, "-" meaning stdout; NULL (errno set) when it cannot. */

@@ -71,6 +71,12 @@ static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
         r->heap_new = ev->heap_new;
 }
 
+static int bad(const char *option, const char *value)
+{
+    fprintf(stderr, "heaptrace: bad %s '%s'\n%s", option, value, usage);
+    return EXIT_USAGE;
+}
+
 static int fail(const char *what, tc_result r)
 {
     fprintf(stderr, "heaptrace: %s: %s\n", what, tc_result_name(r));
@@ -91,7 +97,7 @@ int main(int argc, char **argv)
         {"min-heap", required_argument, NULL, 'm'}, {"csv", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     /* Options that adjust the preset are applied after it is chosen. */
-    long cache = -1, sbct = -1, min_heap = -1;
+    long cache = -1, sbct = -1, min_heap = -1, v;
     int shrink = -1, trigger = -1;
     int opt;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -102,14 +108,26 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'n': length = strtoul(optarg, NULL, 10); break;
+        case 'n':
+            if (!tc_bench_parse_long(optarg, 1, 10000000, &v))
+                return bad("--length", optarg);
+            length = (size_t)v;
+            break;
         case 'l':
-            lookups = strtoul(optarg, NULL, 10);
+            if (!tc_bench_parse_long(optarg, 1, 10000000, &v))
+                return bad("--lookups", optarg);
+            lookups = (size_t)v;
             lookups_set = true;
             break;
         case 'q': quick = true; break;
-        case 'c': cache = strtol(optarg, NULL, 10); break;
-        case 's': sbct = strtol(optarg, NULL, 10); break;
+        case 'c':
+            if (!tc_bench_parse_long(optarg, 0, 1000, &cache))
+                return bad("--cache", optarg);
+            break;
+        case 's':
+            if (!tc_bench_parse_long(optarg, 4096, 1L << 40, &sbct))
+                return bad("--sbct", optarg);
+            break;
         case 'S': shrink = 0; break;
         case 't':
             if (strcmp(optarg, "bif") != 0 && strcmp(optarg, "schedule") != 0) {
@@ -118,14 +136,22 @@ int main(int argc, char **argv)
             }
             trigger = strcmp(optarg, "bif") == 0 ? TC_GC_AFTER_BIF : TC_GC_AT_SCHEDULE;
             break;
-        case 'm': min_heap = strtol(optarg, NULL, 10); break;
+        case 'm':
+            if (!tc_bench_parse_long(optarg, 1, 1L << 32, &min_heap))
+                return bad("--min-heap", optarg);
+            break;
         case 'o': csv_path = optarg; break;
         case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
         default: fputs(usage, stderr); return EXIT_USAGE;
         }
     }
-    if (optind != argc || length == 0 || lookups == 0 || cache < -1 || sbct == 0 || min_heap == 0) {
+    if (optind != argc) {
         fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    FILE *out = NULL;
+    if (csv_path && !(out = tc_bench_csv_open(csv_path))) {
+        fprintf(stderr, "heaptrace: cannot write '%s': %s\n", csv_path, strerror(errno));
         return EXIT_USAGE;
     }
     if (quick && !lookups_set)
@@ -259,12 +285,8 @@ int main(int argc, char **argv)
            (unsigned long long)p->stats.words_copied, (unsigned long long)ms->carriers_mapped,
            (unsigned long long)ms->carriers_unmapped);
 
-    if (csv_path) {
-        FILE *out = tc_bench_csv_open(csv_path);
-        if (!out) {
-            fprintf(stderr, "heaptrace: %s: %s\n", csv_path, strerror(errno));
-            return EXIT_FAILURE;
-        }
+    int status = EXIT_SUCCESS;
+    if (out) {
         tc_bench_meta_standard(out);
         tc_bench_meta(out, "experiment", "heaptrace");
         tc_bench_meta(out, "policy", "%s trigger=%s shrink=%s sbct=%zu cache=%u min_heap=%llu", pol.name,
@@ -284,7 +306,7 @@ int main(int argc, char **argv)
         }
         if (!tc_bench_csv_close(out)) {
             fprintf(stderr, "heaptrace: writing %s failed\n", csv_path);
-            return EXIT_FAILURE;
+            status = EXIT_USAGE;
         }
     }
     free(rows);
@@ -292,5 +314,5 @@ int main(int argc, char **argv)
     tc_mseg_free(mem);
     tc_copy_compact_free(db);
     tc_arena_free(ar);
-    return EXIT_SUCCESS;
+    return status;
 }
