@@ -7,7 +7,7 @@
 -module(crossover).
 -export([main/0, main/1]).
 
--record(opt, {shapes = eptest:shapes(), lens = default, repeats = 3, budget = 8000000,
+-record(opt, {shapes = eptest:shapes(), lens = default, repeats = 5, budget = 10000000,
               max_iterations = 1000, csv = "-", points, era = "vm-otp25", flags = "", quick = false}).
 
 default_lens() -> lists:usort([10, 100, 300, 3000, 30000 | lists:seq(1000, 10000, 250)]).
@@ -98,8 +98,8 @@ usage() ->
     "  --shape S        one shape only (default: ints floats tuple nested strings binary)\n"
     "  --lens L1,L2,..  the grid (default 10 100 300 1000..10000 step 250 3000 30000)\n"
     "  --iterations N   at most N calls per pass (default 1000)\n"
-    "  --budget W       words copied per pass that set N = min(N, W / flat size) (default 8000000)\n"
-    "  --repeats R      fresh testers per point, medians (default 3)\n"
+    "  --budget W       words copied per pass that set N = min(N, W / flat size) (default 10000000)\n"
+    "  --repeats R      fresh testers per point, medians (default 5)\n"
     "  --quick          grid 10 100 1000 3000 10000, 1 repeat, budget 2000000\n"
     "  --era E, --flags F   recorded in the CSV\n"
     "  --help\n".

@@ -7,8 +7,9 @@
 %% {write_concurrency, true}, {read_concurrency, true}, and the process dictionary (put, get).
 %% threads = schedulers online (set with erlang:system_flag/2, as the model's threads are
 %% schedulers): with 1, one process does the N operations; with 2, two processes take half
-%% the keys each. The update always has the seed's two writers. Workers are spawned with the
-%% seed's +h 9999999 as {min_heap_size, ...} (--heap), set up, then released together.
+%% the keys each. The update always has the seed's two writers. As in the seed, insert, lookup
+%% and update run in this order on one table. Workers are spawned with the seed's +h 9999999
+%% as {min_heap_size, ...} (--heap) and each phase releases them together.
 %%
 %% Usage: erl -noshell +S 2:2 -pa DIR -s etsbench main -extra [--quick] [--csv FILE] ...
 -module(etsbench).
@@ -36,8 +37,8 @@ main(Args) ->
 
 run(O = #opt{n = N}) ->
     Online = erlang:system_info(schedulers_online),
-    Rows = [row(O, Mode, Th, Op) || Th <- O#opt.threads, Th =< erlang:system_info(schedulers),
-                                    Mode <- modes(), Op <- ops(Mode)],
+    Rows = lists:append([rows(O, Mode, Th) || Th <- O#opt.threads, Th =< erlang:system_info(schedulers),
+                                              Mode <- modes()]),
     erlang:system_flag(schedulers_online, Online),
     io:format("etsbench: N = ~b, median of ~b, worker min_heap_size ~b words~n", [N, O#opt.repeats, O#opt.heap]),
     io:format("~-18s ~2s  ~-15s ~12s ~9s~n", ["lock_mode", "th", "op", "ops/s", "ns/op"]),
@@ -61,53 +62,55 @@ run(O = #opt{n = N}) ->
                                || {M, Th, Op, Ns, _} <- Rows])
     end.
 
-%% {Mode, Threads, Op, NsPerOp, MedianWallNs}
-row(O = #opt{n = N, repeats = R}, Mode, Th, Op) ->
+%% [{Mode, Threads, Op, NsPerOp, MedianWallNs}], one per operation of the mode.
+rows(O = #opt{n = N, repeats = R}, Mode, Th) ->
     erlang:system_flag(schedulers_online, Th),
-    Walls = [once(O, Mode, Th, Op) || _ <- lists:seq(1, R)],
-    Wall = eptest:median(Walls),
-    Ops = case Op of update -> 2 * N; _ -> N end,
-    {Mode, Th, Op, Wall / Ops, Wall}.
+    Runs = [once(O, Mode, Th) || _ <- lists:seq(1, R)],
+    [begin
+         Wall = eptest:median([W || Run <- Runs, {Op1, W} <- Run, Op1 =:= Op]),
+         {Mode, Th, Op, Wall / case Op of update -> 2 * N; _ -> N end, Wall}
+     end || Op <- ops(Mode)].
 
-%% One timed run in nanoseconds: set up the table, spawn the workers (each prepares, then
-%% waits), release them together, wait for all.
-once(#opt{n = N, heap = Heap}, Mode, Th, Op) ->
-    T = case Mode of pdict -> none; _ -> table(Mode) end,
-    prefill(T, Op, N),
-    Ranges = case Op of
-                 update -> [{1, N}, {1, N}];
-                 _ -> [{N * (K - 1) div Th + 1, N * K div Th} || K <- lists:seq(1, Th)]
-             end,
+%% One repeat of a mode, as the seed's session: insert into an empty table, lookup, the
+%% 2-writer update on the same table; update_counter on a table of {I, 0}. The process
+%% dictionary: each worker puts, then gets, in its own dictionary.
+once(O = #opt{n = N}, pdict, Th) ->
+    phases(O, halves(N, Th), [{put, fun(I) -> put(I, hello) end}, {get, fun(I) -> get(I) end}]);
+once(O = #opt{n = N}, Mode, Th) ->
+    T = table(Mode),
+    Seed = phases(O, halves(N, Th), [{insert, fun(I) -> ets:insert(T, {I, hello}) end},
+                                     {lookup, fun(I) -> ets:lookup(T, I) end}])
+        ++ phases(O, [{1, N}, {1, N}], [{update, fun(I) -> ets:insert(T, {I, hello}) end}]),
+    ets:delete(T),
+    C = table(Mode),
+    down(N, 1, fun(I) -> ets:insert(C, {I, 0}) end),
+    Counter = phases(O, halves(N, Th), [{update_counter, fun(I) -> ets:update_counter(C, I, {2, 1}) end}]),
+    ets:delete(C),
+    Seed ++ Counter.
+
+halves(N, Th) -> [{N * (K - 1) div Th + 1, N * K div Th} || K <- lists:seq(1, Th)].
+
+%% One worker per key range runs every phase over its keys; each phase starts when all workers
+%% are ready and is timed (nanoseconds) until all are done. -> [{Op, Ns}]
+phases(#opt{heap = Heap}, Ranges, Phases) ->
     Parent = self(),
-    Workers = [spawn_opt(fun() -> worker(Parent, T, Op, Lo, Hi) end, [link, {min_heap_size, Heap}])
-               || {Lo, Hi} <- Ranges],
-    [receive {ready, W} -> ok end || W <- Workers],
-    T0 = erlang:monotonic_time(nanosecond),
-    [W ! go || W <- Workers],
-    [receive {done, W} -> ok end || W <- Workers],
-    T1 = erlang:monotonic_time(nanosecond),
-    case T of none -> ok; _ -> ets:delete(T) end,
-    T1 - T0.
+    Workers = [spawn_opt(fun() -> worker(Parent, Lo, Hi, [F || {_, F} <- Phases]) end,
+                         [link, {min_heap_size, Heap}]) || {Lo, Hi} <- Ranges],
+    [begin
+         [receive {ready, W} -> ok end || W <- Workers],
+         T0 = erlang:monotonic_time(nanosecond),
+         [W ! go || W <- Workers],
+         [receive {done, W} -> ok end || W <- Workers],
+         {Op, erlang:monotonic_time(nanosecond) - T0}
+     end || {Op, _} <- Phases].
 
-prefill(none, _, _) -> ok;
-prefill(_T, insert, _N) -> ok;
-prefill(T, update_counter, N) -> down(N, 1, fun(I) -> ets:insert(T, {I, 0}) end);
-prefill(T, _, N) -> down(N, 1, fun(I) -> ets:insert(T, {I, hello}) end).
-
-worker(Parent, T, Op, Lo, Hi) ->
-    case Op of get -> down(Hi, Lo, fun(I) -> put(I, hello) end); _ -> ok end,
-    F = case Op of
-            insert -> fun(I) -> ets:insert(T, {I, hello}) end;
-            update -> fun(I) -> ets:insert(T, {I, hello}) end;
-            lookup -> fun(I) -> ets:lookup(T, I) end;
-            update_counter -> fun(I) -> ets:update_counter(T, I, {2, 1}) end;
-            put -> fun(I) -> put(I, hello) end;
-            get -> fun(I) -> get(I) end
-        end,
+worker(_Parent, _Lo, _Hi, []) -> ok;
+worker(Parent, Lo, Hi, [F | Fs]) ->
     Parent ! {ready, self()},
     receive go -> ok end,
     down(Hi, Lo, F),
-    Parent ! {done, self()}.
+    Parent ! {done, self()},
+    worker(Parent, Lo, Hi, Fs).
 
 %% The seed's dotimes: F(I) for I = Hi down to Lo.
 down(I, Lo, _F) when I < Lo -> done;
