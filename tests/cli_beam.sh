@@ -45,6 +45,7 @@ n=$(ls "$tmp"/results/eptest_*.csv 2>/dev/null | wc -l)
 [ "$n" -ge 8 ]; check "$n eptest CSVs, expected at least 8" $?
 csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
 csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6
+csv "$tmp/results/crossover_counts.csv" "shape,payload_len,iterations,era,proc_faults,proc_carriers_mapped,proc_gcs,lookup_faults,lookup_carriers_mapped,lookup_gcs" 18
 csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 28
 
 # Test names and era as the model's eptest writes them, the 7.5 variants under their own names.

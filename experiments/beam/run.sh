@@ -107,7 +107,8 @@ done
 
 step "crossover ($base)"
 # shellcheck disable=SC2086
-vm "$base" crossover $cx --csv "$results/crossover.csv" --points "$results/crossover_points.csv" || status=1
+vm "$base" crossover $cx --csv "$results/crossover.csv" --points "$results/crossover_points.csv" \
+    --counts "$results/crossover_counts.csv" || status=1
 step "etsbench ($base, 1 and 2 schedulers online)"
 # shellcheck disable=SC2086
 vm "$base" etsbench $eb --csv "$results/etsbench.csv" || status=1
