@@ -1,6 +1,6 @@
 # Figure 6: the OTP 25 lookup loop's heap over successive lookups (heap size after each
 # lookup, the size of each GC's new heap) and the cumulative minor page faults with the
-# segment cache on and off (results/derived/heaptrace-cum.csv).
+# segment cache on and off (results/derived/heaptrace-cum.csv), and the real VM's count when it ran.
 load 'plots/style.gp'
 set multiplot layout 2,1 title 'ets:lookup/2 of {K, lists:seq(1,10000)} in a loop, OTP 25 model'
 set xrange [0:60]
@@ -13,7 +13,13 @@ plot der.'/heaptrace-cum.csv' using 1:2 with steps lw 2 lc rgb c_otp25 title 'he
 set xrange [*:*]
 set xlabel 'lookup number'
 set ylabel 'minor faults (cumulative)'
-set key bottom right
-plot der.'/heaptrace-cum.csv' using 1:4 with lines lw 2 lc rgb c_otp25 title 'segment cache on (as shipped)', \
-     '' using 1:5 with lines lw 2 dt 2 lc rgb c_r10b title 'segment cache off (every large heap freshly mapped)'
+set key top left
+if (vm) {
+    plot der.'/heaptrace-cum.csv' using 1:4 with lines lw 2 lc rgb c_otp25 title 'model, segment cache on (as shipped)', \
+         '' using 1:5 with lines lw 2 dt 2 lc rgb c_r10b title 'model, segment cache off (every large heap freshly mapped)', \
+         der.'/vm-summary.csv' using (1000):6 with points pt 5 ps 2 lc rgb c_vm title 'real VM: faults in 1000 lookups (whole process)'
+} else {
+    plot der.'/heaptrace-cum.csv' using 1:4 with lines lw 2 lc rgb c_otp25 title 'model, segment cache on (as shipped)', \
+         '' using 1:5 with lines lw 2 dt 2 lc rgb c_r10b title 'model, segment cache off (every large heap freshly mapped)'
+}
 unset multiplot

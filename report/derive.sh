@@ -40,6 +40,9 @@ if [ -f "$res/terms_fidelity.csv" ]; then
         "$res/terms_fidelity.csv" >"$der/fidelity.csv"
 fi
 
+# ---- the brief's VM observation (transcribed, for the report's comparisons) --------------------
+cp "$data/brief-vm.csv" "$der/brief-vm.csv"
+
 # ---- figure 1 and the 2005 table: per 1000 operations, proc = median of the three passes ------
 {
     echo "# per 1000 operations; proc_us is the median of the proc1..3 medians; seed rows: the median of its 5 runs"
@@ -93,7 +96,7 @@ if [ -n "$vmfiles" ]; then
             v=$(basename "$f" .csv | sed -E 's/^eptest_ints_[0-9]+_?//')
             awk -F, -v variant="${v:-as_shipped}" -v suffix="${v:+_$v}" "$lib"'
                 /^# emulator_flags:/ { flags = $0; sub(/^# emulator_flags: */, "", flags) }
-                /^# tester:/ && /min_heap/ { flags = flags " + {min_heap_size, 200000}" }
+                /^# tester:/ && /min_heap/ { flags = flags " + min_heap_size 200000" }
                 /^#/ { next } !h { header($0); h = 1; next }
                 { t = $c["test"]; if (suffix != "" && substr(t, length(t) - length(suffix) + 1) == suffix) t = substr(t, 1, length(t) - length(suffix))
                   s = 1000 / $c["iterations"]; L = $c["payload_len"]

@@ -38,7 +38,10 @@ run() {
     "$@" >"$res/$name.log" 2>&1 || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $?; log: $res/$name.log)"; }
 }
 
-q=() sizes=(10 1000 10000) cross=() ets=() beam=()
+# Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
+# 1,000,000) and the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants);
+# --quick is the smallest of everything (the VM: --tiny).
+q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick)
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
 fi
@@ -90,6 +93,23 @@ if [ -d "$res/vm" ]; then
 fi
 rm -f "$der"/*.csv
 report/derive.sh "$res" "$der" "$quick"
+
+# What `termcopy predict` says of a few terms, from the calibration just written.
+predict_row() { # LABEL TERM
+    "$tool" predict --calibration "$res/calibration.tsv" "$2" | awk -v label="$1" '
+        /^flat size:/ { f = $3 } /^ETS stored size:/ { s = $4 } /^external format:/ { e = $3 }
+        /^  / { v[++n] = $NF }
+        END { gsub(/"/, "\"\"", label); printf "\"`%s`\",%s,%s,%s", label, f, s, e
+              for (i = 1; i <= n; i++) printf ",%s", v[i]; print "" }'
+}
+{
+    echo "# termcopy predict --calibration $res/calibration.tsv TERM; costs in microseconds per operation"
+    echo "term,flat_words,stored_words,ext_bytes,send_us,round_trip_r10b_us,round_trip_otp25_us,lookup_r10b_us,lookup_otp25_us,persistent_term_get_us"
+    predict_row '{user, <<"ann">>, 42}' '{user, <<"ann">>, 42}'
+    predict_row "lists:seq(1, 1000)" "[$(seq -s, 1 1000)]"
+    predict_row "lists:seq(1, 10000)" "[$(seq -s, 1 10000)]"
+    predict_row "<<0:80000>>" '<<0:80000>>'
+} >"$der/predict.csv" || die "termcopy predict failed"
 
 # ---- figures and report ------------------------------------------------------------------
 vm=$([ -f "$res/vm-eptest.csv" ] && echo 1 || echo 0)
