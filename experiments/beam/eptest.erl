@@ -238,10 +238,21 @@ main_opt(O = #opt{repeats = R}) ->
     io:format("~w~n", [seed_line(Sum)]),
     case O#opt.csv of
         undefined -> ok;
-        File -> write_csv(File, O, Sum, Traced)
+        File -> write_csv(File, O, Sum, Traced, ratios(Runs))
     end.
 
-write_csv(File, O, Sum, Traced) ->
+%% Per repeat, ets_lookup over the median of that tester's three proc passes: both halves of
+%% the ratio see the same moment of a noisy machine.
+ratios(Runs) ->
+    Rs = [begin
+              Us = fun(Ts) -> median([U || {T, U, _, _} <- Run, lists:member(T, Ts)]) end,
+              Us([ets_lookup]) / max(1, Us([proc1, proc2, proc3]))
+          end || Run <- Runs],
+    io_lib:format("~.3f (IQR ~.3f; per repeat: ets_lookup / median of proc1..3 of the same tester: ~s)",
+                  [float(median(Rs)), float(iqr(Rs)),
+                   lists:join(" ", [float_to_list(R, [{decimals, 3}]) || R <- Rs])]).
+
+write_csv(File, O, Sum, Traced, Ratio) ->
     Meta = metadata("eptest (seed 2005 on the real VM)", O#opt.flags) ++
         [{"payload", io_lib:format("~s, L = ~b", [O#opt.shape, O#opt.len])},
          {"repeats", io_lib:format("~b (times: median and IQR over repeats of a fresh tester; "
@@ -259,7 +270,8 @@ write_csv(File, O, Sum, Traced) ->
                                  _ -> "from one extra traced run: per GC, heap_size after + old heap growth, "
                                       "tester + server"
                              end},
-         {"n/a", "words_copied, fragments, io_polls: the VM does not count them"}]
+         {"n/a", "words_copied, fragments, io_polls: the VM does not count them"},
+         {"lookup_proc_ratio", Ratio}]
         ++ [{"vm_counts", vm_counts(name(O, Test), C, trace_for(Test, Traced))} || {Test, _, _, C} <- Sum],
     Rows = [[name(O, Test), atom_to_list(O#opt.shape), integer_to_list(O#opt.len),
              integer_to_list(O#opt.iterations), O#opt.era, fmt(Us), fmt(Iqr),
