@@ -5,6 +5,7 @@ set title 'Cost per word of each copy strategy (lists of integers), memcpy as th
 set xlabel 'payload flat size in words (log)'
 set ylabel 'ns per word (log)'
 set logscale xy
+set format x '%.0f'
 set key outside right top
 plot der.'/copysweep-ints.csv' using 1:2 with linespoints lw 3 dt 2 pt 7 lc rgb c_memcpy title 'memcpy (floor)', \
      '' using 1:3 with linespoints pt 7 lc rgb c_copy_struct title 'copy_struct (send)', \

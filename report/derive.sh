@@ -120,14 +120,15 @@ if [ -n "$vmbase" ]; then
         /^# vm_counts: proc2 / { for (i = 1; i <= split($0, w, " "); i++) if (split(w[i], kv, "=") == 2) pc[kv[1]] = kv[2] }
         /^#/ { next } !h { header($0); h = 1; next }
         { s = 1000 / $c["iterations"]; L = $c["payload_len"]; t = $c["test"]
-          us[t] = $c["median_us"] * s; fl[t] = $c["faults"] * s; g[t] = $c["gcs"] * s; cm[t] = $c["carriers_mapped"] * s }
+          us[t] = $c["median_us"] * s; iqr[t] = $c["iqr_us"] * s
+          fl[t] = $c["faults"] * s; g[t] = $c["gcs"] * s; cm[t] = $c["carriers_mapped"] * s }
         END {
             p[1] = us["proc1"]; p[2] = us["proc2"]; p[3] = us["proc3"]; pr = median(p, 3)
             print "# the real VM, plain run (experiments/beam/run.sh eptest_ints_L.csv), per 1000 operations"
-            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits"
-            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s\n", L, pr, us["ets_lookup"], us["ets_lookup"] / pr,
+            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits,lookup_iqr_us,proc2_iqr_us"
+            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f\n", L, pr, us["ets_lookup"], us["ets_lookup"] / pr,
                 fl["proc2"], fl["ets_lookup"], g["proc2"], g["ets_lookup"], cm["ets_lookup"],
-                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"]
+                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"], iqr["ets_lookup"], iqr["proc2"]
         }' "$vmbase" >"$der/vm-summary.csv"
 fi
 
