@@ -318,7 +318,8 @@ metadata(Experiment, Flags) ->
      {"emulator_flags", Flags},
      {"eheap_sbct", integer_to_list(eheap_sbct())},
      {"cpu", cpu_model()},
-     {"kernel", first_line("/proc/version")}].
+     {"kernel", first_line("/proc/version")},
+     {"loadavg", first_line("/proc/loadavg") ++ " (at the end of the run: the machine is shared)"}].
 
 eheap_sbct() ->
     case erlang:system_info({allocator, eheap_alloc}) of
