@@ -92,7 +92,7 @@ if [ -d "$res/vm" ]; then
     done
 fi
 rm -f "$der"/*.csv
-report/derive.sh "$res" "$der" "$quick"
+report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
 # What `termcopy predict` says of a few terms, from the calibration just written.
 predict_row() { # LABEL TERM
@@ -120,7 +120,7 @@ for gp in plots/fig*.gp; do
             2>"$res/plot-$name.log" || { cat "$res/plot-$name.log" >&2; die "figure $name failed"; }
     done
 done
-report/generate.sh report/REPORT.md.in "$res" report/REPORT.md
+report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
 
 if [ $check -eq 1 ]; then
     bad=0
