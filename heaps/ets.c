@@ -217,7 +217,7 @@ static void free_node(tc_ets *t, node *n)
  * shared machine one such interval would outweigh thousands of lock operations. */
 #define DESCHEDULED_NS 100000u
 
-static _Thread_local uint64_t thread_lock_ns, thread_lock_intervals, thread_lock_dropped;
+static _Thread_local uint64_t thread_lock_ns, thread_lock_intervals, thread_lock_dropped, thread_lock_dropped_ns;
 
 static uint64_t phase_begin(const tc_ets *t)
 {
@@ -234,6 +234,7 @@ static void phase_end(const tc_ets *t, uint64_t t0)
     uint64_t ns = phase_begin(t) - t0;
     if (ns > DESCHEDULED_NS) {
         thread_lock_dropped++;
+        thread_lock_dropped_ns += ns;
         return;
     }
     thread_lock_ns += ns;
@@ -272,7 +273,7 @@ void tc_ets_time_locks(tc_ets *t, bool on) { t->timed = on; }
 
 tc_ets_lock_time tc_ets_thread_lock_time(void)
 {
-    tc_ets_lock_time lt = {thread_lock_ns, thread_lock_intervals, thread_lock_dropped};
+    tc_ets_lock_time lt = {thread_lock_ns, thread_lock_intervals, thread_lock_dropped, thread_lock_dropped_ns};
     return lt;
 }
 

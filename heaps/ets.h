@@ -94,13 +94,15 @@ tc_result tc_ets_update_counter(tc_ets *t, tc_term key, unsigned pos, int64_t in
 /* Clocking the lock phase: when on, every operation reads CLOCK_MONOTONIC around its
  * lock and unlock calls and adds the time to per-thread totals. Off by default (each
  * interval costs one clock pair, which the reader subtracts); set it while nobody uses the
- * table. An interval over 100 us is taken for a descheduled thread and only counted. */
+ * table. An interval over 100 us is most likely a descheduled thread (or a lock holder that
+ * was): it is kept apart, so that the OS scheduler does not swamp the lock figures. */
 void tc_ets_time_locks(tc_ets *t, bool on);
 
 typedef struct tc_ets_lock_time {
     uint64_t ns;        /* inside lock and unlock calls */
     uint64_t intervals; /* clocked intervals in ns */
     uint64_t dropped;   /* intervals over 100 us, left out of ns */
+    uint64_t dropped_ns; /* their total */
 } tc_ets_lock_time;
 /* This thread's totals so far, over all clocked tables. */
 tc_ets_lock_time tc_ets_thread_lock_time(void);
