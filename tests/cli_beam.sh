@@ -37,12 +37,12 @@ ep="test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_c
 for f in "$tmp"/results/eptest_*.csv; do
     case "$f" in
     *_all.csv) csv "$f" "$ep" 40 ;;
-    *_min_heap.csv|*_s1.csv|*_sbct2048.csv) csv "$f" "$ep" 7 ;;
+    *_min_heap.csv|*_off_heap.csv|*_s1.csv|*_sbct2048.csv) csv "$f" "$ep" 7 ;;
     *) csv "$f" "$ep" 9 ;;
     esac
 done
 n=$(ls "$tmp"/results/eptest_*.csv 2>/dev/null | wc -l)
-[ "$n" -ge 8 ]; check "$n eptest CSVs, expected at least 8" $?
+[ "$n" -ge 10 ]; check "$n eptest CSVs, expected at least 10" $?
 csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
 csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6
 csv "$tmp/results/crossover_counts.csv" "shape,payload_len,iterations,era,proc_faults,proc_carriers_mapped,proc_gcs,lookup_faults,lookup_carriers_mapped,lookup_gcs" 18
@@ -51,7 +51,7 @@ csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_n
 # Test names and era as the model's eptest writes them, the 7.5 variants under their own names.
 all="$tmp/results/eptest_all.csv"
 for t in proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup ets_lookup_hot_key ets_lookup_element empty \
-         ets_lookup_min_heap ets_lookup_sbct2048 proc1_s1; do
+         ets_lookup_min_heap ets_lookup_sbct2048 proc1_s1 proc1_off_heap; do
     grep -q "^$t,ints,[0-9]*,50,vm-otp25," "$all"; check "eptest row $t" $?
 done
 awk -F, '!/^#/ && NR > 1 && $1 != "test" && ($6 !~ /^[0-9.]+$/ || $8 !~ /^[0-9]+$/) {exit 1}' "$all"

@@ -21,6 +21,7 @@
 
 -record(opt, {len = 1000, iterations = 1000, shape = ints, repeats = 5, csv,
               min_heap,            % min_heap_size of the tester (words), or undefined
+              off_heap = false,    % the tester's message queue off its heap (7.5, exp. 6)
               suffix = "",         % appended to every test name (run variants, e.g. _sbct2048)
               variants = false,    % also ets_lookup_hot_key and ets_lookup_element
               trace = false,       % one extra, untimed run traced for per-process GC counts
@@ -186,8 +187,8 @@ passes(#opt{variants = V}) ->
     [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup]
         ++ [T || V, T <- [ets_lookup_hot_key, ets_lookup_element]] ++ [empty].
 
-spawn_opts(#opt{min_heap = undefined}) -> [];
-spawn_opts(#opt{min_heap = W}) -> [{min_heap_size, W}].
+spawn_opts(#opt{min_heap = W, off_heap = Off}) ->
+    [{min_heap_size, W} || W =/= undefined] ++ [{message_queue_data, off_heap} || Off].
 
 run_once(O = #opt{shape = Sh, len = L, iterations = N}, Traced) ->
     tester({Sh, L, N, spawn_opts(O), Traced}, passes(O)).
@@ -257,10 +258,7 @@ write_csv(File, O, Sum, Traced, Ratio) ->
         [{"payload", io_lib:format("~s, L = ~b", [O#opt.shape, O#opt.len])},
          {"repeats", io_lib:format("~b (times: median and IQR over repeats of a fresh tester; "
                                    "counts: medians over the same repeats)", [O#opt.repeats])},
-         {"tester", case O#opt.min_heap of
-                        undefined -> "spawn_opt with default options";
-                        W -> io_lib:format("spawn_opt with {min_heap_size, ~b}", [W])
-                    end},
+         {"tester", io_lib:format("spawn_opt(Fun, ~w)", [[monitor | spawn_opts(O)]])},
          {"faults", "minor faults of the whole OS process (/proc/self/stat minflt) around the pass"},
          {"gcs", "erlang:statistics(garbage_collection) delta: GCs of all processes"},
          {"carriers_mapped", "mseg_alloc mseg_create calls (carriers freshly mmapped, all instances)"},
@@ -364,6 +362,7 @@ parse(["--shape", V | T], O) ->
 parse(["--csv", V | T], O) -> parse(T, O#opt{csv = V});
 parse(["--min-heap", V | T], O) ->
     parse(T, O#opt{min_heap = parse_int("--min-heap", V, 1), suffix = O#opt.suffix ++ "_min_heap"});
+parse(["--off-heap" | T], O) -> parse(T, O#opt{off_heap = true, suffix = O#opt.suffix ++ "_off_heap"});
 parse(["--suffix", V | T], O) -> parse(T, O#opt{suffix = O#opt.suffix ++ V});
 parse(["--variants" | T], O) -> parse(T, O#opt{variants = true});
 parse(["--trace" | T], O) -> parse(T, O#opt{trace = true});
@@ -391,6 +390,8 @@ usage() ->
     "  --repeats R      runs of a fresh tester to take medians over (default 5; --quick 3)\n"
     "  --csv FILE|-     write the CSV (the model's eptest columns) with '#' metadata first\n"
     "  --min-heap W     spawn the tester with {min_heap_size, W}; tests are named *_min_heap\n"
+    "  --off-heap       spawn the tester with {message_queue_data, off_heap}: every reply\n"
+    "                   stays a fragment until received; tests are named *_off_heap\n"
     "  --variants       also ets_lookup_hot_key (key 1, N times) and ets_lookup_element\n"
     "                   (ets:lookup_element(T, I, 2): copy_struct instead of copy_shallow)\n"
     "  --trace          one extra untimed run with GC tracing: per-process GCs, words copied\n"

@@ -89,10 +89,12 @@ done
 for shape in floats tuple nested strings binary; do
     ep "$base" "${shape}_$shapes_at" --shape "$shape" --len "$shapes_at" --variants
 done
-# Section 7.5, experiment 3 (+MHsbct 2048; min_heap_size 200000), and one scheduler.
+# Section 7.5: experiment 3 (+MHsbct 2048; min_heap_size 200000), experiment 6 (the tester's
+# message queue off_heap), and one scheduler.
 for len in $(echo "$lens" | awk '{print $1}') $var_len; do
     ep "$base +MHsbct 2048" "ints_${len}_sbct2048" --shape ints --len "$len" --suffix _sbct2048
     ep "$base" "ints_${len}_min_heap" --shape ints --len "$len" --min-heap 200000
+    ep "$base" "ints_${len}_off_heap" --shape ints --len "$len" --off-heap
     ep "+S 1:1" "ints_${len}_s1" --shape ints --len "$len" --suffix _s1
 done
 
