@@ -87,7 +87,7 @@ fmt(X) -> float_to_list(float(X), [{decimals, 1}]).
 
 parse([], O) -> O;
 parse(["--help" | _], _) -> help;
-parse(["--quick" | T], O) -> parse(T, O#opt{quick = true, lens = quick_lens(), repeats = 1, budget = 2000000});
+parse(["--quick" | T], O) -> parse(T, O#opt{quick = true, lens = quick_lens(), repeats = 3, budget = 2000000});
 parse(["--shape", V | T], O) ->
     case [S || S <- eptest:shapes(), atom_to_list(S) =:= V] of
         [S] -> parse(T, O#opt{shapes = [S]});
@@ -117,6 +117,6 @@ usage() ->
     "  --iterations N   at most N calls per pass (default 1000)\n"
     "  --budget W       words copied per pass that set N = min(N, W / flat size) (default 10000000)\n"
     "  --repeats R      fresh testers per point, medians (default 5)\n"
-    "  --quick          grid 10 100 1000 3000 10000, 1 repeat, budget 2000000\n"
+    "  --quick          grid 10 100 1000 3000 10000, 3 repeats, budget 2000000\n"
     "  --era E, --flags F   recorded in the CSV\n"
     "  --help\n".

@@ -42,6 +42,7 @@ fi
 
 results="${results:-$root/results/beam}"
 mkdir -p "$results" || exit 2
+export ERL_CRASH_DUMP="$results/erl_crash.dump"   # not into whatever directory we were run from
 if [ -z "$build" ]; then
     build=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-beam.XXXXXX") || exit 2
     trap 'rm -rf "$build"' EXIT
