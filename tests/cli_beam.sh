@@ -41,7 +41,7 @@ for f in "$tmp"/results/eptest_*.csv; do
     *) csv "$f" "$ep" 9 ;;
     esac
 done
-n=$(ls "$tmp"/results/eptest_*.csv 2>/dev/null | wc -l)
+n=$(find "$tmp/results" -name 'eptest_*.csv' | wc -l)
 [ "$n" -ge 10 ]; check "$n eptest CSVs, expected at least 10" $?
 csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
 csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6

@@ -80,6 +80,7 @@ ep() { # ep FLAGS NAME ARGS...: one eptest run into eptest_NAME.csv, its seed li
     shift 2
     step "eptest $name ($flags)"
     printf '%-28s ' "$name"
+    # shellcheck disable=SC2086 # $ep holds several options
     vm "$flags" eptest $ep --trace --csv "$results/eptest_$name.csv" "$@" || status=1
     written+=("$results/eptest_$name.csv")
 }
