@@ -182,6 +182,7 @@ function exists(file,    line, rc) {
     }
     if (line ~ /^[ \t]*\{\{else\}\}[ \t]*$/) {
         if (!depth) die("{{else}} without {{ifexists}}")
+        if (inelse[depth]) die("a second {{else}} in one {{ifexists}}")
         keep[depth] = !keep[depth]; inelse[depth] = 1
         next
     }

@@ -35,6 +35,9 @@ bad '{{frobnicate sample.csv}}' 'unknown marker'
 printf '{{ifexists sample.csv}}\nx\n' >"$tmp/open.md.in"
 sh "$gen" "$tmp/open.md.in" "$data/report" "$tmp/o2.md" 2>"$tmp/err"; [ $? -eq 1 ] && grep -q 'without {{endif}}' "$tmp/err"
 check "an unclosed ifexists is an error" $?
+printf '{{ifexists sample.csv}}\na\n{{else}}\nb\n{{else}}\nc\n{{endif}}\n' >"$tmp/else2.md.in"
+sh "$gen" "$tmp/else2.md.in" "$data/report" "$tmp/o4.md" 2>"$tmp/err"; [ $? -eq 1 ] && grep -q 'a second {{else}}' "$tmp/err"
+check "a second else in one ifexists is an error" $?
 sh "$gen" "$tmp/missing.md.in" "$data/report" "$tmp/o3.md" 2>/dev/null; [ $? -eq 2 ]; check "missing template exits 2" $?
 
 echo "cli_report: $pass passed, $fails failed"
