@@ -125,11 +125,22 @@ if [ -n "$vmbase" ]; then
         END {
             p[1] = us["proc1"]; p[2] = us["proc2"]; p[3] = us["proc3"]; pr = median(p, 3)
             print "# the real VM, plain run (experiments/beam/run.sh eptest_ints_L.csv), per 1000 operations"
-            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits,lookup_iqr_us,proc2_iqr_us"
-            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f\n", L, pr, us["ets_lookup"], us["ets_lookup"] / pr,
+            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits,lookup_iqr_us,proc2_iqr_us,lookup_element_us,lookup_hot_key_us"
+            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f\n", L, pr, us["ets_lookup"], us["ets_lookup"] / pr,
                 fl["proc2"], fl["ets_lookup"], g["proc2"], g["ets_lookup"], cm["ets_lookup"],
-                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"], iqr["ets_lookup"], iqr["proc2"]
-        }' "$vmbase" >"$der/vm-summary.csv"
+                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"], iqr["ets_lookup"], iqr["proc2"],
+                us["ets_lookup_element"], us["ets_lookup_hot_key"]
+        }' "$vmbase" >"$der/vm-summary.tmp"
+    # The lookup faults of the sbct and min_heap variant runs at the same L (their own files).
+    variant_faults() {
+        local f="${vmbase%.csv}_$1.csv"
+        [ -f "$f" ] && awk -F, -v t="ets_lookup_$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+            $c["test"] == t { printf "%.0f", $c["faults"] * 1000 / $c["iterations"] }' "$f"
+    }
+    sbct=$(variant_faults sbct2048) minheap=$(variant_faults min_heap)
+    awk -v a="$sbct" -v b="$minheap" '/^#/ { print; next } !h { h = 1; print $0 ",sbct2048_lookup_faults,min_heap_lookup_faults"; next }
+        { print $0 "," a "," b }' "$der/vm-summary.tmp" >"$der/vm-summary.csv"
+    rm -f "$der/vm-summary.tmp"
 fi
 
 # ---- figure 5: the ablation ratios, one column per era ------------------------------------
