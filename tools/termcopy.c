@@ -76,7 +76,8 @@ static const char usage_predict[] =
     "ets:lookup/2 of {1, TERM} in each modelled era, and a persistent_term:get.\n"
     "The costs come from a calibration file that './run report' writes from its experiments\n"
     "(copysweep's ns per word, crossover's per-operation times at each measured list\n"
-    "length, interpolated at TERM's flat size); the file used is named in the output.\n"
+    "length, interpolated at TERM's flat size, and beyond the largest length scaled by its\n"
+    "cost per word); the file used is named in the output.\n"
     "  --calibration FILE  the calibration to use (default " DEFAULT_CALIBRATION ")\n"
     "No calibration: says how to make one and exits 2.\n";
 
@@ -488,13 +489,16 @@ static int cal_read(const char *path, calibration *cal)
 }
 
 /* A grid key's cost at `words`: linear between the measured points, the first point's cost
- * below them, and the last two points' line beyond them. */
+ * below them, and beyond them the last point's cost per word (never negative, unlike a line
+ * through two noisy points). */
 static double cal_at(const cal_key *k, double words)
 {
     size_t n = k->npoints, i = 1;
-    if (n == 1 || words <= k->words[0])
+    if (words <= k->words[0])
         return k->ns[0];
-    while (i < n - 1 && words > k->words[i])
+    if (words >= k->words[n - 1])
+        return k->ns[n - 1] * words / k->words[n - 1];
+    while (words > k->words[i])
         i++;
     double slope = (k->ns[i] - k->ns[i - 1]) / (k->words[i] - k->words[i - 1]);
     return k->ns[i - 1] + slope * (words - k->words[i - 1]);
