@@ -35,7 +35,9 @@ die() { printf 'pipeline: %s\n' "$*" >&2; exit 1; }
 run() {
     local name="$1"; shift
     say "$name: $*"
-    "$@" >"$res/$name.log" 2>&1 || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $?; log: $res/$name.log)"; }
+    local rc=0
+    "$@" >"$res/$name.log" 2>&1 || rc=$?
+    [ $rc -eq 0 ] || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $rc; log: $res/$name.log)"; }
 }
 
 # Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
