@@ -149,8 +149,9 @@ int main(int argc, char **argv)
                 fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
         }
     }
-    bool ok = (!csv || tc_bench_csv_close(csv)) & (!summary || tc_bench_csv_close(summary));
-    if (!ok) {
+    bool csv_ok = !csv || tc_bench_csv_close(csv);
+    bool summary_ok = !summary || tc_bench_csv_close(summary);
+    if (!csv_ok || !summary_ok) {
         fprintf(stderr, "crossover: writing the CSV failed\n");
         return EXIT_USAGE;
     }

@@ -157,6 +157,7 @@ START_TEST(perf_counts_or_says_why_not)
     for (int i = 0; i < 100000; i++)
         x += (uint64_t)i;
     tc_perf_counts c = tc_perf_stop(&p);
+    ck_assert_uint_eq(x, UINT64_C(4999950000));
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
     tc_perf_csv_values(f, &c);
