@@ -22,6 +22,7 @@
 #include "copy/memcpy_floor.h"
 #include "fixtures.h"
 #include "heaps/ets.h"
+#include "heaps/pdict.h"
 #include "heaps/verify.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
@@ -70,6 +71,7 @@ typedef struct ctx {
     tc_proc *proc;
     tc_heapfrag *frag;
     tc_arena *made;
+    tc_pdict *pd;
 } ctx;
 
 /* {R, R, Sub}: R the rich term (shared), Sub a sub binary of an unaligned bit range. */
@@ -219,6 +221,15 @@ static tc_result op_heapfrag_new(ctx *c)
     return c->frag ? TC_OK : TC_ENOMEM;
 }
 static void ok_heapfrag(ctx *c) { ck_assert_uint_eq(c->frag->alloc_size, 100000); }
+
+static tc_result op_pdict_new(ctx *c) { return tc_pdict_new(&c->pd); }
+static void ok_pdict(ctx *c)
+{
+    tc_term v;
+    ck_assert(tc_pdict_put(c->pd, tc_arena_alloc(c->dest), c->term, c->ref, NULL) == TC_OK);
+    ck_assert(tc_pdict_get(c->pd, c->ref, &v) == TC_OK && v == c->ref);
+    ck_assert(tc_pdict_verify(c->pd, NULL));
+}
 
 static tc_result op_ets_new(ctx *c)
 {
@@ -380,6 +391,7 @@ static const row rows[] = {
     {"tc_copy_literal_area_new", NULL, op_literal_area_new, ok_literal_area, NULL, NOTHING_ALLOCATED},
     {"tc_mseg_new", NULL, op_mseg_new, ok_mseg, NULL, NOTHING_ALLOCATED},
     {"tc_heapfrag_new", setup_mseg, op_heapfrag_new, ok_heapfrag, NULL, NOTHING_ALLOCATED},
+    {"tc_pdict_new", NULL, op_pdict_new, ok_pdict, NULL, NOTHING_ALLOCATED},
     {"tc_ets_new read_concurrency", NULL, op_ets_new, ok_ets_empty, NULL, NOTHING_ALLOCATED},
     {"tc_ets_new r13b", NULL, op_ets_new_r13b, ok_ets_empty, NULL, NOTHING_ALLOCATED},
     {"tc_ets_insert growing", setup_ets_grow, op_ets_insert, ok_ets_insert, intact_ets_300, NOTHING_ALLOCATED},
@@ -407,6 +419,7 @@ static void free_ctx(ctx *c)
     tc_copy_compact_free(c->cc);
     tc_copy_literal_area_free(c->la);
     tc_ets_free(c->ets);
+    tc_pdict_free(c->pd);
     if (c->frag)
         tc_heapfrag_free(c->mem, c->frag);
     tc_proc_free(c->proc);
@@ -425,6 +438,9 @@ static void common_checks(const row *w, ctx *c, uint64_t n)
     if (c->ets)
         ck_assert_msg(tc_ets_verify(c->ets, &why), "%s, failing allocation %llu: %s", w->name,
                       (unsigned long long)n, why);
+    if (c->pd)
+        ck_assert_msg(tc_pdict_verify(c->pd, &why), "%s, failing allocation %llu: %s", w->name,
+                      (unsigned long long)n, why);
     if (c->proc)
         ck_assert_msg(tc_heap_verify(c->proc, &why), "%s, failing allocation %llu: %s", w->name,
                       (unsigned long long)n, why);
@@ -434,10 +450,10 @@ START_TEST(sweep)
 {
     const row *w = &rows[_i];
     /* Interns every atom the rows use once (the atom table keeps what it grows), also the
-     * node name that decoding a pid interns. */
+     * node name that decoding a pid interns and the dictionary's 'undefined'. */
     ctx warm = {.src = tc_arena_new(0)};
     ck_assert(warm.src != NULL);
-    ck_assert(tc_ext_encode(read_in(warm.src, "{<0.1.2>, k, 0, c}"), 2, &warm.bytes, &warm.len) == TC_OK);
+    ck_assert(tc_ext_encode(read_in(warm.src, "{<0.1.2>, k, 0, c, undefined}"), 2, &warm.bytes, &warm.len) == TC_OK);
     ck_assert(tc_ext_decode(tc_arena_alloc(warm.src), warm.bytes, warm.len, &warm.out, NULL) == TC_OK);
     rich(warm.src);
     free_ctx(&warm);
