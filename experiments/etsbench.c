@@ -121,16 +121,16 @@ static void task_init(task *k, const config *c, op what, run_kind kind, tc_ets *
     if (!k->mem)
         die("memory source", TC_ENOMEM);
     tc_result r = tc_proc_new(k->mem, &pol, &k->p);
+    /* The process's own dictionary: its slots are GC roots of that process. */
     if (r == TC_OK && (what == PUT || what == GET || (what == UPDATE_COUNTER && !t)))
-        r = tc_pdict_new(&k->pd);
+        r = tc_proc_dict(k->p, &k->pd);
     if (r != TC_OK)
         die("process", r);
 }
 
 static void task_destroy(task *k)
 {
-    tc_pdict_free(k->pd);
-    tc_proc_free(k->p);
+    tc_proc_free(k->p); /* frees its dictionary too */
     tc_mseg_free(k->mem);
 }
 

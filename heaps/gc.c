@@ -188,6 +188,12 @@ static void evac_roots(gc *g, tc_term *objv, unsigned nobj)
     for (tc_msg *m = p->msgq; m; m = m->next)
         if (!m->frag)
             evac(g, &m->term, false);
+    if (p->dict) {
+        size_t n;
+        tc_term *slots = tc_pdict_roots(p->dict, &n);
+        for (size_t i = 0; i < n; i++)
+            evac(g, &slots[i], false);
+    }
 }
 
 /* collect_live_heap_frags + move_one_area: the BIF's fragments go whole, garbage included. */

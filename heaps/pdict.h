@@ -13,10 +13,9 @@
  * (at least one); the array is sized from 10, 20, 40, ...
  *
  * Where this differs from erts, and why:
- * - It is its own structure rather than a field of the process, and the heap is whatever
- *   tc_alloc the caller passes. The VM's GC treats the slots as roots; the GC here does
- *   not know this table yet, so terms in it must not be moved: tc_pdict_roots gives the
- *   slot words for the process layer to scan when it is joined to tc_proc.
+ * - A process holds one (tc_proc_dict) and its GC scans the slots as roots
+ *   (tc_pdict_roots), as the VM's does; the heap is whatever tc_alloc the caller passes, so
+ *   a dictionary on its own (tests, an arena) needs no GC.
  * - Where the VM collects garbage when the heap lacks room for a put or a split, this
  *   allocates from the tc_alloc (a fragment, on a process heap) and leaves the GC decision
  *   to the process layer. Each put allocates exactly the words it builds, with one call.

@@ -52,12 +52,24 @@ void tc_proc_free(tc_proc *p)
     heap_free_frags(p->mem, p->mbuf);
     heap_free_frags(p->mem, p->msg_frag);
     tc_offheap_release_until(&p->off_heap, NULL);
+    tc_pdict_free(p->dict);
     tc_mseg_free_block(p->mem, p->heap);
     tc_mseg_free_block(p->mem, p->old_heap);
     tc_mem_free(p);
 }
 
 tc_alloc *tc_proc_alloc(tc_proc *p) { return &p->iface; }
+
+tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
+{
+    if (!p->dict) {
+        tc_result r = tc_pdict_new(&p->dict);
+        if (r != TC_OK)
+            return r;
+    }
+    *out = p->dict;
+    return TC_OK;
+}
 
 uint64_t tc_proc_young_use(const tc_proc *p) { return (uint64_t)(p->htop - p->heap) + p->mbuf_sz; }
 

@@ -29,8 +29,8 @@
  * tc_proc_push_maybe_gc (allocate a stack slot). Liveness is what these roots say.
  *
  * Where this differs from erts, and why:
- * - No process dictionary, seq-trace token, group leader or saved registers: the
- *   experiments keep their live data in x registers, the stack and the message queue.
+ * - No seq-trace token, group leader or saved registers: the experiments keep their live
+ *   data in x registers, the stack, the message queue and the process dictionary.
  * - Stack slots hold terms only (no continuation pointers or catches), so every slot is
  *   a root; a CP would be skipped by the VM's GC and costs the same copy.
  * - Binary virtual-heap accounting (bin_vheap_sz) is not modelled, so refc binaries never
@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "heaps/mseg.h"
+#include "heaps/pdict.h"
 #include "heaps/policy.h"
 #include "terms/term.h"
 
@@ -119,6 +120,7 @@ struct tc_proc {
     uint64_t mbuf_sz;
     tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
     tc_offheap off_heap;
+    tc_pdict *dict; /* the process dictionary, NULL until first used: its slots are roots */
     tc_term x[TC_PROC_MAX_XREGS];
     unsigned arity; /* live x registers at a safe point */
     tc_msg *msgq, **msgq_last;
@@ -146,6 +148,9 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_M
 void tc_proc_free(tc_proc *p);
 
 tc_alloc *tc_proc_alloc(tc_proc *p);
+/* The process dictionary (created on first use; its values live on this heap and are GC
+ * roots, as ProcDict is in erts). TC_ENOMEM. */
+tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
 /* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
  * Never collects. */
 tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;

@@ -307,6 +307,16 @@ static bool verify(vctx *v)
     for (unsigned i = 0; i < p->arity; i++)
         if (!check_root(v, p->x[i], YOUNG))
             return false;
+    if (p->dict) {
+        size_t n;
+        const tc_term *slots = tc_pdict_roots(p->dict, &n);
+        for (size_t i = 0; i < n; i++)
+            if (!check_root(v, slots[i], YOUNG))
+                return false;
+        const char *why;
+        if (!tc_pdict_verify(p->dict, &why))
+            return fail(v, why);
+    }
     return true;
 }
 

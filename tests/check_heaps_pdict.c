@@ -5,10 +5,14 @@
  */
 #include <stdio.h>
 
+#include "copy/copy_struct.h"
 #include "fixtures.h"
 #include "gen.h"
+#include "heaps/gc.h"
 #include "heaps/pdict.h"
+#include "heaps/verify.h"
 #include "terms/compare.h"
+#include "terms/size.h"
 
 /* =:= without a Check assertion per call: in fork mode every assertion writes to a pipe. */
 static bool same(tc_term a, tc_term b)
@@ -187,6 +191,46 @@ START_TEST(failed_allocations_never_half_split)
 }
 END_TEST
 
+/* A process's dictionary is part of its root set: values survive every GC, moved, and the
+ * heap stays valid. Without the roots the first GC would leave the slots dangling. */
+START_TEST(dictionary_values_survive_gcs)
+{
+    static const char *const eras[] = {"r10b", "otp25"};
+    for (int e = 0; e < 2; e++) {
+        tc_policy pol;
+        ck_assert(tc_policy_preset(eras[e], &pol) == TC_OK);
+        tc_mseg *mem = tc_mseg_new(&pol.mem);
+        tc_proc *p;
+        ck_assert(mem != NULL && tc_proc_new(mem, &pol, &p) == TC_OK);
+        tc_pdict *pd;
+        ck_assert(tc_proc_dict(p, &pd) == TC_OK);
+        tc_term ref[200];
+        tc_alloc *arena = tc_arena_alloc(tc_fixture_arena());
+        for (int i = 0; i < 200; i++) {
+            tc_term v = tc_gen_term(arena, 3, false);
+            ck_assert(v != TC_NON_VALUE);
+            ref[i] = v;
+            /* The value is copied onto the process heap first, as a process's own term. */
+            uint64_t words;
+            ck_assert(tc_term_flat_size(v, &words) == TC_OK);
+            ck_assert(tc_proc_test_heap_maybe_gc(p, words + 3) == TC_OK);
+            tc_term own = tc_copy_struct_fill(v, p->htop, words, &p->off_heap, NULL);
+            p->htop += words;
+            ck_assert(tc_pdict_put(pd, tc_proc_alloc(p), tc_make_small(i), own, NULL) == TC_OK);
+            if (i % 16 == 0)
+                ck_assert(tc_gc_collect(p, 0, p->x, 0) == TC_OK);
+            const char *why;
+            ck_assert_msg(tc_heap_verify(p, &why), "%s: %s", eras[e], why);
+        }
+        ck_assert(tc_gc_collect(p, 0, p->x, 0) == TC_OK);
+        for (int i = 0; i < 200; i++)
+            ck_assert(same(get_ok(pd, tc_make_small(i)), ref[i]));
+        tc_proc_free(p);
+        tc_mseg_free(mem);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_pdict");
@@ -198,6 +242,7 @@ int main(void)
     tcase_add_test(tc, many_small_keys_spread_evenly);
     tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
     tcase_add_test(tc, failed_allocations_never_half_split);
+    tcase_add_test(tc, dictionary_values_survive_gcs);
     suite_add_tcase(s, tc);
     printf("seed %llu\n", (unsigned long long)tc_test_seed());
     return tc_run_suite(s);
