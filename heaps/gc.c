@@ -456,10 +456,7 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                                 tc_heapfrag *live_hf_end)
 {
     uint64_t stack = tc_proc_stack_size(p);
-    uint64_t before = tc_proc_young_use(p);
-    for (const tc_msg *m = p->msgq; m; m = m->next)
-        if (m->frag)
-            before += m->frag->used_size;
+    uint64_t before = heap_young_gen_usage(p);
     tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before};
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
@@ -558,9 +555,12 @@ tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, 
 {
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
-    if (p->policy.gc_rules == TC_GC_RULES_R10B)
-        return collect_r10b(p, need, objv, nobj);
-    return collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    tc_result r = p->policy.gc_rules == TC_GC_RULES_R10B
+                      ? collect_r10b(p, need, objv, nobj)
+                      : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (r == TC_OK)
+        p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
+    return r;
 }
 
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)

@@ -58,6 +58,17 @@ static inline bool heap_is_literal(const tc_proc *p, const tc_term *ptr)
 tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
                        tc_heapfrag *live_hf_end);
 
+/* erts young_gen_usage: heap use, fragments, and the data of queued messages that still
+ * carry their own fragment. */
+static inline uint64_t heap_young_gen_usage(const tc_proc *p)
+{
+    uint64_t u = tc_proc_young_use(p);
+    for (const tc_msg *m = p->msgq; m; m = m->next)
+        if (m->frag)
+            u += m->frag->used_size;
+    return u;
+}
+
 /* Frees a list of fragments. */
 void heap_free_frags(tc_mseg *mem, tc_heapfrag *f);
 /* Moves the ProcBins of `from` (a message fragment's list) to the front of `into`. */

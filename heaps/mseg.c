@@ -54,6 +54,7 @@ tc_mseg_config tc_mseg_default_config(void)
         .amcbf = 4 * 1024 * 1024,
         .rsbcst = 50,
         .asbcst = 4 * 1024 * 1024,
+        .rsbcmt = 80,
         .mbc_bytes = 1024 * 1024,
     };
     return c;
@@ -331,9 +332,9 @@ void *tc_mseg_realloc_block(tc_mseg *m, void *block, size_t bytes)
             return block;
         return move_block(m, block, bytes);
     }
-    if (!want_sbc)
-        return move_block(m, block, bytes);
     size_t want = round_up(bytes + HDR, m->page);
+    if (!want_sbc && (want - (bytes + HDR)) * 100 >= (size_t)m->cfg.rsbcmt * want)
+        return move_block(m, block, bytes); /* the resized carrier would be mostly slack */
     if (want <= b->bytes) {
         size_t diff = b->bytes - want;
         if (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes)

@@ -11,10 +11,18 @@
  * fit"), otherwise split, the rest staying cached. Nothing is pre-touched: a fresh mapping
  * faults each page on its first write, exactly as the VM's heaps do.
  *
- * Realloc follows alloc_util: an sbc that shrinks keeps its mapping while the shrink is
- * below both asbcst bytes and rsbcst % of the carrier (eheap: 50 %), otherwise its tail is
- * unmapped; an sbc that grows is mremap'ed (it may move); a block that crosses sbct moves
- * to the other kind of carrier (copy, then free) [I: the crossing move is inferred].
+ * Realloc follows alloc_util (do_erts_alcu_realloc, resize_carrier, mseg_realloc): an sbc
+ * block stays in its sbc whatever its new size, even below sbct, unless the page-rounded
+ * carrier for the new size would be rsbcmt % (80) or more slack, i.e. under a page or so
+ * of data: only then is it copied into an mbc. The sbc is then resized: a shrink keeps the
+ * mapping while it is below both asbcst bytes and rsbcst % of the carrier (eheap: 50 %),
+ * otherwise the tail is unmapped; a growth is mremap'ed (it may move). An mbc block that
+ * grows to sbct or more is copied into a new sbc. This is what makes the heaps of the 7.2
+ * loop hit or miss the cache by payload length: a GC's new heap above sbct shrunk below
+ * half its carrier leaves a small sbc, which the cache keeps after the next GC but cannot
+ * hand to the next large new heap (on the VM: L=4250, 200 mseg creates, 199 mseg reallocs,
+ * 190 destroys per 1000 lookups; L=4500, whose new heaps stay below sbct, none;
+ * experiments/beam/gctrace.erl).
  *
  * Where this differs from erts, and why:
  * - Multiblock carriers have one size (mbc_bytes) and stay mapped until the source is
@@ -41,10 +49,13 @@ typedef struct tc_mseg_config {
     size_t amcbf;         /* bytes: largest absolute excess of a good cache fit */
     unsigned rsbcst;      /* % : an sbc shrink below this share keeps the carrier (eheap 50) */
     size_t asbcst;        /* bytes: ... and below this absolute amount */
+    unsigned rsbcmt;      /* % : an sbc block realloc'd below sbct moves to an mbc only when
+                             its resized carrier would be at least this share slack (80) */
     size_t mbc_bytes;     /* size of each multiblock carrier */
 } tc_mseg_config;
 
-/* erts defaults: sbct 512 KiB, mcs 10, rmcbf 20, amcbf 4 MiB, eheap rsbcst 50, asbcst 4 MiB. */
+/* erts defaults: sbct 512 KiB, mcs 10, rmcbf 20, amcbf 4 MiB, eheap rsbcst 50, asbcst 4 MiB,
+ * rsbcmt 80. */
 tc_mseg_config tc_mseg_default_config(void);
 
 typedef struct tc_mseg_stats {

@@ -11,6 +11,8 @@ tc_policy tc_policy_r10b(void)
         .frag_rule = TC_FRAG_R10B,
         .trigger = TC_GC_AT_SCHEDULE,
         .gc_rules = TC_GC_RULES_R10B,
+        .bif_gc_test = TC_BIF_GC_WORDS, /* unused: R10B collects at schedule */
+        .long_gc_words = 0,             /* no dirty schedulers */
         .move_live_frags = false,
         .shrink = true,
         .min_heap_size = 233,
@@ -28,6 +30,8 @@ tc_policy tc_policy_otp25(void)
         .frag_rule = TC_FRAG_MODERN,
         .trigger = TC_GC_AFTER_BIF,
         .gc_rules = TC_GC_RULES_MODERN,
+        .bif_gc_test = TC_BIF_GC_X86_JIT,
+        .long_gc_words = 128 * 1024,
         .move_live_frags = true,
         .shrink = true,
         .min_heap_size = 233,

@@ -35,6 +35,22 @@ typedef enum tc_gc_trigger {
     TC_GC_AFTER_BIF    /* OTP 25: right after the BIF, with only its result live */
 } tc_gc_trigger;
 
+/*
+ * The test the BIF-call glue makes before it collects (TC_GC_AFTER_BIF only).
+ * ERTS_IS_GC_DESIRED (erl_gc.h) is `stop - htop < mbuf_sz` in words, and so is the arm64
+ * JIT's and the interpreter's inline copy of it. The x86-64 JIT's (OTP 25
+ * emit_call_light_bif_shared, and still in later releases) forms its limit as
+ * htop + mbuf_sz + 3 with an index scale of 1, so it compares the free heap in *bytes*
+ * with mbuf_sz in words: it collects only once the fragments hold 8 times the free heap.
+ * This machine's VM is an x86-64 JIT, and its GC trace of the 7.2 loop follows the byte
+ * test exactly (experiments/beam/gctrace.erl: at L=10000 a 28,690-word heap with 20,008
+ * words used collects at the 4th fragment, 80,020 words, not at the 1st).
+ */
+typedef enum tc_bif_gc_test {
+    TC_BIF_GC_WORDS,   /* stop - htop < mbuf_sz (the C macro; interpreter, arm64 JIT) */
+    TC_BIF_GC_X86_JIT  /* 8·(stop - htop) < mbuf_sz + 3 (the x86-64 JIT's byte compare) */
+} tc_bif_gc_test;
+
 /* The GC's sizing arithmetic (everything else in the collector is shared). */
 typedef enum tc_gc_rules {
     TC_GC_RULES_R10B,  /* minor heap next(heap_sz + mbuf); old heap next(high_water use, +1);
@@ -51,6 +67,14 @@ typedef struct tc_policy {
     tc_frag_rule frag_rule;
     tc_gc_trigger trigger;
     tc_gc_rules gc_rules;
+    tc_bif_gc_test bif_gc_test;
+    /* ERTS_POTENTIALLY_LONG_GC_HSIZE (erl_gc.h, 128 Ki words; 0 = never): a GC asked for on a
+     * normal scheduler whose young use + stack (+ old use when major) reaches this is not
+     * run there; the process is flagged F_FORCE_GC, gives up its reductions and is collected
+     * on a dirty scheduler when it next runs, with the x registers live at its yield point
+     * (erl_gc.c check_for_possibly_long_gc, delay_garbage_collection with need 0). Modelled
+     * at the GC-after-BIF safe point only (see proc.h). */
+    uint64_t long_gc_words;
     bool move_live_frags;     /* OTP 25: fragments made by the BIF move whole into the new heap */
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */

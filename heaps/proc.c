@@ -205,13 +205,45 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
 
-/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap. */
-bool tc_proc_gc_desired(const tc_proc *p) { return (uint64_t)(p->stop - p->htop) < p->mbuf_sz; }
+/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap, or
+ * a delayed GC is pending (F_FORCE_GC). */
+bool tc_proc_gc_desired(const tc_proc *p)
+{
+    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || (p->flags & TC_PROC_FORCE_GC);
+}
+
+/* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
+static bool bif_gc_desired(const tc_proc *p)
+{
+    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
+        return (p->flags & TC_PROC_FORCE_GC) ||
+               (uint64_t)(p->stop - p->htop) * sizeof(tc_term) < p->mbuf_sz + 3;
+    return tc_proc_gc_desired(p);
+}
+
+/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
+static bool long_gc(const tc_proc *p)
+{
+    if (p->policy.long_gc_words == 0)
+        return false;
+    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
+    uint64_t sz = heap_young_gen_usage(p) + tc_proc_stack_size(p);
+    if (major)
+        sz += (uint64_t)(p->old_htop - p->old_heap);
+    return sz >= p->policy.long_gc_words;
+}
 
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
 {
-    if (p->policy.trigger != TC_GC_AFTER_BIF || !(tc_proc_gc_desired(p) || p->policy.gc_stress))
+    if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
+    if (long_gc(p)) {
+        /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
+        p->flags |= TC_PROC_FORCE_GC;
+        p->yield_requested = true;
+        p->stats.gcs_delayed++;
+        return TC_OK;
+    }
     tc_result r = heap_collect(p, 0, result, 1, true, live_hf_end);
     if (r == TC_OK)
         p->stats.gcs_after_bif++;

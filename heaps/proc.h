@@ -39,6 +39,13 @@
  *   resets it at each GC because it uses it only as a trigger).
  * - Queued messages that carry a fragment are not roots; after a modern GC their data is
  *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
+ * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point only,
+ *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
+ *   would also delay, by abandoning the heap for a fragment of `need` words; the model
+ *   collects there at once. The check ignores the on-heap message count erts adds.
+ *   Reductions are not counted, so the ordinary schedule-outs every 4000 reductions (and a
+ *   GC at such a schedule-in) are not modelled: the VM's 143 GCs per 1000 lookups at
+ *   L=10000 are exactly the 14-lookup cycle without them [trace].
  * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies
  *   anything leaves the process exactly as it was; a failed resize after a completed GC
  *   leaves it collected (same root values) and still valid.
@@ -85,6 +92,7 @@ typedef struct tc_proc_stats {
     uint64_t heaps_allocated;  /* young heap blocks allocated (creation and every GC) */
     uint64_t grows, shrinks;   /* resizes after a GC */
     uint64_t gcs_after_bif, gcs_at_schedule, gcs_test_heap;
+    uint64_t gcs_delayed;      /* GC-after-BIF requests sent to a dirty scheduler (long GC) */
 } tc_proc_stats;
 
 typedef enum tc_heap_event_kind { TC_HEAP_EV_MINOR, TC_HEAP_EV_MAJOR, TC_HEAP_EV_FRAG } tc_heap_event_kind;
@@ -130,7 +138,7 @@ struct tc_proc {
     tc_heapfrag *arith_frag; /* R10B: the fragment whose tail is the arith heap */
     uint64_t arith_avail;
     uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
-    bool yield_requested;    /* R10B BUMP_ALL_REDS: the process must yield at its next call */
+    bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
     const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
     unsigned nlit;
     tc_proc_stats stats;
@@ -141,6 +149,7 @@ struct tc_proc {
 /* Process flags (erts F_NEED_FULLSWEEP, F_HEAP_GROW). */
 #define TC_PROC_NEED_FULLSWEEP 0x1u
 #define TC_PROC_HEAP_GROW 0x2u
+#define TC_PROC_FORCE_GC 0x4u /* F_FORCE_GC: a delayed GC runs at the next safe point */
 
 /* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
 tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
@@ -169,18 +178,23 @@ static inline tc_term *tc_proc_stack_slot(tc_proc *p, size_t i) { return &p->sto
 tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
 
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
- * return through the era's trigger. OTP25: collects at once when stop - htop < mbuf_sz,
- * with *result the only live register, moving the BIF's fragments whole. R10B: no GC
- * here (HAlloc may have asked the process to yield; see schedule_in). */
+ * return through the era's trigger. OTP25: collects at once when the policy's
+ * bif_gc_test says so, with *result the only live register, moving the BIF's fragments
+ * whole; a long GC (policy.long_gc_words) is delayed instead: TC_PROC_FORCE_GC and
+ * yield_requested are set and schedule_in collects. R10B: no GC here (HAlloc may have
+ * asked the process to yield; see schedule_in). */
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
 
-/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap, so the next safe point collects. */
+/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), or a delayed GC is
+ * pending, so the next safe point collects. */
 bool tc_proc_gc_desired(const tc_proc *p);
 
 /* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
- * (roots: x[0..arity)); OTP25 collects when a GC is desired (stop - htop < mbuf_sz) [I: the
- * modern scheduler's check was not read; it matters only when GC-after-BIF is off]. */
+ * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
+ * where a delayed long GC runs (on the dirty scheduler: no long-GC check) [I: the modern
+ * scheduler's own check was not read; the VM's trace shows the delayed GC there with the
+ * dropped result dead, gctrace.erl]. */
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
 
 /* A fragment not linked to any process (a message's own), from `mem`. */

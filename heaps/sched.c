@@ -78,7 +78,7 @@ tc_result tc_sched_run(tc_sched *s)
             step = t->step(t);
             t->reds_left--;
             s->stats.steps++;
-            if (r10b && p->yield_requested && step == TC_STEP_CONTINUE) {
+            if (p->yield_requested && step == TC_STEP_CONTINUE) {
                 /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
                 t->reds_left = 0;
                 s->stats.forced_yields++;

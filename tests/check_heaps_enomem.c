@@ -75,7 +75,7 @@ static void setup(int s, tc_proc *p)
     case S_MINOR_OLD:
         ck_assert(tc_gc_collect(p, 0, p->x, p->arity) == TC_OK); /* data becomes mature */
         break;
-    case S_SHRINK: { /* the ETS loop's 7th lookup starts from here (see check_heaps_sizes) */
+    case S_SHRINK: { /* the word-test ETS loop's 7th lookup starts here (check_heaps_sizes) */
         tc_term r = TC_NIL;
         for (int i = 0; i < 6; i++) {
             tc_heapfrag *live = tc_proc_bif_enter(p);
@@ -154,6 +154,10 @@ static void scenario(int s)
         tc_policy pol = s == S_R10B_FULL ? tc_policy_r10b() : tc_policy_otp25();
         if (s == S_R10B_FULL)
             pol.fullsweep_after = 0;
+        if (s == S_SHRINK) { /* the word test collects after every overflowing BIF */
+            pol.bif_gc_test = TC_BIF_GC_WORDS;
+            pol.long_gc_words = 0;
+        }
         tc_policy_apply_env(&pol);
         tc_mseg *mem = tc_mseg_new(&pol.mem);
         ck_assert(mem != NULL);

@@ -26,6 +26,7 @@ START_TEST(defaults)
     ck_assert_uint_eq(c.sbct, 512 * KIB);
     ck_assert_uint_eq(c.cache_slots, 10);
     ck_assert_uint_eq(c.rsbcst, 50);
+    ck_assert_uint_eq(c.rsbcmt, 80);
 }
 END_TEST
 
@@ -107,7 +108,10 @@ END_TEST
  * sbc realloc: 121536 words (972,288 bytes + 16 header = 238 pages) to 75113 words
  * (147 pages) shrinks by 91 pages = 38 % < rsbcst 50 %: the carrier keeps its size.
  * 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped. Growing maps more (mremap).
- * Below sbct the block moves to a multiblock carrier; above, back to a single one.
+ * Below sbct the block stays in its sbc (3000 KiB to 100 KiB: 26 pages of which under a
+ * page is slack, < rsbcmt 80 %; the shrink is > 50 %: remapped). Only a block whose
+ * carrier would be mostly slack moves to an mbc: 100 bytes + 16 in a 4096-byte page is
+ * 97 % slack. From there 1000 KiB goes back to a single-block carrier.
  */
 START_TEST(single_block_realloc)
 {
@@ -127,8 +131,13 @@ START_TEST(single_block_realloc)
     ck_assert_uint_eq(st->sbc_remaps, 2);
     ck_assert_uint_eq(((unsigned char *)b)[600 * KIB - 1], 7);
     b = tc_mseg_realloc_block(m, b, 100 * KIB);
-    ck_assert(!tc_mseg_block_is_sbc(b));
+    ck_assert(tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(st->sbc_remaps, 3);
+    ck_assert_uint_lt(tc_mseg_block_bytes(b), 104 * KIB);
     ck_assert_uint_eq(((unsigned char *)b)[100 * KIB - 1], 7);
+    b = tc_mseg_realloc_block(m, b, 100);
+    ck_assert(!tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(((unsigned char *)b)[99], 7);
     b = tc_mseg_realloc_block(m, b, 1000 * KIB);
     ck_assert(tc_mseg_block_is_sbc(b));
     ck_assert_uint_eq(((unsigned char *)b)[0], 7);

@@ -100,6 +100,53 @@ static tc_step frag_step(tc_task *t)
     return TC_STEP_CONTINUE;
 }
 
+/* OTP25: a step is one ets:lookup of a 20,005-word result, dropped. With no stack the
+ * first GCs fall as in check_heaps_sizes' otp25_ets_loop_vm: the 14th lookup's GC
+ * (young 60015 + 140035 >= 128 Ki words) is delayed, which ends the slice at once; the
+ * schedule-in collects, and the 15th lookup fits the new 28690-word heap. */
+static tc_step lookup_step(tc_task *t)
+{
+    frag_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    tc_heapfrag *live = tc_proc_bif_enter(t->proc);
+    tc_term *hp = tc_proc_halloc(t->proc, 20005); /* [{1, [0 .. 9999]}] */
+    ck_assert(hp != NULL);
+    for (size_t i = 0; i < 10000; i++) {
+        hp[2 * i] = tc_make_small((int64_t)i);
+        hp[2 * i + 1] = i ? tc_make_list(&hp[2 * i - 2]) : TC_NIL;
+    }
+    hp[20000] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
+    hp[20001] = tc_make_small(1);
+    hp[20002] = tc_make_list(&hp[19998]);
+    hp[20003] = tc_make_boxed(&hp[20000]);
+    hp[20004] = TC_NIL;
+    tc_term res = tc_make_list(&hp[20003]);
+    ck_assert(tc_proc_bif_return_maybe_gc(t->proc, live, &res) == TC_OK);
+    return TC_STEP_CONTINUE;
+}
+
+START_TEST(test_otp25_delayed_gc_yields)
+{
+    tc_proc *p = new_proc("otp25");
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_task t;
+    frag_state st = {15};
+    tc_sched_spawn(&s, &t, p, lookup_step, &st);
+    ck_assert(tc_sched_run(&s) == TC_OK);
+    ck_assert_uint_eq(p->stats.gcs_after_bif, 2); /* lookups 1 and 5 */
+    ck_assert_uint_eq(p->stats.gcs_delayed, 1);
+    ck_assert_uint_eq(s.stats.forced_yields, 1);
+    ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+    ck_assert_uint_eq(p->heap_sz, 28690);
+    ck_assert_uint_eq(p->htop - p->heap, 20005);
+    tc_proc_free(p);
+    teardown();
+}
+END_TEST
+
 START_TEST(test_r10b_forced_yields_and_polls)
 {
     tc_proc *p = new_proc("r10b");
@@ -187,6 +234,7 @@ int main(void)
     TCase *tc = tcase_create("sched");
     tcase_add_test(tc, test_ping_pong_switches);
     tcase_add_test(tc, test_r10b_forced_yields_and_polls);
+    tcase_add_test(tc, test_otp25_delayed_gc_yields);
     tcase_add_test(tc, test_modern_receive_cuts_reductions);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);

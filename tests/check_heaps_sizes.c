@@ -191,8 +191,10 @@ START_TEST(fragment_sizing)
 END_TEST
 
 /*
- * The brief's 7.2 trace, OTP25, stack of 4 words, a 20,005-word result (n = 10,000) taken
- * in a loop that drops it:
+ * The brief's 7.2 hand trace: OTP25 with the C macro's word test after the BIF and no
+ * long-GC delay (policy.h: bif_gc_test WORDS, long_gc_words 0; the interpreter's or an
+ * arm64 JIT's rule, not this machine's VM, see otp25_ets_loop_vm). Stack of 4 words, a
+ * 20,005-word result (n = 10,000) taken in a loop that drops it:
  *  L1: free 229 < 20005 -> fragment; GC-after-BIF. No old heap and nothing mature -> a
  *      major GC: new heap next(4 + 20005) = 28690; the fragment moves whole (20005 words);
  *      need_after 20009: not > 28690, 4*20009 = 80036 > 3*28690 = 86070? no, < 25 %? no.
@@ -206,10 +208,13 @@ END_TEST
  *      wanted 3*20009 = 60027 (60027*9 > 75113: no floor) -> next = 75113.
  *  Then every third lookup repeats L7: 75113 -> 121536 -> 75113, 20005 words moved.
  */
-START_TEST(otp25_ets_loop)
+START_TEST(otp25_ets_loop_word_test)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 4);
+    tc_policy pol = tc_policy_otp25();
+    pol.bif_gc_test = TC_BIF_GC_WORDS;
+    pol.long_gc_words = 0;
+    rig_init(&r, pol, 4);
     static const uint64_t heap_after[] = {28690, 46422, 46422, 75113, 75113, 75113, 75113, 75113, 75113, 75113};
     for (unsigned i = 0; i < 10; i++) {
         lookup(&r, 10000, false);
@@ -232,6 +237,116 @@ START_TEST(otp25_ets_loop)
      * so the carrier keeps its size (no remap). */
     ck_assert_uint_eq(tc_mseg_stats_get(r.mem)->sbc_remaps, 0);
     ck_assert(tc_mseg_block_is_sbc(r.p->heap));
+    rig_done(&r);
+}
+END_TEST
+
+/*
+ * The same loop under the otp25 preset, which is this machine's VM (OTP 25, x86-64 JIT):
+ * the GC-after-BIF test compares free bytes with fragment words (8·free < mbuf_sz + 3)
+ * and a GC of 128 Ki words or more is delayed to the next schedule (policy.h). Each
+ * GC below is the VM's, heap sizes and all, from experiments/beam/gctrace.erl --len 10000
+ * (its heap use runs 3 to 16 words above the model's: the VM's loop keeps a few more).
+ *  L1: free 229, 8*229 = 1832 < 20008 -> GC: major (no old heap, nothing mature), new heap
+ *      next(4 + 20005) = 28690, 20005 words moved.                     [VM: major, 28690]
+ *  L2-L4: free 8681, 8*8681 = 69448 >= 20005*k + 3 for k = 1..3: fragments, no GC.
+ *  L5: 80023 > 69448 -> GC with the result live; young 20005 + 80020 = 100025, + stack
+ *      100029 < 131072: not long. Mature 20005 -> old heap next(100025, +1) = 196650; new
+ *      heap next(100029) = 121536; shrink: 4*20009 < 121536, > 8000, wanted 60027 (no old/8
+ *      floor: 540243 > 196650) -> 75113.            [VM: minor, 75113, old heap 196650]
+ *  L6, L7: bumped (free 55104, 35099). L8: free 15094, 8*15094 = 120752: fragments up to
+ *      6*20005 + 3 = 120033; L14: 140038 > 120752 -> desired, but young 60015 + 140035 + 4
+ *      = 200054 >= 131072: delayed, the process yields with nothing of the result live.
+ *  At the schedule: minor GC, new heap next(200054) = 318187, nothing live (the L5 result
+ *      is mature but dead), need_after 4: wanted 12, 12*9 < 196650 -> old/8 = 24581 ->
+ *      28690.                                    [VM: minor after a dirty reschedule, 0 live, 28690]
+ *  L15: bumped (free 28686). L16-L18 fragments as L2-L4; L19 GC as L5 (mature 0 now).
+ *  So from L14 on, two GCs every 14 lookups: 2 + 2*71 = 144 GCs in 1000 lookups. [VM: 145]
+ * Memory: the L5 new heap's carrier (121536 words, 238 pages) shrunk to 75113 (147 pages)
+ * is 38 % smaller, < rsbcst 50 %: kept as it is. The delayed GC's 318187-word heap shrunk
+ * to 28690 words stays in its sbc (a 57-page carrier is not 80 % slack: rsbcmt) and loses
+ * its tail (91 % >= 50 %): one remap.
+ */
+START_TEST(otp25_ets_loop_vm)
+{
+    rig r;
+    rig_init(&r, tc_policy_otp25(), 4);
+    tc_proc *p = r.p;
+    static const uint64_t heap_after[] = {28690, 28690, 28690, 28690, 75113, 75113, 75113, 75113, 75113, 75113,
+                                          75113, 75113, 75113, 28690, 28690, 28690, 28690, 28690, 75113, 75113};
+    for (unsigned i = 0; i < 20; i++) {
+        lookup(&r, 10000, false);
+        ck_assert_uint_eq(p->yield_requested, i == 13);
+        if (p->yield_requested) {
+            ck_assert(p->flags & TC_PROC_FORCE_GC);
+            ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+            ck_assert(!(p->flags & TC_PROC_FORCE_GC));
+        }
+        ck_assert_uint_eq(p->heap_sz, heap_after[i]);
+        if (i == 4) /* 238 pages to 147: the carrier keeps its size */
+            ck_assert_uint_eq(tc_mseg_stats_get(r.mem)->sbc_remaps, 0);
+    }
+    ck_assert_uint_eq(r.nev, 4); /* GCs at lookups 1, 5, 14 (delayed), 19 */
+    ck_assert(r.ev[0].kind == TC_HEAP_EV_MAJOR && r.ev[0].heap_after == 28690 && r.ev[0].copied == 20005);
+    ck_assert(r.ev[1].kind == TC_HEAP_EV_MINOR && r.ev[1].old_heap_created && r.ev[1].old_heap_after == 196650);
+    ck_assert(r.ev[1].young_before == 100025 && r.ev[1].heap_new == 121536 && r.ev[1].heap_after == 75113);
+    ck_assert(r.ev[2].young_before == 200050 && r.ev[2].heap_new == 318187 && r.ev[2].heap_after == 28690);
+    ck_assert_uint_eq(r.ev[2].copied, 0);
+    ck_assert(r.ev[3].young_before == 100025 && r.ev[3].heap_after == 75113 && r.ev[3].copied == 20005);
+    ck_assert_uint_eq(p->stats.gcs_after_bif, 3);
+    ck_assert_uint_eq(p->stats.gcs_delayed, 1);
+    ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(r.mem)->sbc_remaps, 1);
+    ck_assert(tc_mseg_block_is_sbc(p->heap));
+    for (unsigned i = 20; i < 1000; i++) {
+        lookup(&r, 10000, false);
+        if (p->yield_requested)
+            ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+    }
+    ck_assert_uint_eq(p->stats.minor_gcs + p->stats.major_gcs, 144);
+    rig_done(&r);
+}
+END_TEST
+
+/*
+ * The payload-length bands of fresh memory (the VM: experiments/beam/gctrace.erl --summary,
+ * mseg_alloc counters over 1000 lookups: L=4250 200 creates, 199 reallocs, 190 destroys,
+ * 1 cache hit; L=4500 none of its own). Stack 4.
+ * L=4250 (8505 words): L1 major -> 10958. L4 (free 2449, 19592 < 25518) GC: young 34020,
+ *   old heap next(34020, +1) = 75113 (an sbc), new heap next(34024) = 46422, shrunk to
+ *   next(3*8509) = 28690. L5, L6 bumped; L7-L9 fragments, L9 GC: young 51030 -> new heap
+ *   75113 (147 pages, an sbc, mapped fresh: the cache is empty), shrunk to 28690 words: it
+ *   stays an sbc, cut to 57 pages. Every 5th lookup repeats L9: the cache fills with
+ *   57-page carriers, none of which holds a 147-page heap, so every GC maps fresh memory.
+ *   [VM: 28690 heap, old heap 75113, a GC every 5 lookups]
+ * L=4500 (9005 words): L1 -> 10958; L3 GC: young 27015, old heap next(27015, +1) = 46422,
+ *   new heap 28690, no shrink. Then every 4th lookup: young 45025 -> new heap 46422 (363
+ *   KiB, below sbct) shrunk to 28690. No sbc ever.   [VM: old heap 46422, 28690 heap]
+ */
+START_TEST(otp25_ets_loop_mseg_bands)
+{
+    rig r;
+    rig_init(&r, tc_policy_otp25(), 4);
+    for (unsigned i = 0; i < 29; i++)
+        lookup(&r, 4250, false);
+    const tc_mseg_stats *st = tc_mseg_stats_get(r.mem);
+    ck_assert_uint_eq(r.nev, 7); /* lookups 1, 4, 9, 14, 19, 24, 29 */
+    ck_assert_uint_eq(r.p->heap_sz, 28690);
+    ck_assert_uint_eq(r.p->old_hend - r.p->old_heap, 75113);
+    ck_assert_uint_eq(st->cache_misses, 6); /* the old heap and the new heaps at 9 .. 29 */
+    ck_assert_uint_eq(st->cache_hits, 0);
+    ck_assert_uint_eq(st->sbc_remaps, 5);
+    ck_assert_uint_eq(tc_mseg_cached(r.mem), 4);
+    rig_done(&r);
+
+    rig_init(&r, tc_policy_otp25(), 4);
+    for (unsigned i = 0; i < 31; i++)
+        lookup(&r, 4500, false);
+    st = tc_mseg_stats_get(r.mem);
+    ck_assert_uint_eq(r.nev, 9); /* lookups 1, 3, 7, 11, ..., 31 */
+    ck_assert_uint_eq(r.p->heap_sz, 28690);
+    ck_assert_uint_eq(r.p->old_hend - r.p->old_heap, 46422);
+    ck_assert_uint_eq(st->sbc_blocks, 0);
     rig_done(&r);
 }
 END_TEST
@@ -678,7 +793,9 @@ static Suite *suite(void)
     TCase *tc = tcase_create("sizes");
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
-    tcase_add_test(tc, otp25_ets_loop);
+    tcase_add_test(tc, otp25_ets_loop_word_test);
+    tcase_add_test(tc, otp25_ets_loop_vm);
+    tcase_add_test(tc, otp25_ets_loop_mseg_bands);
     tcase_add_test(tc, r10b_ets_loop);
     tcase_add_test(tc, otp25_grow_shrink);
     tcase_add_test(tc, r10b_fullsweep_adjust);
