@@ -8,7 +8,9 @@
  * the result cons (build_term_list), then returns through the era's GC trigger with the
  * result as its only live register. The loop keeps Tab and Key (immediates) in x0/x1 and
  * 4 words of stack; the result is dropped before the next lookup. Under a GC-at-schedule
- * trigger the process is rescheduled after every lookup.
+ * trigger the process is rescheduled after every lookup; under OTP25's, after a lookup
+ * whose GC was delayed as long (policy.h long_gc_words), so that GC finds the result dead.
+ * experiments/beam/gctrace.erl traces the same loop on the VM.
  *
  * Per lookup it measures the heap size after, the GCs and the words they copied, the new
  * heap each GC allocated, carriers mapped and segment-cache hits and misses, and minor
@@ -280,10 +282,12 @@ int main(int argc, char **argv)
            (double)sum.gcs / n, (double)sum.copied / n, (double)sum.copied / n / result_words,
            (double)sum.frags / n, (double)sum.mapped / n, (double)sum.hits / n, (double)sum.misses / n,
            (double)sum.faults / n);
-    printf("  totals: %llu minor + %llu major GCs, %llu words copied, %llu carriers mapped, %llu unmapped\n",
+    printf("  totals: %llu minor + %llu major GCs (%llu delayed as long), %llu words copied, %llu carriers "
+           "mapped, %llu unmapped, %llu cache hits\n",
            (unsigned long long)p->stats.minor_gcs, (unsigned long long)p->stats.major_gcs,
-           (unsigned long long)p->stats.words_copied, (unsigned long long)ms->carriers_mapped,
-           (unsigned long long)ms->carriers_unmapped);
+           (unsigned long long)p->stats.gcs_delayed, (unsigned long long)p->stats.words_copied,
+           (unsigned long long)ms->carriers_mapped, (unsigned long long)ms->carriers_unmapped,
+           (unsigned long long)ms->cache_hits);
 
     int status = EXIT_SUCCESS;
     if (out) {
