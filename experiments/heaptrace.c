@@ -7,7 +7,9 @@
  * size + 2 words on the process (heap or fragment) and fills it with copy_shallow plus
  * the result cons (build_term_list), then returns through the era's GC trigger with the
  * result as its only live register. The loop keeps Tab and Key (immediates) in x0/x1 and
- * 4 words of stack; the result is dropped before the next lookup. Under a GC-at-schedule
+ * 6 words of stack, the VM's for gctrace.erl's loop (its frame: Tab, N and a return address;
+ * the spawned fun's: Self and one; one at the bottom; a 3-argument loop of the same shape
+ * reports stack_size 7); the result is dropped before the next lookup. Under a GC-at-schedule
  * trigger the process is rescheduled after every lookup; under OTP25's, after a lookup
  * whose GC was delayed as long (policy.h long_gc_words), so that GC finds the result dead.
  * experiments/beam/gctrace.erl traces the same loop on the VM.
@@ -198,7 +200,7 @@ int main(int argc, char **argv)
     p->x[0] = tc_make_small(7); /* Tab */
     p->x[1] = tc_make_small(1); /* Key */
     p->arity = 2;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         if ((r = tc_proc_push_maybe_gc(p, tc_make_small(i))) != TC_OK)
             return fail("stack", r);
 
