@@ -261,7 +261,7 @@ END_TEST
  *      is mature but dead), need_after 4: wanted 12, 12*9 < 196650 -> old/8 = 24581 ->
  *      28690.                                    [VM: minor after a dirty reschedule, 0 live, 28690]
  *  L15: bumped (free 28686). L16-L18 fragments as L2-L4; L19 GC as L5 (mature 0 now).
- *  So from L14 on, two GCs every 14 lookups: 2 + 2*71 = 144 GCs in 1000 lookups. [VM: 145]
+ *  So from L14 on, two GCs every 14 lookups: 2 + 2*71 = 144 GCs in 1000 lookups. [VM: 144]
  * Memory: the L5 new heap's carrier (121536 words, 238 pages) shrunk to 75113 (147 pages)
  * is 38 % smaller, < rsbcst 50 %: kept as it is. The delayed GC's 318187-word heap shrunk
  * to 28690 words stays in its sbc (a 57-page carrier is not 80 % slack: rsbcmt) and loses
