@@ -126,6 +126,59 @@ static tc_result place_on_heap(tc_proc *p, tc_term t)
     return tc_proc_push_maybe_gc(p, copy);
 }
 
+/*
+ * Builds Data on the tester's own heap the way the seed's expressions do, element by
+ * element from the tail with a heap test before each, the partial term live in x0: so the
+ * tester's heap reaches its size through the same GCs as the VM's (lists:seq's history
+ * decides the old heap, and the old heap's 1/8 floor decides the heap a lookup loop runs
+ * in). A binary is one allocation either way, placed like a spawn argument.
+ */
+static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
+{
+    if (sh == TC_EP_BINARY)
+        return place_on_heap(p, arena_copy);
+    tc_result r = TC_OK;
+    bool as_list = sh != TC_EP_NESTED;
+    p->x[0] = TC_NIL;
+    p->arity = 1;
+    for (long i = len; i >= 1 && r == TC_OK; i--) {
+        char digits[24];
+        int n = sh == TC_EP_STRINGS ? snprintf(digits, sizeof digits, "%ld", i) : 0;
+        uint64_t need = !as_list ? 3 : sh == TC_EP_FLOATS ? TC_FLOAT_SIZE + 2 : 2 * (uint64_t)n + 2;
+        if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
+            break;
+        tc_alloc *a = tc_proc_alloc(p);
+        tc_term e = tc_make_small(i);
+        if (sh == TC_EP_FLOATS) {
+            e = tc_term_float(a, (double)i);
+        } else if (sh == TC_EP_STRINGS) {
+            tc_term chars[24];
+            for (int k = 0; k < n; k++)
+                chars[k] = tc_make_small(digits[k]);
+            e = tc_term_list(a, chars, (size_t)n, TC_NIL);
+        }
+        tc_term pair[2] = {e, p->x[0]};
+        p->x[0] = as_list ? tc_term_cons(a, e, p->x[0]) : tc_term_tuple(a, pair, 2);
+        if (e == TC_NON_VALUE || p->x[0] == TC_NON_VALUE)
+            r = TC_ENOMEM;
+    }
+    if (r == TC_OK && sh == TC_EP_TUPLE && (r = tc_proc_test_heap_maybe_gc(p, (uint64_t)len + 1)) == TC_OK) {
+        /* list_to_tuple(lists:seq(1, L)): the list, read after the heap test, becomes garbage. */
+        tc_term *hp = tc_proc_halloc(p, (size_t)len + 1);
+        if (!hp)
+            return TC_ENOMEM;
+        hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
+        long k = 1;
+        for (tc_term l = p->x[0]; tc_is_list(l); l = tc_cdr(l))
+            hp[k++] = tc_car(l);
+        p->x[0] = tc_make_boxed(hp);
+    }
+    if (r == TC_OK)
+        r = tc_proc_push_maybe_gc(p, p->x[0]);
+    p->arity = 0;
+    return r;
+}
+
 /* Data lives in the process's bottom stack slot. */
 static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
 
@@ -356,7 +409,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_sched_init(&w.sched);
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK ||
         (r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) != TC_OK ||
-        (r = place_on_heap(w.tester, payload)) != TC_OK)
+        (r = build_on_heap(w.tester, cfg->shape, cfg->len, payload)) != TC_OK)
         goto out;
     for (int k = TC_EP_PROC1; k <= TC_EP_PROC3 && r == TC_OK; k++)
         r = pass_proc(&w, k, &out[k]);
