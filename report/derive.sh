@@ -195,6 +195,24 @@ awk -F, "$lib"'
                 printf "%s,%s,%s,%s\n", s, x[s, "r10b"], x[s, "otp25"], ((s, "vm") in x ? x[s, "vm"] : "") } }'
 } >"$der/crossover-wide.csv"
 
+# ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's, same run, same lengths ---
+# Lists of integers at every length both grids measured; within_30 compares the two ratios.
+if [ -f "$res/vm-crossover.csv" ]; then
+    awk -F, "$lib"'
+        FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
+        $c["shape"] != "ints" { next }
+        file == 1 && $c["era"] == "otp25" { m[$c["payload_len"]] = $c["ratio"] }
+        file == 2 { v[$c["payload_len"]] = $c["ratio"] }
+        END {
+            print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30"
+            n = 0
+            for (l in m) if (l in v) ls[++n] = l + 0
+            for (i = 2; i <= n; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
+            for (i = 1; i <= n; i++) { l = ls[i]; q = m[l] / v[l]
+                printf "%d,%.2f,%.2f,%.2f,%s\n", l, m[l], v[l], q, (q >= 0.7 && q <= 1.3) ? "yes" : "no" }
+        }' "$res/crossover.csv" "$res/vm-crossover.csv" >"$der/ratio-fidelity.csv"
+fi
+
 # ---- figure 6: the heap trajectory, cumulative faults, and its summary --------------------
 awk -F, "$lib"'
     FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
