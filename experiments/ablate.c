@@ -124,5 +124,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "ablate: writing '%s' failed\n", cli.csv);
         return EXIT_USAGE;
     }
-    return 0;
+    return tc_bench_exit_status("ablate", 0);
 }

@@ -401,5 +401,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "breakdown: writing '%s' failed\n", csv_path);
         return EXIT_USAGE;
     }
-    return status;
+    return tc_bench_exit_status("breakdown", status);
 }

@@ -488,5 +488,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "copysweep: writing %s failed\n", csv_path);
         return EXIT_USAGE;
     }
-    return EXIT_SUCCESS;
+    return tc_bench_exit_status("copysweep", EXIT_SUCCESS);
 }

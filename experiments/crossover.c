@@ -155,5 +155,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "crossover: writing the CSV failed\n");
         return EXIT_USAGE;
     }
-    return 0;
+    return tc_bench_exit_status("crossover", 0);
 }

@@ -237,5 +237,5 @@ int main(int argc, char **argv)
     }
     free(samples);
     free(counts);
-    return status;
+    return tc_bench_exit_status("eptest", status);
 }

@@ -533,5 +533,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "etsbench: writing %s failed\n", csv_path);
         return EXIT_USAGE;
     }
-    return EXIT_SUCCESS;
+    return tc_bench_exit_status("etsbench", EXIT_SUCCESS);
 }

@@ -335,3 +335,12 @@ void tc_bench_progress_end(void)
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
 }
+
+int tc_bench_exit_status(const char *prog, int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: cannot write standard output: %s\n", prog, strerror(errno));
+        return 2;
+    }
+    return rc;
+}

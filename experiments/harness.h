@@ -111,6 +111,10 @@ void tc_bench_meta_standard(FILE *f);
  * exactly what it turned off. */
 void tc_bench_meta_policy(FILE *f, const tc_policy *pol);
 
+/* What an experiment's main returns last: `rc`, or 2 with a one-line message when standard
+ * output could not be written (a full disk, a closed pipe), so no table is lost silently. */
+int tc_bench_exit_status(const char *prog, int rc);
+
 /* Overwrites one progress line on stderr, only when stderr is a terminal. */
 void tc_bench_progress(const char *fmt, ...) TC_PRINTF(1, 2);
 /* Clears the progress line. */

@@ -320,5 +320,5 @@ int main(int argc, char **argv)
     tc_mseg_free(mem);
     tc_copy_compact_free(db);
     tc_arena_free(ar);
-    return status;
+    return tc_bench_exit_status("heaptrace", status);
 }

@@ -131,5 +131,22 @@ if have breakdown; then
     run "breakdown: full --csv" 1 "$exp/breakdown" --quick --era otp25 --len 10 --iterations 2 --csv /dev/full
 fi
 
+# A table that cannot reach standard output is an error too: exit 2 and one line saying so.
+full_stdout() { # DESC COMMAND...
+    local desc="$1" name rc
+    shift
+    name=$(basename "$1")
+    timeout 120 "$@" >/dev/full 2>"$tmp/err" </dev/null
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^$name: cannot write standard output" "$tmp/err"
+    check "$desc (exit $rc: $(head -c 100 "$tmp/err"))" $?
+}
+have eptest && full_stdout "eptest: unwritable stdout" "$exp/eptest" --len 10 --iterations 5 --repeats 1
+have ablate && full_stdout "ablate: unwritable stdout" "$exp/ablate" --quick --era otp25 --len 10 --iterations 2
+have crossover && full_stdout "crossover: unwritable stdout" "$exp/crossover" --quick --shape ints --era otp25
+have breakdown && full_stdout "breakdown: unwritable stdout" "$exp/breakdown" --quick --era otp25 --len 10 --iterations 2
+have heaptrace && full_stdout "heaptrace: unwritable stdout" "$exp/heaptrace" --length 100 --lookups 5
+have etsbench && full_stdout "etsbench: unwritable stdout" "$exp/etsbench" -n 1000 --repeats 1
+
 echo "cli_badinput: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
