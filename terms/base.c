@@ -20,6 +20,17 @@ const char *tc_result_name(tc_result r)
     return "unknown result";
 }
 
+int tc_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 void tc_print_backtrace(void)
 {
     unw_context_t ctx;

@@ -59,6 +59,9 @@ void tc_print_backtrace(void);
 /* Checked in every build: a broken internal invariant that must never pass silently. */
 #define TC_CHECK(e) ((e) ? (void)0 : tc_assert_fail(__FILE__, __LINE__, #e))
 
+/* The value of one hex digit (either case), or -1. */
+int tc_hex_digit(int c);
+
 /*
  * The failable allocator. Every allocation in the library goes through these, so a test
  * can make exactly the Nth one fail (`tc_mem_fail_at(n)`, 1-based; 0 disarms) and count

@@ -106,17 +106,6 @@ static long next_char(reader *r)
     return c;
 }
 
-static int hex_value(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The character after a backslash (already consumed); -1 on error. */
 static long read_escape(reader *r)
 {
@@ -152,8 +141,8 @@ static long read_escape(reader *r)
         if (peek(r) == '{') {
             r->p++;
             int digits = 0;
-            while (hex_value(peek(r)) >= 0) {
-                v = v * 16 + hex_value(*r->p++);
+            while (tc_hex_digit(peek(r)) >= 0) {
+                v = v * 16 + tc_hex_digit(*r->p++);
                 if (v > 0x10FFFF)
                     return fail_at(r, at, TC_ELIMIT, "character code in '\\x{...}' past U+10FFFF"), -1;
                 digits++;
@@ -166,7 +155,7 @@ static long read_escape(reader *r)
             return v;
         }
         for (int i = 0; i < 2; i++) {
-            int h = hex_value(peek(r));
+            int h = tc_hex_digit(peek(r));
             if (h < 0)
                 return expected(r, "two hex digits after '\\x'"), -1;
             v = v * 16 + h;

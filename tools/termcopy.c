@@ -310,17 +310,6 @@ static int cmd_encode(int argc, char **argv)
     return rc;
 }
 
-static int hex_digit(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Hex text to bytes (whitespace between digits ignored); NULL after printing why. */
 static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
 {
@@ -334,7 +323,7 @@ static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
         unsigned char c = (unsigned char)text[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
             continue;
-        int v = hex_digit(c);
+        int v = tc_hex_digit(c);
         if (v < 0) {
             fprintf(stderr, "termcopy: bad hex: %s 0x%02X at character %zu\n",
                     c >= 0x21 && c <= 0x7E ? "not a hex digit:" : "byte", c, i);
