@@ -362,6 +362,11 @@ static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nob
         for (tc_msg *m = p->msgq; m; m = m->next)
             if (!m->frag)
                 offset_roots(&m->term, 1, offs, lo, hi);
+        if (p->dict) { /* the dictionary's slots are roots too */
+            size_t n;
+            tc_term *slots = tc_pdict_roots(p->dict, &n);
+            offset_roots(slots, n, offs, lo, hi);
+        }
         if (p->off_heap.first && heap_in(p->off_heap.first, lo, hi))
             p->off_heap.first = relocated(p->off_heap.first, offs);
     }
