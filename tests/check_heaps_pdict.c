@@ -231,6 +231,36 @@ START_TEST(dictionary_values_survive_gcs)
 }
 END_TEST
 
+/* A GC that must grow the heap past sbct moves the block (it changes carrier kind): the
+ * dictionary's slots are relocated with the rest of the roots. */
+START_TEST(dictionary_follows_a_moved_heap)
+{
+    tc_policy pol = tc_policy_otp25();
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    tc_proc *p;
+    ck_assert(mem != NULL && tc_proc_new(mem, &pol, &p) == TC_OK);
+    tc_pdict *pd;
+    ck_assert(tc_proc_dict(p, &pd) == TC_OK);
+    for (int i = 0; i < 20; i++) {
+        ck_assert(tc_proc_test_heap_maybe_gc(p, 5) == TC_OK);
+        tc_term e[2] = {tc_make_small(i), tc_make_small(-i)};
+        tc_term v = tc_term_tuple(tc_proc_alloc(p), e, 2);
+        ck_assert(tc_pdict_put(pd, tc_proc_alloc(p), tc_make_small(i), v, NULL) == TC_OK);
+    }
+    const tc_term *before = p->heap;
+    ck_assert(tc_gc_collect(p, 100000, p->x, 0) == TC_OK);
+    ck_assert((uintptr_t)p->heap != (uintptr_t)before);
+    const char *why;
+    ck_assert_msg(tc_heap_verify(p, &why), "%s", why);
+    for (int i = 0; i < 20; i++) {
+        tc_term v = get_ok(pd, tc_make_small(i));
+        ck_assert(tc_is_tuple(v) && tc_small_val(tc_tuple_element(v, 2)) == -i);
+    }
+    tc_proc_free(p);
+    tc_mseg_free(mem);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_pdict");
@@ -243,6 +273,7 @@ int main(void)
     tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
     tcase_add_test(tc, failed_allocations_never_half_split);
     tcase_add_test(tc, dictionary_values_survive_gcs);
+    tcase_add_test(tc, dictionary_follows_a_moved_heap);
     suite_add_tcase(s, tc);
     printf("seed %llu\n", (unsigned long long)tc_test_seed());
     return tc_run_suite(s);
