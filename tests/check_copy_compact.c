@@ -106,13 +106,6 @@ START_TEST(refcounts_follow_the_stored_form_and_each_lookup)
 }
 END_TEST
 
-static tc_term *null_alloc(tc_alloc *self, size_t words)
-{
-    (void)self;
-    (void)words;
-    return NULL;
-}
-
 START_TEST(out_of_memory_is_a_result_and_leaks_nothing)
 {
     tc_term t = tc_read_ok("[{a, <<\"0123456789012345678901234567890123456789012345678901234567890123456789\">>}, 2.5]");
@@ -127,7 +120,7 @@ START_TEST(out_of_memory_is_a_result_and_leaks_nothing)
     ck_assert_int_eq(refc_of(pb), 1);
     c = store_ok(t);
     tc_offheap oh = {0};
-    tc_alloc failing = {null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh};
     tc_term out = TC_NIL;
     ck_assert_int_eq(tc_copy_compact_out(&failing, c, &out, NULL), TC_ENOMEM);
     ck_assert_int_eq(tc_copy_compact_out_list(&failing, c, &out, NULL), TC_ENOMEM);

@@ -160,13 +160,6 @@ START_TEST(long_lists_and_deep_nesting)
 }
 END_TEST
 
-static tc_term *null_alloc(tc_alloc *self, size_t words)
-{
-    (void)self;
-    (void)words;
-    return NULL;
-}
-
 START_TEST(out_of_memory_anywhere_restores_the_source)
 {
     tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
@@ -181,7 +174,7 @@ START_TEST(out_of_memory_anywhere_restores_the_source)
     uint64_t shared = tc_shared_ok(t);
 
     tc_offheap oh = {0};
-    tc_alloc failing = {null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh};
     tc_term c = TC_NIL;
     int64_t live = tc_mem_live();
     ck_assert_int_eq(tc_copy_shared(&failing, t, &c, NULL), TC_ENOMEM);

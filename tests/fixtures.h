@@ -24,6 +24,9 @@ const tc_vector *tc_vectors(size_t *count);
 tc_arena *tc_fixture_arena(void);
 void tc_fixture_teardown(void);
 
+/* An allocator function that always fails: for `tc_alloc a = {tc_null_alloc, &oh}`. */
+tc_term *tc_null_alloc(tc_alloc *self, size_t words);
+
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
 /* An independent copy of t in the fixture arena, made by printing and reading back (so it
