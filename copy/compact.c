@@ -72,7 +72,7 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
             i += 2;
         } else if (tc_header_is_thing(w)) {
             size_t k = 1 + tc_header_arity(w);
-            memcpy(&dst[i], &src[i], k * sizeof *dst);
+            tc_copy_object_words(&dst[i], &src[i], k);
             if (tc_header_subtag(w) == TC_SUBTAG_REFC_BINARY)
                 tc_copy_adopt_proc_bin(oh, &dst[i]);
             i += k;

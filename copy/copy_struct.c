@@ -112,7 +112,7 @@ static void copy_boxed(fill *f, tc_term *slot, const tc_term *p)
     default: /* bignums, floats, heap binaries: raw words */
         f->hbot -= 1 + n;
         d = f->hbot;
-        memcpy(d, p, (1 + n) * sizeof *d);
+        tc_copy_object_words(d, p, 1 + n);
         break;
     }
     TC_ASSERT(f->htop <= f->hbot);

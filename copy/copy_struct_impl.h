@@ -6,6 +6,8 @@
 #ifndef TC_COPY_STRUCT_IMPL_H
 #define TC_COPY_STRUCT_IMPL_H
 
+#include <string.h>
+
 #include "terms/term.h"
 
 /* A ProcBin just copied to `pb` becomes one more reference: refcount raised, linked into
@@ -20,5 +22,17 @@ void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb);
  */
 tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
                                    tc_offheap *oh);
+
+/* Copies one boxed object's raw words. Most are floats and small bignums (2 or 3 words), for
+ * which a call into libc's memcpy costs more than the copy: erts copies them inline too. */
+static inline void tc_copy_object_words(tc_term *dst, const tc_term *src, size_t n)
+{
+    if (n > 4) {
+        memcpy(dst, src, n * sizeof *dst);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
 
 #endif
