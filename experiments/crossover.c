@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "harness.h"
+#include "terms/arena.h"
+#include "terms/size.h"
 #include "workload.h"
 
 #define EXIT_USAGE 2
@@ -40,11 +42,23 @@ static size_t coarse_grid(long *out, bool quick)
     return n;
 }
 
-/* Enough calls per pass for the heaps to reach their steady state, fewer for big payloads. */
-static long iterations_for(long len, long cap)
+/* Calls per pass: the rule experiments/beam/crossover.erl uses, so model and VM points run
+ * the same number of calls: min(cap, max(20, 2,000,000 words / flat size of {I, Data})),
+ * about the same copy volume at every point. */
+static tc_result iterations_for(tc_ep_shape shape, long len, long cap, long *out)
 {
-    long n = 2000000 / len;
-    return n < 50 ? 50 : n > cap ? cap : n;
+    tc_arena *arena = tc_arena_new(0);
+    tc_term data;
+    uint64_t words = 0;
+    tc_result r = arena ? tc_ep_build_payload(tc_arena_alloc(arena), shape, len, &data) : TC_ENOMEM;
+    if (r == TC_OK)
+        r = tc_term_flat_size(data, &words);
+    tc_arena_free(arena);
+    if (r != TC_OK)
+        return r;
+    long n = (long)(2000000 / (words + 3)); /* + the {I, Data} tuple */
+    *out = n < 20 ? 20 : n > cap ? cap : n;
+    return TC_OK;
 }
 
 static void usage(FILE *f)
@@ -117,7 +131,12 @@ int main(int argc, char **argv)
             double r1000 = 0, r10000 = 0;
             for (size_t i = 0; i < n; i++) {
                 tc_ep_config cfg;
-                if (tc_ep_cli_config(&cli, e, grid[i], iterations_for(grid[i], quick ? 200 : 1000), &cfg) != TC_OK)
+                long iterations;
+                if (iterations_for((tc_ep_shape)s, grid[i], quick ? 200 : 1000, &iterations) != TC_OK) {
+                    fprintf(stderr, "crossover: out of memory building the payload\n");
+                    return 1;
+                }
+                if (tc_ep_cli_config(&cli, e, grid[i], iterations, &cfg) != TC_OK)
                     return tc_ep_cli_bad(&cli, "--era", cli.eras[e]);
                 cfg.shape = (tc_ep_shape)s;
                 cfg.len = grid[i];

@@ -26,6 +26,15 @@ check "crossover --quick runs (exit $?)" $?
 grep -q '^shape,payload_len,iterations,era,proc_us,lookup_us,ratio$' "$tmp/cross.csv"; check "crossover csv header" $?
 [ "$(grep -c '^ints,[0-9]*,[0-9]*,otp25,' "$tmp/cross.csv")" -eq 6 ]; check "crossover: 6 grid points in --quick" $?
 grep -Eq '^ints,otp25,([0-9]+|none),' "$tmp/sum.csv"; check "crossover summary row" $?
+# Calls per point follow experiments/beam/crossover.erl: min(cap, max(20, 2,000,000 words /
+# flat size of {I, Data})); --quick caps at 200. Floats take 4 words per element.
+grep -q '^ints,1000,200,' "$tmp/cross.csv"; check "crossover: ints L=1000 runs the cap (200 calls)" $?
+grep -q '^ints,10000,99,' "$tmp/cross.csv"; check "crossover: ints L=10000 runs 2,000,000 / 20,003 = 99 calls" $?
+grep -q '^ints,30000,33,' "$tmp/cross.csv"; check "crossover: ints L=30000 runs 33 calls" $?
+"$dir/crossover" --quick --shape floats --era otp25 --csv "$tmp/cross-f.csv" > /dev/null
+check "crossover --quick --shape floats runs (exit $?)" $?
+grep -q '^floats,3000,166,' "$tmp/cross-f.csv"; check "crossover: floats L=3000 runs 2,000,000 / 12,003 = 166 calls" $?
+grep -q '^floats,30000,20,' "$tmp/cross-f.csv"; check "crossover: floats L=30000 runs the floor (20 calls)" $?
 
 "$dir/breakdown" --quick --era otp25 --len 300 --iterations 30 --csv "$tmp/bd.csv" > "$tmp/bd.txt"
 check "breakdown --quick runs (exit $?)" $?

@@ -12,7 +12,7 @@
               max_iterations = 1000, csv = "-", points, counts, era = "vm-otp25", flags = "", quick = false}).
 
 default_lens() -> lists:usort([10, 100, 300, 3000, 30000 | lists:seq(1000, 10000, 250)]).
-quick_lens() -> [10, 100, 1000, 3000, 10000].
+quick_lens() -> [10, 100, 1000, 3000, 10000, 30000].
 
 main() -> main(init:get_plain_arguments()).
 
@@ -117,6 +117,6 @@ usage() ->
     "  --iterations N   at most N calls per pass (default 1000)\n"
     "  --budget W       words copied per pass that set N = min(N, W / flat size) (default 10000000)\n"
     "  --repeats R      fresh testers per point, medians (default 5)\n"
-    "  --quick          grid 10 100 1000 3000 10000, 3 repeats, budget 2000000\n"
+    "  --quick          grid 10 100 1000 3000 10000 30000, 3 repeats, budget 2000000\n"
     "  --era E, --flags F   recorded in the CSV\n"
     "  --help\n".
