@@ -184,16 +184,72 @@ awk -F, "$lib"'
 
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 {
-    echo "shape,r10b,otp25,vm"
+    echo "shape,r10b,otp25,vm,otp25_vs_vm"
     cat "$res/crossover-summary.csv" $([ -f "$res/vm-crossover.csv" ] && echo "$res/vm-crossover.csv") |
         awk -F, '/^#/ { next } $1 == "shape" { hdr = $0; next }
             hdr ~ /crossover_len/ { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } x[$1, $2] = $3 }
             hdr ~ /proc_us/ { # a VM grid: its crossover is the smallest length where the lookup loses
                 if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
                 if ($7 > 1 && (!(($1, "vm") in x) || $2 < x[$1, "vm"])) x[$1, "vm"] = $2 }
-            END { for (i = 1; i <= n; i++) { s = order[i]
-                printf "%s,%s,%s,%s\n", s, x[s, "r10b"], x[s, "otp25"], ((s, "vm") in x ? x[s, "vm"] : "") } }'
+            END { for (i = 1; i <= n; i++) { s = order[i]; m = x[s, "otp25"]; v = ((s, "vm") in x ? x[s, "vm"] : "")
+                # within 2x: both cross and the lengths differ by at most a factor of 2
+                cmp = v == "" ? "" : (m + 0 > 0 && m / v >= 0.5 && m / v <= 2) ? "within 2x" : "no"
+                if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
+                printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' hasvm=$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)
 } >"$der/crossover-wide.csv"
+
+# ---- R10B at the seed's prices: the model's per-operation word counts priced per word --------
+# The seed's rows that are not the lookup give what one word cost in 2005: heap to heap
+# (proc, L = 1000 against L = 10) and into ETS (overwrite, likewise). The model's R10B run says
+# how many words each operation moves (copies and GC copies, per operation). The lookup rows of
+# the seed are held out: the projection predicts them. The R10B mechanisms that are not words
+# (forced yields, I/O polls, GCs with nothing live) are counted but not priced: no seed row
+# isolates them, and pricing them could only make the projected lookup slower.
+awk -F, "$lib"'
+    FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
+    file == 1 {
+        L = $c["payload_len"]; n[L]++
+        for (k = 3; k <= 9; k++) sv[L, k, n[L]] = $k
+        next
+    }
+    $c["era"] == "r10b" && $c["shape"] == "ints" {
+        L = $c["payload_len"]; t = $c["test"]; it = $c["iterations"]; ml[L] = 1
+        words[L, t] = $c["words_copied"] / it; gcw[L, t] = $c["gc_words_copied"] / it
+        us[L, t] = $c["median_us"] * 1000 / it; gcs[L, t] = $c["gcs"] / it; polls[L, t] = $c["io_polls"] / it
+        yields[L, t] = $c["switches"] / it
+    }
+    END {
+        for (L in n) {
+            for (k = 3; k <= 9; k++) { for (i = 1; i <= n[L]; i++) a[i] = sv[L, k, i]; m[L, k] = median(a, n[L]) }
+            p[1] = m[L, 3]; p[2] = m[L, 4]; p[3] = m[L, 5]; sp[L] = median(p, 3); so[L] = m[L, 7]; sl[L] = m[L, 8]
+        }
+        if (!((10, "proc2") in words) || !((1000, "proc2") in words)) { print "derive: no R10B eptest rows at L = 10 and 1000" > "/dev/stderr"; exit 1 }
+        wp10 = words[10, "proc2"] + gcw[10, "proc2"]
+        hot = (sp[1000] - sp[10]) / (words[1000, "proc2"] + gcw[1000, "proc2"] - wp10)
+        ets = (so[1000] - so[10]) / (words[1000, "ets_overwrite"] - words[10, "ets_overwrite"])
+        print "# R10B at the seed'"'"'s prices: the seed'"'"'s per-word costs (ns per word, from its proc and overwrite rows at L = 10 and 1000)"
+        print "# times the words the model'"'"'s R10B run moves per operation; the seed'"'"'s lookup rows are held out"
+        printf "# ns_per_word_heap_to_heap: %.2f\n# ns_per_word_into_ets: %.2f\n", hot, ets
+        print "source,payload_len,proc_us,lookup_us,ratio,lookup_words_per_op,lookup_gc_words_per_op,lookup_gcs_per_op,lookup_polls_per_op,proc_ns_per_word,lookup_ns_per_word"
+        for (L = 10; L <= 10000; L *= 10) {
+            if (L == 10) printf "seed,%d,%.0f,%.0f,%.2f,,,,,,\n", L, sp[L], sl[L], sl[L] / sp[L]
+            else if (L in n) printf "seed,%d,%.0f,%.0f,%.2f,,,,,%.2f,%.2f\n", L, sp[L], sl[L], sl[L] / sp[L], \
+                (sp[L] - sp[10]) / (words[L, "proc2"] + gcw[L, "proc2"] - wp10), \
+                (sl[L] - sl[10]) / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"] - words[10, "ets_lookup"] - gcw[10, "ets_lookup"])
+            if (!(L in ml)) continue
+            mp = median3(us[L, "proc1"], us[L, "proc2"], us[L, "proc3"])
+            printf "model-here,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, mp, us[L, "ets_lookup"], us[L, "ets_lookup"] / mp, \
+                words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], \
+                mp / (words[L, "proc2"] + gcw[L, "proc2"]), us[L, "ets_lookup"] / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"])
+            if (L == 10) continue
+            pp = sp[10] + (words[L, "proc2"] + gcw[L, "proc2"] - wp10) * hot
+            pl = sl[10] + (words[L, "ets_lookup"] - words[10, "ets_lookup"]) * ets + (gcw[L, "ets_lookup"] - gcw[10, "ets_lookup"]) * hot
+            printf "projection,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, pp, pl, pl / pp, \
+                words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], hot, ets
+        }
+    }
+    function median3(x, y, z,    q) { q[1] = x; q[2] = y; q[3] = z; return median(q, 3) }
+' "$data/seed2005.csv" "$res/eptest.csv" >"$der/r10b-2005.csv"
 
 # ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's, same run, same lengths ---
 # Lists of integers at every length both grids measured; within_30 compares the two ratios.

@@ -51,7 +51,6 @@ fi
 # ---- experiments -------------------------------------------------------------------------
 for era in r10b otp25; do
     for len in "${sizes[@]}"; do
-        [ "$era" = r10b ] && [ "$len" = 10000 ] && continue
         run "eptest-$era-$len" "$bin/eptest" "${q[@]}" --era "$era" --len "$len" --csv "$res/eptest-$era-$len.csv"
     done
 done
