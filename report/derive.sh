@@ -251,22 +251,31 @@ awk -F, "$lib"'
     function median3(x, y, z,    q) { q[1] = x; q[2] = y; q[3] = z; return median(q, 3) }
 ' "$data/seed2005.csv" "$res/eptest.csv" >"$der/r10b-2005.csv"
 
-# ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's, same run, same lengths ---
-# Lists of integers at every length both grids measured; within_30 compares the two ratios.
-if [ -f "$res/vm-crossover.csv" ]; then
+# ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's ---------------------------
+# From experiments/beam/fidelity.sh: model and VM runs alternated, several rounds; per length the
+# median of each side's per-round ratios, the range over rounds, and whether the model's median
+# is within 30 % of the VM's.
+if [ -f "$res/fidelity.csv" ]; then
     awk -F, "$lib"'
-        FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
-        $c["shape"] != "ints" { next }
-        file == 1 && $c["era"] == "otp25" { m[$c["payload_len"]] = $c["ratio"] }
-        file == 2 { v[$c["payload_len"]] = $c["ratio"] }
+        /^#/ { next } !h { header($0); h = 1; next }
+        { L = $c["payload_len"]; s = $c["source"]; k = ++n[L, s]; r[L, s, k] = $c["ratio"]; lens[L] = 1 }
         END {
-            print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30"
-            n = 0
-            for (l in m) if (l in v) ls[++n] = l + 0
-            for (i = 2; i <= n; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
-            for (i = 1; i <= n; i++) { l = ls[i]; q = m[l] / v[l]
-                printf "%d,%.2f,%.2f,%.2f,%s\n", l, m[l], v[l], q, (q >= 0.7 && q <= 1.3) ? "yes" : "no" }
-        }' "$res/crossover.csv" "$res/vm-crossover.csv" >"$der/ratio-fidelity.csv"
+            print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30,model_range,vm_range,rounds"
+            m = 0
+            for (L in lens) ls[++m] = L + 0
+            for (i = 2; i <= m; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
+            for (i = 1; i <= m; i++) {
+                L = ls[i]
+                for (side = 1; side <= 2; side++) {
+                    s = side == 1 ? "model" : "vm"; lo = ""; hi = ""
+                    for (k = 1; k <= n[L, s]; k++) { a[k] = r[L, s, k]; if (lo == "" || a[k] < lo) lo = a[k]; if (hi == "" || a[k] > hi) hi = a[k] }
+                    med[s] = median(a, n[L, s]); range[s] = sprintf("%.2f-%.2f", lo, hi)
+                }
+                q = med["model"] / med["vm"]
+                printf "%d,%.2f,%.2f,%.2f,%s,%s,%s,%d\n", L, med["model"], med["vm"], q, (q >= 0.7 && q <= 1.3) ? "yes" : "no",
+                    range["model"], range["vm"], n[L, "model"]
+            }
+        }' "$res/fidelity.csv" >"$der/ratio-fidelity.csv"
 fi
 
 # ---- figure 6: the heap trajectory, cumulative faults, and its summary --------------------

@@ -41,11 +41,13 @@ run() {
 }
 
 # Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
-# 1,000,000) and the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants);
-# --quick is the smallest of everything (the VM: --tiny).
-q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick)
+# 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
+# fidelity runs alternate model and VM 3 rounds at L = 1000, 3000, 10000 and 30000;
+# --quick is the smallest of everything (the VM: --tiny; fidelity: one round, two lengths).
+q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick) fid=()
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
+    fid=(--rounds 1 --repeats 1 --lens "1000 10000" --iterations 200)
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -63,9 +65,10 @@ run heaptrace-nocache "$bin/heaptrace" --cache 0 --csv "$res/heaptrace-nocache.c
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm"
+rm -rf "$res/vm" "$res/fidelity.csv"
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" "$res/vm"
+    run fidelity experiments/beam/fidelity.sh "${fid[@]}" "$bin/eptest" "$res/fidelity.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
 fi

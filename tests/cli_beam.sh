@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # experiments/beam on the real VM: run.sh --tiny writes every CSV with its header and rows of
 # the right width, and eptest prints the seed's line. No erl: a note and exit 77 (skipped).
-# $1: build directory root (unused: the Erlang side compiles itself); $2: tests/data (unused).
+# fidelity.sh alternates the model's eptest ($1/experiments/eptest) with the VM's.
+# $1: build directory root; $2: tests/data (unused).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 run="$here/../experiments/beam/run.sh"
@@ -60,6 +61,27 @@ check "median_us and faults are numbers" $?
 line='^[a-z0-9_]+ +\[\{proc,\{[0-9]+,[0-9]+,[0-9]+\}\},\{ets,\{[0-9]+,[0-9]+,[0-9]+\}\},\{empty,[0-9]+\}\]$'
 lines=$(echo "$out" | grep -cE "$line")
 [ "$lines" -ge 8 ]; check "$lines seed lines on stdout, expected at least 8" $?
+
+# fidelity.sh: model and VM alternated, one row per round, length and side, ratio = lookup/proc.
+fid="$here/../experiments/beam/fidelity.sh"
+model="$1/experiments/eptest"
+if [ -x "$model" ]; then
+    timeout 90 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
+    check "fidelity.sh runs: rc $? ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" $?
+    csv "$tmp/fid.csv" "round,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,proc_faults" 8
+    for side in model vm; do
+        [ "$(grep -cE "^[12],(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?
+    done
+    awk -F, '!/^#/ && $1 != "round" { d = $5 / $4 - $6; if (d > 0.001 || d < -0.001) bad = 1 } END { exit bad }' "$tmp/fid.csv"
+    check "fidelity.csv: ratio is lookup_us / proc_us" $?
+    for bad in "--rounds 0" "--repeats x" "--bogus"; do
+        # shellcheck disable=SC2086 # the flag and its value are two words
+        bash "$fid" $bad "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh $bad exits 2" $?
+    done
+    bash "$fid" --lens "100 x" "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh --lens '100 x' exits 2" $?
+    bash "$fid" /nonexistent "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh with no model binary exits 2" $?
+    [ ! -e "$tmp/x.csv" ]; check "fidelity.sh wrote nothing on bad input" $?
+fi
 
 # Usage errors exit 2; the build stayed out of the source tree.
 erl -noshell -pa "$tmp/build" -s eptest main -extra --shape cube >/dev/null 2>&1; [ $? -eq 2 ]

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The fidelity runs: the model's eptest (OTP 25 rules) and the real VM's eptest on lists of
+# integers, one after the other at each length, for several rounds, so every model/VM pair ran
+# seconds apart on the same loaded machine. One row per round, length and side; the report
+# takes the median of each side's per-round lookup/proc ratios.
+#
+# usage: experiments/beam/fidelity.sh [--rounds R] [--repeats K] [--lens "L1 L2 ..."]
+#                                     [--iterations N] EPTEST_BINARY OUTPUT_CSV
+#   EPTEST_BINARY  the model's experiments/eptest
+#   --rounds R     rounds (default 3)
+#   --repeats K    fresh testers per run on each side, medians (default 3)
+#   --lens "..."   payload lengths (default "1000 3000 10000 30000")
+#   --iterations N calls per pass on both sides (default 1000, the seed's)
+#
+# proc is the median of a run's three proc passes, lookup its ets_lookup pass (each already a
+# median over the run's K testers). Exits 0 without writing when erl is not installed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rounds=3 repeats=3 lens="1000 3000 10000 30000" iterations=1000
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
+    --repeats) repeats="${2:?--repeats needs a number}"; shift ;;
+    --lens) lens="${2:?--lens needs lengths}"; shift ;;
+    --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
+    --help|-h) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "fidelity.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+    shift
+done
+[ $# -eq 2 ] || { echo "usage: experiments/beam/fidelity.sh [OPTIONS] EPTEST_BINARY OUTPUT_CSV (see --help)" >&2; exit 2; }
+model="$1" out="$2"
+number() { case "$2" in '' | *[!0-9]*) echo "fidelity.sh: $1 must be a positive integer, not '$2'" >&2; exit 2 ;; esac
+           [ "$2" -gt 0 ] || { echo "fidelity.sh: $1 must be a positive integer, not '$2'" >&2; exit 2; }; }
+number --rounds "$rounds"
+number --iterations "$iterations"
+number --repeats "$repeats"
+for l in $lens; do number --lens "$l"; done
+[ -x "$model" ] || { echo "fidelity.sh: $model is not an executable" >&2; exit 2; }
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "erl not found: skipping the fidelity runs; apt-get install erlang-nox"
+    exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-fidelity.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
+erlc -o "$tmp" "$here/eptest.erl" || exit 1
+flags="+S 2:2"
+
+# row ROUND SIDE CSV: the round's proc (median of proc1..3) and lookup from one eptest CSV.
+row() {
+    awk -F, -v round="$1" -v side="$2" '
+        /^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        $c["test"] ~ /^proc[123]$/ { p[++n] = $c["median_us"] + 0; pf += $c["faults"] }
+        $c["test"] == "ets_lookup" { l = $c["median_us"] + 0; lg = $c["gcs"]; lf = $c["faults"]; len = $c["payload_len"] }
+        END {
+            if (n != 3 || l == "") { print "fidelity.sh: incomplete eptest output" > "/dev/stderr"; exit 1 }
+            for (i = 2; i <= 3; i++) { t = p[i]; for (j = i - 1; j >= 1 && p[j] > t; j--) p[j + 1] = p[j]; p[j + 1] = t }
+            printf "%d,%d,%s,%.1f,%.1f,%.3f,%s,%s,%d\n", round, len, side, p[2], l, l / p[2], lg, lf, pf / 3
+        }' "$3"
+}
+
+{
+    echo "# experiment: fidelity (model eptest --era otp25 and VM eptest, alternated, $rounds rounds)"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# lens: $lens"
+    echo "# iterations: $iterations per pass; $repeats fresh testers per run (--repeats $repeats), medians"
+    echo "# emulator_flags: -noshell $flags"
+    echo "# otp_release: $(erl -noshell -eval 'io:put_chars(erlang:system_info(otp_release)), halt().')"
+} >"$tmp/meta"
+: >"$tmp/rows"
+total=$((rounds * $(echo $lens | wc -w))) k=0
+for r in $(seq 1 "$rounds"); do
+    for l in $lens; do
+        k=$((k + 1))
+        echo "fidelity.sh: round $r of $rounds, L = $l ($k of $total)" >&2
+        "$model" --era otp25 --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/m.csv" >/dev/null || exit 1
+        row "$r" model "$tmp/m.csv" >>"$tmp/rows" || exit 1
+        # shellcheck disable=SC2086 # flags are words by design
+        erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" \
+            --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/v.csv" >/dev/null || exit 1
+        row "$r" vm "$tmp/v.csv" >>"$tmp/rows" || exit 1
+    done
+done
+{
+    cat "$tmp/meta"
+    echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (at the end of the run: the machine is shared)"
+    echo "round,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,proc_faults"
+    cat "$tmp/rows"
+} >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "fidelity.sh: cannot write $out" >&2; exit 2; }
