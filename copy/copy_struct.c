@@ -183,8 +183,15 @@ tc_term tc_copy_struct_fill(tc_term t, tc_term *hp, size_t words, tc_offheap *oh
             else
                 p++;
         } else {
-            if (!tc_is_immed(w))
+            /* Inline, as erts's scan switches on the tag in place: most words here are
+             * pointers into the block already (the tails of copied cells) or to boxed things. */
+            if (tc_is_boxed(w)) {
+                const tc_term *q = tc_boxed_val(w);
+                if (!stays(&f, q))
+                    copy_boxed(&f, p, q);
+            } else if (tc_is_list(w) && !stays(&f, tc_list_val(w))) {
                 copy_term(&f, p);
+            }
             p++;
         }
     }
