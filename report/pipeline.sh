@@ -43,11 +43,11 @@ run() {
 # Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
 # 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
 # fidelity runs alternate model and VM 3 rounds at L = 1000, 3000, 10000 and 30000;
-# --quick is the smallest of everything (the VM: --tiny; fidelity: one round, two lengths).
+# --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
 q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick) fid=()
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
-    fid=(--rounds 1 --repeats 1 --lens "1000 10000" --iterations 200)
+    fid=(--rounds 1 --repeats 1 --iterations 200)
 fi
 
 # ---- experiments -------------------------------------------------------------------------
