@@ -11,10 +11,16 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set key top left
+# The shape names label the x axis by themselves: a series whose every row is 'none' (no
+# crossover) cannot carry them.
+shapes = system(sprintf("awk -F, 'NR > 1 { printf \"%%s \", $1 }' '%s/crossover-wide.csv'", der))
+set xtics () nomirror
+do for [i = 1:words(shapes)] { set xtics add (word(shapes, i) i - 1) }
+set xrange [-0.5:words(shapes) - 0.5]
 if (vm) {
-    plot der.'/crossover-wide.csv' using 2:xtic(1) title 'model R10B' lc rgb c_r10b, \
+    plot der.'/crossover-wide.csv' using 2 title 'model R10B' lc rgb c_r10b, \
          '' using 3 title 'model OTP 25' lc rgb c_otp25, '' using 4 title 'real VM (OTP 25)' lc rgb c_vm
 } else {
-    plot der.'/crossover-wide.csv' using 2:xtic(1) title 'model R10B' lc rgb c_r10b, \
+    plot der.'/crossover-wide.csv' using 2 title 'model R10B' lc rgb c_r10b, \
          '' using 3 title 'model OTP 25' lc rgb c_otp25
 }
