@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -33,6 +36,8 @@ struct tc_prof {
     atomic_ulong reserved;   /* records handed out; past capacity means dropped */
     atomic_ulong unwalkable;
     bool running;
+    bool posix_timer; /* this run samples with timer_create, not ITIMER_PROF */
+    timer_t timer;
     struct sigaction old_action;
     struct rusage ru0;
     uint64_t wall0;
@@ -113,7 +118,10 @@ tc_result tc_prof_start(tc_prof *p)
     tc_prof *none = NULL;
     if (p->running || !atomic_compare_exchange_strong(&current, &none, p))
         return TC_EBADARG;
-    /* One walk now, so that libunwind sets up its caches here and not in the first signal. */
+    /* Per-thread caches: the default global cache takes a lock, which a signal handler
+     * cannot; without any cache every sample would parse the unwind tables again. One walk
+     * now, so that libunwind fills them here and not in the first signal. */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_context_t uc;
     unw_cursor_t c;
     if (unw_getcontext(&uc) == 0 && unw_init_local(&c, &uc) == 0)
@@ -129,10 +137,24 @@ tc_result tc_prof_start(tc_prof *p)
         return TC_EIO;
     }
     long usec = 1000000L / (long)p->hz;
-    struct itimerval it = {{0, usec > 0 ? usec : 1}, {0, usec > 0 ? usec : 1}};
     getrusage(RUSAGE_SELF, &p->ru0);
     p->wall0 = tc_bench_now_ns();
-    if (setitimer(ITIMER_PROF, &it, NULL) != 0) {
+    /* A high-resolution timer aimed at this thread; the kernel's CPU-time timers only fire
+     * at its tick, which left short passes with no samples at all. */
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    long nsec = 1000000000L / (long)p->hz;
+    struct itimerspec its = {{0, nsec > 0 ? nsec : 1}, {0, nsec > 0 ? nsec : 1}};
+    p->posix_timer = timer_create(CLOCK_MONOTONIC, &sev, &p->timer) == 0;
+    if (p->posix_timer && timer_settime(p->timer, 0, &its, NULL) != 0) {
+        timer_delete(p->timer);
+        p->posix_timer = false;
+    }
+    struct itimerval it = {{0, usec > 0 ? usec : 1}, {0, usec > 0 ? usec : 1}};
+    if (!p->posix_timer && setitimer(ITIMER_PROF, &it, NULL) != 0) {
         sigaction(SIGPROF, &p->old_action, NULL);
         atomic_store(&current, NULL);
         return TC_EIO;
@@ -145,8 +167,12 @@ void tc_prof_stop(tc_prof *p)
 {
     if (!p->running)
         return;
-    struct itimerval off = {{0, 0}, {0, 0}};
-    setitimer(ITIMER_PROF, &off, NULL);
+    if (p->posix_timer) {
+        timer_delete(p->timer);
+    } else {
+        struct itimerval off = {{0, 0}, {0, 0}};
+        setitimer(ITIMER_PROF, &off, NULL);
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     p->wall_s += (double)(tc_bench_now_ns() - p->wall0) * 1e-9;

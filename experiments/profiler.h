@@ -2,8 +2,11 @@
  * profiler.h — a sampling profiler (tc_prof_*) that cross-checks by stack what the
  * experiments' counters attribute to each phase (DESIGN rule 6).
  *
- * Sampling: ITIMER_PROF sends SIGPROF every 1/hz s of the process's CPU time (user and
- * kernel, all threads). The handler walks the interrupted stack with libunwind from the
+ * Sampling: a POSIX timer on CLOCK_MONOTONIC (high resolution, not bound to the kernel's
+ * tick) sends SIGPROF every 1/hz s to the thread that started the profiler; while that
+ * thread is off the CPU its expirations collapse into one signal, so the samples follow the
+ * thread's running time. Where timer_create fails it falls back to ITIMER_PROF, every 1/hz s
+ * of the process's CPU time (user and kernel, all threads). The handler walks the interrupted stack with libunwind from the
  * signal's own context (UNW_LOCAL_ONLY: unw_init_local2 with UNW_INIT_SIGNAL_FRAME,
  * unw_step, unw_get_reg, which libunwind documents as safe in a signal handler for a local
  * cursor) and stores raw instruction pointers into a preallocated, pre-touched buffer of
@@ -29,8 +32,8 @@
  * (getrusage), which bound how much of all the phases together was kernel time; turning
  * fault counts into time is the calibration's job (tc_bench_calibrate).
  *
- * The kernel checks CPU timers at its tick, so the effective rate is at most CONFIG_HZ;
- * the report gives it as measured.
+ * The report gives the effective rate as measured (signals per CPU second): the fallback's
+ * CPU timers fire only at the kernel's tick, so it is at most CONFIG_HZ there.
  */
 #ifndef TC_PROFILER_H
 #define TC_PROFILER_H
@@ -87,9 +90,10 @@ typedef struct tc_prof_report {
  * 17 MiB, allocated and touched now so that sampling adds no page faults). TC_ENOMEM. */
 tc_result tc_prof_new(unsigned hz, size_t capacity, tc_prof **out) TC_MUST_CHECK;
 void tc_prof_free(tc_prof *p);
-/* Installs the SIGPROF handler and arms the timer; samples accumulate over successive
- * start/stop pairs. TC_EBADARG when a profiler is already running (there is one SIGPROF per
- * process), TC_EIO when sigaction or setitimer fail (the previous handler is back then). */
+/* Installs the SIGPROF handler and arms the timer for the calling thread; samples
+ * accumulate over successive start/stop pairs. TC_EBADARG when a profiler is already
+ * running (there is one SIGPROF per process), TC_EIO when sigaction or both timers fail (the
+ * previous handler is back then). */
 tc_result tc_prof_start(tc_prof *p) TC_MUST_CHECK;
 /* Disarms the timer, waits for handlers still running on other threads, restores the
  * previous SIGPROF action. */
