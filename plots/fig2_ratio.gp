@@ -14,9 +14,11 @@ model = "plot 1 with lines dt 2 lc rgb '#555555' title 'equal cost', \
      '' using 2:(is('otp25') ? $7 : 1/0) with linespoints pt 7 lc rgb c_otp25 title 'model OTP 25', \
      res.'/crossover-summary.csv' using (cross('r10b') ? $3 : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_r10b title 'crossover R10B', \
      '' using (cross('otp25') ? $3 : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_otp25 title 'crossover OTP 25'"
+# The VM's ints on the fine grid when run.sh measured it, else on its coarse grid.
+vmfile = system(sprintf("[ -f '%s/vm-crossover-fine.csv' ] && echo vm-crossover-fine.csv || echo vm-crossover.csv", res))
 if (vm) {
     eval model.", \
-         res.'/vm-crossover.csv' using 2:(strcol(1) eq 'ints' ? $7 : 1/0) with linespoints pt 5 lc rgb c_vm title 'real VM (OTP 25)', \
+         res.'/'.vmfile using 2:(strcol(1) eq 'ints' ? $7 : 1/0) with linespoints pt 5 lc rgb c_vm title 'real VM (OTP 25)', \
          der.'/crossover-wide.csv' using (strcol(1) eq 'ints' ? $4 : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_vm title 'crossover VM'"
 } else {
     eval model

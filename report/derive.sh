@@ -185,7 +185,8 @@ awk -F, "$lib"'
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 {
     echo "shape,r10b,otp25,vm,otp25_vs_vm"
-    cat "$res/crossover-summary.csv" $([ -f "$res/vm-crossover.csv" ] && echo "$res/vm-crossover.csv") |
+    cat "$res/crossover-summary.csv" $([ -f "$res/vm-crossover.csv" ] && echo "$res/vm-crossover.csv") \
+        $([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv") |
         awk -F, '/^#/ { next } $1 == "shape" { hdr = $0; next }
             hdr ~ /crossover_len/ { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } x[$1, $2] = $3 }
             hdr ~ /proc_us/ { # a VM grid: its crossover is the smallest length where the lookup loses
@@ -197,6 +198,26 @@ awk -F, "$lib"'
                 if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
                 printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' hasvm=$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)
 } >"$der/crossover-wide.csv"
+
+# ---- the ints grid, model against VM point by point: does the lookup lose at the same lengths? --
+vmgrid=$([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv" || echo "$res/vm-crossover.csv")
+if [ -f "$vmgrid" ]; then
+    awk -F, "$lib"'
+        FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
+        $c["shape"] != "ints" { next }
+        file == 1 && $c["era"] == "otp25" { m[$c["payload_len"]] = $c["ratio"] }
+        file == 2 { v[$c["payload_len"]] = $c["ratio"] }
+        END {
+            n = 0
+            for (l in m) if (l in v) ls[++n] = l + 0
+            for (i = 2; i <= n; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
+            print "payload_len,model_ratio,vm_ratio,same_side" > (der "/crossover-agreement.csv")
+            for (i = 1; i <= n; i++) { l = ls[i]; same = (m[l] > 1) == (v[l] > 1); k += same
+                printf "%d,%s,%s,%s\n", l, m[l], v[l], same ? "yes" : "no" > (der "/crossover-agreement.csv") }
+            print "points,same_side,first_len,last_len"
+            printf "%d,%d,%d,%d\n", n, k, ls[1], ls[n]
+        }' der="$der" "$res/crossover.csv" "$vmgrid" >"$der/crossover-agreement-summary.csv"
+fi
 
 # ---- R10B at the seed's prices: the model's per-operation word counts priced per word --------
 # The seed's rows that are not the lookup give what one word cost in 2005: heap to heap

@@ -89,9 +89,10 @@ if [ -d "$res/vm" ]; then
     base=$(ls "$res"/vm/eptest_ints_*.csv 2>/dev/null | grep -E '/eptest_ints_[0-9]+\.csv$' || true)
     [ -n "$base" ] && merge "$res/vm-eptest.csv" $base
     for f in "$res"/vm/*.csv; do
-        case "$(grep -v '^#' "$f" | head -n 1)" in
-        shape,payload_len,iterations,era,proc_us*) cp "$f" "$res/vm-crossover.csv" ;;
-        lock_mode,threads,op*) cp "$f" "$res/vm-etsbench.csv" ;;
+        case "$(basename "$f"):$(grep -v '^#' "$f" | head -n 1)" in
+        crossover_ints_fine.csv:*) cp "$f" "$res/vm-crossover-fine.csv" ;;
+        *:shape,payload_len,iterations,era,proc_us*) cp "$f" "$res/vm-crossover.csv" ;;
+        *:lock_mode,threads,op*) cp "$f" "$res/vm-etsbench.csv" ;;
         esac
     done
 fi

@@ -7,7 +7,8 @@
 #   RESULTS_DIR  where the CSVs go (default results/beam in the checkout)
 #   --build DIR  where erlc writes the .beam files (default: a temp dir under $TMPDIR, removed
 #                afterwards); never the source tree
-#   --quick      fewer repeats and sizes (about a minute)
+#   --quick      fewer repeats and sizes, the crossover's fine grid for ints only (about a
+#                minute)
 #   --tiny       tiny sizes, for tests/cli_beam.sh only
 #
 # Emulator flags, recorded in every CSV's '# emulator_flags' line:
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --tiny) quick=1 tiny=1 ;;
     --build) build="${2:?--build needs a directory}"; shift ;;
-    --help|-h) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) results="$1" ;;
     esac
@@ -113,6 +114,13 @@ step "crossover ($base)"
 # shellcheck disable=SC2086
 vm "$base" crossover $cx --csv "$results/crossover.csv" --points "$results/crossover_points.csv" \
     --counts "$results/crossover_counts.csv" || status=1
+if [ $quick -eq 1 ] && [ $tiny -eq 0 ]; then
+    # The quick grid is coarse; lists of integers also get the fine one (every 250 from 1000
+    # to 10000), as the model's crossover has it.
+    step "crossover, ints on the fine grid ($base)"
+    vm "$base" crossover --shape ints --repeats 3 --budget 2000000 --csv "$results/crossover_ints_fine.csv" \
+        >/dev/null || status=1
+fi
 step "etsbench ($base, 1 and 2 schedulers online)"
 # shellcheck disable=SC2086
 vm "$base" etsbench $eb --csv "$results/etsbench.csv" || status=1
