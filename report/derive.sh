@@ -14,8 +14,11 @@ data=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/data
 # Shared awk helpers: header-indexed CSV access and a median.
 lib='
 function header(line,    i, n, f) { n = split(line, f, ","); for (i = 1; i <= n; i++) c[f[i]] = i }
-function median(a, n,    i, j, t) {
+function sort(a, n,    i, j, t) {
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function median(a, n) {
+    sort(a, n)
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 '
@@ -210,7 +213,7 @@ if [ -f "$vmgrid" ]; then
         END {
             n = 0
             for (l in m) if (l in v) ls[++n] = l + 0
-            for (i = 2; i <= n; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
+            sort(ls, n)
             print "payload_len,model_ratio,vm_ratio,same_side" > (der "/crossover-agreement.csv")
             for (i = 1; i <= n; i++) { l = ls[i]; same = (m[l] > 1) == (v[l] > 1); k += same
                 printf "%d,%s,%s,%s\n", l, m[l], v[l], same ? "yes" : "no" > (der "/crossover-agreement.csv") }
@@ -237,7 +240,7 @@ awk -F, "$lib"'
         L = $c["payload_len"]; t = $c["test"]; it = $c["iterations"]; ml[L] = 1
         words[L, t] = $c["words_copied"] / it; gcw[L, t] = $c["gc_words_copied"] / it
         us[L, t] = $c["median_us"] * 1000 / it; gcs[L, t] = $c["gcs"] / it; polls[L, t] = $c["io_polls"] / it
-        yields[L, t] = $c["switches"] / it
+        calls[L] = it
     }
     END {
         for (L in n) {
@@ -251,6 +254,9 @@ awk -F, "$lib"'
         print "# R10B at the seed'"'"'s prices: the seed'"'"'s per-word costs (ns per word, from its proc and overwrite rows at L = 10 and 1000)"
         print "# times the words the model'"'"'s R10B run moves per operation; the seed'"'"'s lookup rows are held out"
         printf "# ns_per_word_heap_to_heap: %.2f\n# ns_per_word_into_ets: %.2f\n", hot, ets
+        # The ETS table the lookups read at L = 1000: one stored object per call.
+        table = words[1000, "ets_lookup"] * calls[1000] / 1048576
+        printf "# table_mib_32bit: %.1f\n# table_mib_64bit: %.1f\n", table * 4, table * 8
         print "source,payload_len,proc_us,lookup_us,ratio,lookup_words_per_op,lookup_gc_words_per_op,lookup_gcs_per_op,lookup_polls_per_op,proc_ns_per_word,lookup_ns_per_word"
         for (L = 10; L <= 10000; L *= 10) {
             if (L == 10) printf "seed,%d,%.0f,%.0f,%.2f,,,,,,\n", L, sp[L], sl[L], sl[L] / sp[L]
@@ -284,7 +290,7 @@ if [ -f "$res/fidelity.csv" ]; then
             print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30,model_range,vm_range,rounds"
             m = 0
             for (L in lens) ls[++m] = L + 0
-            for (i = 2; i <= m; i++) { t = ls[i]; for (j = i - 1; j >= 1 && ls[j] > t; j--) ls[j + 1] = ls[j]; ls[j + 1] = t }
+            sort(ls, m)
             for (i = 1; i <= m; i++) {
                 L = ls[i]
                 for (side = 1; side <= 2; side++) {
