@@ -11,9 +11,9 @@
  * leaf-most function of a phase table (experiments/profiler.h). Runs alternate: the even
  * ones are timed for the counters, the odd ones profiled, because each sample costs tens of
  * microseconds here (a timer interrupt and a signal in a virtual machine, then the stack
- * walk) and would otherwise swell the timed passes and so the counters' "loop". Kernel time (faults, mmap)
- * lands in the user function that entered the kernel, so the profiler shows it inside
- * copy or GC where the counters show it as its own phase: the cross-check says so.
+ * walk) and would otherwise swell the timed passes and so the counters' "loop". Kernel time
+ * (faults, mmap) lands in the user function that entered the kernel, so the profiler shows it
+ * inside copy or GC where the counters show it as its own phase: the cross-check says so.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,8 +35,8 @@
 #include "workload.h"
 
 #define EXIT_USAGE 2
-/* Samples per second: a pass of a few milliseconds still gets tens of samples per run; the
- * handler's stack walk costs about a microsecond, well under 1 % of the pass. */
+/* Samples per second: a pass of a few milliseconds still gets tens of samples per run (the
+ * cost of a sample is why profiled runs are not the timed ones). */
 #define TC_BREAKDOWN_HZ 5000
 
 enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP, PHASES };

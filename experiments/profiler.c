@@ -18,6 +18,10 @@
 
 #include "harness.h"
 
+#ifndef sigev_notify_thread_id /* the Linux name of the field; glibc 2.36 lacks the macro */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
 /* The handler may only touch lock-free atomics. */
 _Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "the SIGPROF handler needs lock-free atomics");
@@ -145,7 +149,7 @@ tc_result tc_prof_start(tc_prof *p)
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = SIGPROF;
-    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
     long nsec = 1000000000L / (long)p->hz;
     struct itimerspec its = {{0, nsec > 0 ? nsec : 1}, {0, nsec > 0 ? nsec : 1}};
     p->posix_timer = timer_create(CLOCK_MONOTONIC, &sev, &p->timer) == 0;

@@ -6,10 +6,10 @@
  * tick) sends SIGPROF every 1/hz s to the thread that started the profiler; while that
  * thread is off the CPU its expirations collapse into one signal, so the samples follow the
  * thread's running time. Where timer_create fails it falls back to ITIMER_PROF, every 1/hz s
- * of the process's CPU time (user and kernel, all threads). The handler walks the interrupted stack with libunwind from the
- * signal's own context (UNW_LOCAL_ONLY: unw_init_local2 with UNW_INIT_SIGNAL_FRAME,
- * unw_step, unw_get_reg, which libunwind documents as safe in a signal handler for a local
- * cursor) and stores raw instruction pointers into a preallocated, pre-touched buffer of
+ * of the process's CPU time (user and kernel, all threads). The handler walks the
+ * interrupted stack with libunwind from the signal's own context (UNW_LOCAL_ONLY:
+ * unw_init_local2 with UNW_INIT_SIGNAL_FRAME, unw_step, unw_get_reg, which libunwind
+ * documents as safe in a signal handler for a local cursor) and stores raw instruction pointers into a preallocated, pre-touched buffer of
  * fixed-size records, reserving a record with one lock-free fetch-add because several
  * threads may take the signal at once. Nothing else happens there: no malloc, no stdio, no
  * name lookup. The buffer does not wrap (attribution needs every sample of the run): when
