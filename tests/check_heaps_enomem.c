@@ -46,12 +46,7 @@ static tc_term result_term(tc_proc *p, size_t n)
 {
     tc_term *hp = tc_proc_halloc(p, 2 * n + 5);
     ck_assert(hp != NULL);
-    tc_term tail = TC_NIL;
-    for (size_t i = 0; i < n; i++) {
-        hp[2 * i] = tc_make_small((int64_t)i);
-        hp[2 * i + 1] = tail;
-        tail = tc_make_list(&hp[2 * i]);
-    }
+    tc_term tail = tc_int_list_at(hp, n);
     tc_term *t = &hp[2 * n];
     t[0] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
     t[1] = tc_make_small(7);

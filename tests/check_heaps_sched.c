@@ -111,15 +111,12 @@ static tc_step lookup_step(tc_task *t)
         return TC_STEP_DONE;
     st->left--;
     tc_heapfrag *live = tc_proc_bif_enter(t->proc);
-    tc_term *hp = tc_proc_halloc(t->proc, 20005); /* [{1, [0 .. 9999]}] */
+    tc_term *hp = tc_proc_halloc(t->proc, 20005); /* [{1, [9999, ..., 0]}] */
     ck_assert(hp != NULL);
-    for (size_t i = 0; i < 10000; i++) {
-        hp[2 * i] = tc_make_small((int64_t)i);
-        hp[2 * i + 1] = i ? tc_make_list(&hp[2 * i - 2]) : TC_NIL;
-    }
+    tc_term list = tc_int_list_at(hp, 10000);
     hp[20000] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
     hp[20001] = tc_make_small(1);
-    hp[20002] = tc_make_list(&hp[19998]);
+    hp[20002] = list;
     hp[20003] = tc_make_boxed(&hp[20000]);
     hp[20004] = TC_NIL;
     tc_term res = tc_make_list(&hp[20003]);

@@ -403,13 +403,7 @@ static void live_list(tc_proc *p, size_t n)
 {
     tc_term *hp = tc_proc_halloc(p, 2 * n);
     ck_assert(hp != NULL);
-    tc_term tail = TC_NIL;
-    for (size_t i = 0; i < n; i++) {
-        hp[2 * i] = tc_make_small((int64_t)i);
-        hp[2 * i + 1] = tail;
-        tail = tc_make_list(&hp[2 * i]);
-    }
-    p->x[0] = tail;
+    p->x[0] = tc_int_list_at(hp, n);
     p->arity = 1;
 }
 

@@ -88,6 +88,17 @@ tc_term *tc_null_alloc(tc_alloc *self, size_t words)
     return NULL;
 }
 
+tc_term tc_int_list_at(tc_term *hp, size_t n)
+{
+    tc_term tail = TC_NIL;
+    for (size_t i = 0; i < n; i++) {
+        hp[2 * i] = tc_make_small((int64_t)i);
+        hp[2 * i + 1] = tail;
+        tail = tc_make_list(&hp[2 * i]);
+    }
+    return tail;
+}
+
 tc_term tc_read_ok(const char *text)
 {
     tc_term t;

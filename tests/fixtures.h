@@ -27,6 +27,10 @@ void tc_fixture_teardown(void);
 /* An allocator function that always fails: for `tc_alloc a = {tc_null_alloc, &oh}`. */
 tc_term *tc_null_alloc(tc_alloc *self, size_t words);
 
+/* Writes the list [n-1, ..., 1, 0] of small integers into hp[0 .. 2n) (its first cell ends
+ * the list) and returns it; NIL for n = 0. For tests that build a payload on a heap. */
+tc_term tc_int_list_at(tc_term *hp, size_t n);
+
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
 /* An independent copy of t in the fixture arena, made by printing and reading back (so it
