@@ -16,13 +16,7 @@ quick_lens() -> [10, 100, 1000, 3000, 10000, 30000].
 
 main() -> main(init:get_plain_arguments()).
 
-main(Args) ->
-    try parse(Args, #opt{}) of
-        help -> io:put_chars(usage()), halt(0);
-        O -> run(O), halt(0)
-    catch
-        throw:{usage, Msg} -> io:format(standard_error, "crossover: ~s (see --help)~n", [Msg]), halt(2)
-    end.
+main(Args) -> eptest:cli("crossover", Args, fun(A) -> parse(A, #opt{}) end, fun usage/0, fun run/1).
 
 %% Iterations per point: as many as the word budget allows (at most max_iterations), so a
 %% big payload costs about as much as a small one and the table stays within memory.

@@ -14,7 +14,7 @@
 -module(eptest).
 -export([main/0, main/1, run/1, run/2]).
 %% Shared with crossover.erl.
--export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0]).
+-export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0, cli/5]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").
@@ -224,12 +224,16 @@ quantile(S, Q) ->
 
 main() -> main(init:get_plain_arguments()).
 
-main(Args) ->
-    try parse(Args, #opt{}) of
-        help -> io:put_chars(usage()), halt(0);
-        O -> main_opt(O), halt(0)
+main(Args) -> cli("eptest", Args, fun(A) -> parse(A, #opt{}) end, fun usage/0, fun main_opt/1).
+
+%% The command line of every module here: Parse returns options or help, or throws
+%% {usage, Msg} (one line on stderr, exit 2); Run gets the options, then the VM halts.
+cli(Name, Args, Parse, Usage, Run) ->
+    try Parse(Args) of
+        help -> io:put_chars(Usage()), halt(0);
+        O -> Run(O), halt(0)
     catch
-        throw:{usage, Msg} -> io:format(standard_error, "eptest: ~s (see --help)~n", [Msg]), halt(2)
+        throw:{usage, Msg} -> io:format(standard_error, "~s: ~s (see --help)~n", [Name, Msg]), halt(2)
     end.
 
 main_opt(O = #opt{repeats = R}) ->

@@ -27,13 +27,7 @@ table(Mode) -> ets:new(etsbench, [set, public, {Mode, true}]).
 
 main() -> main(init:get_plain_arguments()).
 
-main(Args) ->
-    try parse(Args, #opt{}) of
-        help -> io:put_chars(usage()), halt(0);
-        O -> run(O), halt(0)
-    catch
-        throw:{usage, Msg} -> io:format(standard_error, "etsbench: ~s (see --help)~n", [Msg]), halt(2)
-    end.
+main(Args) -> eptest:cli("etsbench", Args, fun(A) -> parse(A, #opt{}) end, fun usage/0, fun run/1).
 
 run(O = #opt{n = N}) ->
     Online = erlang:system_info(schedulers_online),
