@@ -1,9 +1,9 @@
-#include "copy/compact.h"
+#include "compact.h"
 
-#include "copy/copy_struct.h"
-#include "copy/copy_struct_impl.h"
-#include "terms/binary.h"
-#include "terms/size.h"
+#include "copy_struct.h"
+#include "copy_struct_impl.h"
+#include "../terms/binary.h"
+#include "../terms/size.h"
 
 struct tc_copy_compact {
     tc_offheap offheap; /* the ProcBins in tpl (DbTerm.first_oh) */

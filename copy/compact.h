@@ -17,8 +17,8 @@
 #ifndef TC_COPY_COMPACT_H
 #define TC_COPY_COMPACT_H
 
-#include "copy/stats.h"
-#include "terms/term.h"
+#include "stats.h"
+#include "../terms/term.h"
 
 typedef struct tc_copy_compact tc_copy_compact;
 

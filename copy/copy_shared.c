@@ -1,9 +1,9 @@
-#include "copy/copy_shared.h"
+#include "copy_shared.h"
 
-#include "copy/copy_struct_impl.h"
-#include "terms/binary.h"
-#include "terms/size.h"
-#include "terms/wstack.h"
+#include "copy_struct_impl.h"
+#include "../terms/binary.h"
+#include "../terms/size.h"
+#include "../terms/wstack.h"
 
 /*
  * Marks. A boxed object's header tag: 00 not reached, 01 visited (header | 1), 10 shared

@@ -21,8 +21,8 @@
 #ifndef TC_COPY_SHARED_H
 #define TC_COPY_SHARED_H
 
-#include "copy/stats.h"
-#include "terms/term.h"
+#include "stats.h"
+#include "../terms/term.h"
 
 /* Copies `t` into tc_term_shared_size(t) words from `a` (one allocation), keeping every
  * shared subterm shared. TC_ENOMEM leaves the source as it was and nothing allocated from

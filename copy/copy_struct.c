@@ -1,10 +1,10 @@
-#include "copy/copy_struct.h"
+#include "copy_struct.h"
 
 #include <stdatomic.h>
 
-#include "copy/copy_struct_impl.h"
-#include "terms/binary.h"
-#include "terms/size.h"
+#include "copy_struct_impl.h"
+#include "../terms/binary.h"
+#include "../terms/size.h"
 
 void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb)
 {

@@ -23,8 +23,8 @@
 #ifndef TC_COPY_STRUCT_H
 #define TC_COPY_STRUCT_H
 
-#include "copy/stats.h"
-#include "terms/term.h"
+#include "stats.h"
+#include "../terms/term.h"
 
 /* An address range of literal terms: pointers into [start, end) are stored, not copied
  * (and sized 0). A NULL range means copy everything, as an ETS insert does. */

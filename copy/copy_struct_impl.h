@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "terms/term.h"
+#include "../terms/term.h"
 
 /* A ProcBin just copied to `pb` becomes one more reference: refcount raised, linked into
  * `oh`, writable flags cleared (a copy is never writable). */

@@ -1,8 +1,8 @@
-#include "copy/literal.h"
+#include "literal.h"
 
-#include "copy/copy_shared.h"
-#include "terms/binary.h"
-#include "terms/compare.h"
+#include "copy_shared.h"
+#include "../terms/binary.h"
+#include "../terms/compare.h"
 
 struct tc_copy_literal_area {
     tc_alloc iface; /* first, so the interface pointer is the area */

@@ -18,9 +18,9 @@
 #ifndef TC_COPY_LITERAL_H
 #define TC_COPY_LITERAL_H
 
-#include "copy/copy_struct.h"
-#include "copy/stats.h"
-#include "terms/term.h"
+#include "copy_struct.h"
+#include "stats.h"
+#include "../terms/term.h"
 
 typedef struct tc_copy_literal_area tc_copy_literal_area;
 

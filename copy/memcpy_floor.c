@@ -1,4 +1,4 @@
-#include "copy/memcpy_floor.h"
+#include "memcpy_floor.h"
 
 tc_result tc_copy_memcpy_floor(tc_alloc *a, const tc_term *src, size_t words, tc_term **out, tc_copy_stats *stats)
 {

@@ -9,8 +9,8 @@
 #ifndef TC_COPY_MEMCPY_FLOOR_H
 #define TC_COPY_MEMCPY_FLOOR_H
 
-#include "copy/stats.h"
-#include "terms/term.h"
+#include "stats.h"
+#include "../terms/term.h"
 
 /* Copies src[0 .. words) into `words` fresh words from `a` (one allocation) and returns
  * them in *out. TC_ENOMEM when the allocator fails. Adds to *stats when it is not NULL. */

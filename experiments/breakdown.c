@@ -24,10 +24,10 @@
 
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
-#include "copy/send.h"
+#include "procs/send.h"
 #include "harness.h"
-#include "heaps/gc.h"
-#include "heaps/sched.h"
+#include "procs/gc.h"
+#include "procs/sched.h"
 #include "profiler.h"
 #include "terms/arena.h"
 #include "terms/binary.h"

@@ -23,7 +23,7 @@
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "harness.h"
-#include "heaps/faults.h"
+#include "alloc/faults.h"
 #include "profiler.h"
 #include "terms/arena.h"
 #include "terms/atom.h"

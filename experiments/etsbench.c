@@ -40,9 +40,10 @@
 #include <string.h>
 
 #include "harness.h"
-#include "heaps/ets.h"
-#include "heaps/pdict.h"
-#include "heaps/proc.h"
+#include "stores/ets.h"
+#include "terms/hash.h"
+#include "procs/pdict.h"
+#include "procs/proc.h"
 #include "terms/atom.h"
 
 #define EXIT_USAGE 2
@@ -140,7 +141,7 @@ static tc_ets_access access_of(op what) { return what == LOOKUP ? TC_ETS_READ : 
 static void locks_only(task *k, tc_term key)
 {
     uint64_t h;
-    tc_result r = k->kind == RUN_HASH ? tc_ets_hash(key, &h) : tc_ets_lock_phase(k->t, key, access_of(k->what));
+    tc_result r = k->kind == RUN_HASH ? tc_term_hash(key, &h) : tc_ets_lock_phase(k->t, key, access_of(k->what));
     if (r != TC_OK)
         die("lock phase", r);
     if (k->kind == RUN_HASH)

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "harness.h"
 
-#include "heaps/faults.h"
+#include "alloc/faults.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -26,10 +26,10 @@
 
 #include "copy/compact.h"
 #include "harness.h"
-#include "heaps/faults.h"
-#include "heaps/gc.h"
-#include "heaps/proc.h"
-#include "heaps/verify.h"
+#include "alloc/faults.h"
+#include "procs/gc.h"
+#include "procs/proc.h"
+#include "procs/verify.h"
 #include "terms/arena.h"
 
 #define EXIT_USAGE 2

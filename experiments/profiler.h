@@ -42,7 +42,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "heaps/policy.h"
+#include "procs/policy.h"
 #include "terms/base.h"
 
 enum {

@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "copy/send.h"
-#include "heaps/policy.h"
+#include "procs/send.h"
+#include "procs/policy.h"
 
 typedef enum tc_ep_shape {
     TC_EP_INTS,    /* lists:seq(1, L) */

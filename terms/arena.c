@@ -1,6 +1,6 @@
-#include "terms/arena.h"
+#include "arena.h"
 
-#include "terms/binary.h"
+#include "binary.h"
 
 typedef struct block {
     struct block *prev;

@@ -9,7 +9,7 @@
 #ifndef TC_ARENA_H
 #define TC_ARENA_H
 
-#include "terms/term.h"
+#include "term.h"
 
 typedef struct tc_arena tc_arena;
 

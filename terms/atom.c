@@ -1,4 +1,4 @@
-#include "terms/atom.h"
+#include "atom.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "terms/term.h"
+#include "term.h"
 
 /* The atom named by `len` bytes of UTF-8 at `name`, created if new. Errors: TC_ELIMIT
  * (over 255 characters, or the table is full), TC_EPARSE (not UTF-8), TC_ENOMEM. */

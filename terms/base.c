@@ -1,5 +1,5 @@
 #define UNW_LOCAL_ONLY
-#include "terms/base.h"
+#include "base.h"
 
 #include <libunwind.h>
 #include <stdatomic.h>

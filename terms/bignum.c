@@ -1,4 +1,4 @@
-#include "terms/bignum.h"
+#include "bignum.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #ifndef TC_BIGNUM_H
 #define TC_BIGNUM_H
 
-#include "terms/term.h"
+#include "term.h"
 
 /* The integer sign * sum(digits[i] * 2^(64 i)), normalised (small when it fits). */
 tc_term tc_term_integer(tc_alloc *a, bool negative, const uint64_t *digits, size_t n);

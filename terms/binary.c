@@ -1,4 +1,4 @@
-#include "terms/binary.h"
+#include "binary.h"
 
 #include <string.h>
 

@@ -12,7 +12,7 @@
 
 #include <stdatomic.h>
 
-#include "terms/term.h"
+#include "term.h"
 
 /* The off-heap block of a refc binary (erts: Binary). */
 typedef struct tc_binary {

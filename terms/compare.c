@@ -1,9 +1,9 @@
-#include "terms/compare.h"
+#include "compare.h"
 
-#include "terms/atom.h"
-#include "terms/binary.h"
-#include "terms/bignum.h"
-#include "terms/wstack.h"
+#include "atom.h"
+#include "binary.h"
+#include "bignum.h"
+#include "wstack.h"
 
 enum term_class { NUMBER = 1, ATOM, REFERENCE, FUN, PORT, PID, TUPLE, MAP, NIL, LIST, BITSTRING };
 

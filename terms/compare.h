@@ -12,7 +12,7 @@
 #ifndef TC_COMPARE_H
 #define TC_COMPARE_H
 
-#include "terms/term.h"
+#include "term.h"
 
 /* *order = <0, 0 or >0. */
 tc_result tc_term_compare(tc_term a, tc_term b, int *order) TC_MUST_CHECK;

@@ -1,6 +1,6 @@
-#include "terms/flatmap.h"
+#include "flatmap.h"
 
-#include "terms/compare.h"
+#include "compare.h"
 
 tc_result tc_term_flatmap(tc_alloc *a, const tc_term *kv, size_t n, tc_term *out)
 {

@@ -9,7 +9,7 @@
 #ifndef TC_FLATMAP_H
 #define TC_FLATMAP_H
 
-#include "terms/term.h"
+#include "term.h"
 
 /* A map of the n pairs kv[2i] => kv[2i+1], in any order; a repeated key keeps its last
  * value, as `#{}` syntax does. TC_EUNSUPPORTED past 32 distinct keys. */

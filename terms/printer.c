@@ -1,13 +1,13 @@
-#include "terms/printer.h"
+#include "printer.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "terms/atom.h"
-#include "terms/bignum.h"
-#include "terms/binary.h"
-#include "terms/wstack.h"
+#include "atom.h"
+#include "bignum.h"
+#include "binary.h"
+#include "wstack.h"
 
 typedef struct strbuf {
     char *p;

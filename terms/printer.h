@@ -9,7 +9,7 @@
 #ifndef TC_PRINTER_H
 #define TC_PRINTER_H
 
-#include "terms/term.h"
+#include "term.h"
 
 /* *text is NUL-terminated, from tc_mem_alloc; free it with tc_mem_free. */
 tc_result tc_term_print(tc_term t, char **text, size_t *len) TC_MUST_CHECK;

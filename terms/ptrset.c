@@ -1,4 +1,4 @@
-#include "terms/ptrset.h"
+#include "ptrset.h"
 
 void tc_ptrset_init(tc_ptrset *s)
 {

@@ -7,7 +7,7 @@
 #ifndef TC_PTRSET_H
 #define TC_PTRSET_H
 
-#include "terms/term.h"
+#include "term.h"
 
 typedef struct tc_ptrset {
     const void **slots;

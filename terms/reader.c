@@ -1,4 +1,4 @@
-#include "terms/reader.h"
+#include "reader.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "terms/atom.h"
-#include "terms/bignum.h"
-#include "terms/binary.h"
-#include "terms/flatmap.h"
-#include "terms/wstack.h"
+#include "atom.h"
+#include "bignum.h"
+#include "binary.h"
+#include "flatmap.h"
+#include "wstack.h"
 
 /* Containers being read: a frame is (kind | state << 8, index of its first value). */
 enum { F_LIST, F_TUPLE, F_MAP };

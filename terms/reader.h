@@ -15,7 +15,7 @@
 #ifndef TC_READER_H
 #define TC_READER_H
 
-#include "terms/term.h"
+#include "term.h"
 
 typedef struct tc_read_error {
     size_t offset;

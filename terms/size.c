@@ -1,8 +1,8 @@
-#include "terms/size.h"
+#include "size.h"
 
-#include "terms/binary.h"
-#include "terms/ptrset.h"
-#include "terms/wstack.h"
+#include "binary.h"
+#include "ptrset.h"
+#include "wstack.h"
 
 uint64_t tc_sub_binary_copy_size(const tc_term *sb)
 {

@@ -10,7 +10,7 @@
 #ifndef TC_SIZE_H
 #define TC_SIZE_H
 
-#include "terms/term.h"
+#include "term.h"
 
 tc_result tc_term_flat_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 tc_result tc_term_shared_size(tc_term t, uint64_t *words) TC_MUST_CHECK;

@@ -1,12 +1,12 @@
-#include "terms/term.h"
+#include "term.h"
 
 #include <math.h>
 
-#include "terms/atom.h"
-#include "terms/binary.h"
-#include "terms/compare.h"
-#include "terms/ptrset.h"
-#include "terms/wstack.h"
+#include "atom.h"
+#include "binary.h"
+#include "compare.h"
+#include "ptrset.h"
+#include "wstack.h"
 
 const tc_term tc_empty_tuple_object[1] = {TC_MAKE_HEADER(0, TC_SUBTAG_ARITYVAL)};
 

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "terms/base.h"
+#include "base.h"
 
 typedef uint64_t tc_term;
 

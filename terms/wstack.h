@@ -7,7 +7,7 @@
 #ifndef TC_WSTACK_H
 #define TC_WSTACK_H
 
-#include "terms/term.h"
+#include "term.h"
 
 #define TC_WSTACK_INLINE 32
 

@@ -17,13 +17,14 @@
 
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
-#include "copy/ext.h"
+#include "terms/ext.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "fixtures.h"
-#include "heaps/ets.h"
-#include "heaps/pdict.h"
-#include "heaps/verify.h"
+#include "stores/ets.h"
+#include "terms/hash.h"
+#include "procs/pdict.h"
+#include "procs/verify.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
@@ -329,11 +330,11 @@ static void intact_ets_counter(ctx *c)
 {
     ck_assert(equal(ets_object(c, read_in(c->dest, "c")), read_in(c->dest, "{c, 576460752303423487}")));
 }
-static tc_result op_ets_hash(ctx *c) { return tc_ets_hash(c->term, &c->words); }
+static tc_result op_ets_hash(ctx *c) { return tc_term_hash(c->term, &c->words); }
 static void ok_ets_hash(ctx *c)
 {
     uint64_t h;
-    ck_assert(tc_ets_hash(c->ref, &h) == TC_OK);
+    ck_assert(tc_term_hash(c->ref, &h) == TC_OK);
     ck_assert_uint_eq(h, c->words);
 }
 static void setup_ets_plain(ctx *c) { ets_table(c, TC_ETS_LOCK_WRITE_CONCURRENCY, false); }
@@ -407,7 +408,7 @@ static const row rows[] = {
      intact_ets_counter, 0},
     {"tc_ets_update_counter compressed", setup_ets_counter_compressed, op_ets_update_counter, ok_ets_counter,
      intact_ets_counter, 0},
-    {"tc_ets_hash", NULL, op_ets_hash, ok_ets_hash, NULL, NOTHING_ALLOCATED},
+    {"tc_term_hash", NULL, op_ets_hash, ok_ets_hash, NULL, NOTHING_ALLOCATED},
     {"tc_ets_lock_phase", setup_ets_plain, op_ets_lock_phase, ok_nothing, NULL, NOTHING_ALLOCATED},
 };
 #define NROWS (sizeof rows / sizeof *rows)

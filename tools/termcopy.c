@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "copy/compact.h"
-#include "copy/ext.h"
+#include "terms/ext.h"
 #include "terms/arena.h"
 #include "terms/printer.h"
 #include "terms/reader.h"

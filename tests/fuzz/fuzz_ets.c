@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heaps/ets.h"
+#include "stores/ets.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
 #include "terms/reader.h"

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "copy/ext.h"
+#include "terms/ext.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
 #include "terms/size.h"

@@ -1,0 +1,574 @@
+#include "gc.h"
+
+#include <string.h>
+
+#include "proc_impl.h"
+
+/* ---- the heap-size tables ------------------------------------------------------------ */
+
+#define TABLE_MAX 64
+
+static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
+{
+    unsigned i;
+    if (t == TC_HEAP_TABLE_R10B) {
+        a[0] = 34;
+        a[1] = 55;
+        for (i = 2; i < TABLE_MAX && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
+            a[i] = a[i - 1] + a[i - 2];
+        return i;
+    }
+    a[0] = 12;
+    a[1] = 38;
+    for (i = 2; i < 23; i++)
+        a[i] = a[i - 1] + a[i - 2] + 1; /* the +1 leaves room for an allocator block header */
+    const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
+    for (; i < TABLE_MAX; i++) {
+        a[i] = a[i - 1] + a[i - 1] / 5;
+        if (a[i] > max_words) {
+            i--; /* erts drops the last fitting entry too; kept for fidelity */
+            break;
+        }
+    }
+    return i;
+}
+
+uint64_t tc_gc_heap_size_at(tc_heap_table t, unsigned i)
+{
+    uint64_t a[TABLE_MAX];
+    return i < fill_table(t, a) ? a[i] : 0;
+}
+
+unsigned tc_gc_heap_sizes_count(tc_heap_table t)
+{
+    uint64_t a[TABLE_MAX];
+    return fill_table(t, a);
+}
+
+uint64_t tc_gc_next_heap_size(tc_heap_table t, uint64_t size, unsigned offset)
+{
+    uint64_t a[TABLE_MAX];
+    unsigned n = fill_table(t, a);
+    if (size < a[0])
+        return a[0];
+    for (unsigned i = 0; i < n; i++)
+        if (a[i] >= size)
+            return i + offset < n ? a[i + offset] : a[n - 1];
+    return a[n - 1];
+}
+
+/* The process-level next(): OTP25 never goes below min_heap_size, R10B uses the table. */
+static uint64_t proc_next(const tc_proc *p, uint64_t size, unsigned offset)
+{
+    uint64_t s = tc_gc_next_heap_size(p->policy.heap_table, size, offset);
+    if (p->policy.gc_rules == TC_GC_RULES_MODERN && s < p->min_heap_size)
+        s = p->min_heap_size;
+    return s;
+}
+
+/* ---- relocation ---------------------------------------------------------------------- */
+
+static inline void offset_word(tc_term *w, tc_term offs_bytes, const tc_term *lo, const tc_term *hi)
+{
+    tc_term v = *w;
+    if ((tc_is_list(v) || tc_is_boxed(v)) && heap_in(tc_is_list(v) ? tc_list_val(v) : tc_boxed_val(v), lo, hi))
+        *w = v + offs_bytes;
+}
+
+static tc_term offs_in_bytes(ptrdiff_t offs) { return (tc_term)offs * (tc_term)sizeof(tc_term); }
+
+void tc_gc_offset_heap(tc_term *hp, size_t n, ptrdiff_t offs, const tc_term *lo, const tc_term *hi)
+{
+    tc_term ob = offs_in_bytes(offs);
+    tc_term *end = hp + n;
+    while (hp < end) {
+        if (!tc_is_header(*hp)) {
+            offset_word(hp++, ob, lo, hi);
+            continue;
+        }
+        if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
+            tc_term *next = (tc_term *)(uintptr_t)hp[TC_PB_NEXT];
+            if (next && heap_in(next, lo, hi))
+                hp[TC_PB_NEXT] += ob;
+        }
+        hp += heap_header_step(hp);
+    }
+}
+
+static void offset_roots(tc_term *v, size_t n, ptrdiff_t offs, const tc_term *lo, const tc_term *hi)
+{
+    tc_term ob = offs_in_bytes(offs);
+    for (size_t i = 0; i < n; i++)
+        offset_word(&v[i], ob, lo, hi);
+}
+
+static ptrdiff_t words_between(const tc_term *from, const tc_term *to)
+{
+    return (ptrdiff_t)(((intptr_t)(uintptr_t)to - (intptr_t)(uintptr_t)from) / (intptr_t)sizeof(tc_term));
+}
+
+/* A raw pointer (an off-heap link) relocated by `offs` words; the arithmetic is done on
+ * integers because the old and new blocks are different objects. */
+static tc_term *relocated(tc_term *x, ptrdiff_t offs)
+{
+    return (tc_term *)(uintptr_t)((uintptr_t)x + (uintptr_t)offs_in_bytes(offs));
+}
+
+/* ---- the copy ------------------------------------------------------------------------ */
+
+typedef struct gc {
+    tc_proc *p;
+    const tc_term *mat_lo, *mat_hi; /* minor: mature data, promoted */
+    const tc_term *old_lo, *old_hi; /* minor: the old heap, left alone */
+    bool major;
+    tc_term *ntop, *otop;
+    uint64_t copied;
+} gc;
+
+/* Moves the object `v` points at to *dst and leaves a forwarding mark behind. */
+static tc_term move_object(gc *g, tc_term v, tc_term **dst)
+{
+    tc_term *to = *dst, nv;
+    if (tc_is_list(v)) {
+        tc_term *src = tc_list_val(v);
+        to[0] = src[0];
+        to[1] = src[1];
+        nv = tc_make_list(to);
+        src[0] = TC_NON_VALUE;
+        src[1] = nv;
+        *dst = to + 2;
+        g->copied += 2;
+        return nv;
+    }
+    tc_term *src = tc_boxed_val(v);
+    size_t n = heap_object_words(src);
+    memcpy(to, src, n * sizeof *to);
+    nv = tc_make_boxed(to);
+    src[0] = nv;
+    *dst = to + n;
+    g->copied += n;
+    return nv;
+}
+
+static void evac(gc *g, tc_term *slot, bool all_to_old)
+{
+    tc_term v = *slot;
+    if (!tc_is_list(v) && !tc_is_boxed(v))
+        return;
+    tc_term *ptr = tc_is_list(v) ? tc_list_val(v) : tc_boxed_val(v);
+    if (heap_in(ptr, g->old_lo, g->old_hi) || heap_is_literal(g->p, ptr))
+        return;
+    tc_term w = ptr[0];
+    if (tc_is_list(v) ? w == TC_NON_VALUE : !tc_is_header(w)) {
+        *slot = tc_is_list(v) ? ptr[1] : w;
+        return;
+    }
+    bool to_old = all_to_old || heap_in(ptr, g->mat_lo, g->mat_hi);
+    *slot = move_object(g, v, to_old ? &g->otop : &g->ntop);
+}
+
+/* Cheney scan from `scan` up to *top, which grows while objects are copied. */
+static void sweep(gc *g, tc_term *scan, tc_term **top, bool all_to_old)
+{
+    while (scan < *top) {
+        if (tc_is_header(*scan))
+            scan += heap_header_step(scan);
+        else
+            evac(g, scan++, all_to_old);
+    }
+}
+
+static void evac_roots(gc *g, tc_term *objv, unsigned nobj)
+{
+    tc_proc *p = g->p;
+    for (tc_term *s = p->stop; s < p->hend; s++)
+        evac(g, s, false);
+    for (unsigned i = 0; i < nobj; i++)
+        evac(g, &objv[i], false);
+    for (tc_msg *m = p->msgq; m; m = m->next)
+        if (!m->frag)
+            evac(g, &m->term, false);
+    if (p->dict) {
+        size_t n;
+        tc_term *slots = tc_pdict_roots(p->dict, &n);
+        for (size_t i = 0; i < n; i++)
+            evac(g, &slots[i], false);
+    }
+}
+
+/* collect_live_heap_frags + move_one_area: the BIF's fragments go whole, garbage included. */
+static void move_live_frags(gc *g, tc_heapfrag *end)
+{
+    for (tc_heapfrag *f = g->p->mbuf; f && f != end; f = f->next) {
+        tc_term *src = f->mem, *lim = f->mem + f->used_size;
+        while (src < lim) {
+            bool boxed = tc_is_header(*src);
+            size_t n = boxed ? heap_object_words(src) : 2;
+            TC_ASSERT(src + n <= lim); /* a fragment holds whole objects only */
+            (void)move_object(g, boxed ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
+            src += n;
+        }
+        g->p->stats.frag_words_moved += f->used_size;
+    }
+}
+
+/* sweep_off_heap: moved ProcBins are relinked, old-heap ones kept by a minor GC, the rest dropped. */
+static void sweep_offheap(gc *g)
+{
+    tc_proc *p = g->p;
+    tc_term *pb = p->off_heap.first, *last = NULL;
+    p->off_heap.first = NULL;
+    while (pb) {
+        tc_term *live = NULL, *next;
+        if (!tc_is_header(pb[0])) {
+            live = tc_boxed_val(pb[0]);
+            next = (tc_term *)(uintptr_t)live[TC_PB_NEXT];
+        } else {
+            next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
+            if (!g->major && heap_in(pb, g->old_lo, g->old_hi)) {
+                live = pb;
+            } else {
+                p->off_heap.overhead -= pb[TC_PB_SIZE];
+                tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
+            }
+        }
+        if (live) {
+            if (last)
+                last[TC_PB_NEXT] = (tc_term)(uintptr_t)live;
+            else
+                p->off_heap.first = live;
+            last = live;
+        }
+        pb = next;
+    }
+    if (last)
+        last[TC_PB_NEXT] = 0;
+}
+
+/* The new heap replaces the young generation: stack to its top, old block and fragments freed. */
+static void install_new_heap(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *n_htop)
+{
+    size_t stack = tc_proc_stack_size(p);
+    memcpy(n_heap + new_sz - stack, p->stop, stack * sizeof(tc_term));
+    tc_mseg_free_block(p->mem, p->heap);
+    heap_free_frags(p->mem, p->mbuf);
+    heap_free_frags(p->mem, p->msg_frag);
+    p->mbuf = p->msg_frag = NULL;
+    p->mbuf_sz = 0;
+    p->arith_frag = NULL;
+    p->arith_avail = 0;
+    p->frag_overhead = 0;
+    p->heap = n_heap;
+    p->htop = n_htop;
+    p->heap_sz = new_sz;
+    p->hend = n_heap + new_sz;
+    p->stop = p->hend - stack;
+    p->stats.heaps_allocated++;
+}
+
+static uint64_t do_minor(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *objv, unsigned nobj,
+                         bool live_frags, tc_heapfrag *live_hf_end)
+{
+    gc g = {.p = p, .mat_lo = p->heap, .mat_hi = p->high_water, .old_lo = p->old_heap,
+            .old_hi = p->old_hend, .ntop = n_heap, .otop = p->old_htop};
+    bool had_mature = p->high_water != p->heap;
+    tc_term *prev_otop = p->old_htop;
+    if (live_frags)
+        move_live_frags(&g, live_hf_end);
+    evac_roots(&g, objv, nobj);
+    sweep(&g, n_heap, &g.ntop, false);
+    /* What was just promoted may still point into the dying young generation. */
+    sweep(&g, prev_otop, &g.otop, true);
+    p->old_htop = g.otop;
+    sweep_offheap(&g);
+    install_new_heap(p, n_heap, new_sz, g.ntop);
+    p->high_water = p->policy.gc_rules == TC_GC_RULES_R10B && had_mature ? p->heap : p->htop;
+    p->gen_gcs++;
+    p->stats.minor_gcs++;
+    return g.copied;
+}
+
+static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *objv, unsigned nobj,
+                         bool live_frags, tc_heapfrag *live_hf_end)
+{
+    gc g = {.p = p, .major = true, .ntop = n_heap};
+    if (live_frags)
+        move_live_frags(&g, live_hf_end);
+    evac_roots(&g, objv, nobj);
+    sweep(&g, n_heap, &g.ntop, false);
+    sweep_offheap(&g);
+    tc_mseg_free_block(p->mem, p->old_heap);
+    p->old_heap = p->old_htop = p->old_hend = NULL;
+    install_new_heap(p, n_heap, new_sz, g.ntop);
+    p->high_water = p->htop;
+    p->gen_gcs = 0;
+    p->flags &= ~(TC_PROC_HEAP_GROW | TC_PROC_NEED_FULLSWEEP);
+    p->stats.major_gcs++;
+    return g.copied;
+}
+
+/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap. */
+static uint64_t move_msgq_to_heap(tc_proc *p)
+{
+    uint64_t moved = 0;
+    for (tc_msg *m = p->msgq; m; m = m->next) {
+        tc_heapfrag *f = m->frag;
+        if (!f)
+            continue;
+        size_t n = f->used_size;
+        TC_CHECK((size_t)(p->stop - p->htop) >= n);
+        memcpy(p->htop, f->mem, n * sizeof(tc_term));
+        ptrdiff_t offs = words_between(f->mem, p->htop);
+        const tc_term *lo = f->mem, *hi = f->mem + n;
+        tc_gc_offset_heap(p->htop, n, offs, lo, hi);
+        offset_roots(&m->term, 1, offs, lo, hi);
+        if (f->off_heap.first) /* its links were relocated with the words */
+            f->off_heap.first = relocated(f->off_heap.first, offs);
+        heap_splice_offheap(&p->off_heap, &f->off_heap);
+        p->htop += n;
+        moved += n;
+        tc_heapfrag_free(p->mem, f);
+        m->frag = NULL;
+    }
+    p->stats.msgq_words_moved += moved;
+    return moved;
+}
+
+/* ---- resizing (grow_new_heap / shrink_new_heap) ---------------------------------------- */
+
+static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nobj)
+{
+    size_t stack = tc_proc_stack_size(p), used = (size_t)(p->htop - p->heap);
+    tc_term *old = p->heap;
+    bool shrinking = new_sz < p->heap_sz;
+    ptrdiff_t stack_at = p->stop - old;
+    if (shrinking) /* the stack moves down first, or the realloc would cut it off */
+        memmove(old + new_sz - stack, p->stop, stack * sizeof(tc_term));
+    tc_term *nh = tc_mseg_realloc_block(p->mem, old, new_sz * sizeof(tc_term));
+    if (!nh) {
+        if (shrinking)
+            memmove(p->stop, old + new_sz - stack, stack * sizeof(tc_term));
+        return TC_ENOMEM;
+    }
+    tc_term *nstop = nh + new_sz - stack;
+    if (!shrinking)
+        memmove(nstop, nh + stack_at, stack * sizeof(tc_term));
+    if (nh != old) {
+        ptrdiff_t offs = words_between(old, nh);
+        const tc_term *lo = old, *hi = old + used;
+        tc_gc_offset_heap(nh, used, offs, lo, hi);
+        offset_roots(nstop, stack, offs, lo, hi);
+        offset_roots(objv, nobj, offs, lo, hi);
+        for (tc_msg *m = p->msgq; m; m = m->next)
+            if (!m->frag)
+                offset_roots(&m->term, 1, offs, lo, hi);
+        if (p->dict) { /* the dictionary's slots are roots too */
+            size_t n;
+            tc_term *slots = tc_pdict_roots(p->dict, &n);
+            offset_roots(slots, n, offs, lo, hi);
+        }
+        if (p->off_heap.first && heap_in(p->off_heap.first, lo, hi))
+            p->off_heap.first = relocated(p->off_heap.first, offs);
+    }
+    p->high_water = nh + (p->high_water - old);
+    p->heap = nh;
+    p->htop = nh + used;
+    p->hend = nh + new_sz;
+    p->stop = nstop;
+    if (shrinking)
+        p->stats.shrinks++;
+    else
+        p->stats.grows++;
+    p->heap_sz = new_sz;
+    return TC_OK;
+}
+
+static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, int *resized)
+{
+    uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + tc_proc_stack_size(p);
+    if (p->heap_sz < need_after) {
+        *resized = 1;
+        return resize(p, proc_next(p, need_after, 0), objv, nobj);
+    }
+    if (3 * p->heap_sz < 4 * need_after) {
+        p->flags |= TC_PROC_HEAP_GROW; /* over 75 % used: grow at the next fullsweep */
+        return TC_OK;
+    }
+    if (p->policy.shrink && 4 * need_after < p->heap_sz && p->heap_sz > TC_H_MIN_SIZE) {
+        uint64_t wanted = 2 * need_after;
+        uint64_t sz = wanted < p->min_heap_size ? p->min_heap_size : proc_next(p, wanted, 0);
+        if (sz < p->heap_sz) {
+            *resized = -1;
+            return resize(p, sz, objv, nobj);
+        }
+    }
+    return TC_OK;
+}
+
+/* ---- garbage_collect, per era ---------------------------------------------------------- */
+
+static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint64_t new_sz, uint64_t copied,
+                    int resized, bool created)
+{
+    ev.kind = kind;
+    ev.heap_new = new_sz;
+    ev.heap_after = p->heap_sz;
+    ev.used_after = (uint64_t)(p->htop - p->heap);
+    ev.old_heap_after = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
+    ev.copied = copied;
+    ev.resized = resized;
+    ev.old_heap_created = created;
+    p->stats.words_copied += copied;
+    heap_emit(p, &ev);
+}
+
+static tc_term *alloc_heap(tc_proc *p, uint64_t words) { return tc_mseg_alloc_block(p->mem, words * sizeof(tc_term)); }
+
+static bool create_old_heap(tc_proc *p, uint64_t words)
+{
+    tc_term *oh = alloc_heap(p, words);
+    if (!oh)
+        return false;
+    p->old_heap = p->old_htop = oh;
+    p->old_hend = oh + words;
+    return true;
+}
+
+static void drop_new_old_heap(tc_proc *p)
+{
+    tc_mseg_free_block(p->mem, p->old_heap);
+    p->old_heap = p->old_htop = p->old_hend = NULL;
+}
+
+static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t new_sz, uint64_t need, tc_term *objv,
+                               unsigned nobj, bool live_frags, tc_heapfrag *live_hf_end)
+{
+    if (new_sz == p->heap_sz && (p->flags & TC_PROC_HEAP_GROW))
+        new_sz = proc_next(p, p->heap_sz, 1);
+    tc_term *n_heap = alloc_heap(p, new_sz);
+    if (!n_heap)
+        return TC_ENOMEM;
+    uint64_t copied = do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
+    if (p->policy.gc_rules == TC_GC_RULES_MODERN)
+        copied += move_msgq_to_heap(p);
+    int resized = 0;
+    tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
+    emit_gc(p, ev, TC_HEAP_EV_MAJOR, new_sz, copied, resized, false);
+    return r;
+}
+
+static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                                tc_heapfrag *live_hf_end)
+{
+    uint64_t stack = tc_proc_stack_size(p);
+    uint64_t before = heap_young_gen_usage(p);
+    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before};
+    if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
+        uint64_t mature = (uint64_t)(p->high_water - p->heap);
+        bool created = false;
+        if (!p->old_heap && mature != 0) {
+            /* One step above what is needed: fewer fullsweeps, says the erts comment. */
+            if (!create_old_heap(p, tc_gc_next_heap_size(p->policy.heap_table, before, 1)))
+                return TC_ENOMEM;
+            created = true;
+        }
+        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop)) {
+            uint64_t new_sz = proc_next(p, stack + before, 0);
+            tc_term *n_heap = alloc_heap(p, new_sz);
+            if (!n_heap) {
+                if (created)
+                    drop_new_old_heap(p);
+                return TC_ENOMEM;
+            }
+            uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
+            copied += move_msgq_to_heap(p);
+            uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack;
+            uint64_t old_sz = (uint64_t)(p->old_hend - p->old_heap);
+            tc_result r = TC_OK;
+            int resized = 0;
+            if (p->policy.shrink && p->heap_sz > 3000 && 4 * need_after < p->heap_sz &&
+                (p->heap_sz > 8000 || p->heap_sz > old_sz)) {
+                uint64_t wanted = 3 * need_after;
+                if (wanted * 9 < old_sz && old_sz / 8 > wanted)
+                    wanted = old_sz / 8; /* not too small next to the old generation */
+                wanted = wanted < p->min_heap_size ? p->min_heap_size : proc_next(p, wanted, 0);
+                if (wanted < p->heap_sz) {
+                    resized = -1;
+                    r = resize(p, wanted, objv, nobj);
+                }
+            } else if (need_after > p->heap_sz) {
+                resized = 1;
+                r = resize(p, proc_next(p, need_after, 0), objv, nobj);
+            }
+            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
+            return r;
+        }
+    }
+    before += (uint64_t)(p->old_htop - p->old_heap);
+    return collect_major(p, ev, proc_next(p, stack + before, 0), need, objv, nobj, live_frags, live_hf_end);
+}
+
+static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
+{
+    uint64_t stack = tc_proc_stack_size(p);
+    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = tc_proc_young_use(p)};
+    uint64_t mature = (uint64_t)(p->high_water - p->heap);
+    bool full = p->flags & TC_PROC_NEED_FULLSWEEP, created = false;
+    if (!p->old_heap && mature != 0 && !full) {
+        if (!create_old_heap(p, tc_gc_next_heap_size(p->policy.heap_table, mature, 1)))
+            return TC_ENOMEM;
+        created = true;
+    }
+    uint64_t old_free = p->old_heap ? (uint64_t)(p->old_hend - p->old_htop) : 0;
+    if (!full && mature <= old_free) {
+        uint64_t new_sz = tc_gc_next_heap_size(p->policy.heap_table, p->heap_sz + p->mbuf_sz, 0);
+        tc_term *n_heap = alloc_heap(p, new_sz);
+        if (!n_heap) {
+            if (created)
+                drop_new_old_heap(p);
+            return TC_ENOMEM;
+        }
+        uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, false, NULL);
+        uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack;
+        uint64_t old_sz = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
+        if (p->policy.shrink && p->heap_sz > 300 && 4 * need_after < p->heap_sz &&
+            (p->heap_sz > 8000 || p->heap_sz > old_sz)) {
+            uint64_t wanted = 3 * need_after;
+            wanted = wanted < p->min_heap_size ? p->min_heap_size : proc_next(p, wanted, 0);
+            tc_result r = TC_OK;
+            int resized = 0;
+            if (wanted < p->heap_sz) {
+                resized = -1;
+                r = resize(p, wanted, objv, nobj);
+            }
+            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
+            return r;
+        }
+        emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, 0, created);
+        if (p->heap_sz >= need_after)
+            return TC_OK;
+        /* Still short of room: a fullsweep follows. */
+        ev.heap_before = p->heap_sz;
+        ev.young_before = tc_proc_young_use(p);
+    }
+    uint64_t sz = p->heap_sz + p->mbuf_sz + (uint64_t)(p->old_htop - p->old_heap) + stack;
+    return collect_major(p, ev, tc_gc_next_heap_size(p->policy.heap_table, sz, 0), need, objv, nobj, false, NULL);
+}
+
+tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                       tc_heapfrag *live_hf_end)
+{
+    if (p->gen_gcs >= p->policy.fullsweep_after)
+        p->flags |= TC_PROC_NEED_FULLSWEEP;
+    tc_result r = p->policy.gc_rules == TC_GC_RULES_R10B
+                      ? collect_r10b(p, need, objv, nobj)
+                      : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (r == TC_OK)
+        p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
+    return r;
+}
+
+tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
+{
+    return heap_collect(p, need, objv, nobj, false, NULL);
+}

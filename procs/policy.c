@@ -1,0 +1,60 @@
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tc_policy tc_policy_r10b(void)
+{
+    tc_policy p = {
+        .name = "r10b",
+        .heap_table = TC_HEAP_TABLE_R10B,
+        .frag_rule = TC_FRAG_R10B,
+        .trigger = TC_GC_AT_SCHEDULE,
+        .gc_rules = TC_GC_RULES_R10B,
+        .bif_gc_test = TC_BIF_GC_WORDS, /* unused: R10B collects at schedule */
+        .long_gc_words = 0,             /* no dirty schedulers */
+        .move_live_frags = false,
+        .shrink = true,
+        .min_heap_size = 233,
+        .fullsweep_after = 65535,
+        .mem = tc_mseg_default_config(),
+    };
+    return p;
+}
+
+tc_policy tc_policy_otp25(void)
+{
+    tc_policy p = {
+        .name = "otp25",
+        .heap_table = TC_HEAP_TABLE_MODERN,
+        .frag_rule = TC_FRAG_MODERN,
+        .trigger = TC_GC_AFTER_BIF,
+        .gc_rules = TC_GC_RULES_MODERN,
+        .bif_gc_test = TC_BIF_GC_X86_JIT,
+        .long_gc_words = 128 * 1024,
+        .move_live_frags = true,
+        .shrink = true,
+        .min_heap_size = 233,
+        .fullsweep_after = 65535,
+        .mem = tc_mseg_default_config(),
+    };
+    return p;
+}
+
+tc_result tc_policy_preset(const char *name, tc_policy *out)
+{
+    if (name && strcmp(name, "r10b") == 0)
+        *out = tc_policy_r10b();
+    else if (name && strcmp(name, "otp25") == 0)
+        *out = tc_policy_otp25();
+    else
+        return TC_EBADARG;
+    return TC_OK;
+}
+
+void tc_policy_apply_env(tc_policy *p)
+{
+    const char *s = getenv("TC_GC_STRESS");
+    if (s && *s && strcmp(s, "0") != 0)
+        p->gc_stress = true;
+}

@@ -1,0 +1,331 @@
+#include "proc.h"
+
+#include "gc.h"
+#include "proc_impl.h"
+
+static tc_term *proc_alloc(tc_alloc *self, size_t words) { return tc_proc_halloc((tc_proc *)self, words); }
+
+tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
+{
+    tc_proc *p = tc_mem_calloc(1, sizeof *p);
+    if (!p)
+        return TC_ENOMEM;
+    p->policy = *policy;
+    p->mem = mem;
+    p->min_heap_size = tc_gc_next_heap_size(policy->heap_table, policy->min_heap_size, 0);
+    p->heap = tc_mseg_alloc_block(mem, p->min_heap_size * sizeof(tc_term));
+    if (!p->heap) {
+        tc_mem_free(p);
+        return TC_ENOMEM;
+    }
+    p->heap_sz = p->min_heap_size;
+    p->htop = p->high_water = p->heap;
+    p->hend = p->stop = p->heap + p->heap_sz;
+    p->iface.alloc = proc_alloc;
+    p->iface.offheap = &p->off_heap;
+    p->msgq_last = &p->msgq;
+    p->stats.heaps_allocated = 1;
+    *out = p;
+    return TC_OK;
+}
+
+void heap_free_frags(tc_mseg *mem, tc_heapfrag *f)
+{
+    while (f) {
+        tc_heapfrag *next = f->next;
+        tc_heapfrag_free(mem, f);
+        f = next;
+    }
+}
+
+void tc_proc_free(tc_proc *p)
+{
+    if (!p)
+        return;
+    while (p->msgq) {
+        tc_msg *m = p->msgq;
+        p->msgq = m->next;
+        if (m->frag)
+            tc_heapfrag_free(p->mem, m->frag);
+        tc_mem_free(m);
+    }
+    heap_free_frags(p->mem, p->mbuf);
+    heap_free_frags(p->mem, p->msg_frag);
+    tc_offheap_release_until(&p->off_heap, NULL);
+    tc_pdict_free(p->dict);
+    tc_mseg_free_block(p->mem, p->heap);
+    tc_mseg_free_block(p->mem, p->old_heap);
+    tc_mem_free(p);
+}
+
+tc_alloc *tc_proc_alloc(tc_proc *p) { return &p->iface; }
+
+tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
+{
+    if (!p->dict) {
+        tc_result r = tc_pdict_new(&p->dict);
+        if (r != TC_OK)
+            return r;
+    }
+    *out = p->dict;
+    return TC_OK;
+}
+
+uint64_t tc_proc_young_use(const tc_proc *p) { return (uint64_t)(p->htop - p->heap) + p->mbuf_sz; }
+
+tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words)
+{
+    if (words > (SIZE_MAX - sizeof(tc_heapfrag)) / sizeof(tc_term))
+        return NULL;
+    tc_heapfrag *f = tc_mseg_alloc_block(mem, sizeof *f + words * sizeof(tc_term));
+    if (!f)
+        return NULL;
+    f->next = NULL;
+    f->off_heap.first = NULL;
+    f->off_heap.overhead = 0;
+    f->alloc_size = words;
+    f->used_size = 0;
+    return f;
+}
+
+void tc_heapfrag_free(tc_mseg *mem, tc_heapfrag *f)
+{
+    tc_offheap_release_until(&f->off_heap, NULL);
+    tc_mseg_free_block(mem, f);
+}
+
+/* Links a new HAlloc fragment whose first `need` words are handed out. */
+static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
+{
+    f->used_size = need;
+    f->next = p->mbuf;
+    p->mbuf = f;
+    p->mbuf_sz += counted;
+    p->stats.frags_allocated++;
+    p->stats.frag_words += f->alloc_size;
+    tc_heap_event ev = {.kind = TC_HEAP_EV_FRAG, .need = need, .heap_before = p->heap_sz,
+                        .young_before = tc_proc_young_use(p), .heap_after = p->heap_sz,
+                        .used_after = (uint64_t)(p->htop - p->heap), .frag_words = f->alloc_size};
+    if (p->old_heap)
+        ev.old_heap_after = (uint64_t)(p->old_hend - p->old_heap);
+    heap_emit(p, &ev);
+}
+
+/* erts_heap_alloc, OTP 20+: the head fragment's tail, else a fragment of exactly need. */
+static tc_term *halloc_modern(tc_proc *p, size_t need)
+{
+    tc_heapfrag *f = p->mbuf;
+    if (f && need <= f->alloc_size - f->used_size) {
+        tc_term *hp = f->mem + f->used_size;
+        f->used_size += need;
+        return hp;
+    }
+    f = tc_heapfrag_new(p->mem, need);
+    if (!f)
+        return NULL;
+    link_frag(p, f, need, need);
+    return f->mem;
+}
+
+/* do_alloc, R10B: the arith heap's tail, else a fragment with slack that becomes it. */
+static tc_term *halloc_r10b(tc_proc *p, size_t need)
+{
+    if (need <= p->arith_avail) {
+        tc_heapfrag *f = p->arith_frag;
+        tc_term *hp = f->mem + f->used_size;
+        f->used_size += need;
+        p->arith_avail -= need;
+        return hp;
+    }
+    size_t n = need;
+    bool new_arith = p->arith_avail < 16 || n < 64;
+    if (new_arith) {
+        n = p->min_heap_size / 2 + need;
+        if (n > 16 * 1024 && n > 2 * need)
+            n = 2 * need;
+    }
+    tc_heapfrag *f = tc_heapfrag_new(p->mem, n);
+    if (!f)
+        return NULL;
+    if (new_arith) {
+        p->arith_frag = f;
+        p->arith_avail = n - need;
+    }
+    link_frag(p, f, need, n);
+    p->frag_overhead += TC_R10B_FRAG_OVERHEAD;
+    if (p->mbuf_sz + p->frag_overhead >= p->heap_sz)
+        p->yield_requested = true;
+    return f->mem;
+}
+
+tc_term *tc_proc_halloc(tc_proc *p, size_t need)
+{
+    size_t room = (size_t)(p->stop - p->htop);
+    bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
+    if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
+        tc_term *hp = p->htop;
+        p->htop += need;
+        return hp;
+    }
+    return r10b ? halloc_r10b(p, need) : halloc_modern(p, need);
+}
+
+tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
+{
+    if (p->stop - p->htop < 1 || p->policy.gc_stress) {
+        /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
+        if (p->arity >= TC_PROC_MAX_XREGS)
+            return TC_EBADARG;
+        p->x[p->arity] = t;
+        tc_result r = heap_collect(p, 1, p->x, p->arity + 1, false, NULL);
+        t = p->x[p->arity];
+        if (r != TC_OK)
+            return r;
+        p->stats.gcs_test_heap++;
+    }
+    *--p->stop = t;
+    return TC_OK;
+}
+
+void tc_proc_pop(tc_proc *p, size_t n)
+{
+    TC_ASSERT(n <= tc_proc_stack_size(p));
+    p->stop += n;
+}
+
+tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
+{
+    if ((uint64_t)(p->stop - p->htop) >= need && !p->policy.gc_stress)
+        return TC_OK;
+    tc_result r = heap_collect(p, need, p->x, p->arity, false, NULL);
+    if (r == TC_OK)
+        p->stats.gcs_test_heap++;
+    return r;
+}
+
+tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
+
+/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap, or
+ * a delayed GC is pending (F_FORCE_GC). */
+bool tc_proc_gc_desired(const tc_proc *p)
+{
+    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || (p->flags & TC_PROC_FORCE_GC);
+}
+
+/* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
+static bool bif_gc_desired(const tc_proc *p)
+{
+    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
+        return (p->flags & TC_PROC_FORCE_GC) ||
+               (uint64_t)(p->stop - p->htop) * sizeof(tc_term) < p->mbuf_sz + 3;
+    return tc_proc_gc_desired(p);
+}
+
+/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
+static bool long_gc(const tc_proc *p)
+{
+    if (p->policy.long_gc_words == 0)
+        return false;
+    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
+    uint64_t sz = heap_young_gen_usage(p) + tc_proc_stack_size(p);
+    if (major)
+        sz += (uint64_t)(p->old_htop - p->old_heap);
+    return sz >= p->policy.long_gc_words;
+}
+
+tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
+{
+    if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
+        return TC_OK;
+    if (long_gc(p)) {
+        /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
+        p->flags |= TC_PROC_FORCE_GC;
+        p->yield_requested = true;
+        p->stats.gcs_delayed++;
+        return TC_OK;
+    }
+    tc_result r = heap_collect(p, 0, result, 1, true, live_hf_end);
+    if (r == TC_OK)
+        p->stats.gcs_after_bif++;
+    return r;
+}
+
+tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
+{
+    bool want = p->policy.trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
+                                                       : tc_proc_gc_desired(p);
+    p->yield_requested = false;
+    if (!want && !p->policy.gc_stress)
+        return TC_OK;
+    tc_result r = heap_collect(p, 0, p->x, p->arity, false, NULL);
+    if (r == TC_OK)
+        p->stats.gcs_at_schedule++;
+    return r;
+}
+
+void heap_splice_offheap(tc_offheap *into, tc_offheap *from)
+{
+    tc_term *pb = from->first;
+    if (!pb)
+        return;
+    while (pb[TC_PB_NEXT])
+        pb = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
+    pb[TC_PB_NEXT] = (tc_term)(uintptr_t)into->first;
+    into->first = from->first;
+    into->overhead += from->overhead;
+    from->first = NULL;
+    from->overhead = 0;
+}
+
+tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
+{
+    tc_msg *m = tc_mem_alloc(sizeof *m);
+    if (!m)
+        return TC_ENOMEM;
+    m->next = NULL;
+    m->term = term;
+    m->frag = frag;
+    if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
+        /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
+        heap_splice_offheap(&p->off_heap, &frag->off_heap);
+        frag->next = p->mbuf;
+        p->mbuf = frag;
+        p->mbuf_sz += frag->alloc_size;
+        m->frag = NULL;
+    }
+    *p->msgq_last = m;
+    p->msgq_last = &m->next;
+    p->msgq_len++;
+    return TC_OK;
+}
+
+bool tc_proc_receive(tc_proc *p, tc_term *out)
+{
+    tc_msg *m = p->msgq;
+    if (!m)
+        return false;
+    p->msgq = m->next;
+    if (!p->msgq)
+        p->msgq_last = &p->msgq;
+    p->msgq_len--;
+    if (m->frag) {
+        /* erts_save_message_in_proc: the data stays where it is and becomes young. */
+        heap_splice_offheap(&p->off_heap, &m->frag->off_heap);
+        m->frag->next = p->msg_frag;
+        p->msg_frag = m->frag;
+        p->mbuf_sz += m->frag->used_size;
+    }
+    *out = m->term;
+    tc_mem_free(m);
+    return true;
+}
+
+tc_result tc_proc_add_literal_area(tc_proc *p, const tc_term *start, size_t words)
+{
+    if (p->nlit == TC_PROC_MAX_LITERAL_AREAS)
+        return TC_ELIMIT;
+    p->lit_start[p->nlit] = start;
+    p->lit_end[p->nlit] = start + words;
+    p->nlit++;
+    return TC_OK;
+}

@@ -1,0 +1,221 @@
+/*
+ * proc.h — the memory of one modelled Erlang process, word for word (erts: Process in
+ * erl_process.h; HAlloc and erts_heap_alloc in global.h / utils.c; ErlHeapFragment and
+ * the message queue in erl_message.h; TestHeap and the BIF-call glue in the emulator).
+ *
+ * The young heap is one block from the memory source: terms grow up from `heap` to
+ * `htop`, the stack grows down from `hend` to `stop`; `stop - htop` is what HAlloc can
+ * bump into. Every GC and every resize copies the stack to the top of the new block.
+ * Beside it: an optional old heap (filled only by the GC), heap fragments (`mbuf`,
+ * counted in `mbuf_sz`), fragments of received messages (`msg_frag`), the off-heap list
+ * of ProcBins, the x registers, and a message queue whose messages either sit on the heap
+ * (R10B delivery) or carry their own fragment (modern delivery).
+ *
+ * HAlloc per era (policy.frag_rule):
+ *   R10B:  bump when stop - htop > need (the VM's `<=` test goes to a fragment);
+ *          else reuse the "arith heap" (the unused tail of the last fragment) when need
+ *          fits it; else a new fragment of min_heap/2 + need words (2·need when that is
+ *          above 16K words and smaller) when the tail was under 16 words or need < 64,
+ *          exactly need otherwise; 6 words of header overhead are counted per fragment and
+ *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS).
+ *   OTP25: bump when stop - htop >= need; else take the head fragment's free tail when
+ *          need fits, else a new fragment of exactly need words; mbuf_sz counts whole
+ *          fragment sizes.
+ *
+ * Safe points are the only places a GC may run, because only there is the root set
+ * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,
+ * live x registers as roots), tc_proc_bif_return_maybe_gc (GC-after-BIF, only the result
+ * live), tc_proc_schedule_in_maybe_gc (R10B's GC at the next schedule, x registers live),
+ * tc_proc_push_maybe_gc (allocate a stack slot). Liveness is what these roots say.
+ *
+ * Where this differs from erts, and why:
+ * - No seq-trace token, group leader or saved registers: the experiments keep their live
+ *   data in x registers, the stack, the message queue and the process dictionary.
+ * - Stack slots hold terms only (no continuation pointers or catches), so every slot is
+ *   a root; a CP would be skipped by the VM's GC and costs the same copy.
+ * - Binary virtual-heap accounting (bin_vheap_sz) is not modelled, so refc binaries never
+ *   trigger a GC, and the R10B yield test counts fragment headers but not binary bytes.
+ *   `off_heap.overhead` is the byte total of the ProcBins on the list at all times (the VM
+ *   resets it at each GC because it uses it only as a trigger).
+ * - Queued messages that carry a fragment are not roots; after a modern GC their data is
+ *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
+ * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point only,
+ *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
+ *   would also delay, by abandoning the heap for a fragment of `need` words; the model
+ *   collects there at once. The check ignores the on-heap message count erts adds.
+ *   Reductions are not counted, so the ordinary schedule-outs every 4000 reductions (and a
+ *   GC at such a schedule-in) are not modelled: the VM's 143 GCs per 1000 lookups at
+ *   L=10000 are exactly the 14-lookup cycle without them [trace].
+ * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies
+ *   anything leaves the process exactly as it was; a failed resize after a completed GC
+ *   leaves it collected (same root values) and still valid.
+ */
+#ifndef TC_PROC_H
+#define TC_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../alloc/mseg.h"
+#include "pdict.h"
+#include "policy.h"
+#include "../terms/term.h"
+
+#define TC_PROC_MAX_XREGS 1024 /* erts MAX_REG */
+#define TC_PROC_MAX_LITERAL_AREAS 8
+
+/* A heap fragment (erts: ErlHeapFragment). HAlloc fragments link their ProcBins into the
+ * process's list; a message fragment keeps its own until it is received. */
+typedef struct tc_heapfrag {
+    struct tc_heapfrag *next;
+    tc_offheap off_heap;
+    size_t alloc_size; /* words */
+    size_t used_size;  /* words in use from mem[0] */
+    tc_term mem[];
+} tc_heapfrag;
+
+/* A queued message: `term` is on the receiver's heap when frag is NULL, else in frag. */
+typedef struct tc_msg {
+    struct tc_msg *next;
+    tc_term term;
+    tc_heapfrag *frag;
+} tc_msg;
+
+typedef struct tc_proc_stats {
+    uint64_t minor_gcs, major_gcs;
+    uint64_t words_copied;     /* words written by the GC: traced copies and fragment moves */
+    uint64_t frag_words_moved; /* of which moved wholesale as live BIF fragments */
+    uint64_t msgq_words_moved; /* queued message data copied onto the heap after a GC */
+    uint64_t frags_allocated;
+    uint64_t frag_words;       /* words of fragments allocated */
+    uint64_t heaps_allocated;  /* young heap blocks allocated (creation and every GC) */
+    uint64_t grows, shrinks;   /* resizes after a GC */
+    uint64_t gcs_after_bif, gcs_at_schedule, gcs_test_heap;
+    uint64_t gcs_delayed;      /* GC-after-BIF requests sent to a dirty scheduler (long GC) */
+} tc_proc_stats;
+
+typedef enum tc_heap_event_kind { TC_HEAP_EV_MINOR, TC_HEAP_EV_MAJOR, TC_HEAP_EV_FRAG } tc_heap_event_kind;
+
+/* What the trace hook sees: one per GC (after any resize) and one per new fragment. */
+typedef struct tc_heap_event {
+    tc_heap_event_kind kind;
+    uint64_t need;           /* the GC's need, or the HAlloc request that made the fragment */
+    uint64_t heap_before;    /* heap_sz before */
+    uint64_t young_before;   /* young-generation use before: heap use + mbuf_sz */
+    uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
+    uint64_t heap_after;     /* heap_sz after, including the resize */
+    uint64_t used_after;     /* htop - heap after */
+    uint64_t old_heap_after; /* old heap size in words (0: none) */
+    uint64_t copied;         /* words the GC wrote */
+    uint64_t frag_words;     /* size of the new fragment (FRAG) */
+    int resized;             /* -1 shrunk, +1 grown, 0 neither */
+    bool old_heap_created;
+} tc_heap_event;
+
+typedef struct tc_proc tc_proc;
+typedef void (*tc_heap_trace_fn)(void *ctx, const tc_proc *p, const tc_heap_event *ev);
+
+struct tc_proc {
+    tc_alloc iface; /* HAlloc as an allocator: constructors build straight onto this heap */
+    tc_policy policy;
+    tc_mseg *mem;
+    tc_term *heap, *htop, *stop, *hend;
+    uint64_t heap_sz;
+    tc_term *high_water; /* data below it has survived a GC: promoted at the next minor GC */
+    tc_term *old_heap, *old_htop, *old_hend;
+    tc_heapfrag *mbuf; /* newest first */
+    uint64_t mbuf_sz;
+    tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
+    tc_offheap off_heap;
+    tc_pdict *dict; /* the process dictionary, NULL until first used: its slots are roots */
+    tc_term x[TC_PROC_MAX_XREGS];
+    unsigned arity; /* live x registers at a safe point */
+    tc_msg *msgq, **msgq_last;
+    size_t msgq_len;
+    uint64_t min_heap_size, gen_gcs;
+    unsigned flags;
+    tc_heapfrag *arith_frag; /* R10B: the fragment whose tail is the arith heap */
+    uint64_t arith_avail;
+    uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
+    bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
+    const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
+    unsigned nlit;
+    tc_proc_stats stats;
+    tc_heap_trace_fn trace;
+    void *trace_ctx;
+};
+
+/* Process flags (erts F_NEED_FULLSWEEP, F_HEAP_GROW). */
+#define TC_PROC_NEED_FULLSWEEP 0x1u
+#define TC_PROC_HEAP_GROW 0x2u
+#define TC_PROC_FORCE_GC 0x4u /* F_FORCE_GC: a delayed GC runs at the next safe point */
+
+/* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
+tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
+/* Frees every heap, fragment and message, and drops the off-heap references. */
+void tc_proc_free(tc_proc *p);
+
+tc_alloc *tc_proc_alloc(tc_proc *p);
+/* The process dictionary (created on first use; its values live on this heap and are GC
+ * roots, as ProcDict is in erts). TC_ENOMEM. */
+tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
+/* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
+ * Never collects. */
+tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;
+/* Heap use plus fragments (erts young_gen_usage, queued message data excluded). */
+uint64_t tc_proc_young_use(const tc_proc *p);
+
+/* The stack: slot 0 is the top (y0). Pushing needs one free word and may collect first,
+ * with the live x registers as roots. */
+tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
+void tc_proc_pop(tc_proc *p, size_t n);
+static inline size_t tc_proc_stack_size(const tc_proc *p) { return (size_t)(p->hend - p->stop); }
+static inline tc_term *tc_proc_stack_slot(tc_proc *p, size_t i) { return &p->stop[i]; }
+
+/* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need, so
+ * that afterwards `need` words can be bumped. */
+tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
+
+/* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
+ * return through the era's trigger. OTP25: collects at once when the policy's
+ * bif_gc_test says so, with *result the only live register, moving the BIF's fragments
+ * whole; a long GC (policy.long_gc_words) is delayed instead: TC_PROC_FORCE_GC and
+ * yield_requested are set and schedule_in collects. R10B: no GC here (HAlloc may have
+ * asked the process to yield; see schedule_in). */
+tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
+tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
+
+/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), or a delayed GC is
+ * pending, so the next safe point collects. */
+bool tc_proc_gc_desired(const tc_proc *p);
+
+/* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
+ * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
+ * where a delayed long GC runs (on the dirty scheduler: no long-GC check) [I: the modern
+ * scheduler's own check was not read; the VM's trace shows the delayed GC there with the
+ * dropped result dead, gctrace.erl]. */
+tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
+
+/* A fragment not linked to any process (a message's own), from `mem`. */
+tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words) TC_MUST_CHECK;
+/* Frees a fragment and drops its own off-heap references. */
+void tc_heapfrag_free(tc_mseg *mem, tc_heapfrag *f);
+
+/* Queues `term` (on p's heap when frag is NULL, else inside frag, which p then owns). */
+tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag) TC_MUST_CHECK;
+/* Takes the first message (false when the queue is empty). A message fragment becomes
+ * young data of the process (msg_frag, counted in mbuf_sz); nothing is copied. */
+bool tc_proc_receive(tc_proc *p, tc_term *out);
+
+/* Declares [start, start + words) a literal area: pointers into it are never moved and
+ * are valid for the verifier. */
+tc_result tc_proc_add_literal_area(tc_proc *p, const tc_term *start, size_t words) TC_MUST_CHECK;
+
+static inline void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
+{
+    p->trace = fn;
+    p->trace_ctx = ctx;
+}
+
+#endif

@@ -1,0 +1,105 @@
+#include "sched.h"
+
+#include <poll.h>
+#include <time.h>
+
+void tc_sched_init(tc_sched *s) { *s = (tc_sched){0}; }
+
+static void enqueue(tc_sched *s, tc_task *t)
+{
+    t->next = NULL;
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+}
+
+static tc_task *dequeue(tc_sched *s)
+{
+    tc_task *t = s->head;
+    if (t) {
+        s->head = t->next;
+        if (!s->head)
+            s->tail = NULL;
+    }
+    return t;
+}
+
+void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state)
+{
+    *t = (tc_task){.proc = p, .step = fn, .state = state, .sched = s, .status = TC_TASK_RUNNABLE};
+    enqueue(s, t);
+}
+
+void tc_sched_wake(tc_task *t)
+{
+    if (t->status == TC_TASK_WAITING) {
+        t->status = TC_TASK_RUNNABLE;
+        enqueue(t->sched, t);
+    }
+}
+
+bool tc_sched_receive(tc_task *t, tc_term *msg)
+{
+    if (!tc_proc_receive(t->proc, msg))
+        return false;
+    if (t->proc->policy.gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
+        t->reds_left > TC_RECEIVE_LEAVE_REDS) {
+        t->reds_left = TC_RECEIVE_LEAVE_REDS;
+        t->sched->stats.reds_cut++;
+    }
+    return true;
+}
+
+/* erl_sys_schedule in a non-SMP R10B: check I/O without blocking and read the clock. */
+static void sys_schedule(tc_sched *s)
+{
+    struct timespec ts;
+    (void)poll(NULL, 0, 0);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s->stats.io_polls++;
+    s->function_calls = 0;
+}
+
+tc_result tc_sched_run(tc_sched *s)
+{
+    tc_task *t;
+    while ((t = dequeue(s)) != NULL) {
+        tc_proc *p = t->proc;
+        bool r10b = p->policy.trigger == TC_GC_AT_SCHEDULE;
+        s->stats.switches++;
+        tc_result r = tc_proc_schedule_in_maybe_gc(p);
+        if (r != TC_OK)
+            return r;
+        t->reds_left = TC_CONTEXT_REDS;
+        tc_step step = TC_STEP_CONTINUE;
+        while (step == TC_STEP_CONTINUE && t->reds_left > 0) {
+            step = t->step(t);
+            t->reds_left--;
+            s->stats.steps++;
+            if (p->yield_requested && step == TC_STEP_CONTINUE) {
+                /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
+                t->reds_left = 0;
+                s->stats.forced_yields++;
+            }
+        }
+        s->function_calls += (uint64_t)(TC_CONTEXT_REDS - (t->reds_left > 0 ? t->reds_left : 0));
+        switch (step) {
+        case TC_STEP_ERROR:
+            return t->error != TC_OK ? t->error : TC_EBADARG;
+        case TC_STEP_DONE:
+            t->status = TC_TASK_DONE;
+            break;
+        case TC_STEP_WAIT:
+            t->status = TC_TASK_WAITING;
+            break;
+        default: /* yielded or out of reductions */
+            enqueue(s, t);
+            break;
+        }
+        if (r10b && s->function_calls > TC_INPUT_REDUCTIONS)
+            sys_schedule(s);
+    }
+    return TC_OK;
+}

@@ -1,0 +1,92 @@
+/*
+ * sched.h — one scheduler thread running modelled processes (erts: erl_process.c
+ * schedule() and its run queue; R10B's non-SMP loop, which calls erl_sys_schedule to
+ * poll I/O and bump timers whenever more than INPUT_REDUCTIONS reductions ran since the
+ * last poll; the emulator's reduction counting and BUMP_ALL_REDS; OTP 21+'s
+ * remove_message, which leaves a receiver 5 reductions when a GC is desired).
+ *
+ * A process's code is a step function over its own state: each call does one reduction's
+ * worth of work (a send, a receive, a BIF, a loop iteration) and says what comes next.
+ * The scheduler switches between processes for real: it takes the next runnable task off
+ * the run queue, gives it CONTEXT_REDS (1000) reductions, runs its schedule-in safe point
+ * (tc_proc_schedule_in_maybe_gc: where R10B collects a process whose fragments forced a
+ * yield, and where a modern process collects when a GC is desired), then steps it until it
+ * waits in receive, yields or finishes.
+ *
+ * Era rules (from the process's policy):
+ * - R10B: a step after which HAlloc asked for a yield (BUMP_ALL_REDS) ends the slice with
+ *   all its reductions charged; the charged reductions accumulate and past
+ *   INPUT_REDUCTIONS (2000) the scheduler does erl_sys_schedule's work: a real poll(2)
+ *   with zero timeout and a clock read.
+ * - OTP 25: a receive that leaves a GC desired cuts the slice to 5 reductions, so the
+ *   collection runs at the next schedule-in, when the message has become garbage.
+ *
+ * Where this differs from erts: one run queue with no priorities, no timers, no ports;
+ * a step is charged one reduction whatever it does; modern I/O polling (separate poll
+ * threads) is not modelled.
+ */
+#ifndef TC_SCHED_H
+#define TC_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proc.h"
+
+#define TC_CONTEXT_REDS 1000
+#define TC_INPUT_REDUCTIONS 2000
+#define TC_RECEIVE_LEAVE_REDS 5
+
+typedef struct tc_sched tc_sched;
+typedef struct tc_task tc_task;
+
+typedef enum tc_step {
+    TC_STEP_CONTINUE, /* more work this slice */
+    TC_STEP_WAIT,     /* blocked in receive: runnable again when a message arrives */
+    TC_STEP_YIELD,    /* give up the rest of the slice */
+    TC_STEP_DONE,     /* the process exits */
+    TC_STEP_ERROR     /* stop everything: the task's `error` says why */
+} tc_step;
+
+typedef tc_step (*tc_task_fn)(tc_task *t);
+
+typedef enum tc_task_status { TC_TASK_RUNNABLE, TC_TASK_WAITING, TC_TASK_DONE } tc_task_status;
+
+struct tc_task {
+    tc_proc *proc;
+    tc_task_fn step;
+    void *state;
+    tc_sched *sched;
+    tc_task_status status;
+    int64_t reds_left; /* of the current slice */
+    tc_result error;
+    tc_task *next; /* run queue */
+};
+
+typedef struct tc_sched_stats {
+    uint64_t switches;      /* a task scheduled in */
+    uint64_t steps;         /* reductions run */
+    uint64_t forced_yields; /* R10B BUMP_ALL_REDS slices */
+    uint64_t io_polls;      /* R10B erl_sys_schedule calls */
+    uint64_t reds_cut;      /* modern receives that left only 5 reductions */
+} tc_sched_stats;
+
+struct tc_sched {
+    tc_task *head, *tail;
+    uint64_t function_calls; /* reductions charged since the last I/O poll */
+    tc_sched_stats stats;
+};
+
+void tc_sched_init(tc_sched *s);
+/* Makes `t` a runnable process running `fn` over `state` on `p`. */
+void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state);
+/* A message was queued to `t`: a waiting task becomes runnable. */
+void tc_sched_wake(tc_task *t);
+/* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
+ * Applies the modern 5-reduction rule. */
+bool tc_sched_receive(tc_task *t, tc_term *msg);
+/* Runs until no task is runnable. TC_OK, or the error of a task that stopped, or of a
+ * schedule-in GC. */
+tc_result tc_sched_run(tc_sched *s) TC_MUST_CHECK;
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * send.h — a message from one process's heap to another's, as each era does it
+ * (erts R10B: erl_message.c send_message; OTP 21+: erts_send_message with
+ * erts_alloc_message_heap_state / erts_try_alloc_message_on_heap and copy_struct_litopt).
+ *
+ * Both paths size the message first (size_object) and copy it with copy_struct into a
+ * block of exactly that size; they differ in where the block is:
+ *   DIRECT (R10B, non-SMP): straight onto the receiver's heap. When the receiver has no
+ *     room (stop - htop <= size) the sender first runs a GC of the receiver with the
+ *     message size as `need`: the sender pays for the receiver's collection.
+ *   HEAP_OR_FRAG (modern): onto the receiver's heap only when the receiver is idle (the
+ *     sender can lock it and its heap is not in use) and stop - htop > size; otherwise
+ *     into a new heap fragment attached to the message. Literal subterms of the sender
+ *     are neither sized nor copied (size_object_litopt / copy_struct_litopt).
+ * Receiving is tc_proc_receive: R10B unlinks only; modern makes a message fragment young
+ * data of the receiver (mbuf_sz grows), copying nothing.
+ *
+ * Where this differs from erts: a send to self is copied like any other (the VM skips the
+ * copy); there is no signal queue, no seq-trace token and no message-struct free list; only
+ * the sender's first literal area is consulted for the modern literal skip.
+ */
+#ifndef TC_COPY_SEND_H
+#define TC_COPY_SEND_H
+
+#include "../copy/stats.h"
+#include "proc.h"
+
+typedef enum tc_send_path {
+    TC_SEND_DIRECT,      /* R10B */
+    TC_SEND_HEAP_OR_FRAG /* OTP 21+ with message_queue_data = on_heap */
+} tc_send_path;
+
+/* "direct" or "heap_or_frag" (and the era names "r10b", "otp25"). */
+tc_result tc_send_path_parse(const char *name, tc_send_path *out) TC_MUST_CHECK;
+const char *tc_send_path_name(tc_send_path path);
+
+/*
+ * Copies `msg` (a term of `from`) to `to` and queues it. `to_busy` says the receiver is
+ * running or locked (only the modern path looks at it). The receiver's GC, when DIRECT
+ * needs one, has the receiver's live x registers, stack and queued messages as roots.
+ * TC_ENOMEM leaves nothing queued and the receiver valid (a GC already done stays done).
+ * Adds sizes, words written, passes, fragments and GCs to *stats when it is not NULL.
+ */
+tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
+                  tc_copy_stats *stats) TC_MUST_CHECK;
+
+#endif

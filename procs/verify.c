@@ -1,0 +1,333 @@
+#include "verify.h"
+
+#include <stdlib.h>
+
+#include "gc.h"
+#include "proc_impl.h"
+#include "../terms/ptrset.h"
+
+/* Area kinds; a queued message fragment's kind is QUEUED + its index. */
+enum { YOUNG, OLD, QUEUED };
+
+typedef struct area {
+    const tc_term *lo, *hi;
+    unsigned kind;
+} area;
+
+typedef struct vctx {
+    const tc_proc *p;
+    area *areas;
+    size_t n;
+    tc_ptrset procbins; /* ProcBins found in the process's own areas */
+    size_t nprocbins;
+    const char *why;
+} vctx;
+
+static int area_cmp(const void *a, const void *b)
+{
+    const tc_term *x = ((const area *)a)->lo, *y = ((const area *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+static const area *find_area(const vctx *v, const tc_term *ptr)
+{
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ptr < v->areas[mid].lo)
+            hi = mid;
+        else if (ptr >= v->areas[mid].hi)
+            lo = mid + 1;
+        else
+            return &v->areas[mid];
+    }
+    return NULL;
+}
+
+static bool fail(vctx *v, const char *why)
+{
+    if (!v->why)
+        v->why = why;
+    return false;
+}
+
+static bool allowed(unsigned from, unsigned to)
+{
+    if (from == YOUNG)
+        return to == YOUNG || to == OLD;
+    return from == to;
+}
+
+/* One term word found in an area (or a root) of kind `from`. */
+static bool check_word(vctx *v, tc_term t, unsigned from)
+{
+    if (tc_is_immed(t))
+        return true;
+    if (tc_is_header(t))
+        return fail(v, "a header word where a term was expected (a forwarding mark?)");
+    if ((t & 4u) != 0 || (t >> 3) == 0)
+        return fail(v, "misaligned or null pointer");
+    const tc_term *ptr = tc_is_list(t) ? tc_list_val(t) : tc_boxed_val(t);
+    if (heap_is_literal(v->p, ptr))
+        return true;
+    const area *a = find_area(v, ptr);
+    if (!a)
+        return fail(v, "pointer outside the process's areas and the literal areas");
+    if (!allowed(from, a->kind))
+        return fail(v, from == OLD ? "old heap points outside the old heap"
+                                   : "pointer into an area it may not reach");
+    if (tc_is_list(t)) {
+        if (ptr + 2 > a->hi)
+            return fail(v, "cons cell runs past its area");
+        if (tc_is_header(ptr[0]) || tc_is_header(ptr[1]))
+            return fail(v, "list pointer to a header word (a moved cons?)");
+        return true;
+    }
+    if (!tc_is_header(ptr[0]))
+        return fail(v, "boxed pointer to a word that is not a header (a moved object?)");
+    if (ptr + heap_object_words(ptr) > a->hi)
+        return fail(v, "boxed object runs past its area");
+    return true;
+}
+
+static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
+{
+    tc_term h = hp[0];
+    uint64_t arity = tc_header_arity(h);
+    switch (tc_header_subtag(h)) {
+    case TC_SUBTAG_ARITYVAL:
+        if (arity == 0)
+            return fail(v, "zero-arity tuple on a heap");
+        break;
+    case TC_SUBTAG_FLOAT:
+        if (arity != 1)
+            return fail(v, "float header arity");
+        break;
+    case TC_SUBTAG_POS_BIG:
+    case TC_SUBTAG_NEG_BIG:
+        if (arity == 0)
+            return fail(v, "bignum without digits");
+        break;
+    case TC_SUBTAG_HEAP_BINARY:
+        if (hp + 1 >= end || hp[1] > TC_HEAP_BIN_LIMIT || arity + 1 != TC_HEAP_BIN_SIZE(hp[1]))
+            return fail(v, "heap binary header and size disagree");
+        break;
+    case TC_SUBTAG_REFC_BINARY:
+        if (h != TC_PROC_BIN_HEADER)
+            return fail(v, "ProcBin header malformed");
+        break;
+    case TC_SUBTAG_SUB_BINARY:
+        if (h != TC_SUB_BIN_HEADER)
+            return fail(v, "sub binary header malformed");
+        break;
+    case TC_SUBTAG_MAP:
+        if (h != TC_MAP_HEADER_FLATMAP || hp + 1 >= end || hp[1] > TC_MAP_SMALL_MAP_LIMIT)
+            return fail(v, "map header is not a flatmap of at most 32 keys");
+        break;
+    default:
+        return fail(v, "header subtag the model never builds");
+    }
+    if (hp + heap_object_words(hp) > end)
+        return fail(v, "object runs past the end of its area");
+    return true;
+}
+
+/* Walks [lo, hi) as a heap area of kind `kind`; collects ProcBins into `pbs` when given. */
+static bool scan_area(vctx *v, const tc_term *lo, const tc_term *hi, unsigned kind, tc_ptrset *pbs,
+                      size_t *npbs)
+{
+    const tc_term *hp = lo;
+    while (hp < hi) {
+        if (!tc_is_header(*hp)) {
+            if (!check_word(v, *hp, kind))
+                return false;
+            hp++;
+            continue;
+        }
+        if (!check_header(v, hp, hi))
+            return false;
+        if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
+            if (tc_ptrset_add(pbs, hp) < 0)
+                return fail(v, "out of memory while verifying");
+            (*npbs)++;
+        }
+        hp += heap_header_step(hp);
+    }
+    return true;
+}
+
+/* The list `oh` must hold exactly the `n` ProcBins in `found`, once each, and their bytes. */
+static bool check_offheap(vctx *v, const tc_offheap *oh, tc_ptrset *found, size_t n)
+{
+    tc_ptrset seen;
+    tc_ptrset_init(&seen);
+    size_t count = 0;
+    uint64_t bytes = 0;
+    bool ok = true;
+    for (const tc_term *pb = oh->first; pb; pb = (const tc_term *)(uintptr_t)pb[TC_PB_NEXT]) {
+        if (++count > n) {
+            ok = fail(v, "off-heap list longer than the ProcBins on the heap (or a cycle)");
+            break;
+        }
+        int fresh = tc_ptrset_add(&seen, pb), known = tc_ptrset_add(found, pb);
+        if (fresh < 0 || known < 0) {
+            ok = fail(v, "out of memory while verifying");
+            break;
+        }
+        if (!fresh || known) {
+            ok = fail(v, known ? "off-heap list entry that is not a ProcBin of this process"
+                               : "ProcBin twice on the off-heap list");
+            break;
+        }
+        bytes += pb[TC_PB_SIZE];
+    }
+    if (ok && count != n)
+        ok = fail(v, "a ProcBin of this process is missing from its off-heap list");
+    if (ok && bytes != oh->overhead)
+        ok = fail(v, "off-heap overhead differs from the ProcBins' byte total");
+    tc_ptrset_destroy(&seen);
+    return ok;
+}
+
+static bool check_root(vctx *v, tc_term t, unsigned kind)
+{
+    if (!check_word(v, t, kind))
+        return false;
+    const char *why = NULL;
+    if (!tc_term_verify(t, &why))
+        return fail(v, why ? why : "root is not a valid term");
+    return true;
+}
+
+static bool check_layout(vctx *v)
+{
+    const tc_proc *p = v->p;
+    if (!(p->heap <= p->htop && p->htop <= p->stop && p->stop <= p->hend))
+        return fail(v, "heap, htop, stop, hend out of order");
+    if ((uint64_t)(p->hend - p->heap) != p->heap_sz)
+        return fail(v, "heap_sz is not the block size");
+    if (tc_gc_next_heap_size(p->policy.heap_table, p->heap_sz, 0) != p->heap_sz ||
+        p->heap_sz < p->min_heap_size)
+        return fail(v, "heap size not in the table or below min_heap_size");
+    if (p->high_water < p->heap || p->high_water > p->htop)
+        return fail(v, "high_water outside the heap's used part");
+    if (p->old_heap && !(p->old_heap <= p->old_htop && p->old_htop <= p->old_hend))
+        return fail(v, "old heap pointers out of order");
+    if (!p->old_heap && (p->old_htop || p->old_hend))
+        return fail(v, "old heap pointers without an old heap");
+    uint64_t sz = 0;
+    bool arith_seen = p->arith_avail == 0;
+    for (const tc_heapfrag *f = p->mbuf; f; f = f->next) {
+        if (f->used_size > f->alloc_size)
+            return fail(v, "fragment used beyond its size");
+        sz += f->alloc_size;
+        if (f == p->arith_frag && f->alloc_size - f->used_size == p->arith_avail)
+            arith_seen = true;
+    }
+    for (const tc_heapfrag *f = p->msg_frag; f; f = f->next)
+        sz += f->used_size;
+    if (sz != p->mbuf_sz)
+        return fail(v, "mbuf_sz differs from the fragments' sizes");
+    if (!arith_seen)
+        return fail(v, "arith heap is not the tail of a fragment");
+    return true;
+}
+
+static bool add_area(vctx *v, size_t *cap, const tc_term *lo, const tc_term *hi, unsigned kind)
+{
+    if (lo == hi)
+        return true;
+    if (v->n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        area *a = tc_mem_realloc(v->areas, ncap * sizeof *a);
+        if (!a)
+            return fail(v, "out of memory while verifying");
+        v->areas = a;
+        *cap = ncap;
+    }
+    v->areas[v->n++] = (area){lo, hi, kind};
+    return true;
+}
+
+static bool verify(vctx *v)
+{
+    const tc_proc *p = v->p;
+    if (!check_layout(v))
+        return false;
+    size_t cap = 0;
+    bool ok = add_area(v, &cap, p->heap, p->htop, YOUNG) && add_area(v, &cap, p->old_heap, p->old_htop, OLD);
+    for (const tc_heapfrag *f = p->mbuf; ok && f; f = f->next)
+        ok = add_area(v, &cap, f->mem, f->mem + f->used_size, YOUNG);
+    for (const tc_heapfrag *f = p->msg_frag; ok && f; f = f->next)
+        ok = add_area(v, &cap, f->mem, f->mem + f->used_size, YOUNG);
+    unsigned q = QUEUED;
+    for (const tc_msg *m = p->msgq; ok && m; m = m->next)
+        if (m->frag)
+            ok = add_area(v, &cap, m->frag->mem, m->frag->mem + m->frag->used_size, q++);
+    if (!ok)
+        return false;
+    if (v->n > 1)
+        qsort(v->areas, v->n, sizeof *v->areas, area_cmp);
+    for (size_t i = 1; i < v->n; i++)
+        if (v->areas[i].lo < v->areas[i - 1].hi)
+            return fail(v, "two areas overlap");
+
+    if (!scan_area(v, p->heap, p->htop, YOUNG, &v->procbins, &v->nprocbins) ||
+        !scan_area(v, p->old_heap, p->old_htop, OLD, &v->procbins, &v->nprocbins))
+        return false;
+    for (const tc_heapfrag *f = p->mbuf; f; f = f->next)
+        if (!scan_area(v, f->mem, f->mem + f->used_size, YOUNG, &v->procbins, &v->nprocbins))
+            return false;
+    for (const tc_heapfrag *f = p->msg_frag; f; f = f->next)
+        if (!scan_area(v, f->mem, f->mem + f->used_size, YOUNG, &v->procbins, &v->nprocbins))
+            return false;
+    if (!check_offheap(v, &p->off_heap, &v->procbins, v->nprocbins))
+        return false;
+
+    q = QUEUED;
+    for (const tc_msg *m = p->msgq; m; m = m->next) {
+        if (!m->frag) {
+            if (!check_root(v, m->term, YOUNG))
+                return false;
+            continue;
+        }
+        tc_ptrset own;
+        tc_ptrset_init(&own);
+        size_t n = 0;
+        bool good = scan_area(v, m->frag->mem, m->frag->mem + m->frag->used_size, q, &own, &n) &&
+                    check_offheap(v, &m->frag->off_heap, &own, n) && check_root(v, m->term, q);
+        tc_ptrset_destroy(&own);
+        if (!good)
+            return false;
+        q++;
+    }
+    for (const tc_term *s = p->stop; s < p->hend; s++)
+        if (!check_root(v, *s, YOUNG))
+            return false;
+    for (unsigned i = 0; i < p->arity; i++)
+        if (!check_root(v, p->x[i], YOUNG))
+            return false;
+    if (p->dict) {
+        size_t n;
+        const tc_term *slots = tc_pdict_roots(p->dict, &n);
+        for (size_t i = 0; i < n; i++)
+            if (!check_root(v, slots[i], YOUNG))
+                return false;
+        const char *why;
+        if (!tc_pdict_verify(p->dict, &why))
+            return fail(v, why);
+    }
+    return true;
+}
+
+bool tc_heap_verify(const tc_proc *p, const char **why)
+{
+    vctx v = {.p = p};
+    tc_ptrset_init(&v.procbins);
+    bool ok = verify(&v);
+    tc_ptrset_destroy(&v.procbins);
+    tc_mem_free(v.areas);
+    if (why)
+        *why = ok ? NULL : v.why;
+    return ok;
+}

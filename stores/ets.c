@@ -1,0 +1,615 @@
+/*
+ * The hash table, as erl_db_hash.c lays it out:
+ * - slot i lives in segment (i + 2048 - 256) >> 11 at index i & 2047, so the first segment
+ *   has 256 slots and every later one 2048 (SLOT_IX_TO_SEG_IX, FIRST_SEGSZ, EXT_SEGSZ);
+ * - hash_to_ix: hval & szm, folded to hval & (szm >> 1) when that slot is not active yet;
+ * - a table grows when nitems > nactive (GROW_LIMIT), by one split: bucket `from` (nactive
+ *   with the top bit of szm cleared, or 0 when szm doubles) loses the objects that now
+ *   hash to slot nactive. One resizer at a time (begin_resizing), holding the write lock of
+ *   the bucket split; since slot and lock both come from the low bits of the hash and the
+ *   lock count is at most 256, `from` and `nactive` share that lock;
+ * - nactive and szm are read after the bucket lock is taken, szm published before nactive,
+ *   so a reader sees any split of its own bucket and no other split changes its slot.
+ */
+#include "ets.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "../copy/compact.h"
+#include "../terms/ext.h"
+#include "../terms/hash.h"
+#include "../terms/arena.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/wstack.h"
+
+#define FIRST_SEGSZ 256u
+#define EXT_SEGSZ_EXP 11
+#define EXT_SEGSZ (1u << EXT_SEGSZ_EXP)
+#define MAX_SEGS 2048u /* fixed segment table: 256 + 2047 * 2048 slots */
+#define SEG_IX(i) (((i) + (EXT_SEGSZ - FIRST_SEGSZ)) >> EXT_SEGSZ_EXP)
+#define EXT_MINOR 1u
+
+typedef struct node {
+    struct node *next;
+    uint64_t hvalue;
+    tc_copy_compact *dbterm; /* the object; in a compressed table, its key alone */
+    size_t ext_len;          /* compressed: bytes of the encoded object */
+    unsigned char ext[];
+} node;
+
+struct tc_ets {
+    tc_ets_opts opts;
+    tc_ets_locks *locks;
+    atomic_size_t nactive, szm;
+    atomic_bool resizing;
+    unsigned nsegs; /* touched only by the one resizer */
+    bool timed;     /* clock the lock phase (tc_ets_time_locks) */
+    atomic_uint_fast64_t nitems, stored_words, stored_bytes, in_place, resized;
+    node **seg[MAX_SEGS];
+};
+
+/* ---- nodes ------------------------------------------------------------------------------- */
+
+static size_t node_bytes(const node *n)
+{
+    return sizeof *n + n->ext_len + tc_copy_compact_size(n->dbterm) * TC_WORD_BYTES;
+}
+
+static tc_term node_key(const tc_ets *t, const node *n)
+{
+    tc_term stored = tc_copy_compact_term(n->dbterm);
+    return t->opts.compressed ? stored : tc_tuple_element(stored, t->opts.keypos);
+}
+
+/* db_store_term / db_store_term_comp: the stored form of `obj`, in a new node. */
+static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats *stats, node **out)
+{
+    tc_term key = tc_tuple_element(obj, t->opts.keypos);
+    size_t len = 0;
+    tc_result r = TC_OK;
+    if (t->opts.compressed && (r = tc_ext_size(obj, EXT_MINOR, &len)) != TC_OK)
+        return r;
+    node *n = tc_mem_alloc(sizeof *n + len);
+    if (!n)
+        return TC_ENOMEM;
+    r = tc_copy_compact_in(t->opts.compressed ? key : obj, &n->dbterm, stats);
+    if (r == TC_OK && t->opts.compressed) {
+        r = tc_ext_encode_into(obj, EXT_MINOR, n->ext, len, &len);
+        if (r != TC_OK)
+            tc_copy_compact_free(n->dbterm);
+    }
+    if (r != TC_OK) {
+        tc_mem_free(n);
+        return r;
+    }
+    n->ext_len = len;
+    n->hvalue = hval;
+    n->next = NULL;
+    atomic_fetch_add_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
+    *out = n;
+    return TC_OK;
+}
+
+static void free_node(tc_ets *t, node *n)
+{
+    atomic_fetch_sub_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
+    tc_copy_compact_free(n->dbterm);
+    tc_mem_free(n);
+}
+
+/* ---- the lock phase, optionally clocked ------------------------------------------------- */
+
+/* A clocked interval longer than this is a thread the OS descheduled, not a lock: on a
+ * shared machine one such interval would outweigh thousands of lock operations. */
+#define DESCHEDULED_NS 100000u
+
+static _Thread_local uint64_t thread_lock_ns, thread_lock_intervals, thread_lock_dropped, thread_lock_dropped_ns;
+
+static uint64_t phase_begin(const tc_ets *t)
+{
+    struct timespec ts = {0, 0};
+    if (t->timed)
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void phase_end(const tc_ets *t, uint64_t t0)
+{
+    if (!t->timed)
+        return;
+    uint64_t ns = phase_begin(t) - t0;
+    if (ns > DESCHEDULED_NS) {
+        thread_lock_dropped++;
+        thread_lock_dropped_ns += ns;
+        return;
+    }
+    thread_lock_ns += ns;
+    thread_lock_intervals++;
+}
+
+/* The table lock, then the bucket lock, as every operation starts. */
+static void enter(tc_ets *t, tc_ets_access a, uint64_t hval)
+{
+    uint64_t t0 = phase_begin(t);
+    tc_ets_lock_table(t->locks, a);
+    tc_ets_lock_bucket(t->locks, a, hval);
+    phase_end(t, t0);
+}
+
+static void leave(tc_ets *t, tc_ets_access a, uint64_t hval)
+{
+    uint64_t t0 = phase_begin(t);
+    tc_ets_unlock_bucket(t->locks, a, hval);
+    tc_ets_unlock_table(t->locks, a);
+    phase_end(t, t0);
+}
+
+/* One bucket lock or unlock on its own (an insert that grows the table). */
+static void bucket_lock(tc_ets *t, uint64_t hval, bool lock)
+{
+    uint64_t t0 = phase_begin(t);
+    if (lock)
+        tc_ets_lock_bucket(t->locks, TC_ETS_WRITE, hval);
+    else
+        tc_ets_unlock_bucket(t->locks, TC_ETS_WRITE, hval);
+    phase_end(t, t0);
+}
+
+void tc_ets_time_locks(tc_ets *t, bool on) { t->timed = on; }
+
+tc_ets_lock_time tc_ets_thread_lock_time(void)
+{
+    tc_ets_lock_time lt = {thread_lock_ns, thread_lock_intervals, thread_lock_dropped, thread_lock_dropped_ns};
+    return lt;
+}
+
+/* ---- the bucket array ---------------------------------------------------------------- */
+
+static size_t hash_to_ix(const tc_ets *t, uint64_t hval)
+{
+    size_t nactive = atomic_load_explicit(&t->nactive, memory_order_acquire);
+    size_t szm = atomic_load_explicit(&t->szm, memory_order_acquire);
+    size_t ix = hval & szm;
+    return ix >= nactive ? ix & (szm >> 1) : ix;
+}
+
+static node **bucket(const tc_ets *t, size_t ix) { return &t->seg[SEG_IX(ix)][ix & (EXT_SEGSZ - 1)]; }
+
+/* The link that points at the live object with `key`, or at the chain's end. */
+static tc_result search(const tc_ets *t, node **link, tc_term key, uint64_t hval, node ***found)
+{
+    for (; *link; link = &(*link)->next) {
+        if ((*link)->hvalue != hval)
+            continue;
+        bool eq;
+        tc_result r = tc_term_key_equal(key, node_key(t, *link), &eq);
+        if (r != TC_OK)
+            return r;
+        if (eq)
+            break;
+    }
+    *found = link;
+    return TC_OK;
+}
+
+/* One split, when the table holds more objects than buckets (erl_db_hash.c grow). */
+static void grow(tc_ets *t)
+{
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&t->resizing, &idle, true))
+        return; /* someone else is splitting: the next insert tries again */
+    size_t nactive = atomic_load(&t->nactive), szm = atomic_load(&t->szm);
+    if (atomic_load_explicit(&t->nitems, memory_order_relaxed) <= nactive)
+        goto done;
+    size_t from = nactive & (szm >> 1), nszm = szm;
+    if (nactive > szm) {
+        from = 0;
+        nszm = (szm << 1) | 1;
+    }
+    size_t seg = SEG_IX(nactive);
+    if (seg >= t->nsegs) {
+        if (seg >= MAX_SEGS)
+            goto done;
+        node **s = tc_mem_calloc(EXT_SEGSZ, sizeof *s);
+        if (!s)
+            goto done; /* no memory to grow: longer chains, not an error */
+        t->seg[t->nsegs++] = s;
+    }
+    bucket_lock(t, from, true);
+    atomic_store_explicit(&t->szm, nszm, memory_order_release);
+    atomic_store_explicit(&t->nactive, nactive + 1, memory_order_release);
+    node **fp = bucket(t, from), **tp = bucket(t, nactive);
+    while (*fp) {
+        node *n = *fp;
+        if (hash_to_ix(t, n->hvalue) == from) {
+            fp = &n->next;
+        } else {
+            *fp = n->next;
+            n->next = *tp;
+            *tp = n;
+        }
+    }
+    bucket_lock(t, from, false);
+done:
+    atomic_store(&t->resizing, false);
+}
+
+/* ---- the table ----------------------------------------------------------------------- */
+
+tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode)
+{
+    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1};
+    return o;
+}
+
+tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out)
+{
+    /* More bucket locks than first-segment slots would split a bucket pair across two
+     * locks during grow. */
+    if (opts->keypos == 0 || opts->bucket_locks > FIRST_SEGSZ)
+        return TC_EBADARG;
+    tc_ets *t = tc_mem_calloc(1, sizeof *t);
+    if (!t)
+        return TC_ENOMEM;
+    t->opts = *opts;
+    t->seg[0] = tc_mem_calloc(FIRST_SEGSZ, sizeof(node *));
+    tc_result r = t->seg[0] ? tc_ets_locks_new(opts->lock_mode, opts->meta_lock, opts->bucket_locks, &t->locks)
+                            : TC_ENOMEM;
+    if (r != TC_OK) {
+        tc_mem_free(t->seg[0]);
+        tc_mem_free(t);
+        return r;
+    }
+    t->nsegs = 1;
+    atomic_init(&t->nactive, FIRST_SEGSZ);
+    atomic_init(&t->szm, FIRST_SEGSZ - 1);
+    *out = t;
+    return TC_OK;
+}
+
+void tc_ets_free(tc_ets *t)
+{
+    if (!t)
+        return;
+    size_t nactive = atomic_load(&t->nactive);
+    for (size_t ix = 0; ix < nactive; ix++)
+        for (node *n = *bucket(t, ix), *next; n; n = next) {
+            next = n->next;
+            free_node(t, n);
+        }
+    for (unsigned i = 0; i < t->nsegs; i++)
+        tc_mem_free(t->seg[i]);
+    tc_ets_locks_free(t->locks);
+    tc_mem_free(t);
+}
+
+tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a)
+{
+    uint64_t hval;
+    tc_result r = tc_term_hash(key, &hval);
+    if (r != TC_OK)
+        return r;
+    enter(t, a, hval);
+    leave(t, a, hval);
+    return TC_OK;
+}
+
+static tc_result key_of(const tc_ets *t, tc_term obj, tc_term *key)
+{
+    if (!tc_is_tuple(obj) || tc_tuple_arity(obj) < t->opts.keypos)
+        return TC_EBADARG;
+    *key = tc_tuple_element(obj, t->opts.keypos);
+    return TC_OK;
+}
+
+tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
+{
+    tc_term key;
+    uint64_t hval;
+    tc_result r = key_of(t, obj, &key);
+    if (r != TC_OK || (r = tc_term_hash(key, &hval)) != TC_OK)
+        return r;
+    bool added = false;
+    enter(t, TC_ETS_WRITE, hval);
+    node **link, *n = NULL;
+    r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
+    if (r == TC_OK)
+        r = make_node(t, obj, hval, stats, &n);
+    if (r == TC_OK) {
+        node *old = *link;
+        n->next = old ? old->next : NULL;
+        *link = n;
+        if (old)
+            free_node(t, old);
+        else
+            added = true;
+    }
+    bucket_lock(t, hval, false);
+    if (added && atomic_fetch_add_explicit(&t->nitems, 1, memory_order_relaxed) + 1 >
+                     atomic_load_explicit(&t->nactive, memory_order_relaxed))
+        grow(t);
+    uint64_t t0 = phase_begin(t);
+    tc_ets_unlock_table(t->locks, TC_ETS_WRITE);
+    phase_end(t, t0);
+    return r;
+}
+
+/* A compressed object comes out decoded, then consed. */
+static tc_result decode_list(const node *n, tc_alloc *dest, tc_term *out)
+{
+    tc_term obj;
+    tc_result r = tc_ext_decode(dest, n->ext, n->ext_len, &obj, NULL);
+    if (r != TC_OK)
+        return r;
+    tc_term cell = tc_term_cons(dest, obj, TC_NIL);
+    if (cell == TC_NON_VALUE)
+        return TC_ENOMEM;
+    *out = cell;
+    return TC_OK;
+}
+
+tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc_copy_stats *stats)
+{
+    uint64_t hval;
+    tc_result r = tc_term_hash(key, &hval);
+    if (r != TC_OK)
+        return r;
+    enter(t, TC_ETS_READ, hval);
+    node **link;
+    r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
+    if (r == TC_OK) {
+        if (!*link)
+            *out = TC_NIL;
+        else if (t->opts.compressed)
+            r = decode_list(*link, dest, out);
+        else
+            r = tc_copy_compact_out_list(dest, (*link)->dbterm, out, stats);
+    }
+    leave(t, TC_ETS_READ, hval);
+    return r;
+}
+
+tc_result tc_ets_delete(tc_ets *t, tc_term key, bool *found)
+{
+    uint64_t hval;
+    tc_result r = tc_term_hash(key, &hval);
+    if (r != TC_OK)
+        return r;
+    enter(t, TC_ETS_WRITE, hval);
+    node **link, *old = NULL;
+    r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
+    if (r == TC_OK && (old = *link) != NULL) {
+        *link = old->next;
+        free_node(t, old);
+        atomic_fetch_sub_explicit(&t->nitems, 1, memory_order_relaxed);
+    }
+    leave(t, TC_ETS_WRITE, hval);
+    if (found)
+        *found = old != NULL;
+    return r;
+}
+
+/* old + incr as an integer term built in `a` (any size: the sum of magnitudes may carry
+ * into a new digit). */
+static tc_term add_integer(tc_alloc *a, tc_term old, int64_t incr)
+{
+    uint64_t tmp;
+    size_t n;
+    bool neg;
+    const uint64_t *d = tc_integer_digits(old, &tmp, &n, &neg);
+    uint64_t *sum = tc_mem_alloc((n + 1) * sizeof *sum);
+    if (!sum)
+        return TC_NON_VALUE;
+    bool ineg = incr < 0;
+    uint64_t mag = ineg ? (uint64_t)0 - (uint64_t)incr : (uint64_t)incr;
+    size_t len = n;
+    memcpy(sum, d, n * sizeof *sum);
+    if (n == 0 || neg == ineg) { /* magnitudes add */
+        sum[n] = 0;
+        len = n + 1;
+        neg = n == 0 ? ineg : neg;
+        for (size_t i = 0; i < len && mag; i++) {
+            sum[i] += mag;
+            mag = sum[i] < mag; /* carry */
+        }
+    } else if (n > 1 || d[0] >= mag) { /* |old| >= |incr|: subtract, sign stays */
+        for (size_t i = 0; i < n && mag; i++) {
+            uint64_t before = sum[i];
+            sum[i] -= mag;
+            mag = before < mag; /* borrow */
+        }
+    } else { /* |incr| > |old|, one digit: the sign flips */
+        sum[0] = mag - d[0];
+        neg = ineg;
+    }
+    tc_term r = tc_term_integer(a, neg, sum, len);
+    tc_mem_free(sum);
+    return r;
+}
+
+/* The object with element `pos` replaced, in `a` (copy/compact stores it again). */
+static tc_term with_element(tc_alloc *a, tc_term obj, unsigned pos, tc_term value)
+{
+    uint64_t arity = tc_tuple_arity(obj);
+    tc_term *p = tc_alloc_words(a, 1 + arity);
+    if (!p)
+        return TC_NON_VALUE;
+    memcpy(p, tc_boxed_val(obj), (1 + arity) * sizeof *p);
+    p[pos] = value;
+    return tc_make_boxed(p);
+}
+
+/* A copy of integer `v` in dest: a bignum has no pointers, so its words are the copy. */
+static tc_term integer_to(tc_alloc *dest, tc_term v)
+{
+    if (tc_is_small(v))
+        return v;
+    size_t words = 1 + tc_header_arity(tc_boxed_val(v)[0]);
+    tc_term *p = tc_alloc_words(dest, words);
+    if (!p)
+        return TC_NON_VALUE;
+    memcpy(p, tc_boxed_val(v), words * sizeof *p);
+    return tc_make_boxed(p);
+}
+
+/* Under the write lock: the counter update of the object at *link. */
+static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t incr, tc_alloc *dest, tc_term *result)
+{
+    node *n = *link;
+    tc_arena *scratch = NULL;
+    tc_term obj = tc_copy_compact_term(n->dbterm);
+    tc_result r = TC_OK;
+    if (t->opts.compressed) {
+        if (!(scratch = tc_arena_new(0)))
+            return TC_ENOMEM;
+        r = tc_ext_decode(tc_arena_alloc(scratch), n->ext, n->ext_len, &obj, NULL);
+    }
+    if (r == TC_OK && (pos > tc_tuple_arity(obj) || !tc_is_integer(tc_tuple_element(obj, pos))))
+        r = TC_EBADARG;
+    if (r != TC_OK)
+        goto out;
+    tc_term old = tc_tuple_element(obj, pos);
+    int64_t sum;
+    if (!t->opts.compressed && tc_is_small(old) && !__builtin_add_overflow(tc_small_val(old), incr, &sum) &&
+        tc_small_fits(sum)) {
+        /* db_do_update_element: an immediate replaces an immediate in the stored words. */
+        tc_boxed_val(obj)[pos] = tc_make_small(sum);
+        *result = tc_make_small(sum);
+        atomic_fetch_add_explicit(&t->in_place, 1, memory_order_relaxed);
+        goto out;
+    }
+    /* The size changes (or the form is encoded): store a new object, as db_finalize_dbterm. */
+    if (!scratch && !(scratch = tc_arena_new(0))) {
+        r = TC_ENOMEM;
+        goto out;
+    }
+    tc_alloc *sa = tc_arena_alloc(scratch);
+    tc_term value = add_integer(sa, old, incr);
+    tc_term nobj = value == TC_NON_VALUE ? TC_NON_VALUE : with_element(sa, obj, pos, value);
+    tc_term res = nobj == TC_NON_VALUE ? TC_NON_VALUE : integer_to(dest, value);
+    node *nn;
+    if (res == TC_NON_VALUE)
+        r = TC_ENOMEM;
+    else if ((r = make_node(t, nobj, n->hvalue, NULL, &nn)) == TC_OK) {
+        nn->next = n->next;
+        *link = nn;
+        free_node(t, n);
+        *result = res;
+        atomic_fetch_add_explicit(&t->resized, 1, memory_order_relaxed);
+    }
+out:
+    tc_arena_free(scratch);
+    return r;
+}
+
+tc_result tc_ets_update_counter(tc_ets *t, tc_term key, unsigned pos, int64_t incr, tc_alloc *dest, tc_term *result)
+{
+    if (pos == 0 || pos == t->opts.keypos)
+        return TC_EBADARG;
+    uint64_t hval;
+    tc_result r = tc_term_hash(key, &hval);
+    if (r != TC_OK)
+        return r;
+    enter(t, TC_ETS_WRITE, hval);
+    node **link;
+    r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
+    if (r == TC_OK)
+        r = *link ? update_locked(t, link, pos, incr, dest, result) : TC_EBADARG;
+    leave(t, TC_ETS_WRITE, hval);
+    return r;
+}
+
+tc_ets_info tc_ets_get_info(const tc_ets *t)
+{
+    tc_ets_info i = {
+        atomic_load_explicit(&t->nitems, memory_order_relaxed),
+        atomic_load_explicit(&t->nactive, memory_order_relaxed),
+        atomic_load_explicit(&t->stored_words, memory_order_relaxed),
+        atomic_load_explicit(&t->stored_bytes, memory_order_relaxed),
+        atomic_load_explicit(&t->in_place, memory_order_relaxed),
+        atomic_load_explicit(&t->resized, memory_order_relaxed),
+    };
+    return i;
+}
+
+/* ---- the checker ----------------------------------------------------------------------- */
+
+#define FAIL(msg)          \
+    do {                   \
+        if (why)           \
+            *why = (msg);  \
+        ok = false;        \
+        goto out;          \
+    } while (0)
+
+/* A compressed node's encoding must decode to a tuple whose key is the stored key. */
+static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, const char **why)
+{
+    tc_term obj;
+    bool eq = false;
+    if (tc_ext_decode(tc_arena_alloc(scratch), n->ext, n->ext_len, &obj, NULL) != TC_OK) {
+        *why = "encoded object does not decode";
+        return false;
+    }
+    if (!tc_is_tuple(obj) || tc_tuple_arity(obj) < t->opts.keypos ||
+        tc_term_key_equal(node_key(t, n), tc_tuple_element(obj, t->opts.keypos), &eq) != TC_OK || !eq) {
+        *why = "encoded object does not hold the stored key";
+        return false;
+    }
+    return true;
+}
+
+bool tc_ets_verify(const tc_ets *t, const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    bool ok = true;
+    tc_arena *scratch = tc_arena_new(0);
+    size_t nactive = atomic_load(&t->nactive), szm = atomic_load(&t->szm);
+    uint64_t objects = 0, words = 0, bytes = 0;
+    if (!scratch)
+        FAIL("out of memory for the checker");
+    if ((szm & (szm + 1)) != 0 || nactive <= szm >> 1 || nactive > szm + 1)
+        FAIL("nactive and szm disagree");
+    if (SEG_IX(nactive - 1) >= t->nsegs)
+        FAIL("an active slot has no segment");
+    for (size_t ix = 0; ix < nactive; ix++) {
+        for (const node *n = *bucket(t, ix); n; n = n->next) {
+            tc_term stored = tc_copy_compact_term(n->dbterm);
+            uint64_t h;
+            bool eq;
+            if (!tc_term_verify(stored, why))
+                goto out_bad;
+            if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
+                FAIL("stored object is not a tuple with a key");
+            if (tc_term_hash(node_key(t, n), &h) != TC_OK || h != n->hvalue)
+                FAIL("node hash is not its key's hash");
+            if (hash_to_ix(t, n->hvalue) != ix)
+                FAIL("node in the wrong bucket");
+            if (t->opts.compressed && !check_encoding(t, n, scratch, why))
+                goto out_bad;
+            for (const node *m = n->next; m; m = m->next)
+                if (m->hvalue == n->hvalue &&
+                    (tc_term_key_equal(node_key(t, n), node_key(t, m), &eq) != TC_OK || eq))
+                    FAIL("key stored twice");
+            objects++;
+            words += tc_copy_compact_size(n->dbterm);
+            bytes += node_bytes(n);
+        }
+    }
+    if (objects != atomic_load(&t->nitems))
+        FAIL("object count differs from nitems");
+    if (words != atomic_load(&t->stored_words) || bytes != atomic_load(&t->stored_bytes))
+        FAIL("stored size counters differ from the objects");
+out:
+    tc_arena_free(scratch);
+    return ok;
+out_bad:
+    ok = false;
+    goto out;
+}

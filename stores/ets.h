@@ -1,0 +1,119 @@
+/*
+ * ets.h — an ETS `set` table: the VM's linear-hashing hash table with its real locks
+ * (erts: erl_db_hash.c db_put_hash, db_get_hash, db_erase_hash, grow, the HashDbTerm node;
+ * erl_db_util.c db_store_term / db_store_term_comp and db_do_update_element; erl_db.c
+ * ets:update_counter/3 and the table locking around every BIF).
+ *
+ * Objects are tuples keyed on element `keypos`. Each sits in a node on a bucket chain with
+ * its hash value (compared before the key) and its stored form: the compact DbTerm of
+ * copy/compact.h, or for a `compressed` table the external format of the object beside a
+ * compact copy of its key. The bucket array is segmented (a first segment of 256 slots,
+ * then 2048 per segment); the table grows one bucket split at a time when it holds more
+ * objects than active buckets (GROW_LIMIT = nactive), under the lock of the bucket split.
+ *
+ * A lookup copies out under the lock: the stored words with copy_shallow into ONE
+ * allocation of size + 2 words from the caller's allocator, the object then the cons cell
+ * of the one-element list. When the allocator is a process heap that allocation is HAlloc,
+ * so it lands on the heap or in a fragment exactly as erts' build_term_list does; whether a
+ * GC follows (GC-after-BIF) is the process layer's decision, not the table's. A compressed
+ * table decodes instead.
+ *
+ * update_counter changes the stored counter in place when old and new value are both small
+ * integers (db_do_update_element writes the word into the DbTerm); a bignum on either side
+ * needs a new stored object, as the VM's resize path. Locks: see ets_lock.h.
+ *
+ * Where this differs from erts, and why:
+ * - The hash is termcopy's own (terms/hash.h), not make_internal_hash; its values are
+ *   reduced below MAX_HASH as the VM's are, so lock and bucket choice follow the same
+ *   arithmetic.
+ * - Node and DbTerm are two allocations (copy/compact.h owns the DbTerm block); an
+ *   overwrite stores a new block and frees the old one instead of reusing a block of equal
+ *   size. A compressed table encodes the whole object, not each non-key element, so its
+ *   update_counter re-encodes the object.
+ * - No shrinking, no safe_fixtable (pseudo-deleted objects), no bag types, no decentralised
+ *   counters. The segment table has a fixed capacity (about 4M buckets) so it is never
+ *   replaced under readers (erts defers that free through thread progress); past it the
+ *   chains just get longer.
+ * - update_counter takes a 64-bit increment (the VM takes any integer).
+ */
+#ifndef TC_ETS_H
+#define TC_ETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../copy/stats.h"
+#include "ets_lock.h"
+#include "../terms/term.h"
+
+typedef struct tc_ets_opts {
+    tc_ets_lock_mode lock_mode;
+    bool meta_lock;        /* take R13B's meta-table lock first (default: r13b only) */
+    unsigned bucket_locks; /* write_concurrency: a power of two, 0 = 64 */
+    bool compressed;       /* store the external format; lookups decode */
+    unsigned keypos;       /* 1-based key element */
+} tc_ets_opts;
+
+/* keypos 1, not compressed, default bucket locks, the meta lock for r13b. */
+tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode);
+
+typedef struct tc_ets tc_ets;
+
+tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out) TC_MUST_CHECK;
+/* Frees every object and the table. Nobody may be using it. */
+void tc_ets_free(tc_ets *t);
+
+/* The lock phase alone, for measuring it: hashes the key, then takes and releases exactly
+ * the locks an operation of access `a` on that key takes, touching nothing else. */
+tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a) TC_MUST_CHECK;
+
+/* ets:insert/2 of one object: a new key adds a node, an existing one is overwritten.
+ * TC_EBADARG when obj is not a tuple with at least keypos elements. */
+tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats) TC_MUST_CHECK;
+
+/* ets:lookup/2: *out is [] or [Object], built in `dest` (size + 2 words, one allocation;
+ * a compressed table decodes). TC_ENOMEM when dest runs out; the table is unchanged. */
+tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out,
+                        tc_copy_stats *stats) TC_MUST_CHECK;
+
+/* ets:delete/2: frees the object's storage. *found (may be NULL) says if it was there. */
+tc_result tc_ets_delete(tc_ets *t, tc_term key, bool *found) TC_MUST_CHECK;
+
+/* ets:update_counter(T, Key, {Pos, Incr}): adds incr to integer element pos and puts the
+ * new value in *result (a bignum is built in dest). TC_EBADARG, with nothing changed, when
+ * the key is absent, pos is the key or past the tuple, or the element is not an integer. */
+tc_result tc_ets_update_counter(tc_ets *t, tc_term key, unsigned pos, int64_t incr, tc_alloc *dest,
+                                tc_term *result) TC_MUST_CHECK;
+
+/* Clocking the lock phase: when on, every operation reads CLOCK_MONOTONIC around its
+ * lock and unlock calls and adds the time to per-thread totals. Off by default (each
+ * interval costs one clock pair, which the reader subtracts); set it while nobody uses the
+ * table. An interval over 100 us is most likely a descheduled thread (or a lock holder that
+ * was): it is kept apart, so that the OS scheduler does not swamp the lock figures. */
+void tc_ets_time_locks(tc_ets *t, bool on);
+
+typedef struct tc_ets_lock_time {
+    uint64_t ns;        /* inside lock and unlock calls */
+    uint64_t intervals; /* clocked intervals in ns */
+    uint64_t dropped;   /* intervals over 100 us, left out of ns */
+    uint64_t dropped_ns; /* their total */
+} tc_ets_lock_time;
+/* This thread's totals so far, over all clocked tables. */
+tc_ets_lock_time tc_ets_thread_lock_time(void);
+
+typedef struct tc_ets_info {
+    uint64_t objects;      /* ets:info(T, size) */
+    uint64_t buckets;      /* active buckets (nactive) */
+    uint64_t stored_words; /* words of the stored compact forms */
+    uint64_t stored_bytes; /* bytes of nodes, stored forms and encodings */
+    uint64_t updates_in_place, updates_resized;
+} tc_ets_info;
+/* Counters are read without locks: exact when nobody is writing. */
+tc_ets_info tc_ets_get_info(const tc_ets *t);
+
+/* The table checker, for a quiescent table: every node in the bucket its hash selects, its
+ * hash that of its key, no key twice, every stored term well formed and a tuple with a key
+ * element, counts and sizes matching the counters. False with the reason in *why. */
+bool tc_ets_verify(const tc_ets *t, const char **why);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * The memory source: which carrier a block lands in, the segment cache (hits, misses,
+ * eviction, bad-fit splitting), the sbc realloc keep/remap rule, blocks crossing sbct,
+ * first-touch faults of fresh carriers against recycled ones, and injected failures.
+ */
+#include <string.h>
+
+#include "fixtures.h"
+#include "alloc/faults.h"
+#include "alloc/mseg.h"
+
+#define KIB 1024u
+
+static tc_mseg *source(unsigned slots)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.cache_slots = slots;
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    return m;
+}
+
+START_TEST(defaults)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    ck_assert_uint_eq(c.sbct, 512 * KIB);
+    ck_assert_uint_eq(c.cache_slots, 10);
+    ck_assert_uint_eq(c.rsbcst, 50);
+    ck_assert_uint_eq(c.rsbcmt, 80);
+}
+END_TEST
+
+START_TEST(multiblock_blocks_recycle)
+{
+    tc_mseg *m = source(10);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 100 * KIB), *b = tc_mseg_alloc_block(m, 200 * KIB);
+    ck_assert(a && b);
+    ck_assert(!tc_mseg_block_is_sbc(a) && !tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(st->carriers_mapped, 1);
+    memset(a, 1, 100 * KIB);
+    memset(b, 2, 200 * KIB);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, b);
+    /* Both freed blocks merge: a request for their sum fits where `a` was. */
+    void *c = tc_mseg_alloc_block(m, 300 * KIB);
+    ck_assert_ptr_eq(c, a);
+    ck_assert_uint_eq(st->carriers_mapped, 1);
+    /* Shrinking in place, then growing back into the freed tail, never moves it. */
+    ck_assert_ptr_eq(tc_mseg_realloc_block(m, c, 10 * KIB), c);
+    ck_assert_ptr_eq(tc_mseg_realloc_block(m, c, 400 * KIB), c);
+    ck_assert_uint_ge(tc_mseg_block_bytes(c), 400 * KIB);
+    tc_mseg_free_block(m, c);
+    ck_assert_uint_eq(st->live_blocks, 0);
+    tc_mseg_free(m);
+}
+END_TEST
+
+START_TEST(single_block_cache)
+{
+    tc_mseg *m = source(2);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert(a != NULL && tc_mseg_block_is_sbc(a));
+    ck_assert_uint_eq(st->cache_misses, 1);
+    tc_mseg_free_block(m, a);
+    ck_assert_uint_eq(tc_mseg_cached(m), 1);
+    ck_assert_uint_eq(st->carriers_unmapped, 0);
+    /* Same size again: the cached segment comes back. */
+    void *b = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_ptr_eq(b, a);
+    ck_assert_uint_eq(st->cache_hits, 1);
+    /* A larger request misses; three frees into two slots unmap the oldest. */
+    void *c = tc_mseg_alloc_block(m, 700 * KIB), *d = tc_mseg_alloc_block(m, 800 * KIB);
+    ck_assert_uint_eq(st->cache_misses, 3);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free_block(m, c);
+    tc_mseg_free_block(m, d);
+    ck_assert_uint_eq(tc_mseg_cached(m), 2);
+    ck_assert_uint_eq(st->carriers_unmapped, 1);
+    /* A bad fit (the 800 KiB segment for 520 KiB: 54 % excess > rmcbf 20 %) is split. */
+    void *e = tc_mseg_alloc_block(m, 520 * KIB);
+    ck_assert(e != NULL);
+    ck_assert_uint_eq(tc_mseg_cached(m), 2);
+    ck_assert_uint_lt(tc_mseg_block_bytes(e), 530 * KIB);
+    tc_mseg_free_block(m, e);
+    tc_mseg_free(m);
+}
+END_TEST
+
+START_TEST(no_cache_unmaps)
+{
+    tc_mseg *m = source(0);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    for (int i = 0; i < 3; i++) {
+        void *a = tc_mseg_alloc_block(m, 949 * KIB);
+        ck_assert(a != NULL);
+        tc_mseg_free_block(m, a);
+    }
+    ck_assert_uint_eq(st->cache_misses, 3);
+    ck_assert_uint_eq(st->carriers_mapped, 3);
+    ck_assert_uint_eq(st->carriers_unmapped, 3);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/*
+ * sbc realloc: 121536 words (972,288 bytes + 16 header = 238 pages) to 75113 words
+ * (147 pages) shrinks by 91 pages = 38 % < rsbcst 50 %: the carrier keeps its size.
+ * 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped. Growing maps more (mremap).
+ * Below sbct the block stays in its sbc (3000 KiB to 100 KiB: 26 pages of which under a
+ * page is slack, < rsbcmt 80 %; the shrink is > 50 %: remapped). Only a block whose
+ * carrier would be mostly slack moves to an mbc: 100 bytes + 16 in a 4096-byte page is
+ * 97 % slack. From there 1000 KiB goes back to a single-block carrier.
+ */
+START_TEST(single_block_realloc)
+{
+    tc_mseg *m = source(10);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 121536 * 8);
+    size_t full = tc_mseg_block_bytes(a);
+    a = tc_mseg_realloc_block(m, a, 75113 * 8);
+    ck_assert_uint_eq(tc_mseg_block_bytes(a), full);
+    ck_assert_uint_eq(st->sbc_remaps, 0);
+    void *b = tc_mseg_alloc_block(m, 2048 * KIB);
+    memset(b, 7, 600 * KIB);
+    b = tc_mseg_realloc_block(m, b, 600 * KIB);
+    ck_assert_uint_eq(st->sbc_remaps, 1);
+    ck_assert_uint_lt(tc_mseg_block_bytes(b), 604 * KIB);
+    b = tc_mseg_realloc_block(m, b, 3000 * KIB);
+    ck_assert_uint_eq(st->sbc_remaps, 2);
+    ck_assert_uint_eq(((unsigned char *)b)[600 * KIB - 1], 7);
+    b = tc_mseg_realloc_block(m, b, 100 * KIB);
+    ck_assert(tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(st->sbc_remaps, 3);
+    ck_assert_uint_lt(tc_mseg_block_bytes(b), 104 * KIB);
+    ck_assert_uint_eq(((unsigned char *)b)[100 * KIB - 1], 7);
+    b = tc_mseg_realloc_block(m, b, 100);
+    ck_assert(!tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(((unsigned char *)b)[99], 7);
+    b = tc_mseg_realloc_block(m, b, 1000 * KIB);
+    ck_assert(tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(((unsigned char *)b)[0], 7);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* Writing a fresh 1 MiB carrier faults its pages; writing a recycled one does not (1 MiB:
+ * too small for a transparent huge page, so the count does not depend on THP). */
+START_TEST(fresh_pages_fault)
+{
+    tc_mseg *m = source(10);
+    size_t bytes = 1024 * KIB;
+    tc_faults f;
+    void *a = tc_mseg_alloc_block(m, bytes);
+    tc_faults_begin(&f);
+    memset(a, 1, bytes);
+    uint64_t fresh = tc_faults_end(&f);
+    tc_mseg_free_block(m, a);
+    a = tc_mseg_alloc_block(m, bytes);
+    tc_faults_begin(&f);
+    memset(a, 2, bytes);
+    uint64_t warm = tc_faults_end(&f);
+    ck_assert_msg(fresh > 4 * warm + 8, "fresh %llu faults, recycled %llu", (unsigned long long)fresh,
+                  (unsigned long long)warm);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free(m);
+}
+END_TEST
+
+START_TEST(injected_failures)
+{
+    tc_mseg *m = source(10);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    tc_mem_fail_at(1);
+    ck_assert_ptr_eq(tc_mseg_alloc_block(m, 100), NULL);
+    tc_mem_fail_at(1);
+    ck_assert_ptr_eq(tc_mseg_alloc_block(m, 1024 * KIB), NULL);
+    ck_assert_uint_eq(st->carriers_mapped, 0);
+    void *a = tc_mseg_alloc_block(m, 1024 * KIB);
+    memset(a, 3, 1024 * KIB);
+    tc_mem_fail_at(1);
+    ck_assert_ptr_eq(tc_mseg_realloc_block(m, a, 10 * KIB), NULL);
+    ck_assert_uint_eq(((unsigned char *)a)[1024 * KIB - 1], 3);
+    tc_mem_fail_at(0);
+    tc_mseg_free_block(m, a);
+    ck_assert_uint_eq(st->live_blocks, 0);
+    tc_mseg_free(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("heaps_mseg");
+    TCase *tc = tcase_create("mseg");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, multiblock_blocks_recycle);
+    tcase_add_test(tc, single_block_cache);
+    tcase_add_test(tc, no_cache_unmaps);
+    tcase_add_test(tc, single_block_realloc);
+    tcase_add_test(tc, fresh_pages_fault);
+    tcase_add_test(tc, injected_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tc_run_suite(suite()); }

@@ -1,0 +1,538 @@
+/*
+ * The ETS set table: insert, overwrite, lookup, delete and update_counter against what
+ * ets does, growth, the compressed option, out of memory, and a concurrent stress test per
+ * lock mode compared with a sequential oracle. The seed is printed; TC_SEED repeats a run.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "copy/compact.h"
+#include "fixtures.h"
+#include "gen.h"
+#include "stores/ets.h"
+#include "terms/binary.h"
+#include "terms/compare.h"
+
+static tc_ets *table_ok(tc_ets_lock_mode mode, bool compressed)
+{
+    tc_ets_opts o = tc_ets_opts_default(mode);
+    o.compressed = compressed;
+    tc_ets *t = NULL;
+    ck_assert_int_eq(tc_ets_new(&o, &t), TC_OK);
+    return t;
+}
+
+static void verify_ok(const tc_ets *t)
+{
+    const char *why = NULL;
+    ck_assert_msg(tc_ets_verify(t, &why), "tc_ets_verify: %s", why);
+}
+
+static void insert_ok(tc_ets *t, tc_term obj)
+{
+    ck_assert_int_eq(tc_ets_insert(t, obj, NULL), TC_OK);
+    verify_ok(t);
+}
+
+static tc_term lookup_ok(tc_ets *t, tc_term key)
+{
+    tc_term out = TC_NON_VALUE;
+    ck_assert_int_eq(tc_ets_lookup(t, key, tc_arena_alloc(tc_fixture_arena()), &out, NULL), TC_OK);
+    return out;
+}
+
+/* The one object of a non-empty lookup. */
+static tc_term object_ok(tc_ets *t, tc_term key)
+{
+    tc_term l = lookup_ok(t, key);
+    ck_assert(tc_is_list(l));
+    ck_assert_uint_eq(tc_cdr(l), TC_NIL);
+    return tc_car(l);
+}
+
+static tc_ets_info info(const tc_ets *t) { return tc_ets_get_info(t); }
+
+START_TEST(insert_lookup_delete_in_every_mode)
+{
+    for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
+        for (int comp = 0; comp < 2; comp++) {
+            tc_ets *t = table_ok((tc_ets_lock_mode)m, comp);
+            insert_ok(t, tc_read_ok("{1, hello}"));
+            insert_ok(t, tc_read_ok("{{a, \"b\"}, [1.5, <<\"xyz\">>], 7}"));
+            ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_make_small(1))), "[{1,hello}]");
+            ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_read_ok("{a, \"b\"}"))),
+                             "[{{a,[98]},[1.5,<<120,121,122>>],7}]");
+            ck_assert_uint_eq(lookup_ok(t, tc_make_small(2)), TC_NIL);
+            ck_assert_uint_eq(lookup_ok(t, tc_read_ok("1.0")), TC_NIL); /* =:=, not == */
+            bool found = false;
+            ck_assert_int_eq(tc_ets_delete(t, tc_make_small(1), &found), TC_OK);
+            ck_assert(found);
+            ck_assert_int_eq(tc_ets_delete(t, tc_make_small(1), &found), TC_OK);
+            ck_assert(!found);
+            ck_assert_uint_eq(lookup_ok(t, tc_make_small(1)), TC_NIL);
+            ck_assert_uint_eq(info(t).objects, 1);
+            verify_ok(t);
+            ck_assert_int_eq(tc_ets_insert(t, tc_read_ok("[1]"), NULL), TC_EBADARG);
+            ck_assert_int_eq(tc_ets_insert(t, tc_read_ok("{}"), NULL), TC_EBADARG);
+            tc_ets_free(t);
+        }
+}
+END_TEST
+
+START_TEST(overwrite_keeps_one_object_per_key)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY, comp);
+        insert_ok(t, tc_read_ok("{k, 1}"));
+        uint64_t words = info(t).stored_words;
+        insert_ok(t, tc_read_ok("{k, [1,2,3]}"));
+        insert_ok(t, tc_read_ok("{k, two}"));
+        ck_assert_uint_eq(info(t).objects, 1);
+        ck_assert_uint_eq(info(t).stored_words, words);
+        ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_read_ok("k"))), "[{k,two}]");
+        tc_ets_free(t);
+    }
+}
+END_TEST
+
+START_TEST(delete_frees_the_storage)
+{
+    tc_arena *a = tc_fixture_arena();
+    /* Decoding a pid interns the node name: intern it now, so the atom table stays put. */
+    tc_read_ok("'nonode@nohost'");
+    for (int comp = 0; comp < 2; comp++) {
+        tc_ets *t = table_ok(TC_ETS_LOCK_R13B, comp);
+        /* A refc binary in the object: the table holds one reference while it stores it. */
+        tc_term bin = tc_read_ok("<<0:800>>");
+        atomic_long *refc = &((tc_binary *)(uintptr_t)tc_boxed_val(bin)[TC_PB_VAL])->refc;
+        tc_term objs[200];
+        for (int i = 0; i < 200; i++) {
+            tc_term e[3] = {tc_make_small(i), tc_gen_term(tc_arena_alloc(a), 3, false), bin};
+            objs[i] = tc_term_tuple(tc_arena_alloc(a), e, 3);
+        }
+        int64_t live = tc_mem_live();
+        long refc0 = atomic_load(refc);
+        for (int i = 0; i < 200; i++)
+            ck_assert_int_eq(tc_ets_insert(t, objs[i], NULL), TC_OK);
+        verify_ok(t);
+        ck_assert_uint_gt(info(t).stored_bytes, 0);
+        /* The stored compact form holds a reference; the external format holds the bytes. */
+        ck_assert_int_eq(atomic_load(refc), refc0 + (comp ? 0 : 200));
+        ck_assert_int_gt(tc_mem_live(), live);
+        for (int i = 0; i < 200; i++) {
+            bool found;
+            ck_assert_int_eq(tc_ets_delete(t, tc_make_small(i), &found), TC_OK);
+            ck_assert(found);
+        }
+        verify_ok(t);
+        tc_ets_info in = info(t);
+        ck_assert_uint_eq(in.objects, 0);
+        ck_assert_uint_eq(in.stored_words, 0);
+        ck_assert_uint_eq(in.stored_bytes, 0);
+        ck_assert_int_eq(atomic_load(refc), refc0);
+        ck_assert_msg(tc_mem_live() == live, "comp %d: %ld blocks left", comp, (long)(tc_mem_live() - live));
+        tc_ets_free(t);
+    }
+}
+END_TEST
+
+START_TEST(a_lookup_result_is_independent_of_later_changes)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        tc_ets *t = table_ok(TC_ETS_LOCK_NONE, comp);
+        insert_ok(t, tc_read_ok("{c, 5, [x, {y}], <<1,2,3>>}"));
+        tc_term before = lookup_ok(t, tc_read_ok("c"));
+        tc_term ref = tc_read_ok("[{c, 5, [x, {y}], <<1,2,3>>}]");
+        tc_term r;
+        ck_assert_int_eq(tc_ets_update_counter(t, tc_read_ok("c"), 2, 10, tc_arena_alloc(tc_fixture_arena()), &r),
+                         TC_OK);
+        ck_assert(tc_equal_ok(before, ref));
+        insert_ok(t, tc_read_ok("{c, 6, [z]}"));
+        ck_assert(tc_equal_ok(before, ref));
+        ck_assert_int_eq(tc_ets_delete(t, tc_read_ok("c"), NULL), TC_OK);
+        ck_assert(tc_equal_ok(before, ref));
+        ck_assert(tc_term_verify(before, NULL));
+        tc_ets_free(t);
+    }
+}
+END_TEST
+
+/* Random objects keyed on random terms, found again through a separately built equal
+ * key, plain and compressed tables returning equal terms. */
+START_TEST(random_terms_compressed_and_plain_agree)
+{
+    tc_arena *a = tc_fixture_arena();
+    tc_alloc *aa = tc_arena_alloc(a);
+    tc_ets *plain = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY, false);
+    tc_ets *comp = table_ok(TC_ETS_LOCK_READ_CONCURRENCY, true);
+    enum { N = 600 };
+    tc_term objs[N];
+    for (int i = 0; i < N; i++) {
+        tc_term e[3] = {tc_gen_term(aa, 3, true), tc_gen_term(aa, 4, true), tc_make_small(i)};
+        objs[i] = tc_term_tuple(aa, e, 3);
+        ck_assert_int_eq(tc_ets_insert(plain, objs[i], NULL), TC_OK);
+        ck_assert_int_eq(tc_ets_insert(comp, objs[i], NULL), TC_OK);
+    }
+    verify_ok(plain);
+    verify_ok(comp);
+    ck_assert_uint_eq(info(plain).objects, info(comp).objects);
+    for (int i = 0; i < N; i++) {
+        /* The key as a fresh copy: same value, different words. */
+        tc_copy_compact *c;
+        ck_assert_int_eq(tc_copy_compact_in(tc_tuple_element(objs[i], 1), &c, NULL), TC_OK);
+        tc_term key;
+        ck_assert_int_eq(tc_copy_compact_out(aa, c, &key, NULL), TC_OK);
+        tc_copy_compact_free(c);
+        tc_term p = object_ok(plain, key), q = object_ok(comp, key);
+        ck_assert(tc_equal_ok(p, q));
+        ck_assert(tc_term_verify(q, NULL));
+        /* The last insert of an equal key wins. */
+        int last = i;
+        bool eq;
+        for (int j = i + 1; j < N; j++)
+            if (tc_term_equal(tc_tuple_element(objs[j], 1), key, &eq) == TC_OK && eq)
+                last = j;
+        ck_assert(tc_equal_ok(p, objs[last]));
+    }
+    tc_ets_free(plain);
+    tc_ets_free(comp);
+}
+END_TEST
+
+START_TEST(update_counter_in_place_and_resized)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        tc_ets *t = table_ok(TC_ETS_LOCK_R13B, comp);
+        tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+        insert_ok(t, tc_read_ok("{n, 1, x}"));
+        tc_term r;
+        tc_term n = tc_read_ok("n");
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, 41, aa, &r), TC_OK);
+        ck_assert_str_eq(tc_print_ok(r), "42");
+        ck_assert_uint_eq(info(t).updates_in_place, comp ? 0 : 1);
+        /* Past the small range: a bignum, so a new stored object. */
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, INT64_MAX, aa, &r), TC_OK);
+        ck_assert_str_eq(tc_print_ok(r), "9223372036854775849");
+        verify_ok(t);
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, INT64_MAX, aa, &r), TC_OK);
+        ck_assert_str_eq(tc_print_ok(r), "18446744073709551656");
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, INT64_MIN, aa, &r), TC_OK);
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, INT64_MIN, aa, &r), TC_OK);
+        ck_assert_str_eq(tc_print_ok(r), "40");
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 2, -100, aa, &r), TC_OK);
+        ck_assert_str_eq(tc_print_ok(r), "-60");
+        ck_assert_uint_eq(info(t).updates_resized, comp ? 6 : 4);
+        ck_assert_str_eq(tc_print_ok(lookup_ok(t, n)), "[{n,-60,x}]");
+        verify_ok(t);
+        /* badarg, and nothing changes. */
+        ck_assert_int_eq(tc_ets_update_counter(t, tc_read_ok("m"), 2, 1, aa, &r), TC_EBADARG);
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 1, 1, aa, &r), TC_EBADARG);
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 3, 1, aa, &r), TC_EBADARG);
+        ck_assert_int_eq(tc_ets_update_counter(t, n, 4, 1, aa, &r), TC_EBADARG);
+        ck_assert_str_eq(tc_print_ok(lookup_ok(t, n)), "[{n,-60,x}]");
+        verify_ok(t);
+        tc_ets_free(t);
+    }
+}
+END_TEST
+
+START_TEST(the_table_grows_by_splitting_buckets)
+{
+    tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY, false);
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_term hello = tc_read_ok("hello");
+    enum { N = 20000 };
+    for (int i = 0; i < N; i++) {
+        tc_term e[2] = {tc_make_small(i), hello};
+        ck_assert_int_eq(tc_ets_insert(t, tc_term_tuple(aa, e, 2), NULL), TC_OK);
+    }
+    tc_ets_info in = info(t);
+    ck_assert_uint_eq(in.objects, N);
+    ck_assert_uint_ge(in.buckets, N); /* GROW_LIMIT: no more objects than buckets */
+    ck_assert_uint_le(in.buckets, N + 1);
+    ck_assert_uint_eq(in.stored_words, 3u * N);
+    verify_ok(t);
+    for (int i = 0; i < N; i += 97)
+        ck_assert_int_eq(tc_small_val(tc_tuple_element(object_ok(t, tc_make_small(i)), 1)), i);
+    tc_ets_free(t);
+}
+END_TEST
+
+START_TEST(out_of_memory_is_a_result)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY, comp);
+        insert_ok(t, tc_read_ok("{a, 1}"));
+        tc_term obj = tc_read_ok("{b, [1, 2, {3}], <<0:1000>>}");
+        int64_t live = tc_mem_live();
+        tc_result r = TC_ENOMEM;
+        for (uint64_t n = 1; r == TC_ENOMEM; n++) {
+            tc_mem_fail_at(n);
+            r = tc_ets_insert(t, obj, NULL);
+            tc_mem_fail_at(0);
+            verify_ok(t);
+            if (r == TC_ENOMEM) {
+                ck_assert_int_eq(tc_mem_live(), live);
+                ck_assert_uint_eq(info(t).objects, 1);
+            }
+        }
+        ck_assert_int_eq(r, TC_OK);
+        tc_offheap oh = {0};
+        tc_alloc failing = {tc_null_alloc, &oh};
+        tc_term out = TC_NIL, res;
+        ck_assert_int_eq(tc_ets_lookup(t, tc_read_ok("b"), &failing, &out, NULL), TC_ENOMEM);
+        ck_assert_int_eq(tc_ets_update_counter(t, tc_read_ok("a"), 2, INT64_MAX, &failing, &res), TC_ENOMEM);
+        ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_read_ok("a"))), "[{a,1}]");
+        verify_ok(t);
+        tc_ets_free(t);
+    }
+}
+END_TEST
+
+/* ---- the concurrent stress test ------------------------------------------------------- */
+
+/*
+ * Each worker owns the keys k with k % workers == its index and inserts, deletes, updates
+ * and looks them up; everybody looks up everybody's keys and bumps shared counters. An
+ * object is {K, Count, {K, Version}, Pool[Version % POOL]}: a torn object would break the
+ * tie between its elements. Afterwards the table must equal what each worker's own
+ * sequence of operations, replayed alone, leaves, and each shared counter the sum of the
+ * increments.
+ */
+enum { KEYS = 512, COUNTERS = 4, POOL = 32, OPS = 12000, SLICE = 64 };
+
+typedef struct oracle_entry {
+    bool present;
+    int64_t count;
+    uint64_t version;
+} oracle_entry;
+
+typedef struct stress {
+    tc_ets *t;
+    unsigned workers;
+    tc_term pool[POOL];
+    tc_term counter_key[COUNTERS];
+    oracle_entry expect[KEYS];      /* each worker writes only its own keys */
+    int64_t counter_sum[8][COUNTERS];
+    atomic_int failures;
+    const char *failure;
+} stress;
+
+typedef struct worker {
+    stress *s;
+    unsigned id;
+    uint64_t rng;
+    tc_arena *heap;
+    int done;
+} worker;
+
+static uint64_t wrand(worker *w)
+{
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
+static void note_failure(stress *s, const char *why)
+{
+    if (atomic_fetch_add(&s->failures, 1) == 0)
+        s->failure = why;
+}
+
+static tc_term make_obj(worker *w, uint64_t k, int64_t count, uint64_t version)
+{
+    tc_alloc *a = tc_arena_alloc(w->heap);
+    tc_term tag[2] = {tc_make_small((int64_t)k), tc_make_small((int64_t)version)};
+    tc_term e[4] = {tc_make_small((int64_t)k), tc_make_small(count), tc_term_tuple(a, tag, 2),
+                    w->s->pool[version % POOL]};
+    return tc_term_tuple(a, e, 4);
+}
+
+/* Whether a looked-up value could have been inserted for key k. */
+static bool consistent(const stress *s, tc_term l, uint64_t k)
+{
+    if (l == TC_NIL)
+        return true;
+    if (!tc_is_list(l) || tc_cdr(l) != TC_NIL || !tc_term_verify(l, NULL))
+        return false;
+    tc_term o = tc_car(l);
+    if (!tc_is_tuple(o) || tc_tuple_arity(o) != 4 || tc_tuple_element(o, 1) != tc_make_small((int64_t)k) ||
+        !tc_is_small(tc_tuple_element(o, 2)))
+        return false;
+    tc_term tag = tc_tuple_element(o, 3);
+    if (!tc_is_tuple(tag) || tc_tuple_arity(tag) != 2 || tc_tuple_element(tag, 1) != tc_make_small((int64_t)k))
+        return false;
+    bool eq = false;
+    uint64_t v = (uint64_t)tc_small_val(tc_tuple_element(tag, 2));
+    return tc_term_equal(tc_tuple_element(o, 4), s->pool[v % POOL], &eq) == TC_OK && eq;
+}
+
+static void worker_steps(worker *w, int steps)
+{
+    stress *s = w->s;
+    for (; steps > 0 && w->done < OPS; steps--, w->done++) {
+        tc_arena_mark mark = tc_arena_get_mark(w->heap);
+        uint64_t r = wrand(w), op = r % 10;
+        uint64_t own = (r >> 8) % (KEYS / s->workers) * s->workers + w->id;
+        uint64_t any = (r >> 24) % KEYS;
+        oracle_entry *e = &s->expect[own];
+        tc_term key = tc_make_small((int64_t)own), out, res;
+        if (op < 3) {
+            e->version++;
+            e->count = e->present ? e->count : 0;
+            if (tc_ets_insert(s->t, make_obj(w, own, e->count, e->version), NULL) != TC_OK)
+                note_failure(s, "insert failed");
+            e->present = true;
+        } else if (op < 4) {
+            bool found;
+            if (tc_ets_delete(s->t, key, &found) != TC_OK || found != e->present)
+                note_failure(s, "delete disagrees with the oracle");
+            e->present = false;
+        } else if (op < 6) {
+            tc_result rr = tc_ets_update_counter(s->t, key, 2, 3, tc_arena_alloc(w->heap), &res);
+            if (rr != (e->present ? TC_OK : TC_EBADARG) || (e->present && res != tc_make_small(e->count + 3)))
+                note_failure(s, "update_counter disagrees with the oracle");
+            if (e->present)
+                e->count += 3;
+        } else if (op < 7) {
+            unsigned c = (unsigned)(r >> 40) % COUNTERS;
+            int64_t incr = (int64_t)(r >> 48) % 5 + 1;
+            if (tc_ets_update_counter(s->t, s->counter_key[c], 2, incr, tc_arena_alloc(w->heap), &res) != TC_OK)
+                note_failure(s, "update_counter on a shared counter failed");
+            s->counter_sum[w->id][c] += incr;
+        } else {
+            if (tc_ets_lookup(s->t, tc_make_small((int64_t)any), tc_arena_alloc(w->heap), &out, NULL) != TC_OK ||
+                !consistent(s, out, any))
+                note_failure(s, "a lookup returned an object nobody inserted");
+            if (op == 9) { /* my own key: exactly what I left */
+                if (tc_ets_lookup(s->t, key, tc_arena_alloc(w->heap), &out, NULL) != TC_OK ||
+                    (out == TC_NIL) == e->present ||
+                    (e->present && tc_tuple_element(tc_car(out), 2) != tc_make_small(e->count)))
+                    note_failure(s, "a lookup of my own key disagrees with the oracle");
+            }
+        }
+        tc_arena_rollback(w->heap, mark);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    worker_steps(w, OPS);
+    return NULL;
+}
+
+static void run_stress(tc_ets_lock_mode mode, bool compressed, unsigned workers)
+{
+    static stress s;
+    memset(&s, 0, sizeof s);
+    s.workers = workers;
+    tc_arena *a = tc_fixture_arena();
+    for (unsigned i = 0; i < POOL; i++)
+        s.pool[i] = tc_gen_term(tc_arena_alloc(a), 3, true);
+    s.t = table_ok(mode, compressed);
+    for (unsigned c = 0; c < COUNTERS; c++) {
+        tc_term e[2] = {tc_make_small(-1 - (int64_t)c), tc_make_small(0)};
+        s.counter_key[c] = e[0];
+        insert_ok(s.t, tc_term_tuple(tc_arena_alloc(a), e, 2));
+    }
+    worker w[8];
+    uint64_t seed = tc_test_seed();
+    for (unsigned i = 0; i < workers; i++) {
+        w[i] = (worker){&s, i, seed * 2654435761u + i + 1, tc_arena_new(0), 0};
+        ck_assert_ptr_nonnull(w[i].heap);
+    }
+    if (mode == TC_ETS_LOCK_NONE) {
+        /* One scheduler: the workers take turns on this thread (-smp disable). */
+        for (bool busy = true; busy;) {
+            busy = false;
+            for (unsigned i = 0; i < workers; i++) {
+                worker_steps(&w[i], SLICE);
+                busy |= w[i].done < OPS;
+            }
+        }
+    } else {
+        pthread_t th[8];
+        for (unsigned i = 0; i < workers; i++)
+            ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+        for (unsigned i = 0; i < workers; i++)
+            pthread_join(th[i], NULL);
+    }
+    ck_assert_msg(atomic_load(&s.failures) == 0, "%s (%s, %u workers, %d failures)", s.failure,
+                  tc_ets_lock_mode_name(mode), workers, atomic_load(&s.failures));
+    verify_ok(s.t);
+    /* The sequential oracle. */
+    uint64_t present = 0;
+    for (uint64_t k = 0; k < KEYS; k++) {
+        tc_term l = lookup_ok(s.t, tc_make_small((int64_t)k));
+        ck_assert((l != TC_NIL) == s.expect[k].present);
+        if (l == TC_NIL)
+            continue;
+        present++;
+        tc_term o = tc_car(l);
+        ck_assert(consistent(&s, l, k));
+        ck_assert_int_eq(tc_small_val(tc_tuple_element(o, 2)), s.expect[k].count);
+        ck_assert_int_eq(tc_small_val(tc_tuple_element(tc_tuple_element(o, 3), 2)), (int64_t)s.expect[k].version);
+    }
+    for (unsigned c = 0; c < COUNTERS; c++) {
+        int64_t sum = 0;
+        for (unsigned i = 0; i < workers; i++)
+            sum += s.counter_sum[i][c];
+        tc_term o = object_ok(s.t, s.counter_key[c]);
+        ck_assert_int_eq(tc_small_val(tc_tuple_element(o, 2)), sum); /* no lost update */
+    }
+    ck_assert_uint_eq(info(s.t).objects, present + COUNTERS);
+    for (unsigned i = 0; i < workers; i++)
+        tc_arena_free(w[i].heap);
+    tc_ets_free(s.t);
+}
+
+START_TEST(concurrent_stress_per_lock_mode)
+{
+    tc_ets_lock_mode mode = (tc_ets_lock_mode)(_i / 2);
+    for (unsigned workers = 2; workers <= 4; workers += 2)
+        run_stress(mode, _i % 2, workers);
+}
+END_TEST
+
+START_TEST(lock_mode_names_round_trip)
+{
+    for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++) {
+        tc_ets_lock_mode back;
+        ck_assert(tc_ets_lock_mode_parse(tc_ets_lock_mode_name((tc_ets_lock_mode)m), &back));
+        ck_assert_int_eq(back, m);
+    }
+    tc_ets_lock_mode x;
+    ck_assert(!tc_ets_lock_mode_parse("smp", &x));
+    tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_WRITE_CONCURRENCY);
+    tc_ets *t;
+    o.bucket_locks = 48;
+    ck_assert_int_eq(tc_ets_new(&o, &t), TC_EBADARG);
+    o.bucket_locks = 16;
+    ck_assert_int_eq(tc_ets_new(&o, &t), TC_OK);
+    tc_ets_free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("heaps_ets");
+    TCase *tc = tcase_create("ets");
+    tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, insert_lookup_delete_in_every_mode);
+    tcase_add_test(tc, overwrite_keeps_one_object_per_key);
+    tcase_add_test(tc, delete_frees_the_storage);
+    tcase_add_test(tc, a_lookup_result_is_independent_of_later_changes);
+    tcase_add_test(tc, random_terms_compressed_and_plain_agree);
+    tcase_add_test(tc, update_counter_in_place_and_resized);
+    tcase_add_test(tc, the_table_grows_by_splitting_buckets);
+    tcase_add_test(tc, out_of_memory_is_a_result);
+    tcase_add_test(tc, lock_mode_names_round_trip);
+    tcase_add_loop_test(tc, concurrent_stress_per_lock_mode, 0, 2 * TC_ETS_LOCK_MODES);
+    suite_add_tcase(s, tc);
+    printf("seed %llu\n", (unsigned long long)tc_test_seed());
+    return tc_run_suite(s);
+}
