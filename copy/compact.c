@@ -3,6 +3,7 @@
 #include "copy_struct.h"
 #include "copy_struct_impl.h"
 #include "../terms/binary.h"
+#include "../terms/layout.h"
 #include "../terms/size.h"
 
 struct tc_copy_compact {
@@ -66,19 +67,13 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
         tc_term w = src[i];
         if (!tc_is_header(w)) {
             dst[i++] = relocate(w, delta);
-        } else if (tc_header_subtag(w) == TC_SUBTAG_MAP) {
-            dst[i] = w;
-            dst[i + 1] = src[i + 1];
-            i += 2;
-        } else if (tc_header_is_thing(w)) {
-            size_t k = 1 + tc_header_arity(w);
-            tc_copy_object_words(&dst[i], &src[i], k);
-            if (tc_header_subtag(w) == TC_SUBTAG_REFC_BINARY)
-                tc_copy_adopt_proc_bin(oh, &dst[i]);
-            i += k;
-        } else {
-            dst[i++] = w;
+            continue;
         }
+        size_t k = tc_layout_header_step(&src[i]);
+        tc_copy_object_words(&dst[i], &src[i], k);
+        if (tc_header_subtag(w) == TC_SUBTAG_REFC_BINARY)
+            tc_copy_adopt_proc_bin(oh, &dst[i]);
+        i += k;
     }
     return relocate(c->root, delta);
 }

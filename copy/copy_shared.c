@@ -2,6 +2,7 @@
 
 #include "copy_struct_impl.h"
 #include "../terms/binary.h"
+#include "../terms/layout.h"
 #include "../terms/size.h"
 #include "../terms/wstack.h"
 
@@ -143,13 +144,10 @@ static const tc_term *children(const tc_term *p, tc_term header, size_t *n)
     return NULL;
 }
 
-static size_t object_words(const shcopy *s, const tc_term *p, tc_term header)
+/* Words the copy of an object takes: its own words, except that a sub binary is flattened. */
+static size_t copy_words(const shcopy *s, const tc_term *p, tc_term header)
 {
-    switch (tc_header_subtag(header)) {
-    case TC_SUBTAG_MAP: return 3 + p[1];
-    case TC_SUBTAG_SUB_BINARY: return sub_binary_size(s, p);
-    default: return 1 + tc_header_arity(header);
-    }
+    return tc_header_subtag(header) == TC_SUBTAG_SUB_BINARY ? sub_binary_size(s, p) : tc_layout_words(header, p);
 }
 
 /* copy_shared_calculate. On TC_ENOMEM it stops at an object boundary: everything before is
@@ -191,7 +189,7 @@ static tc_result calculate(shcopy *s, tc_term t, uint64_t *words)
                     k += !tc_is_immed(kids[i]);
                 if (!queue_reserve(&s->q, k))
                     return TC_ENOMEM;
-                sum += object_words(s, p, h);
+                sum += copy_words(s, p, h);
                 for (size_t i = 0; i < n; i++)
                     if (!tc_is_immed(kids[i]))
                         queue_push(&s->q, kids[i], NULL);
@@ -225,7 +223,7 @@ static tc_term perform_boxed(shcopy *s, const tc_term *p, tc_term header, bool d
         return TC_NON_VALUE;
     }
     tc_term *d = s->hp;
-    size_t words = object_words(s, p, header);
+    size_t words = copy_words(s, p, header);
     s->hp += words;
     if (tc_header_subtag(header) == TC_SUBTAG_SUB_BINARY)
         return tc_copy_flatten_sub_binary(p, header_of(s, tc_boxed_val(p[TC_SB_ORIG])), d, words, s->oh);

@@ -4,6 +4,7 @@
 
 #include "copy_struct_impl.h"
 #include "../terms/binary.h"
+#include "../terms/layout.h"
 #include "../terms/size.h"
 
 void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb)
@@ -63,12 +64,12 @@ typedef struct fill {
     tc_offheap *oh;
 } fill;
 
-static bool is_literal(const fill *f, const tc_term *p) { return p >= f->lit_lo && p < f->lit_hi; }
+static bool is_literal(const fill *f, const tc_term *p) { return tc_layout_in(p, f->lit_lo, f->lit_hi); }
 
 /* A pointer that is already final: into the block, into the literals, or to the shared {}. */
 static bool stays(const fill *f, const tc_term *p)
 {
-    return (p >= f->lo && p < f->hi) || is_literal(f, p) || tc_is_empty_tuple_object(p);
+    return tc_layout_in(p, f->lo, f->hi) || is_literal(f, p) || tc_is_empty_tuple_object(p);
 }
 
 static void copy_boxed(fill *f, tc_term *slot, const tc_term *p)
@@ -162,7 +163,7 @@ tc_term tc_copy_struct_fill(tc_term t, tc_term *hp, size_t words, tc_offheap *oh
     f.lit_lo = lit ? lit->start : NULL;
     f.lit_hi = lit ? lit->end : NULL;
     if (words == 0) {
-        TC_CHECK(tc_is_immed(t) || stays(&f, tc_is_list(t) ? tc_list_val(t) : tc_boxed_val(t)));
+        TC_CHECK(tc_is_immed(t) || stays(&f, tc_layout_ptr(t)));
         return t;
     }
     f.htop = hp;
@@ -176,12 +177,8 @@ tc_term tc_copy_struct_fill(tc_term t, tc_term *hp, size_t words, tc_offheap *oh
     for (tc_term *p = hp; p < f.htop;) {
         tc_term w = *p;
         if (tc_is_header(w)) {
-            if (tc_header_subtag(w) == TC_SUBTAG_MAP)
-                p += 2; /* the size word is raw; keys and values are terms */
-            else if (tc_header_is_thing(w) || p == f.const_tuple)
-                p += 1 + tc_header_arity(w);
-            else
-                p++;
+            /* a tuple of immediates has nothing to copy: its elements are skipped too */
+            p += p == f.const_tuple ? 1 + tc_header_arity(w) : tc_layout_header_step(p);
         } else {
             /* Inline, as erts's scan switches on the tag in place: most words here are
              * pointers into the block already (the tails of copied cells) or to boxed things. */

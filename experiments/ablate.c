@@ -37,7 +37,7 @@ static void word_gc_test(tc_ep_config *c) { c->policy.bif_gc_test = TC_BIF_GC_WO
 static void no_long_gc_delay(tc_ep_config *c) { c->policy.long_gc_words = 0; }
 static void flip_send(tc_ep_config *c)
 {
-    c->send_path = c->send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
+    c->policy.send_path = c->policy.send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
 }
 
 static const ablation ablations[] = {

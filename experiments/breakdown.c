@@ -144,13 +144,13 @@ static tc_result measure_gc_unit(const tc_policy *pol, tc_term data, unit_costs 
         if ((r = tc_proc_new(mem, pol, &p)) != TC_OK)
             break;
         r = tc_proc_test_heap_maybe_gc(p, words);
+        if (r == TC_OK)
+            r = tc_proc_copy_in(p, data, words, &tc_proc_x(p)[0]);
         if (r == TC_OK) {
-            p->x[0] = tc_copy_struct_fill(data, p->htop, words, &p->off_heap, NULL);
-            p->htop += words;
-            p->arity = 1;
-            uint64_t before = p->stats.words_copied, t0 = tc_bench_now_ns();
-            r = tc_gc_collect(p, 0, p->x, p->arity);
-            uint64_t t1 = tc_bench_now_ns(), moved = p->stats.words_copied - before;
+            tc_proc_set_arity(p, 1);
+            uint64_t before = tc_proc_stats_get(p)->words_copied, t0 = tc_bench_now_ns();
+            r = tc_gc_collect(p, 0, tc_proc_x(p), tc_proc_arity(p));
+            uint64_t t1 = tc_bench_now_ns(), moved = tc_proc_stats_get(p)->words_copied - before;
             ns[k] = moved ? ((double)(t1 - t0) - tc_bench_clock_overhead_ns()) / (double)moved : 0;
         }
         tc_proc_free(p);
@@ -177,7 +177,7 @@ static tc_step bounce_step(tc_task *t)
         b->left = -b->left - 1;
     if (b->left == 0)
         return TC_STEP_DONE;
-    if (tc_send(t->proc, b->peer->proc, tc_make_small(1), TC_SEND_HEAP_OR_FRAG, false, NULL) != TC_OK) {
+    if (tc_send(t->proc, b->peer->proc, tc_make_small(1), false, NULL) != TC_OK) {
         t->error = TC_ENOMEM;
         return TC_STEP_ERROR;
     }

@@ -126,7 +126,7 @@ static int parse_options(int argc, char **argv, options *o)
                 return bad("--gc-trigger", optarg);
             break;
         case O_SEND:
-            if (tc_send_path_parse(optarg, &c->send_path) != TC_OK)
+            if (tc_send_path_parse(optarg, &c->policy.send_path) != TC_OK)
                 return bad("--send-path", optarg);
             break;
         case O_NOSHRINK: c->policy.shrink = false; break;
@@ -173,7 +173,7 @@ static void write_csv(FILE *csv, const options *o, const tc_bench_summary *sum, 
     tc_bench_meta_standard(csv);
     tc_bench_meta(csv, "experiment", "eptest (seed 2005 on modelled processes)");
     tc_bench_meta(csv, "era", "%s (send path %s, gc trigger %s, shrink %s, segment cache %u, sbct %zu, min_heap %llu%s%s)",
-                  c->policy.name, tc_send_path_name(c->send_path),
+                  c->policy.name, tc_send_path_name(c->policy.send_path),
                   c->policy.trigger == TC_GC_AFTER_BIF ? "bif" : "schedule", c->policy.shrink ? "on" : "off",
                   c->policy.mem.cache_slots, c->policy.mem.sbct, (unsigned long long)c->policy.min_heap_size,
                   c->hot_key ? ", hot key" : "", c->keep_result ? ", result kept" : "");

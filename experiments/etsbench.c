@@ -42,6 +42,7 @@
 #include "harness.h"
 #include "stores/ets.h"
 #include "terms/hash.h"
+#include "procs/gc.h"
 #include "procs/pdict.h"
 #include "procs/proc.h"
 #include "terms/atom.h"

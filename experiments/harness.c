@@ -287,6 +287,8 @@ void tc_bench_meta_standard(FILE *f)
     tc_bench_meta(f, "compiler", "gcc %s", __VERSION__);
 #endif
     tc_bench_meta(f, "flags", "%s", TC_BENCH_CFLAGS);
+    tc_bench_meta(f, "debug_level", "%d (%s)", TC_DEBUG_LEVEL,
+                  TC_DEBUG_LEVEL == 0 ? "no checks" : TC_DEBUG_LEVEL == 1 ? "assertions" : "assertions and verifiers");
     cpu_model(buf, sizeof buf);
     tc_bench_meta(f, "cpu", "%s (%ld online)", buf, sysconf(_SC_NPROCESSORS_ONLN));
     struct utsname u;

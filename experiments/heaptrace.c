@@ -197,9 +197,9 @@ int main(int argc, char **argv)
         return fail("memory source", TC_ENOMEM);
     if ((r = tc_proc_new(mem, &pol, &p)) != TC_OK)
         return fail("process", r);
-    p->x[0] = tc_make_small(7); /* Tab */
-    p->x[1] = tc_make_small(1); /* Key */
-    p->arity = 2;
+    tc_proc_x(p)[0] = tc_make_small(7); /* Tab */
+    tc_proc_x(p)[1] = tc_make_small(1); /* Key */
+    tc_proc_set_arity(p, 2);
     for (int i = 0; i < 6; i++)
         if ((r = tc_proc_push_maybe_gc(p, tc_make_small(i))) != TC_OK)
             return fail("stack", r);
@@ -223,13 +223,13 @@ int main(int argc, char **argv)
         if ((r = tc_proc_bif_return_maybe_gc(p, live, &res)) != TC_OK)
             return fail("gc after bif", r);
         /* The loop drops the result and calls itself: Tab and Key stay live. */
-        p->arity = 2;
-        if (p->yield_requested || pol.trigger == TC_GC_AT_SCHEDULE)
+        tc_proc_set_arity(p, 2);
+        if (tc_proc_yield_requested(p) || pol.trigger == TC_GC_AT_SCHEDULE)
             if ((r = tc_proc_schedule_in_maybe_gc(p)) != TC_OK)
                 return fail("gc at schedule", r);
         w->faults = tc_faults_end(&f);
-        w->heap_after = p->heap_sz;
-        w->old_heap = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
+        w->heap_after = tc_proc_heap_size(p);
+        w->old_heap = tc_proc_old_heap_size(p);
         w->mapped = ms->carriers_mapped - m0.carriers_mapped;
         w->unmapped = ms->carriers_unmapped - m0.carriers_unmapped;
         w->hits = ms->cache_hits - m0.cache_hits;
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
     printf("# heaptrace: era %s, trigger %s, shrink %s, result %zu words, %zu lookups, sbct %zu bytes, "
            "segment cache %u slots, min_heap %llu\n",
            pol.name, pol.trigger == TC_GC_AFTER_BIF ? "after-bif" : "at-schedule", pol.shrink ? "on" : "off",
-           result_words, lookups, pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)p->min_heap_size);
+           result_words, lookups, pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)tc_proc_min_heap_size(p));
     printf("%7s %9s %9s %4s %8s %9s %6s %7s %6s %6s %7s\n", "lookup", "heap", "old_heap", "gcs", "copied",
            "new_heap", "mapped", "unmapped", "hits", "misses", "faults");
     size_t shown = lookups < 12 ? lookups : 12;
@@ -286,8 +286,8 @@ int main(int argc, char **argv)
            (double)sum.faults / n);
     printf("  totals: %llu minor + %llu major GCs (%llu delayed as long), %llu words copied, %llu carriers "
            "mapped, %llu unmapped, %llu cache hits\n",
-           (unsigned long long)p->stats.minor_gcs, (unsigned long long)p->stats.major_gcs,
-           (unsigned long long)p->stats.gcs_delayed, (unsigned long long)p->stats.words_copied,
+           (unsigned long long)tc_proc_stats_get(p)->minor_gcs, (unsigned long long)tc_proc_stats_get(p)->major_gcs,
+           (unsigned long long)tc_proc_stats_get(p)->gcs_delayed, (unsigned long long)tc_proc_stats_get(p)->words_copied,
            (unsigned long long)ms->carriers_mapped, (unsigned long long)ms->carriers_unmapped,
            (unsigned long long)ms->cache_hits);
 
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
         tc_bench_meta(out, "experiment", "heaptrace");
         tc_bench_meta(out, "policy", "%s trigger=%s shrink=%s sbct=%zu cache=%u min_heap=%llu", pol.name,
                       pol.trigger == TC_GC_AFTER_BIF ? "after-bif" : "at-schedule", pol.shrink ? "on" : "off",
-                      pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)p->min_heap_size);
+                      pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)tc_proc_min_heap_size(p));
         tc_bench_meta(out, "result_words", "%zu", result_words);
         fputs("lookup,heap_words,old_heap_words,gcs,gc_words_copied,new_heap_words,fragments,carriers_mapped,"
               "carriers_unmapped,cache_hits,cache_misses,minor_faults\n",

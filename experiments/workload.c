@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "alloc/faults.h"
 #include "stores/ets.h"
+#include "procs/gc.h"
 #include "procs/sched.h"
 #include "procs/verify.h"
 #include "terms/arena.h"
@@ -37,7 +38,6 @@ tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
     tc_result r = tc_policy_preset(era, &c.policy);
     if (r != TC_OK)
         return r;
-    c.send_path = c.policy.frag_rule == TC_FRAG_R10B ? TC_SEND_DIRECT : TC_SEND_HEAP_OR_FRAG;
     *out = c;
     return TC_OK;
 }
@@ -121,8 +121,9 @@ static tc_result place_on_heap(tc_proc *p, tc_term t)
         r = tc_proc_test_heap_maybe_gc(p, words + 1);
     if (r != TC_OK)
         return r;
-    tc_term copy = tc_copy_struct_fill(t, p->htop, words, &p->off_heap, NULL);
-    p->htop += words;
+    tc_term copy;
+    if ((r = tc_proc_copy_in(p, t, words, &copy)) != TC_OK)
+        return r;
     return tc_proc_push_maybe_gc(p, copy);
 }
 
@@ -139,8 +140,9 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
         return place_on_heap(p, arena_copy);
     tc_result r = TC_OK;
     bool as_list = sh != TC_EP_NESTED;
-    p->x[0] = TC_NIL;
-    p->arity = 1;
+    tc_term *x = tc_proc_x(p);
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
     for (long i = len; i >= 1 && r == TC_OK; i--) {
         char digits[24];
         int n = sh == TC_EP_STRINGS ? snprintf(digits, sizeof digits, "%ld", i) : 0;
@@ -157,9 +159,9 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
                 chars[k] = tc_make_small(digits[k]);
             e = tc_term_list(a, chars, (size_t)n, TC_NIL);
         }
-        tc_term pair[2] = {e, p->x[0]};
-        p->x[0] = as_list ? tc_term_cons(a, e, p->x[0]) : tc_term_tuple(a, pair, 2);
-        if (e == TC_NON_VALUE || p->x[0] == TC_NON_VALUE)
+        tc_term pair[2] = {e, x[0]};
+        x[0] = as_list ? tc_term_cons(a, e, x[0]) : tc_term_tuple(a, pair, 2);
+        if (e == TC_NON_VALUE || x[0] == TC_NON_VALUE)
             r = TC_ENOMEM;
     }
     if (r == TC_OK && sh == TC_EP_TUPLE && (r = tc_proc_test_heap_maybe_gc(p, (uint64_t)len + 1)) == TC_OK) {
@@ -169,13 +171,13 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
             return TC_ENOMEM;
         hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
         long k = 1;
-        for (tc_term l = p->x[0]; tc_is_list(l); l = tc_cdr(l))
+        for (tc_term l = x[0]; tc_is_list(l); l = tc_cdr(l))
             hp[k++] = tc_car(l);
-        p->x[0] = tc_make_boxed(hp);
+        x[0] = tc_make_boxed(hp);
     }
     if (r == TC_OK)
-        r = tc_proc_push_maybe_gc(p, p->x[0]);
-    p->arity = 0;
+        r = tc_proc_push_maybe_gc(p, x[0]);
+    tc_proc_set_arity(p, 0);
     return r;
 }
 
@@ -203,7 +205,7 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
 {
     tc_term e[2] = {self, term};
     tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
-    tc_result r = tc_send(p, peer->proc, msg, w->cfg->send_path, peer->status != TC_TASK_WAITING, &w->copy);
+    tc_result r = tc_send(p, peer->proc, msg, peer->status != TC_TASK_WAITING, &w->copy);
     if (r == TC_OK)
         tc_sched_wake(peer);
     return r;
@@ -284,8 +286,8 @@ static tc_step loop_step(tc_task *t)
         if (r == TC_OK)
             r = tc_proc_bif_return_maybe_gc(p, entry, &res);
         if (r == TC_OK && st->w->cfg->keep_result) {
-            p->x[0] = res;
-            p->arity = 1;
+            tc_proc_x(p)[0] = res;
+            tc_proc_set_arity(p, 1);
         }
     }
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
@@ -304,9 +306,10 @@ typedef struct snapshot {
 
 static void add_proc(snapshot *s, const tc_proc *p)
 {
-    s->gcs += p->stats.minor_gcs + p->stats.major_gcs;
-    s->gc_words += p->stats.words_copied;
-    s->frags += p->stats.frags_allocated;
+    const tc_proc_stats *st = tc_proc_stats_get(p);
+    s->gcs += st->minor_gcs + st->major_gcs;
+    s->gc_words += st->words_copied;
+    s->frags += st->frags_allocated;
 }
 
 static snapshot take(const world *w, const tc_proc *other)
@@ -391,7 +394,7 @@ static tc_result pass_loop(world *w, tc_ets *table, loop_op op, int test, tc_ep_
     snapshot b = take(w, NULL);
     hook(w, test, false);
     *c = diff(&a, &b);
-    w->tester->arity = 0; /* a kept result dies with the loop */
+    tc_proc_set_arity(w->tester, 0); /* a kept result dies with the loop */
     return r == TC_OK ? check_heap(w, w->tester) : r;
 }
 

@@ -40,8 +40,7 @@ tc_result tc_ep_shape_parse(const char *name, tc_ep_shape *out) TC_MUST_CHECK;
 typedef struct tc_ep_config {
     long len, iterations;
     tc_ep_shape shape;
-    tc_policy policy;
-    tc_send_path send_path;
+    tc_policy policy; /* the era's rules, the send path among them */
     bool hot_key;     /* look up key 1 N times instead of keys 1..N */
     bool keep_result; /* the lookup result stays live until the next lookup */
     bool verify;      /* run the heap verifier after every pass */
@@ -54,7 +53,7 @@ typedef struct tc_ep_config {
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
 tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
 
-/* The era's defaults: its policy and its send path (L 1000, N 1000, ints). */
+/* The era's defaults: its policy (L 1000, N 1000, ints). */
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
 
 enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_EP_LOOKUP, TC_EP_EMPTY, TC_EP_TESTS };

@@ -2,65 +2,13 @@
 
 #include <string.h>
 
+#include "heapsize.h"
 #include "proc_impl.h"
-
-/* ---- the heap-size tables ------------------------------------------------------------ */
-
-#define TABLE_MAX 64
-
-static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
-{
-    unsigned i;
-    if (t == TC_HEAP_TABLE_R10B) {
-        a[0] = 34;
-        a[1] = 55;
-        for (i = 2; i < TABLE_MAX && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
-            a[i] = a[i - 1] + a[i - 2];
-        return i;
-    }
-    a[0] = 12;
-    a[1] = 38;
-    for (i = 2; i < 23; i++)
-        a[i] = a[i - 1] + a[i - 2] + 1; /* the +1 leaves room for an allocator block header */
-    const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
-    for (; i < TABLE_MAX; i++) {
-        a[i] = a[i - 1] + a[i - 1] / 5;
-        if (a[i] > max_words) {
-            i--; /* erts drops the last fitting entry too; kept for fidelity */
-            break;
-        }
-    }
-    return i;
-}
-
-uint64_t tc_gc_heap_size_at(tc_heap_table t, unsigned i)
-{
-    uint64_t a[TABLE_MAX];
-    return i < fill_table(t, a) ? a[i] : 0;
-}
-
-unsigned tc_gc_heap_sizes_count(tc_heap_table t)
-{
-    uint64_t a[TABLE_MAX];
-    return fill_table(t, a);
-}
-
-uint64_t tc_gc_next_heap_size(tc_heap_table t, uint64_t size, unsigned offset)
-{
-    uint64_t a[TABLE_MAX];
-    unsigned n = fill_table(t, a);
-    if (size < a[0])
-        return a[0];
-    for (unsigned i = 0; i < n; i++)
-        if (a[i] >= size)
-            return i + offset < n ? a[i + offset] : a[n - 1];
-    return a[n - 1];
-}
 
 /* The process-level next(): OTP25 never goes below min_heap_size, R10B uses the table. */
 static uint64_t proc_next(const tc_proc *p, uint64_t size, unsigned offset)
 {
-    uint64_t s = tc_gc_next_heap_size(p->policy.heap_table, size, offset);
+    uint64_t s = tc_heap_next_size(p->policy.heap_table, size, offset);
     if (p->policy.gc_rules == TC_GC_RULES_MODERN && s < p->min_heap_size)
         s = p->min_heap_size;
     return s;
@@ -71,7 +19,7 @@ static uint64_t proc_next(const tc_proc *p, uint64_t size, unsigned offset)
 static inline void offset_word(tc_term *w, tc_term offs_bytes, const tc_term *lo, const tc_term *hi)
 {
     tc_term v = *w;
-    if ((tc_is_list(v) || tc_is_boxed(v)) && heap_in(tc_is_list(v) ? tc_list_val(v) : tc_boxed_val(v), lo, hi))
+    if ((tc_is_list(v) || tc_is_boxed(v)) && tc_layout_in(tc_layout_ptr(v), lo, hi))
         *w = v + offs_bytes;
 }
 
@@ -81,25 +29,28 @@ void tc_gc_offset_heap(tc_term *hp, size_t n, ptrdiff_t offs, const tc_term *lo,
 {
     tc_term ob = offs_in_bytes(offs);
     tc_term *end = hp + n;
-    while (hp < end) {
+    for (; hp < end; hp += tc_layout_step(hp)) {
         if (!tc_is_header(*hp)) {
-            offset_word(hp++, ob, lo, hi);
-            continue;
-        }
-        if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
+            offset_word(hp, ob, lo, hi);
+        } else if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
             tc_term *next = (tc_term *)(uintptr_t)hp[TC_PB_NEXT];
-            if (next && heap_in(next, lo, hi))
+            if (next && tc_layout_in(next, lo, hi))
                 hp[TC_PB_NEXT] += ob;
         }
-        hp += heap_header_step(hp);
     }
 }
 
-static void offset_roots(tc_term *v, size_t n, ptrdiff_t offs, const tc_term *lo, const tc_term *hi)
+/* A resize's relocation, applied to each area of the root set. */
+typedef struct relocation {
+    tc_term offs_bytes;
+    const tc_term *lo, *hi;
+} relocation;
+
+static void relocate_area(void *ctx, tc_term *roots, size_t n)
 {
-    tc_term ob = offs_in_bytes(offs);
+    const relocation *rel = ctx;
     for (size_t i = 0; i < n; i++)
-        offset_word(&v[i], ob, lo, hi);
+        offset_word(&roots[i], rel->offs_bytes, rel->lo, rel->hi);
 }
 
 static ptrdiff_t words_between(const tc_term *from, const tc_term *to)
@@ -141,7 +92,7 @@ static tc_term move_object(gc *g, tc_term v, tc_term **dst)
         return nv;
     }
     tc_term *src = tc_boxed_val(v);
-    size_t n = heap_object_words(src);
+    size_t n = tc_layout_object_words(src);
     memcpy(to, src, n * sizeof *to);
     nv = tc_make_boxed(to);
     src[0] = nv;
@@ -155,15 +106,15 @@ static void evac(gc *g, tc_term *slot, bool all_to_old)
     tc_term v = *slot;
     if (!tc_is_list(v) && !tc_is_boxed(v))
         return;
-    tc_term *ptr = tc_is_list(v) ? tc_list_val(v) : tc_boxed_val(v);
-    if (heap_in(ptr, g->old_lo, g->old_hi) || heap_is_literal(g->p, ptr))
+    tc_term *ptr = tc_layout_ptr(v);
+    if (tc_layout_in(ptr, g->old_lo, g->old_hi) || proc_is_literal(g->p, ptr))
         return;
     tc_term w = ptr[0];
     if (tc_is_list(v) ? w == TC_NON_VALUE : !tc_is_header(w)) {
         *slot = tc_is_list(v) ? ptr[1] : w;
         return;
     }
-    bool to_old = all_to_old || heap_in(ptr, g->mat_lo, g->mat_hi);
+    bool to_old = all_to_old || tc_layout_in(ptr, g->mat_lo, g->mat_hi);
     *slot = move_object(g, v, to_old ? &g->otop : &g->ntop);
 }
 
@@ -171,30 +122,19 @@ static void evac(gc *g, tc_term *slot, bool all_to_old)
 static void sweep(gc *g, tc_term *scan, tc_term **top, bool all_to_old)
 {
     while (scan < *top) {
-        if (tc_is_header(*scan))
-            scan += heap_header_step(scan);
-        else
-            evac(g, scan++, all_to_old);
+        if (!tc_is_header(*scan))
+            evac(g, scan, all_to_old);
+        scan += tc_layout_step(scan);
     }
 }
 
-static void evac_roots(gc *g, tc_term *objv, unsigned nobj)
+static void evac_area(void *ctx, tc_term *roots, size_t n)
 {
-    tc_proc *p = g->p;
-    for (tc_term *s = p->stop; s < p->hend; s++)
-        evac(g, s, false);
-    for (unsigned i = 0; i < nobj; i++)
-        evac(g, &objv[i], false);
-    for (tc_msg *m = p->msgq; m; m = m->next)
-        if (!m->frag)
-            evac(g, &m->term, false);
-    if (p->dict) {
-        size_t n;
-        tc_term *slots = tc_pdict_roots(p->dict, &n);
-        for (size_t i = 0; i < n; i++)
-            evac(g, &slots[i], false);
-    }
+    for (size_t i = 0; i < n; i++)
+        evac(ctx, &roots[i], false);
 }
+
+static void evac_roots(gc *g, tc_term *objv, unsigned nobj) { proc_each_root(g->p, objv, nobj, evac_area, g); }
 
 /* collect_live_heap_frags + move_one_area: the BIF's fragments go whole, garbage included. */
 static void move_live_frags(gc *g, tc_heapfrag *end)
@@ -202,10 +142,9 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
     for (tc_heapfrag *f = g->p->mbuf; f && f != end; f = f->next) {
         tc_term *src = f->mem, *lim = f->mem + f->used_size;
         while (src < lim) {
-            bool boxed = tc_is_header(*src);
-            size_t n = boxed ? heap_object_words(src) : 2;
+            size_t n = tc_layout_cell_words(src);
             TC_ASSERT(src + n <= lim); /* a fragment holds whole objects only */
-            (void)move_object(g, boxed ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
+            (void)move_object(g, tc_is_header(*src) ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
             src += n;
         }
         g->p->stats.frag_words_moved += f->used_size;
@@ -225,7 +164,7 @@ static void sweep_offheap(gc *g)
             next = (tc_term *)(uintptr_t)live[TC_PB_NEXT];
         } else {
             next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-            if (!g->major && heap_in(pb, g->old_lo, g->old_hi)) {
+            if (!g->major && tc_layout_in(pb, g->old_lo, g->old_hi)) {
                 live = pb;
             } else {
                 p->off_heap.overhead -= pb[TC_PB_SIZE];
@@ -251,8 +190,8 @@ static void install_new_heap(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_te
     size_t stack = tc_proc_stack_size(p);
     memcpy(n_heap + new_sz - stack, p->stop, stack * sizeof(tc_term));
     tc_mseg_free_block(p->mem, p->heap);
-    heap_free_frags(p->mem, p->mbuf);
-    heap_free_frags(p->mem, p->msg_frag);
+    proc_free_frags(p->mem, p->mbuf);
+    proc_free_frags(p->mem, p->msg_frag);
     p->mbuf = p->msg_frag = NULL;
     p->mbuf_sz = 0;
     p->arith_frag = NULL;
@@ -316,15 +255,15 @@ static uint64_t move_msgq_to_heap(tc_proc *p)
         if (!f)
             continue;
         size_t n = f->used_size;
-        TC_CHECK((size_t)(p->stop - p->htop) >= n);
+        TC_CHECK(tc_proc_heap_room(p) >= n);
         memcpy(p->htop, f->mem, n * sizeof(tc_term));
         ptrdiff_t offs = words_between(f->mem, p->htop);
         const tc_term *lo = f->mem, *hi = f->mem + n;
         tc_gc_offset_heap(p->htop, n, offs, lo, hi);
-        offset_roots(&m->term, 1, offs, lo, hi);
+        offset_word(&m->term, offs_in_bytes(offs), lo, hi);
         if (f->off_heap.first) /* its links were relocated with the words */
             f->off_heap.first = relocated(f->off_heap.first, offs);
-        heap_splice_offheap(&p->off_heap, &f->off_heap);
+        proc_splice_offheap(&p->off_heap, &f->off_heap);
         p->htop += n;
         moved += n;
         tc_heapfrag_free(p->mem, f);
@@ -353,28 +292,20 @@ static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nob
     tc_term *nstop = nh + new_sz - stack;
     if (!shrinking)
         memmove(nstop, nh + stack_at, stack * sizeof(tc_term));
-    if (nh != old) {
-        ptrdiff_t offs = words_between(old, nh);
-        const tc_term *lo = old, *hi = old + used;
-        tc_gc_offset_heap(nh, used, offs, lo, hi);
-        offset_roots(nstop, stack, offs, lo, hi);
-        offset_roots(objv, nobj, offs, lo, hi);
-        for (tc_msg *m = p->msgq; m; m = m->next)
-            if (!m->frag)
-                offset_roots(&m->term, 1, offs, lo, hi);
-        if (p->dict) { /* the dictionary's slots are roots too */
-            size_t n;
-            tc_term *slots = tc_pdict_roots(p->dict, &n);
-            offset_roots(slots, n, offs, lo, hi);
-        }
-        if (p->off_heap.first && heap_in(p->off_heap.first, lo, hi))
-            p->off_heap.first = relocated(p->off_heap.first, offs);
-    }
     p->high_water = nh + (p->high_water - old);
     p->heap = nh;
     p->htop = nh + used;
     p->hend = nh + new_sz;
     p->stop = nstop;
+    if (nh != old) { /* the block moved: relocate the heap, then the roots (stack included) */
+        ptrdiff_t offs = words_between(old, nh);
+        const tc_term *lo = old, *hi = old + used;
+        tc_gc_offset_heap(nh, used, offs, lo, hi);
+        relocation rel = {offs_in_bytes(offs), lo, hi};
+        proc_each_root(p, objv, nobj, relocate_area, &rel);
+        if (p->off_heap.first && tc_layout_in(p->off_heap.first, lo, hi))
+            p->off_heap.first = relocated(p->off_heap.first, offs);
+    }
     if (shrinking)
         p->stats.shrinks++;
     else
@@ -419,7 +350,7 @@ static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint6
     ev.resized = resized;
     ev.old_heap_created = created;
     p->stats.words_copied += copied;
-    heap_emit(p, &ev);
+    proc_emit(p, &ev);
 }
 
 static tc_term *alloc_heap(tc_proc *p, uint64_t words) { return tc_mseg_alloc_block(p->mem, words * sizeof(tc_term)); }
@@ -461,14 +392,14 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                                 tc_heapfrag *live_hf_end)
 {
     uint64_t stack = tc_proc_stack_size(p);
-    uint64_t before = heap_young_gen_usage(p);
+    uint64_t before = proc_young_gen_usage(p);
     tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before};
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
         if (!p->old_heap && mature != 0) {
             /* One step above what is needed: fewer fullsweeps, says the erts comment. */
-            if (!create_old_heap(p, tc_gc_next_heap_size(p->policy.heap_table, before, 1)))
+            if (!create_old_heap(p, tc_heap_next_size(p->policy.heap_table, before, 1)))
                 return TC_ENOMEM;
             created = true;
         }
@@ -515,13 +446,13 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
     uint64_t mature = (uint64_t)(p->high_water - p->heap);
     bool full = p->flags & TC_PROC_NEED_FULLSWEEP, created = false;
     if (!p->old_heap && mature != 0 && !full) {
-        if (!create_old_heap(p, tc_gc_next_heap_size(p->policy.heap_table, mature, 1)))
+        if (!create_old_heap(p, tc_heap_next_size(p->policy.heap_table, mature, 1)))
             return TC_ENOMEM;
         created = true;
     }
     uint64_t old_free = p->old_heap ? (uint64_t)(p->old_hend - p->old_htop) : 0;
     if (!full && mature <= old_free) {
-        uint64_t new_sz = tc_gc_next_heap_size(p->policy.heap_table, p->heap_sz + p->mbuf_sz, 0);
+        uint64_t new_sz = tc_heap_next_size(p->policy.heap_table, p->heap_sz + p->mbuf_sz, 0);
         tc_term *n_heap = alloc_heap(p, new_sz);
         if (!n_heap) {
             if (created)
@@ -552,11 +483,14 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
         ev.young_before = tc_proc_young_use(p);
     }
     uint64_t sz = p->heap_sz + p->mbuf_sz + (uint64_t)(p->old_htop - p->old_heap) + stack;
-    return collect_major(p, ev, tc_gc_next_heap_size(p->policy.heap_table, sz, 0), need, objv, nobj, false, NULL);
+    return collect_major(p, ev, tc_heap_next_size(p->policy.heap_table, sz, 0), need, objv, nobj, false, NULL);
 }
 
-tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
-                       tc_heapfrag *live_hf_end)
+/* The state transition every safe point ends in. At debug level 2 the process must verify
+ * after each collection, so a heap the collector (or anything before it) broke is caught
+ * here rather than at some later dereference. */
+static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                         tc_heapfrag *live_hf_end)
 {
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
@@ -565,10 +499,91 @@ tc_result heap_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, 
                       : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
     if (r == TC_OK)
         p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
+    PROC_VERIFY_TRANSITION(p, objv, nobj);
     return r;
 }
 
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 {
-    return heap_collect(p, need, objv, nobj, false, NULL);
+    return collect(p, need, objv, nobj, false, NULL);
+}
+
+/* ---- the safe points --------------------------------------------------------------------- */
+
+tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
+{
+    if (p->stop - p->htop < 1 || p->policy.gc_stress) {
+        /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
+        if (p->arity >= TC_PROC_MAX_XREGS)
+            return TC_EBADARG;
+        p->x[p->arity] = t;
+        tc_result r = collect(p, 1, p->x, p->arity + 1, false, NULL);
+        t = p->x[p->arity];
+        if (r != TC_OK)
+            return r;
+        p->stats.gcs_test_heap++;
+    }
+    *--p->stop = t;
+    return TC_OK;
+}
+
+tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
+{
+    if (tc_proc_heap_room(p) >= need && !p->policy.gc_stress)
+        return TC_OK;
+    tc_result r = collect(p, need, p->x, p->arity, false, NULL);
+    if (r == TC_OK)
+        p->stats.gcs_test_heap++;
+    return r;
+}
+
+/* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
+static bool bif_gc_desired(const tc_proc *p)
+{
+    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
+        return (p->flags & TC_PROC_FORCE_GC) ||
+               tc_proc_heap_room(p) * sizeof(tc_term) < p->mbuf_sz + 3;
+    return tc_proc_gc_desired(p);
+}
+
+/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
+static bool long_gc(const tc_proc *p)
+{
+    if (p->policy.long_gc_words == 0)
+        return false;
+    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
+    uint64_t sz = proc_young_gen_usage(p) + tc_proc_stack_size(p);
+    if (major)
+        sz += (uint64_t)(p->old_htop - p->old_heap);
+    return sz >= p->policy.long_gc_words;
+}
+
+tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
+{
+    if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
+        return TC_OK;
+    if (long_gc(p)) {
+        /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
+        p->flags |= TC_PROC_FORCE_GC;
+        p->yield_requested = true;
+        p->stats.gcs_delayed++;
+        return TC_OK;
+    }
+    tc_result r = collect(p, 0, result, 1, true, live_hf_end);
+    if (r == TC_OK)
+        p->stats.gcs_after_bif++;
+    return r;
+}
+
+tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
+{
+    bool want = p->policy.trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
+                                                       : tc_proc_gc_desired(p);
+    p->yield_requested = false;
+    if (!want && !p->policy.gc_stress)
+        return TC_OK;
+    tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
+    if (r == TC_OK)
+        p->stats.gcs_at_schedule++;
+    return r;
 }

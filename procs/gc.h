@@ -40,24 +40,46 @@
  *   every new heap; a resize moves it with memmove.
  * - Off-heap: ProcBins whose header was moved are relinked, those left in the old heap by a
  *   minor GC stay, the rest lose a reference.
- * next() is the heap-size table's next entry; OTP25's process-level next() is never below
- * min_heap_size, R10B's is the bare table.
+ * next() is the heap-size table's next entry (heapsize.h); OTP25's process-level next() is
+ * never below min_heap_size, R10B's is the bare table.
+ *
+ * Safe points are the only places a GC may run, because only there is the root set
+ * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,
+ * live x registers as roots), tc_proc_bif_return_maybe_gc (GC-after-BIF, only the result
+ * live), tc_proc_schedule_in_maybe_gc (R10B's GC at the next schedule, x registers live),
+ * tc_proc_push_maybe_gc (allocate a stack slot). Liveness is what these roots say. The
+ * collector calls into the process module; the process module never calls the collector.
  */
 #ifndef TC_GC_H
 #define TC_GC_H
 
 #include "proc.h"
 
-/* Entry i of the era's heap-size series (0 past its end) and how many there are. */
-uint64_t tc_gc_heap_size_at(tc_heap_table t, unsigned i);
-unsigned tc_gc_heap_sizes_count(tc_heap_table t);
-/* erts_next_heap_size: the smallest entry >= size, `offset` entries further up; sizes
- * below the first entry give the first entry. */
-uint64_t tc_gc_next_heap_size(tc_heap_table t, uint64_t size, unsigned offset);
-
 /* erts_garbage_collect: collects with the stack, objv[0..nobj) and the on-heap messages
  * as roots, so that `need` words fit afterwards. Updates objv in place. */
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj) TC_MUST_CHECK;
+
+/* Pushes t on the stack; needs one free word and may collect first, with the live x
+ * registers (and t) as roots. */
+tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
+
+/* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need, so
+ * that afterwards `need` words can be bumped. */
+tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
+
+/* The return of a BIF entered with tc_proc_bif_enter. OTP25: collects at once when the
+ * policy's bif_gc_test says so, with *result the only live register, moving the BIF's
+ * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
+ * yield are asked for and schedule_in collects. R10B: no GC here (HAlloc may have asked the
+ * process to yield; see schedule_in). */
+tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
+
+/* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
+ * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
+ * where a delayed long GC runs (on the dirty scheduler: no long-GC check) [I: the modern
+ * scheduler's own check was not read; the VM's trace shows the delayed GC there with the
+ * dropped result dead, gctrace.erl]. */
+tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
 
 /*
  * erts_offset_heap: adds `offs` words to every list or boxed pointer in the area

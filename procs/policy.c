@@ -17,6 +17,7 @@ tc_policy tc_policy_r10b(void)
         .shrink = true,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
+        .send_path = TC_SEND_DIRECT,
         .mem = tc_mseg_default_config(),
     };
     return p;
@@ -36,6 +37,7 @@ tc_policy tc_policy_otp25(void)
         .shrink = true,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
+        .send_path = TC_SEND_HEAP_OR_FRAG,
         .mem = tc_mseg_default_config(),
     };
     return p;
@@ -51,6 +53,19 @@ tc_result tc_policy_preset(const char *name, tc_policy *out)
         return TC_EBADARG;
     return TC_OK;
 }
+
+tc_result tc_send_path_parse(const char *name, tc_send_path *out)
+{
+    if (name && strcmp(name, "direct") == 0)
+        *out = TC_SEND_DIRECT;
+    else if (name && strcmp(name, "heap_or_frag") == 0)
+        *out = TC_SEND_HEAP_OR_FRAG;
+    else
+        return TC_EBADARG;
+    return TC_OK;
+}
+
+const char *tc_send_path_name(tc_send_path path) { return path == TC_SEND_DIRECT ? "direct" : "heap_or_frag"; }
 
 void tc_policy_apply_env(tc_policy *p)
 {

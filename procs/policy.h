@@ -12,12 +12,7 @@
 #include <stdint.h>
 
 #include "../alloc/mseg.h"
-
-/* The heap-size series (erts_init_gc / init_gc). */
-typedef enum tc_heap_table {
-    TC_HEAP_TABLE_R10B,  /* 34, 55, then Fibonacci */
-    TC_HEAP_TABLE_MODERN /* 12, 38, a[i-1] + a[i-2] + 1 up to index 22, then +20 % */
-} tc_heap_table;
+#include "heapsize.h"
 
 /* What HAlloc does when the request does not fit between htop and stop. */
 typedef enum tc_frag_rule {
@@ -51,6 +46,13 @@ typedef enum tc_bif_gc_test {
     TC_BIF_GC_X86_JIT  /* 8·(stop - htop) < mbuf_sz + 3 (the x86-64 JIT's byte compare) */
 } tc_bif_gc_test;
 
+/* Where a sent message is copied (procs/send.h has the rules). */
+typedef enum tc_send_path {
+    TC_SEND_DIRECT,      /* R10B: onto the receiver's heap, collecting it first if needed */
+    TC_SEND_HEAP_OR_FRAG /* OTP 21+ (message_queue_data = on_heap): the receiver's heap when it
+                            is idle and has room, else a fragment attached to the message */
+} tc_send_path;
+
 /* The GC's sizing arithmetic (everything else in the collector is shared). */
 typedef enum tc_gc_rules {
     TC_GC_RULES_R10B,  /* minor heap next(heap_sz + mbuf); old heap next(high_water use, +1);
@@ -80,13 +82,17 @@ typedef struct tc_policy {
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
+    tc_send_path send_path;   /* how a process of this era sends (the sender's policy decides) */
     tc_mseg_config mem;       /* sbct, segment cache size and the carrier thresholds */
 } tc_policy;
 
 tc_policy tc_policy_r10b(void);
 tc_policy tc_policy_otp25(void);
-/* "r10b" or "otp25"; TC_EBADARG for any other name. */
+/* "r10b" or "otp25"; TC_EBADARG for any other name. The one place era names are read. */
 tc_result tc_policy_preset(const char *name, tc_policy *out) TC_MUST_CHECK;
+/* "direct" or "heap_or_frag"; TC_EBADARG for any other name. */
+tc_result tc_send_path_parse(const char *name, tc_send_path *out) TC_MUST_CHECK;
+const char *tc_send_path_name(tc_send_path path);
 /* TC_GC_STRESS=1 in the environment turns gc_stress on (the test suites' stress mode). */
 void tc_policy_apply_env(tc_policy *p);
 

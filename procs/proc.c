@@ -1,6 +1,6 @@
 #include "proc.h"
 
-#include "gc.h"
+#include "heapsize.h"
 #include "proc_impl.h"
 
 static tc_term *proc_alloc(tc_alloc *self, size_t words) { return tc_proc_halloc((tc_proc *)self, words); }
@@ -12,7 +12,7 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
         return TC_ENOMEM;
     p->policy = *policy;
     p->mem = mem;
-    p->min_heap_size = tc_gc_next_heap_size(policy->heap_table, policy->min_heap_size, 0);
+    p->min_heap_size = tc_heap_next_size(policy->heap_table, policy->min_heap_size, 0);
     p->heap = tc_mseg_alloc_block(mem, p->min_heap_size * sizeof(tc_term));
     if (!p->heap) {
         tc_mem_free(p);
@@ -29,7 +29,7 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     return TC_OK;
 }
 
-void heap_free_frags(tc_mseg *mem, tc_heapfrag *f)
+void proc_free_frags(tc_mseg *mem, tc_heapfrag *f)
 {
     while (f) {
         tc_heapfrag *next = f->next;
@@ -49,8 +49,8 @@ void tc_proc_free(tc_proc *p)
             tc_heapfrag_free(p->mem, m->frag);
         tc_mem_free(m);
     }
-    heap_free_frags(p->mem, p->mbuf);
-    heap_free_frags(p->mem, p->msg_frag);
+    proc_free_frags(p->mem, p->mbuf);
+    proc_free_frags(p->mem, p->msg_frag);
     tc_offheap_release_until(&p->off_heap, NULL);
     tc_pdict_free(p->dict);
     tc_mseg_free_block(p->mem, p->heap);
@@ -59,6 +59,61 @@ void tc_proc_free(tc_proc *p)
 }
 
 tc_alloc *tc_proc_alloc(tc_proc *p) { return &p->iface; }
+const tc_policy *tc_proc_policy(const tc_proc *p) { return &p->policy; }
+tc_mseg *tc_proc_mem(const tc_proc *p) { return p->mem; }
+tc_offheap *tc_proc_offheap(tc_proc *p) { return &p->off_heap; }
+uint64_t tc_proc_heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
+uint64_t tc_proc_heap_size(const tc_proc *p) { return p->heap_sz; }
+uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->heap); }
+uint64_t tc_proc_old_heap_size(const tc_proc *p) { return p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0; }
+uint64_t tc_proc_min_heap_size(const tc_proc *p) { return p->min_heap_size; }
+uint64_t tc_proc_frag_size(const tc_proc *p) { return p->mbuf_sz; }
+tc_term *tc_proc_x(tc_proc *p) { return p->x; }
+unsigned tc_proc_arity(const tc_proc *p) { return p->arity; }
+
+void tc_proc_set_arity(tc_proc *p, unsigned arity)
+{
+    TC_ASSERT(arity <= TC_PROC_MAX_XREGS);
+    p->arity = arity;
+}
+
+size_t tc_proc_stack_size(const tc_proc *p) { return (size_t)(p->hend - p->stop); }
+
+tc_term *tc_proc_stack_slot(tc_proc *p, size_t i)
+{
+    TC_ASSERT(i < tc_proc_stack_size(p));
+    return &p->stop[i];
+}
+
+void tc_proc_pop(tc_proc *p, size_t n)
+{
+    TC_ASSERT(n <= tc_proc_stack_size(p));
+    p->stop += n;
+}
+
+bool tc_proc_yield_requested(const tc_proc *p) { return p->yield_requested; }
+const tc_proc_stats *tc_proc_stats_get(const tc_proc *p) { return &p->stats; }
+size_t tc_proc_queue_len(const tc_proc *p) { return p->msgq_len; }
+
+void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
+{
+    p->trace = fn;
+    p->trace_ctx = ctx;
+}
+
+void proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx)
+{
+    fn(ctx, p->stop, tc_proc_stack_size(p));
+    fn(ctx, objv, nobj);
+    for (tc_msg *m = p->msgq; m; m = m->next)
+        if (!m->frag)
+            fn(ctx, &m->term, 1);
+    if (p->dict) {
+        size_t n;
+        tc_term *slots = tc_pdict_roots(p->dict, &n);
+        fn(ctx, slots, n);
+    }
+}
 
 tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
 {
@@ -108,7 +163,7 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
                         .used_after = (uint64_t)(p->htop - p->heap), .frag_words = f->alloc_size};
     if (p->old_heap)
         ev.old_heap_after = (uint64_t)(p->old_hend - p->old_heap);
-    heap_emit(p, &ev);
+    proc_emit(p, &ev);
 }
 
 /* erts_heap_alloc, OTP 20+: the head fragment's tail, else a fragment of exactly need. */
@@ -158,6 +213,14 @@ static tc_term *halloc_r10b(tc_proc *p, size_t need)
     return f->mem;
 }
 
+tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) { return tc_proc_heap_room(p) >= words ? p->htop : NULL; }
+
+void tc_proc_heap_commit(tc_proc *p, size_t words)
+{
+    TC_ASSERT(tc_proc_heap_room(p) >= words);
+    p->htop += words;
+}
+
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)(p->stop - p->htop);
@@ -170,100 +233,7 @@ tc_term *tc_proc_halloc(tc_proc *p, size_t need)
     return r10b ? halloc_r10b(p, need) : halloc_modern(p, need);
 }
 
-tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
-{
-    if (p->stop - p->htop < 1 || p->policy.gc_stress) {
-        /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
-        if (p->arity >= TC_PROC_MAX_XREGS)
-            return TC_EBADARG;
-        p->x[p->arity] = t;
-        tc_result r = heap_collect(p, 1, p->x, p->arity + 1, false, NULL);
-        t = p->x[p->arity];
-        if (r != TC_OK)
-            return r;
-        p->stats.gcs_test_heap++;
-    }
-    *--p->stop = t;
-    return TC_OK;
-}
-
-void tc_proc_pop(tc_proc *p, size_t n)
-{
-    TC_ASSERT(n <= tc_proc_stack_size(p));
-    p->stop += n;
-}
-
-tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
-{
-    if ((uint64_t)(p->stop - p->htop) >= need && !p->policy.gc_stress)
-        return TC_OK;
-    tc_result r = heap_collect(p, need, p->x, p->arity, false, NULL);
-    if (r == TC_OK)
-        p->stats.gcs_test_heap++;
-    return r;
-}
-
-tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
-
-/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap, or
- * a delayed GC is pending (F_FORCE_GC). */
-bool tc_proc_gc_desired(const tc_proc *p)
-{
-    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || (p->flags & TC_PROC_FORCE_GC);
-}
-
-/* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
-static bool bif_gc_desired(const tc_proc *p)
-{
-    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
-        return (p->flags & TC_PROC_FORCE_GC) ||
-               (uint64_t)(p->stop - p->htop) * sizeof(tc_term) < p->mbuf_sz + 3;
-    return tc_proc_gc_desired(p);
-}
-
-/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
-static bool long_gc(const tc_proc *p)
-{
-    if (p->policy.long_gc_words == 0)
-        return false;
-    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
-    uint64_t sz = heap_young_gen_usage(p) + tc_proc_stack_size(p);
-    if (major)
-        sz += (uint64_t)(p->old_htop - p->old_heap);
-    return sz >= p->policy.long_gc_words;
-}
-
-tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
-{
-    if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
-        return TC_OK;
-    if (long_gc(p)) {
-        /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
-        p->flags |= TC_PROC_FORCE_GC;
-        p->yield_requested = true;
-        p->stats.gcs_delayed++;
-        return TC_OK;
-    }
-    tc_result r = heap_collect(p, 0, result, 1, true, live_hf_end);
-    if (r == TC_OK)
-        p->stats.gcs_after_bif++;
-    return r;
-}
-
-tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
-{
-    bool want = p->policy.trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
-                                                       : tc_proc_gc_desired(p);
-    p->yield_requested = false;
-    if (!want && !p->policy.gc_stress)
-        return TC_OK;
-    tc_result r = heap_collect(p, 0, p->x, p->arity, false, NULL);
-    if (r == TC_OK)
-        p->stats.gcs_at_schedule++;
-    return r;
-}
-
-void heap_splice_offheap(tc_offheap *into, tc_offheap *from)
+void proc_splice_offheap(tc_offheap *into, tc_offheap *from)
 {
     tc_term *pb = from->first;
     if (!pb)
@@ -277,6 +247,15 @@ void heap_splice_offheap(tc_offheap *into, tc_offheap *from)
     from->overhead = 0;
 }
 
+tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
+
+/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap, or
+ * a delayed GC is pending (F_FORCE_GC). */
+bool tc_proc_gc_desired(const tc_proc *p)
+{
+    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || (p->flags & TC_PROC_FORCE_GC);
+}
+
 tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
 {
     tc_msg *m = tc_mem_alloc(sizeof *m);
@@ -287,7 +266,7 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
     m->frag = frag;
     if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
         /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
-        heap_splice_offheap(&p->off_heap, &frag->off_heap);
+        proc_splice_offheap(&p->off_heap, &frag->off_heap);
         frag->next = p->mbuf;
         p->mbuf = frag;
         p->mbuf_sz += frag->alloc_size;
@@ -310,7 +289,7 @@ bool tc_proc_receive(tc_proc *p, tc_term *out)
     p->msgq_len--;
     if (m->frag) {
         /* erts_save_message_in_proc: the data stays where it is and becomes young. */
-        heap_splice_offheap(&p->off_heap, &m->frag->off_heap);
+        proc_splice_offheap(&p->off_heap, &m->frag->off_heap);
         m->frag->next = p->msg_frag;
         p->msg_frag = m->frag;
         p->mbuf_sz += m->frag->used_size;
@@ -328,4 +307,13 @@ tc_result tc_proc_add_literal_area(tc_proc *p, const tc_term *start, size_t word
     p->lit_end[p->nlit] = start + words;
     p->nlit++;
     return TC_OK;
+}
+
+bool tc_proc_literal_area(const tc_proc *p, unsigned i, const tc_term **start, const tc_term **end)
+{
+    if (i >= p->nlit)
+        return false;
+    *start = p->lit_start[i];
+    *end = p->lit_end[i];
+    return true;
 }

@@ -22,11 +22,9 @@
  *          need fits, else a new fragment of exactly need words; mbuf_sz counts whole
  *          fragment sizes.
  *
- * Safe points are the only places a GC may run, because only there is the root set
- * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,
- * live x registers as roots), tc_proc_bif_return_maybe_gc (GC-after-BIF, only the result
- * live), tc_proc_schedule_in_maybe_gc (R10B's GC at the next schedule, x registers live),
- * tc_proc_push_maybe_gc (allocate a stack slot). Liveness is what these roots say.
+ * The process is opaque: other modules allocate on its heap with HAlloc or with
+ * reserve/commit, and read it through the accessors below. A GC runs only at the safe
+ * points of gc.h, where the root set is explicit (C locals holding terms are not roots).
  *
  * Where this differs from erts, and why:
  * - No seq-trace token, group leader or saved registers: the experiments keep their live
@@ -58,9 +56,9 @@
 #include <stdint.h>
 
 #include "../alloc/mseg.h"
+#include "../terms/term.h"
 #include "pdict.h"
 #include "policy.h"
-#include "../terms/term.h"
 
 #define TC_PROC_MAX_XREGS 1024 /* erts MAX_REG */
 #define TC_PROC_MAX_LITERAL_AREAS 8
@@ -74,13 +72,6 @@ typedef struct tc_heapfrag {
     size_t used_size;  /* words in use from mem[0] */
     tc_term mem[];
 } tc_heapfrag;
-
-/* A queued message: `term` is on the receiver's heap when frag is NULL, else in frag. */
-typedef struct tc_msg {
-    struct tc_msg *next;
-    tc_term term;
-    tc_heapfrag *frag;
-} tc_msg;
 
 typedef struct tc_proc_stats {
     uint64_t minor_gcs, major_gcs;
@@ -116,86 +107,68 @@ typedef struct tc_heap_event {
 typedef struct tc_proc tc_proc;
 typedef void (*tc_heap_trace_fn)(void *ctx, const tc_proc *p, const tc_heap_event *ev);
 
-struct tc_proc {
-    tc_alloc iface; /* HAlloc as an allocator: constructors build straight onto this heap */
-    tc_policy policy;
-    tc_mseg *mem;
-    tc_term *heap, *htop, *stop, *hend;
-    uint64_t heap_sz;
-    tc_term *high_water; /* data below it has survived a GC: promoted at the next minor GC */
-    tc_term *old_heap, *old_htop, *old_hend;
-    tc_heapfrag *mbuf; /* newest first */
-    uint64_t mbuf_sz;
-    tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
-    tc_offheap off_heap;
-    tc_pdict *dict; /* the process dictionary, NULL until first used: its slots are roots */
-    tc_term x[TC_PROC_MAX_XREGS];
-    unsigned arity; /* live x registers at a safe point */
-    tc_msg *msgq, **msgq_last;
-    size_t msgq_len;
-    uint64_t min_heap_size, gen_gcs;
-    unsigned flags;
-    tc_heapfrag *arith_frag; /* R10B: the fragment whose tail is the arith heap */
-    uint64_t arith_avail;
-    uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
-    bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
-    const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
-    unsigned nlit;
-    tc_proc_stats stats;
-    tc_heap_trace_fn trace;
-    void *trace_ctx;
-};
-
-/* Process flags (erts F_NEED_FULLSWEEP, F_HEAP_GROW). */
-#define TC_PROC_NEED_FULLSWEEP 0x1u
-#define TC_PROC_HEAP_GROW 0x2u
-#define TC_PROC_FORCE_GC 0x4u /* F_FORCE_GC: a delayed GC runs at the next safe point */
-
 /* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
 tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
 /* Frees every heap, fragment and message, and drops the off-heap references. */
 void tc_proc_free(tc_proc *p);
 
+const tc_policy *tc_proc_policy(const tc_proc *p);
+/* The memory source its heaps and fragments come from. */
+tc_mseg *tc_proc_mem(const tc_proc *p);
+/* HAlloc as an allocator: constructors build straight onto this heap. */
 tc_alloc *tc_proc_alloc(tc_proc *p);
+/* The ProcBins on the heap and in its HAlloc fragments (erts MSO). */
+tc_offheap *tc_proc_offheap(tc_proc *p);
 /* The process dictionary (created on first use; its values live on this heap and are GC
  * roots, as ProcDict is in erts). TC_ENOMEM. */
 tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
+
 /* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
  * Never collects. */
 tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;
+/* HAlloc's bump alone, in two steps, for a writer that may still fail after it has filled
+ * the words (a send that cannot queue its message): the `words` free words at htop, or
+ * NULL when fewer than `words` are free (nothing else happens: no fragment, no GC). They
+ * become the process's only with tc_proc_heap_commit, which takes at most what was
+ * reserved; until then the heap is as it was. */
+tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) TC_MUST_CHECK;
+void tc_proc_heap_commit(tc_proc *p, size_t words);
+/* Free words between htop and the stack (erts: STACK_TOP - HEAP_TOP). */
+uint64_t tc_proc_heap_room(const tc_proc *p);
 /* Heap use plus fragments (erts young_gen_usage, queued message data excluded). */
 uint64_t tc_proc_young_use(const tc_proc *p);
 
-/* The stack: slot 0 is the top (y0). Pushing needs one free word and may collect first,
- * with the live x registers as roots. */
-tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
-void tc_proc_pop(tc_proc *p, size_t n);
-static inline size_t tc_proc_stack_size(const tc_proc *p) { return (size_t)(p->hend - p->stop); }
-static inline tc_term *tc_proc_stack_slot(tc_proc *p, size_t i) { return &p->stop[i]; }
+/* Sizes in words: the young heap block (heap_sz), its use (htop - heap), the old heap
+ * block (0 when there is none), min_heap_size as rounded up, the fragments (mbuf_sz). */
+uint64_t tc_proc_heap_size(const tc_proc *p);
+uint64_t tc_proc_heap_used(const tc_proc *p);
+uint64_t tc_proc_old_heap_size(const tc_proc *p);
+uint64_t tc_proc_min_heap_size(const tc_proc *p);
+uint64_t tc_proc_frag_size(const tc_proc *p);
 
-/* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need, so
- * that afterwards `need` words can be bumped. */
-tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
+/* The x registers: tc_proc_x gives all TC_PROC_MAX_XREGS; the first `arity` are live at
+ * a safe point (the GC's roots). */
+tc_term *tc_proc_x(tc_proc *p);
+unsigned tc_proc_arity(const tc_proc *p);
+void tc_proc_set_arity(tc_proc *p, unsigned arity);
+
+/* The stack: slot 0 is the top (y0). Pushing is a safe point (gc.h). */
+void tc_proc_pop(tc_proc *p, size_t n);
+size_t tc_proc_stack_size(const tc_proc *p);
+tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
+
+/* BUMP_ALL_REDS was asked for (R10B fragments, a delayed OTP 25 GC): the scheduler ends
+ * the slice after this step. */
+bool tc_proc_yield_requested(const tc_proc *p);
+const tc_proc_stats *tc_proc_stats_get(const tc_proc *p);
+void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx);
 
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
- * return through the era's trigger. OTP25: collects at once when the policy's
- * bif_gc_test says so, with *result the only live register, moving the BIF's fragments
- * whole; a long GC (policy.long_gc_words) is delayed instead: TC_PROC_FORCE_GC and
- * yield_requested are set and schedule_in collects. R10B: no GC here (HAlloc may have
- * asked the process to yield; see schedule_in). */
+ * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). */
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
-tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
-
 /* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), or a delayed GC is
  * pending, so the next safe point collects. */
 bool tc_proc_gc_desired(const tc_proc *p);
-
-/* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
- * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
- * where a delayed long GC runs (on the dirty scheduler: no long-GC check) [I: the modern
- * scheduler's own check was not read; the VM's trace shows the delayed GC there with the
- * dropped result dead, gctrace.erl]. */
-tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
 
 /* A fragment not linked to any process (a message's own), from `mem`. */
 tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words) TC_MUST_CHECK;
@@ -207,15 +180,12 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag) TC_
 /* Takes the first message (false when the queue is empty). A message fragment becomes
  * young data of the process (msg_frag, counted in mbuf_sz); nothing is copied. */
 bool tc_proc_receive(tc_proc *p, tc_term *out);
+size_t tc_proc_queue_len(const tc_proc *p);
 
 /* Declares [start, start + words) a literal area: pointers into it are never moved and
  * are valid for the verifier. */
 tc_result tc_proc_add_literal_area(tc_proc *p, const tc_term *start, size_t words) TC_MUST_CHECK;
-
-static inline void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
-{
-    p->trace = fn;
-    p->trace_ctx = ctx;
-}
+/* Literal area i: false when there is none. */
+bool tc_proc_literal_area(const tc_proc *p, unsigned i, const tc_term **start, const tc_term **end);
 
 #endif

@@ -3,6 +3,8 @@
 #include <poll.h>
 #include <time.h>
 
+#include "gc.h"
+
 void tc_sched_init(tc_sched *s) { *s = (tc_sched){0}; }
 
 static void enqueue(tc_sched *s, tc_task *t)
@@ -44,7 +46,7 @@ bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
     if (!tc_proc_receive(t->proc, msg))
         return false;
-    if (t->proc->policy.gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
+    if (tc_proc_policy(t->proc)->gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
         t->reds_left > TC_RECEIVE_LEAVE_REDS) {
         t->reds_left = TC_RECEIVE_LEAVE_REDS;
         t->sched->stats.reds_cut++;
@@ -67,7 +69,7 @@ tc_result tc_sched_run(tc_sched *s)
     tc_task *t;
     while ((t = dequeue(s)) != NULL) {
         tc_proc *p = t->proc;
-        bool r10b = p->policy.trigger == TC_GC_AT_SCHEDULE;
+        bool r10b = tc_proc_policy(p)->trigger == TC_GC_AT_SCHEDULE;
         s->stats.switches++;
         tc_result r = tc_proc_schedule_in_maybe_gc(p);
         if (r != TC_OK)
@@ -78,7 +80,7 @@ tc_result tc_sched_run(tc_sched *s)
             step = t->step(t);
             t->reds_left--;
             s->stats.steps++;
-            if (p->yield_requested && step == TC_STEP_CONTINUE) {
+            if (tc_proc_yield_requested(p) && step == TC_STEP_CONTINUE) {
                 /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
                 t->reds_left = 0;
                 s->stats.forced_yields++;

@@ -1,73 +1,66 @@
 #include "send.h"
 
-#include <string.h>
-
 #include "../copy/copy_struct.h"
-#include "gc.h"
 #include "../terms/binary.h"
 #include "../terms/size.h"
+#include "gc.h"
+#include "proc_impl.h"
 
-tc_result tc_send_path_parse(const char *name, tc_send_path *out)
+/* Copies into words reserved at `to`'s htop and queues the copy; the words are committed
+ * only when the message is queued, so a failure leaves the heap as it was. */
+static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit)
 {
-    if (name && (strcmp(name, "direct") == 0 || strcmp(name, "r10b") == 0))
-        *out = TC_SEND_DIRECT;
-    else if (name && (strcmp(name, "heap_or_frag") == 0 || strcmp(name, "otp25") == 0))
-        *out = TC_SEND_HEAP_OR_FRAG;
-    else
-        return TC_EBADARG;
+    tc_term *hp = tc_proc_heap_reserve(to, words);
+    TC_CHECK(hp != NULL);
+    tc_offheap *oh = tc_proc_offheap(to);
+    tc_term *oh_mark = oh->first;
+    tc_term copy = tc_copy_struct_fill(msg, hp, words, oh, lit);
+    tc_result r = tc_proc_queue_message(to, copy, NULL);
+    if (r != TC_OK) {
+        tc_offheap_release_until(oh, oh_mark);
+        return r;
+    }
+    tc_proc_heap_commit(to, words);
     return TC_OK;
 }
 
-const char *tc_send_path_name(tc_send_path path)
+tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out)
 {
-    return path == TC_SEND_DIRECT ? "direct" : "heap_or_frag";
-}
-
-static uint64_t heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
-
-/* Copies into words already reserved at `to`'s htop and queues the copy; htop moves only
- * when the message is queued, so a failure leaves the heap as it was. */
-static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit)
-{
-    tc_term *oh_mark = to->off_heap.first;
-    tc_term copy = tc_copy_struct_fill(msg, to->htop, words, &to->off_heap, lit);
-    tc_result r = tc_proc_queue_message(to, copy, NULL);
-    if (r != TC_OK) {
-        tc_offheap_release_until(&to->off_heap, oh_mark);
-        return r;
-    }
-    to->htop += words;
+    tc_term *hp = tc_proc_heap_reserve(p, words);
+    if (!hp)
+        return TC_EBADARG;
+    *out = tc_copy_struct_fill(t, hp, words, tc_proc_offheap(p), NULL);
+    tc_proc_heap_commit(p, words);
     return TC_OK;
 }
 
 static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_stats *stats)
 {
-    if (heap_room(to) <= words) {
-        tc_result r = tc_gc_collect(to, words, to->x, to->arity);
+    if (tc_proc_heap_room(to) <= words) {
+        tc_result r = tc_gc_collect(to, words, tc_proc_x(to), tc_proc_arity(to));
         if (r != TC_OK)
             return r;
         if (stats)
             stats->gcs++;
     }
-    TC_CHECK(heap_room(to) >= words);
     return fill_on_heap(to, msg, words, NULL);
 }
 
 static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
                                    bool to_busy, tc_copy_stats *stats)
 {
-    if (!to_busy && heap_room(to) > words)
+    if (!to_busy && tc_proc_heap_room(to) > words)
         return fill_on_heap(to, msg, words, lit);
     if (words == 0) /* nothing to copy: an immediate or a literal */
         return tc_proc_queue_message(to, msg, NULL);
-    tc_heapfrag *frag = tc_heapfrag_new(to->mem, words);
+    tc_heapfrag *frag = tc_heapfrag_new(tc_proc_mem(to), words);
     if (!frag)
         return TC_ENOMEM;
     tc_term copy = tc_copy_struct_fill(msg, frag->mem, words, &frag->off_heap, lit);
     frag->used_size = words;
     tc_result r = tc_proc_queue_message(to, copy, frag);
     if (r != TC_OK) {
-        tc_heapfrag_free(to->mem, frag);
+        tc_heapfrag_free(tc_proc_mem(to), frag);
         return r;
     }
     if (stats)
@@ -75,13 +68,12 @@ static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, con
     return TC_OK;
 }
 
-tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy, tc_copy_stats *stats)
+tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy_stats *stats)
 {
+    tc_send_path path = tc_proc_policy(from)->send_path;
     tc_copy_literals lit = {NULL, NULL};
-    if (path == TC_SEND_HEAP_OR_FRAG && from->nlit > 0) {
-        lit.start = from->lit_start[0];
-        lit.end = from->lit_end[0];
-    }
+    if (path == TC_SEND_HEAP_OR_FRAG)
+        (void)tc_proc_literal_area(from, 0, &lit.start, &lit.end);
     uint64_t words;
     tc_result r = lit.start ? tc_term_flat_size_litopt(msg, lit.start, lit.end, &words) : tc_term_flat_size(msg, &words);
     if (r != TC_OK)
@@ -93,5 +85,7 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bo
         stats->words_written += words;
         stats->passes += 2;
     }
+    if (r == TC_OK)
+        PROC_VERIFY_TRANSITION(to, to->x, to->arity);
     return r;
 }

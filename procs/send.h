@@ -3,8 +3,9 @@
  * (erts R10B: erl_message.c send_message; OTP 21+: erts_send_message with
  * erts_alloc_message_heap_state / erts_try_alloc_message_on_heap and copy_struct_litopt).
  *
- * Both paths size the message first (size_object) and copy it with copy_struct into a
- * block of exactly that size; they differ in where the block is:
+ * The sender's policy (policy.send_path) chooses the path. Both size the message first
+ * (size_object) and copy it with copy_struct into a block of exactly that size; they differ
+ * in where the block is:
  *   DIRECT (R10B, non-SMP): straight onto the receiver's heap. When the receiver has no
  *     room (stop - htop <= size) the sender first runs a GC of the receiver with the
  *     message size as `need`: the sender pays for the receiver's collection.
@@ -25,23 +26,18 @@
 #include "../copy/stats.h"
 #include "proc.h"
 
-typedef enum tc_send_path {
-    TC_SEND_DIRECT,      /* R10B */
-    TC_SEND_HEAP_OR_FRAG /* OTP 21+ with message_queue_data = on_heap */
-} tc_send_path;
-
-/* "direct" or "heap_or_frag" (and the era names "r10b", "otp25"). */
-tc_result tc_send_path_parse(const char *name, tc_send_path *out) TC_MUST_CHECK;
-const char *tc_send_path_name(tc_send_path path);
-
 /*
- * Copies `msg` (a term of `from`) to `to` and queues it. `to_busy` says the receiver is
+ * Copies `msg` (a term of `from`) to `to` and queues it, by from's send path. `to_busy` says the receiver is
  * running or locked (only the modern path looks at it). The receiver's GC, when DIRECT
  * needs one, has the receiver's live x registers, stack and queued messages as roots.
  * TC_ENOMEM leaves nothing queued and the receiver valid (a GC already done stays done).
  * Adds sizes, words written, passes, fragments and GCs to *stats when it is not NULL.
  */
-tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
-                  tc_copy_stats *stats) TC_MUST_CHECK;
+tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy_stats *stats) TC_MUST_CHECK;
+
+/* Copies `t` (of `words` words, as size_object counts it) onto p's heap at htop, as spawn
+ * copies its arguments: the caller has made room first (TestHeap). TC_EBADARG when the
+ * words do not fit. */
+tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out) TC_MUST_CHECK;
 
 #endif

@@ -2,9 +2,9 @@
 
 #include <stdlib.h>
 
-#include "gc.h"
-#include "proc_impl.h"
 #include "../terms/ptrset.h"
+#include "heapsize.h"
+#include "proc_impl.h"
 
 /* Area kinds; a queued message fragment's kind is QUEUED + its index. */
 enum { YOUNG, OLD, QUEUED };
@@ -16,6 +16,8 @@ typedef struct area {
 
 typedef struct vctx {
     const tc_proc *p;
+    const tc_term *objv; /* the live registers */
+    unsigned nobj;
     area *areas;
     size_t n;
     tc_ptrset procbins; /* ProcBins found in the process's own areas */
@@ -67,8 +69,8 @@ static bool check_word(vctx *v, tc_term t, unsigned from)
         return fail(v, "a header word where a term was expected (a forwarding mark?)");
     if ((t & 4u) != 0 || (t >> 3) == 0)
         return fail(v, "misaligned or null pointer");
-    const tc_term *ptr = tc_is_list(t) ? tc_list_val(t) : tc_boxed_val(t);
-    if (heap_is_literal(v->p, ptr))
+    const tc_term *ptr = tc_layout_ptr(t);
+    if (proc_is_literal(v->p, ptr))
         return true;
     const area *a = find_area(v, ptr);
     if (!a)
@@ -85,7 +87,7 @@ static bool check_word(vctx *v, tc_term t, unsigned from)
     }
     if (!tc_is_header(ptr[0]))
         return fail(v, "boxed pointer to a word that is not a header (a moved object?)");
-    if (ptr + heap_object_words(ptr) > a->hi)
+    if (ptr + tc_layout_object_words(ptr) > a->hi)
         return fail(v, "boxed object runs past its area");
     return true;
 }
@@ -127,7 +129,7 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
     default:
         return fail(v, "header subtag the model never builds");
     }
-    if (hp + heap_object_words(hp) > end)
+    if (hp + tc_layout_object_words(hp) > end)
         return fail(v, "object runs past the end of its area");
     return true;
 }
@@ -136,12 +138,10 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
 static bool scan_area(vctx *v, const tc_term *lo, const tc_term *hi, unsigned kind, tc_ptrset *pbs,
                       size_t *npbs)
 {
-    const tc_term *hp = lo;
-    while (hp < hi) {
+    for (const tc_term *hp = lo; hp < hi; hp += tc_layout_step(hp)) {
         if (!tc_is_header(*hp)) {
             if (!check_word(v, *hp, kind))
                 return false;
-            hp++;
             continue;
         }
         if (!check_header(v, hp, hi))
@@ -151,7 +151,6 @@ static bool scan_area(vctx *v, const tc_term *lo, const tc_term *hi, unsigned ki
                 return fail(v, "out of memory while verifying");
             (*npbs)++;
         }
-        hp += heap_header_step(hp);
     }
     return true;
 }
@@ -199,6 +198,14 @@ static bool check_root(vctx *v, tc_term t, unsigned kind)
     return true;
 }
 
+/* One area of the root set: each must be a valid young-data root (the first failure stays). */
+static void check_root_area(void *ctx, tc_term *roots, size_t n)
+{
+    vctx *v = ctx;
+    for (size_t i = 0; i < n && !v->why; i++)
+        (void)check_root(v, roots[i], YOUNG);
+}
+
 static bool check_layout(vctx *v)
 {
     const tc_proc *p = v->p;
@@ -206,7 +213,7 @@ static bool check_layout(vctx *v)
         return fail(v, "heap, htop, stop, hend out of order");
     if ((uint64_t)(p->hend - p->heap) != p->heap_sz)
         return fail(v, "heap_sz is not the block size");
-    if (tc_gc_next_heap_size(p->policy.heap_table, p->heap_sz, 0) != p->heap_sz ||
+    if (tc_heap_next_size(p->policy.heap_table, p->heap_sz, 0) != p->heap_sz ||
         p->heap_sz < p->min_heap_size)
         return fail(v, "heap size not in the table or below min_heap_size");
     if (p->high_water < p->heap || p->high_water > p->htop)
@@ -286,11 +293,8 @@ static bool verify(vctx *v)
 
     q = QUEUED;
     for (const tc_msg *m = p->msgq; m; m = m->next) {
-        if (!m->frag) {
-            if (!check_root(v, m->term, YOUNG))
-                return false;
-            continue;
-        }
+        if (!m->frag)
+            continue; /* on the heap: a root of the root set, checked below */
         tc_ptrset own;
         tc_ptrset_init(&own);
         size_t n = 0;
@@ -301,18 +305,11 @@ static bool verify(vctx *v)
             return false;
         q++;
     }
-    for (const tc_term *s = p->stop; s < p->hend; s++)
-        if (!check_root(v, *s, YOUNG))
-            return false;
-    for (unsigned i = 0; i < p->arity; i++)
-        if (!check_root(v, p->x[i], YOUNG))
-            return false;
+    /* The GC's own root set; it only reads, so the casts are safe. */
+    proc_each_root((tc_proc *)(uintptr_t)p, (tc_term *)(uintptr_t)v->objv, v->nobj, check_root_area, v);
+    if (v->why)
+        return false;
     if (p->dict) {
-        size_t n;
-        const tc_term *slots = tc_pdict_roots(p->dict, &n);
-        for (size_t i = 0; i < n; i++)
-            if (!check_root(v, slots[i], YOUNG))
-                return false;
         const char *why;
         if (!tc_pdict_verify(p->dict, &why))
             return fail(v, why);
@@ -320,9 +317,9 @@ static bool verify(vctx *v)
     return true;
 }
 
-bool tc_heap_verify(const tc_proc *p, const char **why)
+bool tc_heap_verify_with(const tc_proc *p, const tc_term *objv, unsigned nobj, const char **why)
 {
-    vctx v = {.p = p};
+    vctx v = {.p = p, .objv = objv, .nobj = nobj};
     tc_ptrset_init(&v.procbins);
     bool ok = verify(&v);
     tc_ptrset_destroy(&v.procbins);
@@ -330,4 +327,16 @@ bool tc_heap_verify(const tc_proc *p, const char **why)
     if (why)
         *why = ok ? NULL : v.why;
     return ok;
+}
+
+bool tc_heap_verify(const tc_proc *p, const char **why) { return tc_heap_verify_with(p, p->x, p->arity, why); }
+
+void proc_verify_transition(const tc_proc *p, const tc_term *objv, unsigned nobj, const char *file, int line)
+{
+    const char *why;
+    tc_mem_unchecked(1);
+    bool ok = tc_heap_verify_with(p, objv, nobj, &why);
+    tc_mem_unchecked(0);
+    if (!ok)
+        tc_assert_fail(file, line, why);
 }

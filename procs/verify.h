@@ -3,8 +3,8 @@
  * HARDDEBUG disallow_heap_frag_ref checks of erl_gc.c / erl_debug.c, gathered into one).
  *
  * tc_heap_verify walks every area of a process word by word (young heap, old heap,
- * HAlloc and received-message fragments, queued message fragments) and every root (stack,
- * live x registers, queued messages) and checks:
+ * HAlloc and received-message fragments, queued message fragments) and every root (the GC's
+ * root set: stack, live x registers, messages on the heap, dictionary slots) and checks:
  * - the block layout: heap <= htop <= stop <= hend, heap_sz a table size and not below
  *   min_heap_size, high_water inside the heap, old_htop inside the old heap, mbuf_sz equal
  *   to the fragments' sizes, the R10B arith heap at the end of its fragment;
@@ -26,5 +26,8 @@
 #include "proc.h"
 
 bool tc_heap_verify(const tc_proc *p, const char **why);
+/* The same with objv[0..nobj) as the live registers instead of x[0..arity): what a safe
+ * point's collection took as its roots. */
+bool tc_heap_verify_with(const tc_proc *p, const tc_term *objv, unsigned nobj, const char **why);
 
 #endif

@@ -131,6 +131,13 @@ static void phase_end(const tc_ets *t, uint64_t t0)
     thread_lock_intervals++;
 }
 
+#if TC_DEBUG_LEVEL >= 2
+static void verify_transition(const tc_ets *t, uint64_t hval);
+#define VERIFY_TRANSITION(t, hval) verify_transition(t, hval)
+#else
+#define VERIFY_TRANSITION(t, hval) ((void)0)
+#endif
+
 /* The table lock, then the bucket lock, as every operation starts. */
 static void enter(tc_ets *t, tc_ets_access a, uint64_t hval)
 {
@@ -142,6 +149,7 @@ static void enter(tc_ets *t, tc_ets_access a, uint64_t hval)
 
 static void leave(tc_ets *t, tc_ets_access a, uint64_t hval)
 {
+    VERIFY_TRANSITION(t, hval);
     uint64_t t0 = phase_begin(t);
     tc_ets_unlock_bucket(t->locks, a, hval);
     tc_ets_unlock_table(t->locks, a);
@@ -328,6 +336,7 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
         else
             added = true;
     }
+    VERIFY_TRANSITION(t, hval);
     bucket_lock(t, hval, false);
     if (added && atomic_fetch_add_explicit(&t->nitems, 1, memory_order_relaxed) + 1 >
                      atomic_load_explicit(&t->nactive, memory_order_relaxed))
@@ -563,6 +572,42 @@ static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, co
     return true;
 }
 
+/* What the nodes of the buckets checked so far hold. */
+typedef struct tally {
+    uint64_t objects, words, bytes;
+} tally;
+
+/* Every node of bucket ix: a well-formed stored term (a tuple with a key), its hash that of
+ * its key and selecting this bucket, its encoding right in a compressed table, no key
+ * twice. Adds the nodes to *n. */
+static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *n, const char **why)
+{
+    bool ok = true;
+    for (const node *nd = *bucket(t, ix); nd; nd = nd->next) {
+        tc_term stored = tc_copy_compact_term(nd->dbterm);
+        uint64_t h;
+        bool eq;
+        if (!tc_term_verify(stored, why))
+            return false;
+        if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
+            FAIL("stored object is not a tuple with a key");
+        if (tc_term_hash(node_key(t, nd), &h) != TC_OK || h != nd->hvalue)
+            FAIL("node hash is not its key's hash");
+        if (hash_to_ix(t, nd->hvalue) != ix)
+            FAIL("node in the wrong bucket");
+        if (t->opts.compressed && !check_encoding(t, nd, scratch, why))
+            return false;
+        for (const node *m = nd->next; m; m = m->next)
+            if (m->hvalue == nd->hvalue && (tc_term_key_equal(node_key(t, nd), node_key(t, m), &eq) != TC_OK || eq))
+                FAIL("key stored twice");
+        n->objects++;
+        n->words += tc_copy_compact_size(nd->dbterm);
+        n->bytes += node_bytes(nd);
+    }
+out:
+    return ok;
+}
+
 bool tc_ets_verify(const tc_ets *t, const char **why)
 {
     const char *dummy;
@@ -571,45 +616,39 @@ bool tc_ets_verify(const tc_ets *t, const char **why)
     bool ok = true;
     tc_arena *scratch = tc_arena_new(0);
     size_t nactive = atomic_load(&t->nactive), szm = atomic_load(&t->szm);
-    uint64_t objects = 0, words = 0, bytes = 0;
+    tally n = {0};
     if (!scratch)
         FAIL("out of memory for the checker");
     if ((szm & (szm + 1)) != 0 || nactive <= szm >> 1 || nactive > szm + 1)
         FAIL("nactive and szm disagree");
     if (SEG_IX(nactive - 1) >= t->nsegs)
         FAIL("an active slot has no segment");
-    for (size_t ix = 0; ix < nactive; ix++) {
-        for (const node *n = *bucket(t, ix); n; n = n->next) {
-            tc_term stored = tc_copy_compact_term(n->dbterm);
-            uint64_t h;
-            bool eq;
-            if (!tc_term_verify(stored, why))
-                goto out_bad;
-            if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
-                FAIL("stored object is not a tuple with a key");
-            if (tc_term_hash(node_key(t, n), &h) != TC_OK || h != n->hvalue)
-                FAIL("node hash is not its key's hash");
-            if (hash_to_ix(t, n->hvalue) != ix)
-                FAIL("node in the wrong bucket");
-            if (t->opts.compressed && !check_encoding(t, n, scratch, why))
-                goto out_bad;
-            for (const node *m = n->next; m; m = m->next)
-                if (m->hvalue == n->hvalue &&
-                    (tc_term_key_equal(node_key(t, n), node_key(t, m), &eq) != TC_OK || eq))
-                    FAIL("key stored twice");
-            objects++;
-            words += tc_copy_compact_size(n->dbterm);
-            bytes += node_bytes(n);
-        }
-    }
-    if (objects != atomic_load(&t->nitems))
+    for (size_t ix = 0; ix < nactive && ok; ix++)
+        ok = verify_bucket(t, ix, scratch, &n, why);
+    if (!ok)
+        goto out;
+    if (n.objects != atomic_load(&t->nitems))
         FAIL("object count differs from nitems");
-    if (words != atomic_load(&t->stored_words) || bytes != atomic_load(&t->stored_bytes))
+    if (n.words != atomic_load(&t->stored_words) || n.bytes != atomic_load(&t->stored_bytes))
         FAIL("stored size counters differ from the objects");
 out:
     tc_arena_free(scratch);
     return ok;
-out_bad:
-    ok = false;
-    goto out;
 }
+
+#if TC_DEBUG_LEVEL >= 2
+/* Debug level 2: the end of every operation, with its bucket still locked: the bucket it
+ * touched must verify (the whole table is verified only when quiescent, tc_ets_verify). */
+static void verify_transition(const tc_ets *t, uint64_t hval)
+{
+    const char *why = NULL;
+    tally n = {0};
+    tc_mem_unchecked(1);
+    tc_arena *scratch = tc_arena_new(0);
+    bool ok = scratch && verify_bucket(t, hash_to_ix(t, hval), scratch, &n, &why);
+    tc_arena_free(scratch);
+    tc_mem_unchecked(0);
+    if (!ok)
+        tc_assert_fail(__FILE__, __LINE__, why ? why : "out of memory for the checker");
+}
+#endif

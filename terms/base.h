@@ -77,5 +77,8 @@ uint64_t tc_mem_calls(void);   /* allocation calls since start (alloc, calloc, r
  * allocation call and returns nonzero when it is the one tc_mem_fail_at chose to fail. */
 int tc_mem_inject_failure(void);
 int64_t tc_mem_live(void);     /* blocks allocated and not yet freed */
+/* Brackets a verifier run at a state transition (enter 1, then 0): the calling thread's
+ * allocations in between are neither counted nor failed. */
+void tc_mem_unchecked(int enter);
 
 #endif

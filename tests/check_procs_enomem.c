@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "procs/proc_impl.h"
 #include "fixtures.h"
 #include "procs/gc.h"
 #include "procs/proc.h"

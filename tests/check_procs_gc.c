@@ -90,7 +90,7 @@ static void check_only_live_survives(tc_proc *p, uint64_t msg_words)
     for (const tc_term *hp = p->heap; hp < p->htop - msg_words;) {
         int fresh = tc_ptrset_add(&seen, hp);
         ck_assert_msg(fresh == 0, "an unreachable object survived the fullsweep at word %td", hp - p->heap);
-        hp += tc_is_header(*hp) ? heap_object_words(hp) : 2;
+        hp += tc_layout_cell_words(hp);
     }
     tc_wstack_destroy(&s);
     tc_ptrset_destroy(&seen);

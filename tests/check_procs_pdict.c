@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "procs/proc_impl.h"
 #include "copy/copy_struct.h"
 #include "fixtures.h"
 #include "gen.h"

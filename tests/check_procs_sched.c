@@ -1,4 +1,5 @@
 /* The modelled scheduler: real switches between processes, and each era's reduction rules. */
+#include "procs/proc_impl.h"
 #include "fixtures.h"
 #include "procs/send.h"
 #include "procs/gc.h"
@@ -44,7 +45,7 @@ static tc_step ping_step(tc_task *t)
         if (st->next++ == st->limit)
             return TC_STEP_DONE;
     }
-    ck_assert(tc_send(t->proc, st->peer->proc, tc_make_small(st->next), TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    ck_assert(tc_fixture_send(t->proc, st->peer->proc, tc_make_small(st->next), TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
     tc_sched_wake(st->peer);
     st->awaiting = true;
     return TC_STEP_CONTINUE;
@@ -56,7 +57,7 @@ static tc_step echo_step(tc_task *t)
     tc_term m;
     if (!tc_sched_receive(t, &m))
         return TC_STEP_WAIT;
-    ck_assert(tc_send(t->proc, st->peer->proc, m, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    ck_assert(tc_fixture_send(t->proc, st->peer->proc, m, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
     tc_sched_wake(st->peer);
     return ++st->next == st->limit ? TC_STEP_DONE : TC_STEP_CONTINUE;
 }
@@ -208,7 +209,7 @@ START_TEST(test_modern_receive_cuts_reductions)
     recv_state st = {0, 0};
     tc_sched_spawn(&s, &t, p, recv_step, &st);
     ck_assert(tc_sched_run(&s) == TC_OK); /* waits */
-    ck_assert(tc_send(sender, p, l, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    ck_assert(tc_fixture_send(sender, p, l, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
     tc_sched_wake(&t);
     ck_assert(tc_sched_run(&s) == TC_OK);
     ck_assert_uint_eq(s.stats.reds_cut, 1);

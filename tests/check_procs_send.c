@@ -1,6 +1,8 @@
 /* Message sends between modelled processes, per era: where the copy lands, who collects. */
 #include <string.h>
 
+#include "procs/proc_impl.h"
+#include "procs/gc.h"
 #include "copy/copy_struct.h"
 #include "procs/send.h"
 #include "fixtures.h"
@@ -63,7 +65,7 @@ START_TEST(test_r10b_direct_collects_receiver)
     tc_term l = seq_on_sender(1000);
     tc_copy_stats st = {0};
     ck_assert_uint_lt(receiver->heap_sz, 2000);
-    ck_assert(tc_send(sender, receiver, l, TC_SEND_DIRECT, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, l, TC_SEND_DIRECT, false, &st) == TC_OK);
     ck_assert_uint_eq(st.gcs, 1);
     ck_assert_uint_eq(st.fragments, 0);
     ck_assert_uint_eq(st.words_written, 2000);
@@ -81,7 +83,7 @@ START_TEST(test_r10b_direct_collects_receiver)
     receiver->x[0] = got;
     receiver->arity = 1;
     bool fits = (uint64_t)(receiver->stop - receiver->htop) > 2000;
-    ck_assert(tc_send(sender, receiver, l, TC_SEND_DIRECT, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, l, TC_SEND_DIRECT, false, &st) == TC_OK);
     ck_assert_uint_eq(st.gcs, fits ? 1 : 2);
     verify(receiver);
     teardown_procs();
@@ -95,12 +97,12 @@ START_TEST(test_modern_heap_or_fragment)
     setup_procs("otp25");
     tc_term small = seq_on_sender(10), big;
     tc_copy_stats st = {0};
-    ck_assert(tc_send(sender, receiver, small, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, small, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
     ck_assert_uint_eq(st.fragments, 0);
-    ck_assert(tc_send(sender, receiver, small, TC_SEND_HEAP_OR_FRAG, true, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, small, TC_SEND_HEAP_OR_FRAG, true, &st) == TC_OK);
     ck_assert_uint_eq(st.fragments, 1);
     big = seq_on_sender(1000);
-    ck_assert(tc_send(sender, receiver, big, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, big, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
     ck_assert_uint_eq(st.fragments, 2);
     ck_assert_uint_eq(st.gcs, 0);
     verify(receiver);
@@ -130,7 +132,7 @@ START_TEST(test_r10b_heap_with_fragment_send)
     tc_term l = seq_on_sender(1000);
     tc_copy_stats st = {0};
     for (int i = 0; i < 5; i++) {
-        ck_assert(tc_send(sender, receiver, l, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+        ck_assert(tc_fixture_send(sender, receiver, l, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
         verify(receiver);
         tc_term got;
         ck_assert(tc_proc_receive(receiver, &got));
@@ -163,13 +165,13 @@ START_TEST(test_modern_skips_literals)
     sender->x[0] = msg;
     sender->arity = 1;
     tc_copy_stats st = {0};
-    ck_assert(tc_send(sender, receiver, msg, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, msg, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
     ck_assert_uint_eq(st.words_sized, 3);
     tc_term got;
     ck_assert(tc_proc_receive(receiver, &got));
     ck_assert_uint_eq(tc_tuple_element(got, 2), literal);
     /* The R10B path knows no literals: it copies all 9 words. */
-    ck_assert(tc_send(sender, receiver, msg, TC_SEND_DIRECT, false, &st) == TC_OK);
+    ck_assert(tc_fixture_send(sender, receiver, msg, TC_SEND_DIRECT, false, &st) == TC_OK);
     ck_assert_uint_eq(st.words_sized, 3 + 9);
     receiver->x[0] = got;
     receiver->arity = 1;
@@ -202,7 +204,7 @@ START_TEST(test_random_sends)
             sender->htop += words;
             sender->x[0] = msg;
             sender->arity = 1;
-            ck_assert(tc_send(sender, receiver, msg, path, i % 3 == 0, &st) == TC_OK);
+            ck_assert(tc_fixture_send(sender, receiver, msg, path, i % 3 == 0, &st) == TC_OK);
             ck_assert_uint_eq(st.words_written, words);
             tc_term got;
             ck_assert(tc_proc_receive(receiver, &got));
@@ -231,7 +233,7 @@ START_TEST(test_send_allocation_failure)
             tc_term l = seq_on_sender(3000);
             int64_t live = tc_mem_live();
             tc_mem_fail_at(n);
-            tc_result r = tc_send(sender, receiver, l, path, false, NULL);
+            tc_result r = tc_fixture_send(sender, receiver, l, path, false, NULL);
             tc_mem_fail_at(0);
             verify(receiver);
             if (r == TC_OK) {

@@ -5,6 +5,7 @@
  * These pin the exact sequences, so they ignore TC_GC_STRESS (extra GCs change every
  * size); the property and allocation-failure suites run under it.
  */
+#include "procs/proc_impl.h"
 #include "fixtures.h"
 #include "procs/gc.h"
 #include "procs/proc.h"
@@ -89,24 +90,24 @@ START_TEST(tables)
     static const uint64_t r10b[] = {34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584, 4181, 6765,
                                     10946, 17711, 28657, 46368, 75025, 121393};
     for (unsigned i = 0; i < sizeof modern / sizeof *modern; i++)
-        ck_assert_uint_eq(tc_gc_heap_size_at(TC_HEAP_TABLE_MODERN, i), modern[i]);
+        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_MODERN, i), modern[i]);
     for (unsigned i = 0; i < sizeof r10b / sizeof *r10b; i++)
-        ck_assert_uint_eq(tc_gc_heap_size_at(TC_HEAP_TABLE_R10B, i), r10b[i]);
+        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_R10B, i), r10b[i]);
     /* The +20 % stage stops below 2^53 bytes. */
-    unsigned n = tc_gc_heap_sizes_count(TC_HEAP_TABLE_MODERN);
-    ck_assert_uint_le(tc_gc_heap_size_at(TC_HEAP_TABLE_MODERN, n - 1), (UINT64_C(1) << 53) / 8);
-    ck_assert_uint_eq(tc_gc_heap_size_at(TC_HEAP_TABLE_MODERN, n), 0);
+    unsigned n = tc_heap_sizes_count(TC_HEAP_TABLE_MODERN);
+    ck_assert_uint_le(tc_heap_size_at(TC_HEAP_TABLE_MODERN, n - 1), (UINT64_C(1) << 53) / 8);
+    ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_MODERN, n), 0);
 
     tc_heap_table m = TC_HEAP_TABLE_MODERN;
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 5, 0), 12);
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 5, 1), 12); /* below the first entry: the first */
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 233, 0), 233);
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 233, 1), 376);
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 234, 0), 376);
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 20009, 0), 28690);  /* brief 7.2 step 1 */
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 40016, 1), 75113);  /* brief 7.2 step 2, old heap */
-    ck_assert_uint_eq(tc_gc_next_heap_size(m, 80020, 0), 121536); /* brief 7.2 step 4 */
-    ck_assert_uint_eq(tc_gc_next_heap_size(TC_HEAP_TABLE_R10B, 233 + 2121, 0), 2584); /* brief 7.3 */
+    ck_assert_uint_eq(tc_heap_next_size(m, 5, 0), 12);
+    ck_assert_uint_eq(tc_heap_next_size(m, 5, 1), 12); /* below the first entry: the first */
+    ck_assert_uint_eq(tc_heap_next_size(m, 233, 0), 233);
+    ck_assert_uint_eq(tc_heap_next_size(m, 233, 1), 376);
+    ck_assert_uint_eq(tc_heap_next_size(m, 234, 0), 376);
+    ck_assert_uint_eq(tc_heap_next_size(m, 20009, 0), 28690);  /* brief 7.2 step 1 */
+    ck_assert_uint_eq(tc_heap_next_size(m, 40016, 1), 75113);  /* brief 7.2 step 2, old heap */
+    ck_assert_uint_eq(tc_heap_next_size(m, 80020, 0), 121536); /* brief 7.2 step 4 */
+    ck_assert_uint_eq(tc_heap_next_size(TC_HEAP_TABLE_R10B, 233 + 2121, 0), 2584); /* brief 7.3 */
 }
 END_TEST
 

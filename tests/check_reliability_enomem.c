@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "procs/proc_impl.h"
+#include "procs/gc.h"
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
 #include "terms/ext.h"

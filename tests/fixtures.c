@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "procs/proc_impl.h"
 #include "terms/compare.h"
 #include "terms/printer.h"
 #include "terms/reader.h"
@@ -194,4 +195,11 @@ int tc_run_suite(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
+                          tc_copy_stats *stats)
+{
+    from->policy.send_path = path;
+    return tc_send(from, to, msg, to_busy, stats);
 }

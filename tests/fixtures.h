@@ -9,6 +9,7 @@
 #include <check.h>
 #include <stdint.h>
 
+#include "procs/send.h"
 #include "terms/arena.h"
 #include "terms/term.h"
 
@@ -30,6 +31,11 @@ tc_term *tc_null_alloc(tc_alloc *self, size_t words);
 /* Writes the list [n-1, ..., 1, 0] of small integers into hp[0 .. 2n) (its first cell ends
  * the list) and returns it; NIL for n = 0. For tests that build a payload on a heap. */
 tc_term tc_int_list_at(tc_term *hp, size_t n);
+
+/* tc_send by an explicit path, whatever the sender's era (the tests that mix an era with
+ * the other era's send path): sets the sender's policy.send_path first. */
+tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
+                          tc_copy_stats *stats) TC_MUST_CHECK;
 
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);

@@ -30,7 +30,7 @@ static void check_copy(tc_term orig, tc_term copy)
     TC_CHECK(tc_term_equal(orig, copy, &eq) == TC_OK && eq);
 }
 
-static void check_send(tc_term t, const char *era, tc_send_path path, bool busy)
+static void check_send(tc_term t, const char *era, bool busy)
 {
     tc_policy pol;
     TC_CHECK(tc_policy_preset(era, &pol) == TC_OK);
@@ -39,13 +39,13 @@ static void check_send(tc_term t, const char *era, tc_send_path path, bool busy)
     TC_CHECK(mem && tc_proc_new(mem, &pol, &from) == TC_OK && tc_proc_new(mem, &pol, &to) == TC_OK);
     tc_term msg, got;
     TC_CHECK(tc_copy_struct(tc_proc_alloc(from), t, NULL, &msg, NULL) == TC_OK);
-    from->x[0] = msg;
-    from->arity = 1;
-    TC_CHECK(tc_send(from, to, msg, path, busy, NULL) == TC_OK);
+    tc_proc_x(from)[0] = msg;
+    tc_proc_set_arity(from, 1);
+    TC_CHECK(tc_send(from, to, msg, busy, NULL) == TC_OK);
     TC_CHECK(tc_heap_verify(from, NULL) && tc_heap_verify(to, NULL));
     TC_CHECK(tc_proc_receive(to, &got));
-    to->x[0] = got;
-    to->arity = 1;
+    tc_proc_x(to)[0] = got;
+    tc_proc_set_arity(to, 1);
     TC_CHECK(tc_heap_verify(to, NULL));
     check_copy(t, got);
     tc_proc_free(from);
@@ -101,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tc_copy_literal_area_free(la);
 
     bool busy = size > 0 && (data[0] & 1);
-    check_send(t, "r10b", TC_SEND_DIRECT, busy);
-    check_send(t, "otp25", TC_SEND_HEAP_OR_FRAG, busy);
+    check_send(t, "r10b", busy); /* its policy sends direct */
+    check_send(t, "otp25", busy); /* heap or fragment */
     tc_arena_free(arena);
     return 0;
 }

@@ -1,0 +1,54 @@
+#include "heapsize.h"
+
+#include "../terms/term.h"
+
+#define TABLE_MAX 64
+
+static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
+{
+    unsigned i;
+    if (t == TC_HEAP_TABLE_R10B) {
+        a[0] = 34;
+        a[1] = 55;
+        for (i = 2; i < TABLE_MAX && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
+            a[i] = a[i - 1] + a[i - 2];
+        return i;
+    }
+    a[0] = 12;
+    a[1] = 38;
+    for (i = 2; i < 23; i++)
+        a[i] = a[i - 1] + a[i - 2] + 1; /* the +1 leaves room for an allocator block header */
+    const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
+    for (; i < TABLE_MAX; i++) {
+        a[i] = a[i - 1] + a[i - 1] / 5;
+        if (a[i] > max_words) {
+            i--; /* erts drops the last fitting entry too; kept for fidelity */
+            break;
+        }
+    }
+    return i;
+}
+
+uint64_t tc_heap_size_at(tc_heap_table t, unsigned i)
+{
+    uint64_t a[TABLE_MAX];
+    return i < fill_table(t, a) ? a[i] : 0;
+}
+
+unsigned tc_heap_sizes_count(tc_heap_table t)
+{
+    uint64_t a[TABLE_MAX];
+    return fill_table(t, a);
+}
+
+uint64_t tc_heap_next_size(tc_heap_table t, uint64_t size, unsigned offset)
+{
+    uint64_t a[TABLE_MAX];
+    unsigned n = fill_table(t, a);
+    if (size < a[0])
+        return a[0];
+    for (unsigned i = 0; i < n; i++)
+        if (a[i] >= size)
+            return i + offset < n ? a[i + offset] : a[n - 1];
+    return a[n - 1];
+}

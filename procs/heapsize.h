@@ -1,0 +1,29 @@
+/*
+ * heapsize.h — the heap-size series every heap and old heap is sized from (erts: R10B
+ * ggc.c init_gc, heap_sizes[]; OTP 21+ erl_gc.c erts_init_gc, heap_sizes[] and
+ * erts_next_heap_size).
+ *
+ * R10B: 34, 55, then Fibonacci while below MAX_SMALL. Modern: 12, 38, then
+ * a[i-1] + a[i-2] + 1 up to index 22 (the +1 leaves room for an allocator block header),
+ * then 20 % growth, ending below 2^53 bytes (erts also drops the last fitting entry; so
+ * does the model).
+ */
+#ifndef TC_HEAPSIZE_H
+#define TC_HEAPSIZE_H
+
+#include <stdint.h>
+
+/* The heap-size series of an era (policy.heap_table). */
+typedef enum tc_heap_table {
+    TC_HEAP_TABLE_R10B,  /* 34, 55, then Fibonacci */
+    TC_HEAP_TABLE_MODERN /* 12, 38, a[i-1] + a[i-2] + 1 up to index 22, then +20 % */
+} tc_heap_table;
+
+/* Entry i of the series (0 past its end) and how many there are. */
+uint64_t tc_heap_size_at(tc_heap_table t, unsigned i);
+unsigned tc_heap_sizes_count(tc_heap_table t);
+/* erts_next_heap_size: the smallest entry >= size, `offset` entries further up; sizes
+ * below the first entry give the first entry. */
+uint64_t tc_heap_next_size(tc_heap_table t, uint64_t size, unsigned offset);
+
+#endif
