@@ -133,6 +133,22 @@ void tc_binary_release(tc_binary *bin)
         tc_mem_free(bin);
 }
 
+void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop)
+{
+    for (tc_term *pb = oh->first; pb && pb != stop;) {
+        tc_term *next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
+        oh->overhead -= pb[TC_PB_SIZE];
+        tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
+        /* A tuple of as many words, all [], in its place: garbage that walks and verifiers
+         * step over, where a ProcBin left off its list would be a broken heap. */
+        pb[0] = TC_MAKE_HEADER(TC_PROC_BIN_SIZE - 1, TC_SUBTAG_ARITYVAL);
+        for (unsigned i = 1; i < TC_PROC_BIN_SIZE; i++)
+            pb[i] = TC_NIL;
+        pb = next;
+    }
+    oh->first = stop;
+}
+
 void tc_offheap_release_until(tc_offheap *oh, tc_term *stop)
 {
     tc_term *pb = oh->first;

@@ -867,7 +867,7 @@ tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_
     tc_wstack_destroy(&d.vals);
     tc_wstack_destroy(&d.frames);
     if (d.res != TC_OK) {
-        tc_offheap_release_until(a->offheap, offheap_mark);
+        tc_offheap_abandon_until(a->offheap, offheap_mark);
         return d.res;
     }
     *out = v;

@@ -747,7 +747,7 @@ tc_result tc_term_read(tc_alloc *a, const char *text, size_t len, tc_term *out, 
     tc_wstack_destroy(&r.vals);
     tc_wstack_destroy(&r.frames);
     if (r.res != TC_OK) {
-        tc_offheap_release_until(a->offheap, offheap_mark);
+        tc_offheap_abandon_until(a->offheap, offheap_mark);
         return r.res;
     }
     *out = v;

@@ -360,6 +360,25 @@ static void ok_ets_to_proc(ctx *c)
     ck_assert_ptr_nonnull(c->proc->mbuf);
     ok_ets_lookup(c);
 }
+/* The same lookup from a compressed table: the object is decoded onto the heap. */
+static void setup_ets_compressed_to_proc(ctx *c)
+{
+    setup_ets_rich_compressed(c);
+    tc_policy pol = tc_policy_otp25();
+    c->mem = tc_mseg_new(&pol.mem);
+    ck_assert(c->mem != NULL && tc_proc_new(c->mem, &pol, &c->proc) == TC_OK);
+}
+static void ok_ets_compressed_to_proc(ctx *c) { ok_ets_lookup(c); }
+/* binary_to_term onto a process heap (HAlloc): a failure must leave the heap verifying. */
+static void setup_ext_to_proc(ctx *c)
+{
+    ck_assert(tc_ext_encode(c->term, 2, &c->bytes, &c->len) == TC_OK);
+    tc_policy pol = tc_policy_otp25();
+    c->mem = tc_mseg_new(&pol.mem);
+    ck_assert(c->mem != NULL && tc_proc_new(c->mem, &pol, &c->proc) == TC_OK);
+}
+static tc_result op_ext_to_proc(ctx *c) { return tc_ext_decode(tc_proc_alloc(c->proc), c->bytes, c->len, &c->out, NULL); }
+static void ok_ext_to_proc(ctx *c) { ck_assert(tc_term_verify(c->out, NULL) && equal(c->out, c->ref)); }
 
 typedef struct row {
     const char *name;
@@ -406,6 +425,9 @@ static const row rows[] = {
     {"tc_ets_lookup", setup_ets_rich_plain, op_ets_lookup, ok_ets_lookup, NULL, NOTHING_ALLOCATED},
     {"tc_ets_lookup compressed", setup_ets_rich_compressed, op_ets_lookup, ok_ets_lookup, NULL, 0},
     {"tc_ets_lookup onto a process", setup_ets_to_proc, op_ets_lookup_to_proc, ok_ets_to_proc, NULL, NOTHING_ALLOCATED},
+    {"tc_ets_lookup compressed onto a process", setup_ets_compressed_to_proc, op_ets_lookup_to_proc,
+     ok_ets_compressed_to_proc, NULL, 0},
+    {"tc_ext_decode onto a process", setup_ext_to_proc, op_ext_to_proc, ok_ext_to_proc, NULL, 0},
     {"tc_ets_update_counter to a bignum", setup_ets_counter, op_ets_update_counter, ok_ets_counter,
      intact_ets_counter, 0},
     {"tc_ets_update_counter compressed", setup_ets_counter_compressed, op_ets_update_counter, ok_ets_counter,
