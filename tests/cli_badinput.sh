@@ -2,7 +2,7 @@
 # Bad input to every binary: empty, huge (100 MB), binary garbage, invalid UTF-8, unknown and
 # missing flags, unwritable output paths. Each must exit 2 with a message, never crash, hang
 # or leak (a sanitizer report fails the check): bad data gets exactly one line on stderr; a
-# usage error gets its one-line reason first (a usage text may follow it).
+# usage error gets its one-line reason, naming the --help that explains it.
 # What cli_termcopy, cli_encode, cli_eptest and cli_experiments already check is not repeated.
 # $1: build directory root (termcopy there, the experiments in experiments/); $2: tests/data.
 set -u
@@ -56,9 +56,15 @@ run "termcopy decode: invalid UTF-8 argument" 1 "$bin" decode "$badutf8"
 run "termcopy decode: garbage argument" 1 "$bin" decode "$garbage"
 run "termcopy encode: empty term" 1 "$bin" encode ''
 run "termcopy print: invalid UTF-8 in a string" 1 "$bin" print "\"$badutf8\""
-run "termcopy encode: --minor without a value" 2 "$bin" encode --minor
+run "termcopy encode: --minor without a value" 1 "$bin" encode --minor
 run "termcopy encode: --minor garbage" 1 "$bin" encode --minor "$garbage" foo
-run "termcopy decode: unknown flag" 2 "$bin" decode --bogus 8361
+run "termcopy decode: unknown flag" 1 "$bin" decode --bogus 8361
+# Usage errors: one line that names the command's --help, exit 2; after "--", --help is a TERM.
+run "termcopy: no command" 1 "$bin"
+run "termcopy: unknown command" 1 "$bin" frobnicate 1
+run "termcopy size: no TERM" 1 "$bin" size
+run "termcopy print: two TERMs" 1 "$bin" print a b
+run "termcopy print -- --help: a term, not a request for help" 1 "$bin" print -- --help
 run "termcopy encode: unwritable stdout" 1 sh -c "'$bin' encode foo >/dev/full"
 run "termcopy decode: unwritable stdout" 1 sh -c "'$bin' decode 836A >/dev/full"
 

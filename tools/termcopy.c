@@ -153,9 +153,10 @@ static bool read_term_arg(const char *arg, tc_arena *arena, tc_term *out)
     return true;
 }
 
+/* --help or -h among the options; after "--" it is an operand (a TERM), not a request. */
 static bool wants_help(int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return true;
     return false;
@@ -170,8 +171,8 @@ typedef struct option {
 } option;
 
 /* Splits argv into the options in `opts` (ended by a NULL name; may be NULL) and exactly one
- * TERM operand. */
-static int parse_args(int argc, char **argv, option *opts, const char **term, const char *usage)
+ * TERM operand. A usage error is one line naming the command's --help, and exit 2. */
+static int parse_args(int argc, char **argv, option *opts, const char **term, const char *cmd)
 {
     *term = NULL;
     bool options_done = false;
@@ -193,23 +194,24 @@ static int parse_args(int argc, char **argv, option *opts, const char **term, co
                 } else if (i + 1 < argc) {
                     o->value = argv[++i];
                 } else {
-                    fprintf(stderr, "termcopy: option '%s' needs a value\n%s", o->name, usage);
+                    fprintf(stderr, "termcopy %s: option '%s' needs a value (see 'termcopy %s --help')\n", cmd,
+                            o->name, cmd);
                     return EXIT_USAGE;
                 }
             }
             if (!known) {
-                fprintf(stderr, "termcopy: unknown option '%s'\n%s", a, usage);
+                fprintf(stderr, "termcopy %s: unknown option '%s' (see 'termcopy %s --help')\n", cmd, a, cmd);
                 return EXIT_USAGE;
             }
         } else if (*term) {
-            fprintf(stderr, "termcopy: one TERM expected, got a second: '%.40s' (quote the term)\n", a);
+            fprintf(stderr, "termcopy %s: one TERM expected, got a second: '%.40s' (quote the term)\n", cmd, a);
             return EXIT_USAGE;
         } else {
             *term = a;
         }
     }
     if (!*term) {
-        fprintf(stderr, "termcopy: missing TERM\n%s", usage);
+        fprintf(stderr, "termcopy %s: missing TERM (see 'termcopy %s --help')\n", cmd, cmd);
         return EXIT_USAGE;
     }
     return 0;
@@ -219,7 +221,7 @@ static int cmd_size(int argc, char **argv)
 {
     option opts[] = {{"--tsv", false, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, usage_size);
+    int rc = parse_args(argc, argv, opts, &arg, "size");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -248,7 +250,7 @@ static int cmd_size(int argc, char **argv)
 static int cmd_print(int argc, char **argv)
 {
     const char *arg;
-    int rc = parse_args(argc, argv, NULL, &arg, usage_print);
+    int rc = parse_args(argc, argv, NULL, &arg, "print");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -276,7 +278,7 @@ static int cmd_encode(int argc, char **argv)
 {
     option opts[] = {{"--minor", true, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, usage_encode);
+    int rc = parse_args(argc, argv, opts, &arg, "encode");
     if (rc)
         return rc;
     unsigned minor = 2;
@@ -348,7 +350,7 @@ static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
 static int cmd_decode(int argc, char **argv)
 {
     const char *arg;
-    int rc = parse_args(argc, argv, NULL, &arg, usage_decode);
+    int rc = parse_args(argc, argv, NULL, &arg, "decode");
     if (rc)
         return rc;
     size_t len, n;
@@ -519,7 +521,7 @@ static int cmd_predict(int argc, char **argv)
 {
     option opts[] = {{"--calibration", true, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, usage_predict);
+    int rc = parse_args(argc, argv, opts, &arg, "predict");
     if (rc)
         return rc;
     const char *path = opts[0].set ? opts[0].value : DEFAULT_CALIBRATION;
@@ -591,10 +593,13 @@ int main(int argc, char **argv)
                     {"encode", cmd_encode, usage_encode},
                     {"decode", cmd_decode, usage_decode},
                     {"predict", cmd_predict, usage_predict}};
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        fputs(usage_main, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
+    if (argc < 2) {
+        fputs("termcopy: missing COMMAND (see 'termcopy --help')\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(usage_main, stdout);
+        return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) != 0)
@@ -608,6 +613,6 @@ int main(int argc, char **argv)
             return fail("cannot write output: %s", strerror(errno));
         return rc;
     }
-    fprintf(stderr, "termcopy: unknown command '%s'\n%s", argv[1], usage_main);
+    fprintf(stderr, "termcopy: unknown command '%s' (see 'termcopy --help')\n", argv[1]);
     return EXIT_USAGE;
 }
