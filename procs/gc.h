@@ -48,6 +48,8 @@
 
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 /* Entry i of the era's heap-size series (0 past its end) and how many there are. */
 uint64_t tc_gc_heap_size_at(tc_heap_table t, unsigned i);
 unsigned tc_gc_heap_sizes_count(tc_heap_table t);
@@ -66,5 +68,7 @@ tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
  * also what copy_shallow and a fragment move do.
  */
 void tc_gc_offset_heap(tc_term *hp, size_t n, ptrdiff_t offs, const tc_term *lo, const tc_term *hi);
+
+TC_END_DECLS
 
 #endif

@@ -13,6 +13,8 @@
 
 #include "../alloc/mseg.h"
 
+TC_BEGIN_DECLS
+
 /* The heap-size series (erts_init_gc / init_gc). */
 typedef enum tc_heap_table {
     TC_HEAP_TABLE_R10B,  /* 34, 55, then Fibonacci */
@@ -89,5 +91,7 @@ tc_policy tc_policy_otp25(void);
 tc_result tc_policy_preset(const char *name, tc_policy *out) TC_MUST_CHECK;
 /* TC_GC_STRESS=1 in the environment turns gc_stress on (the test suites' stress mode). */
 void tc_policy_apply_env(tc_policy *p);
+
+TC_END_DECLS
 
 #endif

@@ -62,6 +62,8 @@
 #include "policy.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 #define TC_PROC_MAX_XREGS 1024 /* erts MAX_REG */
 #define TC_PROC_MAX_LITERAL_AREAS 8
 
@@ -217,5 +219,7 @@ static inline void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
     p->trace = fn;
     p->trace_ctx = ctx;
 }
+
+TC_END_DECLS
 
 #endif

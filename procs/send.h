@@ -25,6 +25,8 @@
 #include "../copy/stats.h"
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 typedef enum tc_send_path {
     TC_SEND_DIRECT,      /* R10B */
     TC_SEND_HEAP_OR_FRAG /* OTP 21+ with message_queue_data = on_heap */
@@ -43,5 +45,7 @@ const char *tc_send_path_name(tc_send_path path);
  */
 tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
                   tc_copy_stats *stats) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

@@ -25,6 +25,10 @@
 
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 bool tc_heap_verify(const tc_proc *p, const char **why);
+
+TC_END_DECLS
 
 #endif
