@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#include "../terms/base.h"
+
+TC_BEGIN_DECLS
+
 typedef struct tc_faults {
     uint64_t start;
 } tc_faults;
@@ -19,5 +23,7 @@ uint64_t tc_faults_minor(void);
 static inline void tc_faults_begin(tc_faults *f) { f->start = tc_faults_minor(); }
 /* Minor faults since tc_faults_begin. */
 static inline uint64_t tc_faults_end(const tc_faults *f) { return tc_faults_minor() - f->start; }
+
+TC_END_DECLS
 
 #endif

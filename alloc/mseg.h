@@ -42,6 +42,8 @@
 
 #include "../terms/base.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_mseg_config {
     size_t sbct;          /* bytes: blocks at or above this get a single-block carrier */
     unsigned cache_slots; /* mseg "mcs": freed sbcs kept for reuse; 0 = none */
@@ -91,5 +93,7 @@ const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m);
 const tc_mseg_config *tc_mseg_config_get(const tc_mseg *m);
 /* Segments in the cache now. */
 unsigned tc_mseg_cached(const tc_mseg *m);
+
+TC_END_DECLS
 
 #endif

@@ -20,6 +20,8 @@
 #include "stats.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_copy_compact tc_copy_compact;
 
 /* Stores `t` as a new compact block. TC_ENOMEM leaves nothing allocated. */
@@ -40,5 +42,7 @@ tc_result tc_copy_compact_out(tc_alloc *a, const tc_copy_compact *c, tc_term *ou
  * object first and the cons cell after it (build_term_list). */
 tc_result tc_copy_compact_out_list(tc_alloc *a, const tc_copy_compact *c, tc_term *out,
                                    tc_copy_stats *stats) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

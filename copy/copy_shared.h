@@ -24,9 +24,13 @@
 #include "stats.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 /* Copies `t` into tc_term_shared_size(t) words from `a` (one allocation), keeping every
  * shared subterm shared. TC_ENOMEM leaves the source as it was and nothing allocated from
  * `a`. Adds to *stats when it is not NULL. */
 tc_result tc_copy_shared(tc_alloc *a, tc_term t, tc_term *out, tc_copy_stats *stats) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

@@ -26,6 +26,8 @@
 #include "stats.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 /* An address range of literal terms: pointers into [start, end) are stored, not copied
  * (and sized 0). A NULL range means copy everything, as an ETS insert does. */
 typedef struct tc_copy_literals {
@@ -47,5 +49,7 @@ tc_term tc_copy_struct_fill(tc_term t, tc_term *hp, size_t words, tc_offheap *oh
  */
 tc_result tc_copy_struct(tc_alloc *a, tc_term t, const tc_copy_literals *lit, tc_term *out,
                          tc_copy_stats *stats) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

@@ -22,6 +22,8 @@
 #include "stats.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_copy_literal_area tc_copy_literal_area;
 
 /* An area of `words` words (reserved, not touched until used). NULL when out of memory. */
@@ -42,5 +44,7 @@ tc_result tc_copy_literal_get(const tc_copy_literal_area *la, tc_term key, tc_te
 bool tc_copy_literal_contains(const tc_copy_literal_area *la, const void *p);
 /* The area's address range, for tc_copy_struct (and later the GC) to skip. */
 tc_copy_literals tc_copy_literal_range(const tc_copy_literal_area *la);
+
+TC_END_DECLS
 
 #endif

@@ -12,9 +12,13 @@
 #include "stats.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 /* Copies src[0 .. words) into `words` fresh words from `a` (one allocation) and returns
  * them in *out. TC_ENOMEM when the allocator fails. Adds to *stats when it is not NULL. */
 tc_result tc_copy_memcpy_floor(tc_alloc *a, const tc_term *src, size_t words, tc_term **out,
                                tc_copy_stats *stats) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

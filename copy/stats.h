@@ -13,6 +13,10 @@
 
 #include <stdint.h>
 
+#include "../terms/base.h"
+
+TC_BEGIN_DECLS
+
 typedef struct tc_copy_stats {
     uint64_t words_sized;          /* words the size pass predicted (0 when the size was stored) */
     uint64_t words_written;        /* destination words written */
@@ -21,5 +25,7 @@ typedef struct tc_copy_stats {
     uint64_t fragments;            /* heap fragments created (send and lookup paths) */
     uint64_t gcs;                  /* garbage collections caused (send and lookup paths) */
 } tc_copy_stats;
+
+TC_END_DECLS
 
 #endif

@@ -55,6 +55,8 @@
 
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 /* erts_garbage_collect: collects with the stack, objv[0..nobj) and the on-heap messages
  * as roots, so that `need` words fit afterwards. Updates objv in place. */
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj) TC_MUST_CHECK;
@@ -88,5 +90,7 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
  * also what copy_shallow and a fragment move do.
  */
 void tc_gc_offset_heap(tc_term *hp, size_t n, ptrdiff_t offs, const tc_term *lo, const tc_term *hi);
+
+TC_END_DECLS
 
 #endif

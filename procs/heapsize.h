@@ -13,6 +13,10 @@
 
 #include <stdint.h>
 
+#include "../terms/base.h"
+
+TC_BEGIN_DECLS
+
 /* The heap-size series of an era (policy.heap_table). */
 typedef enum tc_heap_table {
     TC_HEAP_TABLE_R10B,  /* 34, 55, then Fibonacci */
@@ -25,5 +29,7 @@ unsigned tc_heap_sizes_count(tc_heap_table t);
 /* erts_next_heap_size: the smallest entry >= size, `offset` entries further up; sizes
  * below the first entry give the first entry. */
 uint64_t tc_heap_next_size(tc_heap_table t, uint64_t size, unsigned offset);
+
+TC_END_DECLS
 
 #endif

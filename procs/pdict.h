@@ -29,6 +29,8 @@
 
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_pdict tc_pdict;
 
 tc_result tc_pdict_new(tc_pdict **out) TC_MUST_CHECK;
@@ -47,5 +49,7 @@ tc_term *tc_pdict_roots(tc_pdict *pd, size_t *n);
 /* pd_check: every slot [], a 2-tuple or a proper list of 2-tuples, each key in the slot
  * its hash selects and only once, the element count right. */
 bool tc_pdict_verify(const tc_pdict *pd, const char **why);
+
+TC_END_DECLS
 
 #endif

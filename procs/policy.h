@@ -14,6 +14,8 @@
 #include "../alloc/mseg.h"
 #include "heapsize.h"
 
+TC_BEGIN_DECLS
+
 /* What HAlloc does when the request does not fit between htop and stop. */
 typedef enum tc_frag_rule {
     TC_FRAG_R10B,  /* fits only if free > need; new fragment min_heap/2 + need (capped at
@@ -95,5 +97,7 @@ tc_result tc_send_path_parse(const char *name, tc_send_path *out) TC_MUST_CHECK;
 const char *tc_send_path_name(tc_send_path path);
 /* TC_GC_STRESS=1 in the environment turns gc_stress on (the test suites' stress mode). */
 void tc_policy_apply_env(tc_policy *p);
+
+TC_END_DECLS
 
 #endif

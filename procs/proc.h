@@ -60,6 +60,8 @@
 #include "pdict.h"
 #include "policy.h"
 
+TC_BEGIN_DECLS
+
 #define TC_PROC_MAX_XREGS 1024 /* erts MAX_REG */
 #define TC_PROC_MAX_LITERAL_AREAS 8
 
@@ -187,5 +189,7 @@ size_t tc_proc_queue_len(const tc_proc *p);
 tc_result tc_proc_add_literal_area(tc_proc *p, const tc_term *start, size_t words) TC_MUST_CHECK;
 /* Literal area i: false when there is none. */
 bool tc_proc_literal_area(const tc_proc *p, unsigned i, const tc_term **start, const tc_term **end);
+
+TC_END_DECLS
 
 #endif

@@ -33,6 +33,8 @@
 
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 #define TC_CONTEXT_REDS 1000
 #define TC_INPUT_REDUCTIONS 2000
 #define TC_RECEIVE_LEAVE_REDS 5
@@ -88,5 +90,7 @@ bool tc_sched_receive(tc_task *t, tc_term *msg);
 /* Runs until no task is runnable. TC_OK, or the error of a task that stopped, or of a
  * schedule-in GC. */
 tc_result tc_sched_run(tc_sched *s) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

@@ -26,9 +26,11 @@
 #include "../copy/stats.h"
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 /*
- * Copies `msg` (a term of `from`) to `to` and queues it, by from's send path. `to_busy` says the receiver is
- * running or locked (only the modern path looks at it). The receiver's GC, when DIRECT
+ * Copies `msg` (a term of `from`) to `to` and queues it, by from's send path. `to_busy`
+ * says the receiver is running or locked (only the modern path looks at it). The receiver's GC, when DIRECT
  * needs one, has the receiver's live x registers, stack and queued messages as roots.
  * TC_ENOMEM leaves nothing queued and the receiver valid (a GC already done stays done).
  * Adds sizes, words written, passes, fragments and GCs to *stats when it is not NULL.
@@ -39,5 +41,7 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
  * copies its arguments: the caller has made room first (TestHeap). TC_EBADARG when the
  * words do not fit. */
 tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

@@ -25,9 +25,13 @@
 
 #include "proc.h"
 
+TC_BEGIN_DECLS
+
 bool tc_heap_verify(const tc_proc *p, const char **why);
 /* The same with objv[0..nobj) as the live registers instead of x[0..arity): what a safe
  * point's collection took as its roots. */
 bool tc_heap_verify_with(const tc_proc *p, const tc_term *objv, unsigned nobj, const char **why);
+
+TC_END_DECLS
 
 #endif

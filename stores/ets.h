@@ -46,6 +46,8 @@
 #include "ets_lock.h"
 #include "../terms/term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_ets_opts {
     tc_ets_lock_mode lock_mode;
     bool meta_lock;        /* take R13B's meta-table lock first (default: r13b only) */
@@ -115,5 +117,7 @@ tc_ets_info tc_ets_get_info(const tc_ets *t);
  * hash that of its key, no key twice, every stored term well formed and a tuple with a key
  * element, counts and sizes matching the counters. False with the reason in *why. */
 bool tc_ets_verify(const tc_ets *t, const char **why);
+
+TC_END_DECLS
 
 #endif

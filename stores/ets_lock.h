@@ -29,6 +29,8 @@
 
 #include "../terms/base.h"
 
+TC_BEGIN_DECLS
+
 typedef enum tc_ets_lock_mode {
     TC_ETS_LOCK_NONE,
     TC_ETS_LOCK_R13B,
@@ -59,5 +61,7 @@ void tc_ets_unlock_table(tc_ets_locks *l, tc_ets_access a);
 /* The bucket lock of hash value `hval` (write_concurrency only; else nothing). */
 void tc_ets_lock_bucket(tc_ets_locks *l, tc_ets_access a, uint64_t hval);
 void tc_ets_unlock_bucket(tc_ets_locks *l, tc_ets_access a, uint64_t hval);
+
+TC_END_DECLS
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_arena tc_arena;
 
 /* NULL when out of memory. `block_words` 0 picks a default. */
@@ -32,5 +34,7 @@ typedef struct tc_arena_mark {
 
 tc_arena_mark tc_arena_get_mark(const tc_arena *a);
 void tc_arena_rollback(tc_arena *a, tc_arena_mark m);
+
+TC_END_DECLS
 
 #endif

@@ -12,6 +12,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* The atom named by `len` bytes of UTF-8 at `name`, created if new. Errors: TC_ELIMIT
  * (over 255 characters, or the table is full), TC_EPARSE (not UTF-8), TC_ENOMEM. */
 tc_result tc_atom_intern(const char *name, size_t len, tc_term *out) TC_MUST_CHECK;
@@ -33,5 +35,7 @@ long tc_utf8_length(const char *s, size_t len);
 long tc_utf8_decode(const unsigned char **p, const unsigned char *end);
 /* Writes the UTF-8 form of `cp` (< 0x110000) to `out`, returning its length (1..4). */
 size_t tc_utf8_encode(uint32_t cp, char out[4]);
+
+TC_END_DECLS
 
 #endif

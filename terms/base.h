@@ -22,6 +22,21 @@
 #define TC_PRINTF(f, a)
 #endif
 
+/*
+ * The library is built with -fvisibility=hidden: what a public header declares between
+ * TC_BEGIN_DECLS and TC_END_DECLS is the exported API; everything else (the *_impl.h
+ * internals) stays inside the shared library.
+ */
+#if defined(__GNUC__)
+#define TC_BEGIN_DECLS _Pragma("GCC visibility push(default)")
+#define TC_END_DECLS _Pragma("GCC visibility pop")
+#else
+#define TC_BEGIN_DECLS
+#define TC_END_DECLS
+#endif
+
+TC_BEGIN_DECLS
+
 /* Results. Out of memory is a result, never an abort. */
 typedef enum tc_result {
     TC_OK = 0,
@@ -80,5 +95,7 @@ int64_t tc_mem_live(void);     /* blocks allocated and not yet freed */
 /* Brackets a verifier run at a state transition (enter 1, then 0): the calling thread's
  * allocations in between are neither counted nor failed. */
 void tc_mem_unchecked(int enter);
+
+TC_END_DECLS
 
 #endif

@@ -10,6 +10,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* The integer sign * sum(digits[i] * 2^(64 i)), normalised (small when it fits). */
 tc_term tc_term_integer(tc_alloc *a, bool negative, const uint64_t *digits, size_t n);
 
@@ -30,5 +32,7 @@ const uint64_t *tc_integer_digits(tc_term t, uint64_t *tmp, size_t *n, bool *neg
 /* Three-way comparisons by value: <0, 0, >0. */
 int tc_integer_compare(tc_term a, tc_term b);
 int tc_integer_compare_double(tc_term i, double d);
+
+TC_END_DECLS
 
 #endif

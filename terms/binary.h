@@ -14,6 +14,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* The off-heap block of a refc binary (erts: Binary). */
 typedef struct tc_binary {
     atomic_long refc;
@@ -75,5 +77,7 @@ void tc_offheap_release_until(tc_offheap *oh, tc_term *stop);
 void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop);
 /* Links a ProcBin at `pb` into `oh` and counts its bytes in the overhead. */
 void tc_offheap_link(tc_offheap *oh, tc_term *pb);
+
+TC_END_DECLS
 
 #endif

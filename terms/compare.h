@@ -14,10 +14,14 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* *order = <0, 0 or >0. */
 tc_result tc_term_compare(tc_term a, tc_term b, int *order) TC_MUST_CHECK;
 tc_result tc_term_compare_exact(tc_term a, tc_term b, int *order) TC_MUST_CHECK;
 /* a =:= b */
 tc_result tc_term_equal(tc_term a, tc_term b, bool *equal) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

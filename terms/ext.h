@@ -15,6 +15,8 @@
 #include "reader.h"
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 #define TC_EXT_VERSION 131u
 
 /* Bytes of term_to_binary(T, [{minor_version, minor}]) (version byte included), without
@@ -38,5 +40,7 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
  */
 tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
                         tc_read_error *err) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

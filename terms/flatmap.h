@@ -11,8 +11,12 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* A map of the n pairs kv[2i] => kv[2i+1], in any order; a repeated key keeps its last
  * value, as `#{}` syntax does. TC_EUNSUPPORTED past 32 distinct keys. */
 tc_result tc_term_flatmap(tc_alloc *a, const tc_term *kv, size_t n, tc_term *out) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

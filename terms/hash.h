@@ -17,6 +17,8 @@
 #include "compare.h"
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 #define TC_TERM_HASH_MAX UINT64_C(0xEFFFFFFF) /* erl_db_hash.c MAX_HASH */
 
 /* Exactly equal (=:=) terms share a hash, since it reads only what =:= compares (a
@@ -34,5 +36,7 @@ static inline tc_result tc_term_key_equal(tc_term key, tc_term other, bool *eq)
     }
     return tc_term_equal(key, other, eq);
 }
+
+TC_END_DECLS
 
 #endif

@@ -20,6 +20,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* From a header: how many words until the next word the walk must read. */
 static inline size_t tc_layout_header_step(const tc_term *hp)
 {
@@ -62,5 +64,7 @@ static inline tc_term *tc_layout_ptr(tc_term t) { return tc_is_list(t) ? tc_list
 
 /* The pointer check every copier and the GC make: is x in [lo, hi)? */
 static inline bool tc_layout_in(const tc_term *x, const tc_term *lo, const tc_term *hi) { return x >= lo && x < hi; }
+
+TC_END_DECLS
 
 #endif

@@ -11,10 +11,14 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 /* *text is NUL-terminated, from tc_mem_alloc; free it with tc_mem_free. */
 tc_result tc_term_print(tc_term t, char **text, size_t *len) TC_MUST_CHECK;
 
 /* The ~w text of a double into `out` (at least 32 bytes); returns its length. */
 size_t tc_float_format(double d, char *out);
+
+TC_END_DECLS
 
 #endif

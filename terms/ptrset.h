@@ -9,6 +9,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_ptrset {
     const void **slots;
     size_t cap, n;
@@ -18,5 +20,7 @@ void tc_ptrset_init(tc_ptrset *s);
 void tc_ptrset_destroy(tc_ptrset *s);
 /* Adds p. Returns 1 if it was new, 0 if present, -1 when out of memory. */
 int tc_ptrset_add(tc_ptrset *s, const void *p);
+
+TC_END_DECLS
 
 #endif

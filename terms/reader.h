@@ -17,6 +17,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 typedef struct tc_read_error {
     size_t offset;
     char message[192];
@@ -26,5 +28,7 @@ typedef struct tc_read_error {
  * TC_EUNSUPPORTED (maps over 32 keys), TC_ENOMEM. `err` may be NULL. */
 tc_result tc_term_read(tc_alloc *a, const char *text, size_t len, tc_term *out,
                        tc_read_error *err) TC_MUST_CHECK;
+
+TC_END_DECLS
 
 #endif

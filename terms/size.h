@@ -12,6 +12,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 tc_result tc_term_flat_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 tc_result tc_term_shared_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 /* size_object_litopt: the flat size with objects in [lit_start, lit_end) counted 0, as the
@@ -21,5 +23,7 @@ tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc
 
 /* Words the flattened copy of one sub binary takes (the sub binary's own rule). */
 uint64_t tc_sub_binary_copy_size(const tc_term *sub);
+
+TC_END_DECLS
 
 #endif

@@ -30,6 +30,8 @@
 
 #include "base.h"
 
+TC_BEGIN_DECLS
+
 typedef uint64_t tc_term;
 
 #define TC_WORD_BYTES 8u
@@ -256,5 +258,7 @@ tc_term tc_term_list(tc_alloc *a, const tc_term *elems, size_t n, tc_term tail);
  * Walks iteratively; returns false and says why in `why` (may be NULL).
  */
 bool tc_term_verify(tc_term t, const char **why);
+
+TC_END_DECLS
 
 #endif

@@ -9,6 +9,8 @@
 
 #include "term.h"
 
+TC_BEGIN_DECLS
+
 #define TC_WSTACK_INLINE 32
 
 typedef struct tc_wstack {
@@ -67,5 +69,7 @@ static inline bool tc_wstack_push(tc_wstack *s, tc_term v)
 
 static inline bool tc_wstack_empty(const tc_wstack *s) { return s->n == 0; }
 static inline tc_term tc_wstack_pop(tc_wstack *s) { return s->base[--s->n]; }
+
+TC_END_DECLS
 
 #endif

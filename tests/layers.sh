@@ -2,7 +2,8 @@
 # layers.sh SOURCE_DIR: fails on an include that points up or sideways in the library's
 # layers (terms -> alloc -> copy -> procs -> stores: each may include only those before it).
 # Inside the library an include is the file's own folder ("x.h") or a lower one ("../terms/x.h"),
-# so the same text works in the source tree and under an install prefix.
+# so the same text works in the source tree and under an install prefix. The umbrella
+# termcopy.h at the root includes every public header (each folder's *.h but *_impl.h).
 set -u
 cd "${1:?usage: layers.sh SOURCE_DIR}" || exit 2
 layers=(terms alloc copy procs stores)
@@ -32,5 +33,12 @@ for own in "${layers[@]}"; do
         esac
     done
 done
-[ "$bad" -eq 0 ] && echo "layers: every include points down (${layers[*]})"
+# the umbrella header includes every public header
+for own in "${layers[@]}"; do
+    for f in "$own"/*.h; do
+        case "$f" in *_impl.h) continue ;; esac
+        grep -qx "#include \"$f\"" termcopy.h || { echo "termcopy.h: does not include \"$f\""; bad=1; }
+    done
+done
+[ "$bad" -eq 0 ] && echo "layers: every include points down (${layers[*]}); termcopy.h includes every public header"
 exit "$bad"

@@ -1,0 +1,50 @@
+/*
+ * termcopy.h — the whole public API in one include: `#include <termcopy/termcopy.h>` with
+ * `pkg-config --cflags termcopy` (or CMake's termcopy::termcopy), which put
+ * <prefix>/include on the path. Each layer's headers, bottom up (terms -> alloc -> copy ->
+ * procs -> stores); a program may include any one of them instead, as
+ * <termcopy/terms/term.h> and so on. Internals (*_impl.h) are not installed.
+ */
+#ifndef TC_TERMCOPY_H
+#define TC_TERMCOPY_H
+
+#include "terms/arena.h"
+#include "terms/atom.h"
+#include "terms/base.h"
+#include "terms/bignum.h"
+#include "terms/binary.h"
+#include "terms/compare.h"
+#include "terms/ext.h"
+#include "terms/flatmap.h"
+#include "terms/hash.h"
+#include "terms/layout.h"
+#include "terms/printer.h"
+#include "terms/ptrset.h"
+#include "terms/reader.h"
+#include "terms/size.h"
+#include "terms/term.h"
+#include "terms/wstack.h"
+
+#include "alloc/faults.h"
+#include "alloc/mseg.h"
+
+#include "copy/compact.h"
+#include "copy/copy_shared.h"
+#include "copy/copy_struct.h"
+#include "copy/literal.h"
+#include "copy/memcpy_floor.h"
+#include "copy/stats.h"
+
+#include "procs/gc.h"
+#include "procs/heapsize.h"
+#include "procs/pdict.h"
+#include "procs/policy.h"
+#include "procs/proc.h"
+#include "procs/sched.h"
+#include "procs/send.h"
+#include "procs/verify.h"
+
+#include "stores/ets.h"
+#include "stores/ets_lock.h"
+
+#endif
