@@ -81,5 +81,14 @@ fails_with "rt_ratio: a missing lookup row" "no ets_lookup row for 10" \
 out=$(awk "$stats"'BEGIN { a[1] = 10; a[2] = 9; a[3] = 100; a[4] = 2; print median(a, 3), median(a, 4) }' </dev/null)
 [ "$out" = "10 9.5" ]; check "median: numeric order, odd and even counts ('$out')" $?
 
+# ---- the scripts take the reader and the round trip from these files only ------------------
+for f in report/derive.sh report/generate.sh report/pipeline.sh experiments/beam/fidelity.sh; do
+    ! grep -nE '(^|[^a-zA-Z_])awk +-F *,' "$top/$f"; check "$f: no awk -F, (columns by position)" $?
+done
+! grep -nE "function +(median|round_trip|csv_split|header) *\(" "$top/report/derive.sh" "$top/report/generate.sh" \
+    "$top/experiments/beam/fidelity.sh"; check "no second definition of the median, the round trip or the CSV reader" $?
+! grep -hE 'using' "$top"/plots/fig*.gp | grep -E 'using +[0-9]|:[0-9]|xtic\([0-9]|\$[0-9]|strcol\([0-9]|column\([0-9]'
+check "plots: no column by number" $?
+
 echo "cli_pipeline: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
