@@ -11,7 +11,8 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set xtics rotate by -25 left
 set key top left
-plot der.'/table2005.csv' using 4:xtic(3) title 'round trip (proc)' lc rgb c_proc, \
-     '' using 5 title 'ets insert' lc rgb c_insert, \
-     '' using 6 title 'ets overwrite' lc rgb c_overwrite, \
-     '' using 7 title 'ets lookup' lc rgb c_lookup_op
+eval csvcols('t', der.'/table2005.csv', 'label proc_us insert_us overwrite_us lookup_us')
+plot der.'/table2005.csv' using @t_proc_us:xtic(@t_label) title 'round trip (proc)' lc rgb c_proc, \
+     '' using @t_insert_us title 'ets insert' lc rgb c_insert, \
+     '' using @t_overwrite_us title 'ets overwrite' lc rgb c_overwrite, \
+     '' using @t_lookup_us title 'ets lookup' lc rgb c_lookup_op

@@ -7,11 +7,13 @@ set ylabel 'ns per word (log)'
 set logscale xy
 set format x '%.0f'
 set key outside right top
-plot der.'/copysweep-ints.csv' using 1:2 with linespoints lw 3 dt 2 pt 7 lc rgb c_memcpy title 'memcpy (floor)', \
-     '' using 1:3 with linespoints pt 7 lc rgb c_copy_struct title 'copy_struct (send)', \
-     '' using 1:4 with linespoints pt 7 lc rgb c_compact_in title 'compact in (ets insert)', \
-     '' using 1:5 with linespoints pt 7 lc rgb c_compact_out title 'copy_shallow (compact out)', \
-     '' using 1:6 with linespoints pt 7 lc rgb c_lookup title 'lookup ([Object] out)', \
-     '' using 1:7 with linespoints pt 7 lc rgb c_copy_shared title 'copy_shared', \
-     '' using 1:8 with linespoints pt 7 lc rgb c_literal_put title 'persistent_term put', \
-     '' using 1:9 with linespoints pt 7 lc rgb c_literal_get title 'persistent_term get'
+eval csvcols('s', der.'/copysweep-ints.csv', \
+    'payload_words memcpy copy_struct compact_in compact_out lookup copy_shared literal_put literal_get')
+plot der.'/copysweep-ints.csv' using @s_payload_words:@s_memcpy with linespoints lw 3 dt 2 pt 7 lc rgb c_memcpy title 'memcpy (floor)', \
+     '' using @s_payload_words:@s_copy_struct with linespoints pt 7 lc rgb c_copy_struct title 'copy_struct (send)', \
+     '' using @s_payload_words:@s_compact_in with linespoints pt 7 lc rgb c_compact_in title 'compact in (ets insert)', \
+     '' using @s_payload_words:@s_compact_out with linespoints pt 7 lc rgb c_compact_out title 'copy_shallow (compact out)', \
+     '' using @s_payload_words:@s_lookup with linespoints pt 7 lc rgb c_lookup title 'lookup ([Object] out)', \
+     '' using @s_payload_words:@s_copy_shared with linespoints pt 7 lc rgb c_copy_shared title 'copy_shared', \
+     '' using @s_payload_words:@s_literal_put with linespoints pt 7 lc rgb c_literal_put title 'persistent_term put', \
+     '' using @s_payload_words:@s_literal_get with linespoints pt 7 lc rgb c_literal_get title 'persistent_term get'

@@ -11,4 +11,8 @@ set boxwidth 0.8
 set xtics rotate by -60 left font ',9'
 set bmargin 9
 set key outside right top
-plot for [i=2:9] der.'/breakdown-wide.csv' using i:xtic(1) title columnhead lc rgb c_phase[i-1]
+# The phases' columns by name (plots/style.gp), their positions in phase order.
+eval csvcols('b', der.'/breakdown-wide.csv', 'label '.phases)
+pos = ''
+do for [i = 1:words(phases)] { pos = pos.' '.value('b_'.word(phases, i)) }
+plot for [i=1:words(phases)] der.'/breakdown-wide.csv' using int(word(pos, i)):xtic(@b_label) title columnhead lc rgb c_phase[i]

@@ -11,7 +11,8 @@ set style fill solid 0.85 border -1
 set xtics rotate by -30 left
 set bmargin 7
 set key outside right top
-plot der.'/etsbench-wide.csv' using 2:xtic(1) title 'insert (pdict: put)' lc rgb c_insert, \
-     '' using 3 title 'lookup (pdict: get)' lc rgb c_lookup_op, \
-     '' using 4 title 'update (2 writers)' lc rgb c_update, \
-     '' using 5 title 'update_counter' lc rgb c_counter
+eval csvcols('e', der.'/etsbench-wide.csv', 'config insert lookup update update_counter')
+plot der.'/etsbench-wide.csv' using @e_insert:xtic(@e_config) title 'insert (pdict: put)' lc rgb c_insert, \
+     '' using @e_lookup title 'lookup (pdict: get)' lc rgb c_lookup_op, \
+     '' using @e_update title 'update (2 writers)' lc rgb c_update, \
+     '' using @e_update_counter title 'update_counter' lc rgb c_counter

@@ -13,14 +13,16 @@ set style fill solid 0.85 border -1
 set key top left
 # The shape names label the x axis by themselves: a series whose every row is 'none' (no
 # crossover) cannot carry them.
-shapes = system(sprintf("awk -F, 'NR > 1 { printf \"%%s \", $1 }' '%s/crossover-wide.csv'", der))
+shapes = system(sprintf("report/csv.sh column '%s/crossover-wide.csv' shape", der))
+if (GPVAL_SYSTEM_ERRNO != 0) { exit status 1 }
+eval csvcols('w', der.'/crossover-wide.csv', 'r10b otp25 vm')
 set xtics () nomirror
 do for [i = 1:words(shapes)] { set xtics add (word(shapes, i) i - 1) }
 set xrange [-0.5:words(shapes) - 0.5]
 if (vm) {
-    plot der.'/crossover-wide.csv' using 2 title 'model R10B' lc rgb c_r10b, \
-         '' using 3 title 'model OTP 25' lc rgb c_otp25, '' using 4 title 'real VM (OTP 25)' lc rgb c_vm
+    plot der.'/crossover-wide.csv' using @w_r10b title 'model R10B' lc rgb c_r10b, \
+         '' using @w_otp25 title 'model OTP 25' lc rgb c_otp25, '' using @w_vm title 'real VM (OTP 25)' lc rgb c_vm
 } else {
-    plot der.'/crossover-wide.csv' using 2 title 'model R10B' lc rgb c_r10b, \
-         '' using 3 title 'model OTP 25' lc rgb c_otp25
+    plot der.'/crossover-wide.csv' using @w_r10b title 'model R10B' lc rgb c_r10b, \
+         '' using @w_otp25 title 'model OTP 25' lc rgb c_otp25
 }

@@ -9,6 +9,15 @@ if (fmt eq 'svg') {
 set output out
 set datafile separator comma
 set datafile columnheaders
+# Columns by header name: `eval csvcols('P', FILE, 'NAME ...')` sets P_NAME to the position of
+# each column NAME in FILE's header (report/csv.sh gnuplot, which reads report/csv.awk), to be
+# written @P_NAME as a using column and $@P_NAME in a using expression. When FILE cannot be read,
+# has no rows or has no column NAME, csv.sh says so and the figure stops (exit status 1). A
+# position found by name, not column('NAME'): gnuplot 5.4 takes an empty field read as $N for a
+# missing point but one read by column() for an undefined one, and gives a series of undefined
+# points a key entry.
+csvcols(p, file, names) = (_csvcols = system(sprintf("report/csv.sh gnuplot %s '%s' %s", p, file, names)), \
+    GPVAL_SYSTEM_ERRNO != 0 ? 'exit status 1' : _csvcols)
 set grid ytics lc rgb '#dddddd' lw 1 lt 1
 set border 3 lc rgb '#555555'
 set tics nomirror
@@ -35,5 +44,6 @@ c_overwrite = '#bcbd22'
 c_lookup_op = '#d62728'
 c_update    = '#9467bd'
 c_counter   = '#8c564b'
-# phases of figure 4, in breakdown's order: size copy gc_copy page_fault heap_alloc io_poll switch loop
+# phases of figure 4 (its columns, by name), in breakdown's order, and the colour of each
+phases = 'size copy gc_copy page_fault heap_alloc io_poll switch loop'
 array c_phase[8] = ['#1f77b4', '#aec7e8', '#d62728', '#ff7f0e', '#ffbb78', '#9467bd', '#2ca02c', '#cccccc']

@@ -5,83 +5,85 @@
 # (DERIVED/*.csv) and the calibration of `termcopy predict` (RESULTS/calibration.tsv).
 # Only arithmetic on measured rows happens here: medians, ratios, pivots, cumulative sums and
 # one least-squares line per era; each output says where its numbers come from.
-# POSIX awk (mawk) only. QUICK is 1 for ./run report --quick.
+# Every CSV is read through report/csv.awk (columns by their header names; a missing column,
+# metadata line or row, or an empty CSV, stops with a message naming the file) and every
+# round trip is report/stats.awk's round_trip(). POSIX awk (mawk) only. QUICK is 1 for
+# ./run report --quick.
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: report/derive.sh RESULTS DERIVED QUICK" >&2; exit 2; }
 res="$1" der="$2" quick="$3"
-data=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/data
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+data=$here/data
 
-# Shared awk helpers: header-indexed CSV access and a median.
-lib='
-function header(line,    i, n, f) { n = split(line, f, ","); for (i = 1; i <= n; i++) c[f[i]] = i }
-function sort(a, n,    i, j, t) {
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-}
-function median(a, n) {
-    sort(a, n)
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-'
+# Prepended to every awk program: the CSV reader, the medians and the round trip.
+lib="$(cat "$here/csv.awk" "$here/stats.awk")
+BEGIN { csv_who = \"derive\" }
+"
 
 # ---- the run: mode and the machine, for the report's header ---------------------------------
 {
     echo "# mode: $([ "$quick" = 1 ] && echo 'quick (./run report --quick: smallest sizes, one run per point, noisy)' || echo 'default (./run report)')"
-    grep -m1 '^# date:' "$res/eptest.csv"
-    grep -m1 '^# git:' "$res/eptest.csv"
-    grep -m1 '^# compiler:' "$res/eptest.csv"
-    grep -m1 '^# flags:' "$res/eptest.csv"
-    grep -m1 '^# cpu:' "$res/eptest.csv"
-    grep -m1 '^# kernel:' "$res/eptest.csv"
-    grep -m1 '^# fault_ns:' "$res/eptest.csv"
-    echo "key,value"
-    echo "fault_ns,$(sed -n 's/^# fault_ns: \([0-9.]*\).*/\1/p' "$res/eptest.csv" | head -1)"
+    awk "$lib"'
+        !csv_row() { next }
+        END {
+            n = split("date git compiler flags cpu kernel fault_ns", k, " ")
+            for (i = 1; i <= n; i++) print "# " k[i] ": " csv_meta_of(FILENAME, k[i])
+            f = csv_meta_of(FILENAME, "fault_ns")
+            if (!match(f, /^[0-9.]+/)) csv_die(FILENAME ": its \"# fault_ns:\" line does not start with a number")
+            print "key,value"
+            print "fault_ns," substr(f, 1, RLENGTH)
+        }' "$res/eptest.csv"
 } >"$der/run.csv"
 
 # ---- term sizes against the VM's golden vectors (written by ./run report before the pipeline) --
 if [ -f "$res/terms_fidelity.csv" ]; then
-    awk -F, '/^#/ { next } !h { h = 1; next } { n++ } /,yes$/ { m++ } END { print "total,matched"; print n "," m + 0 }' \
-        "$res/terms_fidelity.csv" >"$der/fidelity.csv"
+    awk "$lib"'
+        !csv_row() { next }
+        { n++; if (csv_get("match") == "yes") m++ }
+        END { print "total,matched"; print n "," m + 0 }' "$res/terms_fidelity.csv" >"$der/fidelity.csv"
 fi
 
 # ---- the brief's VM observation (transcribed, for the report's comparisons) --------------------
 cp "$data/brief-vm.csv" "$der/brief-vm.csv"
 
-# ---- figure 1 and the 2005 table: per 1000 operations, proc = median of the three passes ------
+# ---- figure 1 and the 2005 table: per 1000 operations, proc = the round trip -----------------
 {
     echo "# per 1000 operations; proc_us is the median of the proc1..3 medians; seed rows: the median of its 5 runs"
     echo "# ratio: lookup_us / proc_us; faults: minor page faults per 1000 (model: its first run; VM: median over repeats)"
     echo "source,payload_len,label,proc_us,insert_us,overwrite_us,lookup_us,empty_us,ratio,proc_faults,lookup_faults,lookup_gcs"
     {
-        awk -F, "$lib"'
-            /^#/ { next } !h { header($0); h = 1; next }
-            { n[$2]++; for (k = 3; k <= 9; k++) v[$2, k, n[$2]] = $k; lens[$2] = 1 }
+        awk "$lib"'
+            BEGIN { nt = split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", tests, " ") }
+            !csv_row() { next }
+            { L = csv_get("payload_len"); k = ++n[L]; for (t = 1; t <= nt; t++) v[L, tests[t], k] = csv_get(tests[t]) }
             END {
-                for (L in lens) {
-                    for (k = 3; k <= 9; k++) { for (i = 1; i <= n[L]; i++) a[i] = v[L, k, i]; m[k] = median(a, n[L]) }
-                    p[1] = m[3]; p[2] = m[4]; p[3] = m[5]; pr = median(p, 3)
-                    printf "0,seed-r10b,%d,seed R10B L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", L, L, pr, m[6], m[7], m[8], m[9], m[8] / pr
+                for (L in n) {
+                    for (t = 1; t <= nt; t++) { for (i = 1; i <= n[L]; i++) a[i] = v[L, tests[t], i]; m[L, tests[t]] = median(a, n[L]) }
+                    pr = round_trip(m, L); ratio = rt_ratio(m, L, "ets_lookup")
+                    printf "0,seed-r10b,%d,seed R10B L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", L, L, pr,
+                        m[L, "ets_insert"], m[L, "ets_overwrite"], m[L, "ets_lookup"], m[L, "empty"], ratio
                 }
             }' "$data/seed2005.csv"
         for f in "$res/eptest.csv" "$res/vm-eptest.csv"; do
             [ -f "$f" ] || continue
-            awk -F, "$lib"'
-                /^#/ { next } !h { header($0); h = 1; next }
-                $c["shape"] == "ints" {
-                    key = $c["era"] SUBSEP $c["payload_len"]; keys[key] = 1
-                    s = 1000 / $c["iterations"]
-                    us[key, $c["test"]] = $c["median_us"] * s
-                    faults[key, $c["test"]] = $c["faults"] * s; gcs[key, $c["test"]] = $c["gcs"] * s
+            awk "$lib"'
+                !csv_row() { next }
+                csv_get("shape") == "ints" {
+                    key = csv_get("era") SUBSEP csv_get("payload_len"); keys[key] = 1; t = csv_get("test")
+                    s = 1000 / csv_get("iterations")
+                    us[key, t] = csv_get("median_us") * s
+                    faults[key, t] = csv_get("faults") * s; gcs[key, t] = csv_get("gcs") * s
                 }
                 END {
                     for (key in keys) {
+                        # the round trip and the ratio first: a table element read below would exist
+                        pr = round_trip(us, key); ratio = rt_ratio(us, key, "ets_lookup"); pf = round_trip(faults, key)
                         split(key, k, SUBSEP)
-                        p[1] = us[key, "proc1"]; p[2] = us[key, "proc2"]; p[3] = us[key, "proc3"]; pr = median(p, 3)
-                        f[1] = faults[key, "proc1"]; f[2] = faults[key, "proc2"]; f[3] = faults[key, "proc3"]
                         src = k[1] ~ /^vm/ ? "vm" : "model-" k[1]
                         printf "%d,%s,%d,%s L=%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.0f,%.0f,%.0f\n", (src == "vm" ? 3 : k[1] == "r10b" ? 1 : 2), src, k[2],
                             (src == "vm" ? "VM OTP 25" : (k[1] == "r10b" ? "model R10B" : "model OTP 25")), k[2],
                             pr, us[key, "ets_insert"], us[key, "ets_overwrite"], us[key, "ets_lookup"], us[key, "empty"],
-                            us[key, "ets_lookup"] / pr, median(f, 3), faults[key, "ets_lookup"], gcs[key, "ets_lookup"]
+                            ratio, pf, faults[key, "ets_lookup"], gcs[key, "ets_lookup"]
                     }
                 }' "$f"
         done
@@ -97,69 +99,82 @@ if [ -n "$vmfiles" ]; then
         echo "variant,payload_len,lookup,lookup_us,proc_us,ratio,lookup_faults,proc_faults,lookup_gcs,flags"
         for f in $vmfiles; do
             v=$(basename "$f" .csv | sed -E 's/^eptest_ints_[0-9]+_?//')
-            awk -F, -v variant="${v:-as_shipped}" -v suffix="${v:+_$v}" "$lib"'
-                /^# emulator_flags:/ { flags = $0; sub(/^# emulator_flags: */, "", flags) }
-                /^# tester:/ && /min_heap/ { flags = flags " + min_heap_size 200000" }
-                /^#/ { next } !h { header($0); h = 1; next }
-                { t = $c["test"]; if (suffix != "" && substr(t, length(t) - length(suffix) + 1) == suffix) t = substr(t, 1, length(t) - length(suffix))
-                  s = 1000 / $c["iterations"]; L = $c["payload_len"]
-                  us[t] = $c["median_us"] * s; fl[t] = $c["faults"] * s; g[t] = $c["gcs"] * s }
+            awk -v variant="${v:-as_shipped}" -v suffix="${v:+_$v}" "$lib"'
+                !csv_row() { next }
+                { t = csv_get("test"); if (suffix != "" && substr(t, length(t) - length(suffix) + 1) == suffix) t = substr(t, 1, length(t) - length(suffix))
+                  s = 1000 / csv_get("iterations"); L = csv_get("payload_len"); tests[t] = 1
+                  us[variant, t] = csv_get("median_us") * s; fl[variant, t] = csv_get("faults") * s; g[t] = csv_get("gcs") * s }
                 END {
-                    p[1] = us["proc1"]; p[2] = us["proc2"]; p[3] = us["proc3"]; pr = median(p, 3)
-                    q[1] = fl["proc1"]; q[2] = fl["proc2"]; q[3] = fl["proc3"]; pf = median(q, 3)
-                    for (t in us) if (t ~ /^ets_lookup/)
-                        printf "%s,%d,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%s\n", variant, L, t, us[t], pr, us[t] / pr, fl[t], pf, g[t], flags
+                    # the emulator flags, and the tester'"'"'s min_heap_size when it set one
+                    flags = csv_meta_of(FILENAME, "emulator_flags")
+                    if (csv_meta_has(FILENAME, "tester") && match(csv_meta_of(FILENAME, "tester"), /min_heap_size, *[0-9]+/)) {
+                        mh = substr(csv_meta_of(FILENAME, "tester"), RSTART, RLENGTH); sub(/^[^0-9]*/, "", mh)
+                        flags = flags " + min_heap_size " mh
+                    }
+                    pr = round_trip(us, variant); pf = round_trip(fl, variant)
+                    for (t in tests) if (t ~ /^ets_lookup/) {
+                        ratio = rt_ratio(us, variant, t)
+                        printf "%s,%d,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%s\n", variant, L, t, us[variant, t], pr, ratio, fl[variant, t], pf, g[t], flags
+                    }
                 }' "$f"
         done | sort -t, -k2n -k1,1 -k3,3
     } >"$der/vm-variants.csv"
 fi
 
-# ---- the VM at the brief's size: the plain run with the largest L <= 10000 ----------------------
-vmbase=$(ls "$res"/vm/eptest_ints_*.csv 2>/dev/null | grep -E '/eptest_ints_[0-9]+\.csv$' |
-    sed -E 's/.*_([0-9]+)\.csv$/\1 &/' | awk '$1 <= 10000' | sort -n | tail -n 1 | cut -d' ' -f2 || true)
+# ---- the VM at the brief's size: the plain run with the largest L up to the brief's --------------
+brief_len=$("$here/csv.sh" value "$data/brief-vm.csv" payload_len)
+vmbase="" vmlen=-1
+for f in "$res"/vm/eptest_ints_*.csv; do
+    [ -f "$f" ] || continue
+    n=${f##*/eptest_ints_} && n=${n%.csv}
+    case $n in '' | *[!0-9]*) continue ;; esac # a variant's run: eptest_ints_L_VARIANT.csv
+    if [ "$n" -le "$brief_len" ] && [ "$n" -gt "$vmlen" ]; then vmbase=$f vmlen=$n; fi
+done
 if [ -n "$vmbase" ]; then
-    awk -F, "$lib"'
-        /^# vm_counts: ets_lookup / { for (i = 1; i <= split($0, w, " "); i++) if (split(w[i], kv, "=") == 2) lk[kv[1]] = kv[2] }
-        /^# vm_counts: proc2 / { for (i = 1; i <= split($0, w, " "); i++) if (split(w[i], kv, "=") == 2) pc[kv[1]] = kv[2] }
-        /^#/ { next } !h { header($0); h = 1; next }
-        { s = 1000 / $c["iterations"]; L = $c["payload_len"]; t = $c["test"]
-          us[t] = $c["median_us"] * s; iqr[t] = $c["iqr_us"] * s
-          fl[t] = $c["faults"] * s; g[t] = $c["gcs"] * s; cm[t] = $c["carriers_mapped"] * s }
-        END {
-            p[1] = us["proc1"]; p[2] = us["proc2"]; p[3] = us["proc3"]; pr = median(p, 3)
-            print "# the real VM, plain run (experiments/beam/run.sh eptest_ints_L.csv), per 1000 operations"
-            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits,lookup_iqr_us,proc2_iqr_us,lookup_element_us,lookup_hot_key_us"
-            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f\n", L, pr, us["ets_lookup"], us["ets_lookup"] / pr,
-                fl["proc2"], fl["ets_lookup"], g["proc2"], g["ets_lookup"], cm["ets_lookup"],
-                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"], iqr["ets_lookup"], iqr["proc2"],
-                us["ets_lookup_element"], us["ets_lookup_hot_key"]
-        }' "$vmbase" >"$der/vm-summary.tmp"
-    # The lookup faults of the sbct and min_heap variant runs at the same L (their own files).
+    # The lookup faults of the sbct and min_heap variant runs at the same L (their own files;
+    # empty when they did not run).
     variant_faults() {
         local f="${vmbase%.csv}_$1.csv"
-        [ -f "$f" ] && awk -F, -v t="ets_lookup_$1" '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-            $c["test"] == t { printf "%.0f", $c["faults"] * 1000 / $c["iterations"] }' "$f"
+        if [ -f "$f" ]; then
+            awk -v t="ets_lookup_$1" "$lib"'
+                !csv_row() { next }
+                csv_get("test") == t { printf "%.0f", csv_get("faults") * 1000 / csv_get("iterations") }' "$f"
+        fi
     }
-    sbct=$(variant_faults sbct2048) minheap=$(variant_faults min_heap)
-    awk -v a="$sbct" -v b="$minheap" '/^#/ { print; next } !h { h = 1; print $0 ",sbct2048_lookup_faults,min_heap_lookup_faults"; next }
-        { print $0 "," a "," b }' "$der/vm-summary.tmp" >"$der/vm-summary.csv"
-    rm -f "$der/vm-summary.tmp"
+    sbct=$(variant_faults sbct2048)
+    minheap=$(variant_faults min_heap)
+    awk -v sbct="$sbct" -v minheap="$minheap" "$lib"'
+        /^# vm_counts: ets_lookup / { for (i = 1; i <= split($0, w, " "); i++) if (split(w[i], kv, "=") == 2) lk[kv[1]] = kv[2] }
+        /^# vm_counts: proc2 / { for (i = 1; i <= split($0, w, " "); i++) if (split(w[i], kv, "=") == 2) pc[kv[1]] = kv[2] }
+        !csv_row() { next }
+        { s = 1000 / csv_get("iterations"); L = csv_get("payload_len"); t = csv_get("test")
+          us[L, t] = csv_get("median_us") * s; iqr[t] = csv_get("iqr_us") * s
+          fl[t] = csv_get("faults") * s; g[t] = csv_get("gcs") * s; cm[t] = csv_get("carriers_mapped") * s }
+        END {
+            pr = round_trip(us, L); ratio = rt_ratio(us, L, "ets_lookup")
+            print "# the real VM, plain run (experiments/beam/run.sh eptest_ints_L.csv), per 1000 operations"
+            print "payload_len,proc_us,lookup_us,ratio,proc_faults,lookup_faults,proc_gcs,lookup_gcs,lookup_carriers_mapped,lookup_heap_max,proc_heap_max,lookup_mseg_cache_hits,lookup_iqr_us,proc2_iqr_us,lookup_element_us,lookup_hot_key_us,sbct2048_lookup_faults,min_heap_lookup_faults"
+            printf "%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f,%s,%s\n", L, pr, us[L, "ets_lookup"], ratio,
+                fl["proc2"], fl["ets_lookup"], g["proc2"], g["ets_lookup"], cm["ets_lookup"],
+                lk["tester_heap_block_max"], pc["tester_heap_block_max"], lk["mseg_cache_hits"], iqr["ets_lookup"], iqr["proc2"],
+                us[L, "ets_lookup_element"], us[L, "ets_lookup_hot_key"], sbct, minheap
+        }' "$vmbase" >"$der/vm-summary.csv"
 fi
 
 # ---- figure 5: the ablation ratios, one column per era ------------------------------------
-awk -F, "$lib"'
-    /^#/ { next } !h { header($0); h = 1; next }
-    { if (!($c["ablation"] in seen)) { seen[$c["ablation"]] = 1; order[++n] = $c["ablation"] }
-      r[$c["ablation"], $c["era"]] = $c["ratio"] }
+awk "$lib"'
+    !csv_row() { next }
+    { a = csv_get("ablation"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
+      r[a, csv_get("era")] = csv_get("ratio") }
     END { print "ablation,r10b,otp25"; for (i = 1; i <= n; i++) print order[i] "," r[order[i], "r10b"] "," r[order[i], "otp25"] }
 ' "$res/ablate.csv" >"$der/ablate-wide.csv"
 
 # ---- figure 4: phase shares per test, counters and profiler side by side ------------------
-awk -F, "$lib"'
-    /^#/ { next } !h { header($0); h = 1; next }
-    { t = $c["era"] " " $c["test"]; if (!(t in seen)) { seen[t] = 1; order[++n] = t }
-      if (!($c["phase"] in ph)) { ph[$c["phase"]] = 1; phases[++np] = $c["phase"] }
-      cs[t, $c["phase"]] = $c["counter_share"]; ps[t, $c["phase"]] = $c["profiler_share"] }
+awk "$lib"'
+    !csv_row() { next }
+    { t = csv_get("era") " " csv_get("test"); if (!(t in seen)) { seen[t] = 1; order[++n] = t }
+      p = csv_get("phase"); if (!(p in ph)) { ph[p] = 1; phases[++np] = p }
+      cs[t, p] = csv_get("counter_share"); ps[t, p] = csv_get("profiler_share") }
     END {
         printf "label"; for (j = 1; j <= np; j++) printf ",%s", phases[j]; print ""
         for (i = 1; i <= n; i++) {
@@ -171,45 +186,48 @@ awk -F, "$lib"'
 # ---- figure 7: ops/s per lock mode and threads, the process dictionary, the 2009 seed -----
 {
     echo "config,insert,lookup,update,update_counter"
-    awk -F, "$lib"'
-        /^#/ { next } !h { header($0); h = 1; next }
-        { op = $c["op"]; if (op == "put") op = "insert"; if (op == "get") op = "lookup"
-          cf = $c["lock_mode"] "/" $c["threads"] "t"; if (!(cf in seen)) { seen[cf] = 1; order[++n] = cf }
-          v[cf, op] = $c["ops_per_s"] }
+    awk "$lib"'
+        !csv_row() { next }
+        { op = csv_get("op"); if (op == "put") op = "insert"; if (op == "get") op = "lookup"
+          cf = csv_get("lock_mode") "/" csv_get("threads") "t"; if (!(cf in seen)) { seen[cf] = 1; order[++n] = cf }
+          v[cf, op] = csv_get("ops_per_s") }
         END { for (i = 1; i <= n; i++) { cf = order[i]
                 printf "%s,%s,%s,%s,%s\n", cf, v[cf, "insert"], v[cf, "lookup"], v[cf, "update"], v[cf, "update_counter"] } }
     ' "$res/etsbench.csv"
-    awk -F, '/^#/ { next } !h { h = 1; next }
-        { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } v[$1, $2] = $3 }
+    awk "$lib"'
+        !csv_row() { next }
+        { vm = csv_get("vm"); if (!(vm in seen)) { seen[vm] = 1; order[++n] = vm } v[vm, csv_get("op")] = csv_get("ops_per_s") }
         END { for (i = 1; i <= n; i++) printf "seed R13B01 %s,%s,%s,%s,\n", order[i], v[order[i], "insert"], v[order[i], "lookup"], v[order[i], "update"] }
     ' "$data/seed2009.csv"
 } >"$der/etsbench-wide.csv"
 
 # ---- figure 8: crossover length per shape and era ------------------------------------------
+vmgrids=()
+for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done
 {
     echo "shape,r10b,otp25,vm,otp25_vs_vm"
-    cat "$res/crossover-summary.csv" $([ -f "$res/vm-crossover.csv" ] && echo "$res/vm-crossover.csv") \
-        $([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv") |
-        awk -F, '/^#/ { next } $1 == "shape" { hdr = $0; next }
-            hdr ~ /crossover_len/ { if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } x[$1, $2] = $3 }
-            hdr ~ /proc_us/ { # a VM grid: its crossover is the smallest length where the lookup loses
-                if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
-                if ($7 > 1 && (!(($1, "vm") in x) || $2 < x[$1, "vm"])) x[$1, "vm"] = $2 }
-            END { for (i = 1; i <= n; i++) { s = order[i]; m = x[s, "otp25"]; v = ((s, "vm") in x ? x[s, "vm"] : "")
-                # within 2x: both cross and the lengths differ by at most a factor of 2
-                cmp = v == "" ? "" : (m + 0 > 0 && m / v >= 0.5 && m / v <= 2) ? "within 2x" : "no"
-                if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
-                printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' hasvm=$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)
+    awk -v hasvm="$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)" "$lib"'
+        !csv_row() { next }
+        { s = csv_get("shape"); if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
+        csv_file == 1 { x[s, csv_get("era")] = csv_get("crossover_len"); next }
+        { # a VM grid: its crossover is the smallest length where the lookup loses
+          L = csv_get("payload_len")
+          if (csv_get("ratio") + 0 > 1 && (!((s, "vm") in x) || L + 0 < x[s, "vm"] + 0)) x[s, "vm"] = L }
+        END { for (i = 1; i <= n; i++) { s = order[i]; m = x[s, "otp25"]; v = ((s, "vm") in x ? x[s, "vm"] : "")
+            # within 2x: both cross and the lengths differ by at most a factor of 2
+            cmp = v == "" ? "" : (m + 0 > 0 && m / v >= 0.5 && m / v <= 2) ? "within 2x" : "no"
+            if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
+            printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' "$res/crossover-summary.csv" ${vmgrids[@]+"${vmgrids[@]}"}
 } >"$der/crossover-wide.csv"
 
 # ---- the ints grid, model against VM point by point: does the lookup lose at the same lengths? --
 vmgrid=$([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv" || echo "$res/vm-crossover.csv")
 if [ -f "$vmgrid" ]; then
-    awk -F, "$lib"'
-        FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
-        $c["shape"] != "ints" { next }
-        file == 1 && $c["era"] == "otp25" { m[$c["payload_len"]] = $c["ratio"] }
-        file == 2 { v[$c["payload_len"]] = $c["ratio"] }
+    awk "$lib"'
+        !csv_row() { next }
+        csv_get("shape") != "ints" { next }
+        csv_file == 1 && csv_get("era") == "otp25" { m[csv_get("payload_len")] = csv_get("ratio") }
+        csv_file == 2 { v[csv_get("payload_len")] = csv_get("ratio") }
         END {
             n = 0
             for (l in m) if (l in v) ls[++n] = l + 0
@@ -229,53 +247,62 @@ fi
 # the seed are held out: the projection predicts them. The R10B mechanisms that are not words
 # (forced yields, I/O polls, GCs with nothing live) are counted but not priced: no seed row
 # isolates them, and pricing them could only make the projected lookup slower.
-awk -F, "$lib"'
-    FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
-    file == 1 {
-        L = $c["payload_len"]; n[L]++
-        for (k = 3; k <= 9; k++) sv[L, k, n[L]] = $k
+awk "$lib"'
+    BEGIN {
+        nt = split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", tests, " ")
+        lo = 10; hi = 1000 # the seed'"'"'s two lengths the prices come from
+    }
+    !csv_row() { next }
+    csv_file == 1 {
+        L = csv_get("payload_len"); k = ++n[L]; lens[L] = 1
+        for (t = 1; t <= nt; t++) sv[L, tests[t], k] = csv_get(tests[t])
         next
     }
-    $c["era"] == "r10b" && $c["shape"] == "ints" {
-        L = $c["payload_len"]; t = $c["test"]; it = $c["iterations"]; ml[L] = 1
-        words[L, t] = $c["words_copied"] / it; gcw[L, t] = $c["gc_words_copied"] / it
-        us[L, t] = $c["median_us"] * 1000 / it; gcs[L, t] = $c["gcs"] / it; polls[L, t] = $c["io_polls"] / it
+    csv_get("era") == "r10b" && csv_get("shape") == "ints" {
+        L = csv_get("payload_len"); t = csv_get("test"); it = csv_get("iterations"); ml[L] = 1; lens[L] = 1
+        words[L, t] = csv_get("words_copied") / it; gcw[L, t] = csv_get("gc_words_copied") / it
+        us[L, t] = csv_get("median_us") * 1000 / it; gcs[L, t] = csv_get("gcs") / it; polls[L, t] = csv_get("io_polls") / it
         calls[L] = it
     }
     END {
         for (L in n) {
-            for (k = 3; k <= 9; k++) { for (i = 1; i <= n[L]; i++) a[i] = sv[L, k, i]; m[L, k] = median(a, n[L]) }
-            p[1] = m[L, 3]; p[2] = m[L, 4]; p[3] = m[L, 5]; sp[L] = median(p, 3); so[L] = m[L, 7]; sl[L] = m[L, 8]
+            for (t = 1; t <= nt; t++) { for (i = 1; i <= n[L]; i++) a[i] = sv[L, tests[t], i]; m[L, tests[t]] = median(a, n[L]) }
+            sp[L] = round_trip(m, L); sr[L] = rt_ratio(m, L, "ets_lookup"); so[L] = m[L, "ets_overwrite"]; sl[L] = m[L, "ets_lookup"]
         }
-        if (!((10, "proc2") in words) || !((1000, "proc2") in words)) { print "derive: no R10B eptest rows at L = 10 and 1000" > "/dev/stderr"; exit 1 }
-        wp10 = words[10, "proc2"] + gcw[10, "proc2"]
-        hot = (sp[1000] - sp[10]) / (words[1000, "proc2"] + gcw[1000, "proc2"] - wp10)
-        ets = (so[1000] - so[10]) / (words[1000, "ets_overwrite"] - words[10, "ets_overwrite"])
-        print "# R10B at the seed'"'"'s prices: the seed'"'"'s per-word costs (ns per word, from its proc and overwrite rows at L = 10 and 1000)"
+        if (!((lo, "proc2") in words) || !((hi, "proc2") in words)) csv_die("no R10B eptest rows at L = " lo " and " hi)
+        if (!(lo in n) || !(hi in n)) csv_die("no seed rows at L = " lo " and " hi)
+        wp10 = words[lo, "proc2"] + gcw[lo, "proc2"]
+        hot = (sp[hi] - sp[lo]) / (words[hi, "proc2"] + gcw[hi, "proc2"] - wp10)
+        ets = (so[hi] - so[lo]) / (words[hi, "ets_overwrite"] - words[lo, "ets_overwrite"])
+        print "# R10B at the seed'"'"'s prices: the seed'"'"'s per-word costs (ns per word, from its proc and overwrite rows at L = " lo " and " hi ")"
         print "# times the words the model'"'"'s R10B run moves per operation; the seed'"'"'s lookup rows are held out"
         printf "# ns_per_word_heap_to_heap: %.2f\n# ns_per_word_into_ets: %.2f\n", hot, ets
-        # The ETS table the lookups read at L = 1000: one stored object per call.
-        table = words[1000, "ets_lookup"] * calls[1000] / 1048576
+        # The ETS table the lookups read at L = hi: one stored object per call.
+        table = words[hi, "ets_lookup"] * calls[hi] / 1048576
         printf "# table_mib_32bit: %.1f\n# table_mib_64bit: %.1f\n", table * 4, table * 8
         print "source,payload_len,proc_us,lookup_us,ratio,lookup_words_per_op,lookup_gc_words_per_op,lookup_gcs_per_op,lookup_polls_per_op,proc_ns_per_word,lookup_ns_per_word"
-        for (L = 10; L <= 10000; L *= 10) {
-            if (L == 10) printf "seed,%d,%.0f,%.0f,%.2f,,,,,,\n", L, sp[L], sl[L], sl[L] / sp[L]
-            else if (L in n) printf "seed,%d,%.0f,%.0f,%.2f,,,,,%.2f,%.2f\n", L, sp[L], sl[L], sl[L] / sp[L], \
-                (sp[L] - sp[10]) / (words[L, "proc2"] + gcw[L, "proc2"] - wp10), \
-                (sl[L] - sl[10]) / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"] - words[10, "ets_lookup"] - gcw[10, "ets_lookup"])
+        # every length of the seed and of the model run, in increasing order
+        nl = 0
+        for (L in lens) ls[++nl] = L + 0
+        sort(ls, nl)
+        for (j = 1; j <= nl; j++) {
+            L = ls[j]
+            if (L == lo) printf "seed,%d,%.0f,%.0f,%.2f,,,,,,\n", L, sp[L], sl[L], sr[L]
+            else if (L in n) printf "seed,%d,%.0f,%.0f,%.2f,,,,,%.2f,%.2f\n", L, sp[L], sl[L], sr[L], \
+                (sp[L] - sp[lo]) / (words[L, "proc2"] + gcw[L, "proc2"] - wp10), \
+                (sl[L] - sl[lo]) / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"] - words[lo, "ets_lookup"] - gcw[lo, "ets_lookup"])
             if (!(L in ml)) continue
-            mp = median3(us[L, "proc1"], us[L, "proc2"], us[L, "proc3"])
-            printf "model-here,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, mp, us[L, "ets_lookup"], us[L, "ets_lookup"] / mp, \
+            mp = round_trip(us, L); mr = rt_ratio(us, L, "ets_lookup")
+            printf "model-here,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, mp, us[L, "ets_lookup"], mr, \
                 words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], \
                 mp / (words[L, "proc2"] + gcw[L, "proc2"]), us[L, "ets_lookup"] / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"])
-            if (L == 10) continue
-            pp = sp[10] + (words[L, "proc2"] + gcw[L, "proc2"] - wp10) * hot
-            pl = sl[10] + (words[L, "ets_lookup"] - words[10, "ets_lookup"]) * ets + (gcw[L, "ets_lookup"] - gcw[10, "ets_lookup"]) * hot
+            if (L == lo) continue
+            pp = sp[lo] + (words[L, "proc2"] + gcw[L, "proc2"] - wp10) * hot
+            pl = sl[lo] + (words[L, "ets_lookup"] - words[lo, "ets_lookup"]) * ets + (gcw[L, "ets_lookup"] - gcw[lo, "ets_lookup"]) * hot
             printf "projection,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, pp, pl, pl / pp, \
                 words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], hot, ets
         }
     }
-    function median3(x, y, z,    q) { q[1] = x; q[2] = y; q[3] = z; return median(q, 3) }
 ' "$data/seed2005.csv" "$res/eptest.csv" >"$der/r10b-2005.csv"
 
 # ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's ---------------------------
@@ -283,9 +310,9 @@ awk -F, "$lib"'
 # median of each side's per-round ratios, the range over rounds, and whether the model's median
 # is within 30 % of the VM's.
 if [ -f "$res/fidelity.csv" ]; then
-    awk -F, "$lib"'
-        /^#/ { next } !h { header($0); h = 1; next }
-        { L = $c["payload_len"]; s = $c["source"]; k = ++n[L, s]; r[L, s, k] = $c["ratio"]; lens[L] = 1 }
+    awk "$lib"'
+        !csv_row() { next }
+        { L = csv_get("payload_len"); s = csv_get("source"); k = ++n[L, s]; r[L, s, k] = csv_get("ratio"); lens[L] = 1 }
         END {
             print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30,model_range,vm_range,rounds"
             m = 0
@@ -306,47 +333,52 @@ if [ -f "$res/fidelity.csv" ]; then
 fi
 
 # ---- figure 6: the heap trajectory, cumulative faults, and its summary --------------------
-awk -F, "$lib"'
-    FNR == 1 { file++; h = 0 } /^#/ { next } !h { header($0); h = 1; next }
-    { l = $c["lookup"]; n = l > n ? l : n
-      cum[file] += $c["minor_faults"]; cf[file, l] = cum[file]; heap[file, l] = $c["heap_words"]
-      nh[file, l] = $c["new_heap_words"]; gcs[file] += $c["gcs"]; gcw[file] += $c["gc_words_copied"]
-      mapped[file] += $c["carriers_mapped"]; hits[file] += $c["cache_hits"]; last[file] = $c["heap_words"]
-      if ($c["new_heap_words"] > mx[file]) mx[file] = $c["new_heap_words"] }
+# sbct_bytes: the single-block carrier threshold of each run, from its '# policy:' line.
+awk "$lib"'
+    !csv_row() { next }
+    !(csv_file in sbct) {
+        if (!match(csv_meta("policy"), /(^| )sbct=[0-9]+/)) csv_die(FILENAME ": its \"# policy:\" line has no sbct=")
+        sbct[csv_file] = substr(csv_meta("policy"), RSTART, RLENGTH); sub(/^ *sbct=/, "", sbct[csv_file])
+    }
+    { file = csv_file; l = csv_get("lookup"); n = l > n ? l : n
+      cum[file] += csv_get("minor_faults"); cf[file, l] = cum[file]; heap[file, l] = csv_get("heap_words")
+      nh[file, l] = csv_get("new_heap_words"); gcs[file] += csv_get("gcs"); gcw[file] += csv_get("gc_words_copied")
+      mapped[file] += csv_get("carriers_mapped"); hits[file] += csv_get("cache_hits"); last[file] = csv_get("heap_words")
+      if (csv_get("new_heap_words") > mx[file]) mx[file] = csv_get("new_heap_words") }
     END {
         print "lookup,heap_words,new_heap_words,faults_cum,faults_cum_nocache,heap_words_nocache" > (der "/heaptrace-cum.csv")
         for (l = 1; l <= n; l++) printf "%d,%s,%s,%s,%s,%s\n", l, heap[1, l], nh[1, l], cf[1, l], cf[2, l], heap[2, l] > (der "/heaptrace-cum.csv")
-        print "variant,lookups,steady_heap_words,max_new_heap_words,gcs,gc_words_copied,carriers_mapped,cache_hits,faults,faults_per_1000"
+        print "variant,lookups,steady_heap_words,max_new_heap_words,gcs,gc_words_copied,carriers_mapped,cache_hits,faults,faults_per_1000,sbct_bytes"
         for (f = 1; f <= 2; f++)
-            printf "%s,%d,%d,%d,%d,%d,%d,%d,%d,%.0f\n", (f == 1 ? "cache" : "nocache"), n, last[f], mx[f], gcs[f], gcw[f],
-                mapped[f], hits[f], cum[f], cum[f] * 1000 / n
+            printf "%s,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%s\n", (f == 1 ? "cache" : "nocache"), n, last[f], mx[f], gcs[f], gcw[f],
+                mapped[f], hits[f], cum[f], cum[f] * 1000 / n, sbct[f]
     }' der="$der" "$res/heaptrace.csv" "$res/heaptrace-nocache.csv" >"$der/heaptrace-summary.csv"
 
 # ---- copy strategies: median ns/word over every shape at the largest size of each ------------
-awk -F, "$lib"'
-    /^#/ { next } !h { header($0); h = 1; next }
-    { s = $c["strategy"]; if (!(s in seen)) { seen[s] = 1; order[++n] = s }
-      if ($c["payload_words"] + 0 > big[$c["shape"]]) big[$c["shape"]] = $c["payload_words"] + 0
-      row[++nr] = $0 }
+awk "$lib"'
+    !csv_row() { next }
+    { s = csv_get("strategy"); if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+      sh = csv_get("shape"); w = csv_get("payload_words") + 0
+      if (w > big[sh]) big[sh] = w
+      nr++; rs[nr] = s; rsh[nr] = sh; rw[nr] = w; rns[nr] = csv_get("ns_per_word"); rr[nr] = csv_get("ratio") }
     END {
         print "strategy,shapes,ns_per_word,ratio_to_memcpy,ns_per_op"
         for (i = 1; i <= n; i++) {
             m = 0; k = 0; no = 0
             for (r = 1; r <= nr; r++) {
-                split(row[r], f, ",")
-                if (f[c["strategy"]] != order[i]) continue
-                o[++no] = f[c["ns_per_word"]] * f[c["payload_words"]]
-                if (f[c["payload_words"]] + 0 != big[f[c["shape"]]]) continue
-                a[++m] = f[c["ns_per_word"]]; b[++k] = f[c["ratio"]]
+                if (rs[r] != order[i]) continue
+                o[++no] = rns[r] * rw[r]
+                if (rw[r] != big[rsh[r]]) continue
+                a[++m] = rns[r]; b[++k] = rr[r]
             }
             printf "%s,%d,%.3f,%.2f,%.1f\n", order[i], m, median(a, m), median(b, k), median(o, no)
         }
     }' "$res/copysweep.csv" >"$der/copysweep-summary.csv"
 
 # ---- figure 3: ns/word per strategy and size, lists of integers --------------------------------
-awk -F, "$lib"'
-    /^#/ { next } !h { header($0); h = 1; next }
-    $c["shape"] == "ints" { w = $c["payload_words"]; if (!(w in seen)) { seen[w] = 1; ws[++n] = w }; v[w, $c["strategy"]] = $c["ns_per_word"] }
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("shape") == "ints" { w = csv_get("payload_words"); if (!(w in seen)) { seen[w] = 1; ws[++n] = w }; v[w, csv_get("strategy")] = csv_get("ns_per_word") }
     END {
         ns = split("memcpy copy_struct compact_in compact_out lookup copy_shared literal_put literal_get", st, " ")
         printf "payload_words"; for (j = 1; j <= ns; j++) printf ",%s", st[j]; print ""
@@ -359,21 +391,29 @@ awk -F, "$lib"'
 # predict interpolates between them. Scalars have WORDS '-'.
 {
     printf '# termcopy predict calibration, written by report/derive.sh from %s\n' "$res"
-    grep -m1 '^# date:' "$res/crossover.csv"
-    grep -m1 '^# git:' "$res/crossover.csv"
-    grep -m1 '^# cpu:' "$res/crossover.csv"
-    grep -m1 '^# compiler:' "$res/crossover.csv"
+    awk "$lib"'
+        !csv_row() { next }
+        END { n = split("date git cpu compiler", k, " "); for (i = 1; i <= n; i++) print "# " k[i] ": " csv_meta_of(FILENAME, k[i]) }' "$res/crossover.csv"
     printf '# mode: %s\n' "$([ "$quick" = 1 ] && echo quick || echo default)"
     printf 'key\twords\tvalue\tsource\n'
-    awk -F, 'NR > 1 && $1 != "literal_get" { printf "%s_ns_per_word\t-\t%s\tcopysweep: median over the shapes at the largest size\n", $1, $3 }
-        $1 == "literal_get" { printf "literal_get_ns\t-\t%s\tcopysweep: persistent_term get, median ns per get over every shape and size\n", $5 }' \
+    awk "$lib"'
+        !csv_row() { next }
+        csv_get("strategy") != "literal_get" { printf "%s_ns_per_word\t-\t%s\tcopysweep: median over the shapes at the largest size\n", csv_get("strategy"), csv_get("ns_per_word") }
+        csv_get("strategy") == "literal_get" { printf "literal_get_ns\t-\t%s\tcopysweep: persistent_term get, median ns per get over every shape and size\n", csv_get("ns_per_op") }' \
         "$der/copysweep-summary.csv"
-    sed -n 's/^# fault_ns: \([0-9.]*\).*/fault_ns\t-\t\1\tharness: one first-touch minor fault/p' "$res/crossover.csv" | head -1
-    awk -F, "$lib"'
-        /^#/ { next } !h { header($0); h = 1; next }
-        $c["shape"] == "ints" {
-            s = 1000 / $c["iterations"]
-            printf "round_trip_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", $c["era"], 2 * $c["payload_len"], $c["proc_us"] * s, $c["payload_len"]
-            printf "lookup_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", $c["era"], 2 * $c["payload_len"], $c["lookup_us"] * s, $c["payload_len"]
+    awk "$lib"'
+        !csv_row() { next }
+        END {
+            f = csv_meta_of(FILENAME, "fault_ns")
+            if (!match(f, /^[0-9.]+/)) csv_die(FILENAME ": its \"# fault_ns:\" line does not start with a number")
+            printf "fault_ns\t-\t%s\tharness: one first-touch minor fault\n", substr(f, 1, RLENGTH)
+        }' "$res/crossover.csv"
+    # proc_us of the crossover grid: crossover.c'"'"'s round trip (tc_ep_measure_gap)
+    awk "$lib"'
+        !csv_row() { next }
+        csv_get("shape") == "ints" {
+            s = 1000 / csv_get("iterations")
+            printf "round_trip_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", csv_get("era"), 2 * csv_get("payload_len"), csv_get("proc_us") * s, csv_get("payload_len")
+            printf "lookup_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", csv_get("era"), 2 * csv_get("payload_len"), csv_get("lookup_us") * s, csv_get("payload_len")
         }' "$res/crossover.csv" | sort -t"$(printf '\t')" -k1,1 -k2n
 } >"$res/calibration.tsv"

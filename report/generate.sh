@@ -10,77 +10,27 @@
 #                                  (rounded, thousands separated). No row or several: an error.
 #   {{table FILE COL[:Title] ... [KEY=VAL ...]}}  a Markdown table of the matching rows (on a
 #                                  line of its own); '_' in a Title is a space
-#   {{meta FILE KEY}}              the text of FILE's '# KEY: ...' metadata line
+#   {{meta FILE KEY}}              the text of FILE's (first) '# KEY: ...' metadata line
 #   {{ifexists FILE}} ... [{{else}} ...] {{endif}}   lines kept only if FILE exists (own lines)
 #
-# Any marker that cannot be expanded is an error (exit 1, with the template line); OUTPUT is
-# then left untouched. POSIX sh and awk only (mawk on Debian).
+# The CSVs are read by report/csv.awk (columns by header name; a CSV that cannot be read, or
+# has no header or no rows, is an error). Any marker that cannot be expanded is an error (exit
+# 1, with the template line); OUTPUT is then left untouched. POSIX sh and awk only (mawk on
+# Debian).
 set -eu
 [ $# -eq 3 ] || { echo "usage: report/generate.sh TEMPLATE RESULTS_DIR OUTPUT" >&2; exit 2; }
 template=$1 results=$2 output=$3
 [ -r "$template" ] || { echo "generate: cannot read $template" >&2; exit 2; }
 tmp="$output.tmp.$$"
 trap 'rm -f "$tmp"' EXIT INT TERM
+csv=$(cat "$(dirname "$0")/csv.awk")
 
-awk -v results="$results" -v template="$template" '
-function die(msg) {
-    printf "generate: %s:%d: %s\n", template, FNR, msg > "/dev/stderr"
-    failed = 1
-    exit 1
-}
+# The template is the input (csv_inputs=0: not a CSV); csv_where names its line in errors.
+awk -v results="$results" -v template="$template" -v csv_who=generate -v csv_inputs=0 "$csv"'
+function die(msg) { csv_die(msg) }
 
-# Splits one CSV line into f[1..n] (double-quoted fields, "" for a quote); returns n.
-function csv_split(line, f,    n, i, c, field, quoted) {
-    n = 0; field = ""; quoted = 0
-    for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (quoted) {
-            if (c == "\"" && substr(line, i + 1, 1) == "\"") { field = field c; i++ }
-            else if (c == "\"") quoted = 0
-            else field = field c
-        } else if (c == "\"") quoted = 1
-        else if (c == ",") { f[++n] = field; field = "" }
-        else field = field c
-    }
-    f[++n] = field
-    return n
-}
-
-# Loads FILE once: header names, rows, and the metadata lines.
-function load(file,    path, line, f, n, i, r, header_seen) {
-    if (file in loaded) return
-    path = results "/" file
-    if ((getline line < path) < 0) die("cannot read " path)
-    header_seen = 0
-    do {
-        sub(/\r$/, "", line)
-        if (line ~ /^#/) {
-            if (match(line, /^# *[A-Za-z0-9_]+: */)) {
-                i = line; sub(/^# */, "", i); sub(/:.*/, "", i)
-                meta[file, i] = substr(line, RLENGTH + 1)
-            }
-            continue
-        }
-        if (line == "") continue
-        n = csv_split(line, f)
-        if (!header_seen) {
-            header_seen = 1
-            ncols[file] = n
-            for (i = 1; i <= n; i++) col[file, f[i]] = i
-            continue
-        }
-        r = ++nrows[file]
-        for (i = 1; i <= n; i++) cell[file, r, i] = f[i]
-    } while ((getline line < path) > 0)
-    close(path)
-    if (!header_seen) die(path " has no header row")
-    loaded[file] = 1
-}
-
-function column(file, name) {
-    if (!((file, name) in col)) die(file " has no column \"" name "\"")
-    return col[file, name]
-}
+function load(file) { csv_load(file, results "/" file) }
+function column(file, name) { return csv_col_of(file, name) }
 
 # Does row r of file match every KEY=VAL filter in flt[1..nf]?
 function matches(file, r, flt, nf,    i, k, v, alts, na, j, ok) {
@@ -89,7 +39,7 @@ function matches(file, r, flt, nf,    i, k, v, alts, na, j, ok) {
         v = flt[i]; sub(/^[^=]*=/, "", v)
         na = split(v, alts, "|")
         ok = 0
-        for (j = 1; j <= na; j++) if (cell[file, r, column(file, k)] == alts[j]) ok = 1
+        for (j = 1; j <= na; j++) if (csv_cell[file, r, column(file, k)] "" == alts[j] "") ok = 1
         if (!ok) return 0
     }
     return 1
@@ -117,8 +67,7 @@ function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, 
     if (w[1] == "meta") {
         if (n != 3) die("meta takes FILE KEY")
         load(file)
-        if (!((file, w[3]) in meta)) die(file " has no \"# " w[3] ":\" line")
-        return meta[file, w[3]]
+        return csv_meta_of(file, w[3])
     }
     if (w[1] == "value") {
         if (n < 3) die("value takes FILE COLUMN [KEY=VAL ...] [%FMT]")
@@ -131,10 +80,10 @@ function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, 
         }
         c = column(file, w[3])
         found = 0
-        for (r = 1; r <= nrows[file]; r++)
+        for (r = 1; r <= csv_nrows[file]; r++)
             if (matches(file, r, flt, nf)) { found++; hit = r }
         if (found != 1) die(found " rows of " file " match {{" body "}} (need exactly 1)")
-        return format(cell[file, hit, c], fmt)
+        return format(csv_cell[file, hit, c], fmt)
     }
     if (w[1] == "table") {
         load(file)
@@ -155,11 +104,11 @@ function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, 
         out = out "\n|"
         for (i = 1; i <= nc; i++) out = out "---|"
         found = 0
-        for (r = 1; r <= nrows[file]; r++) {
+        for (r = 1; r <= csv_nrows[file]; r++) {
             if (!matches(file, r, flt, nf)) continue
             found++
             out = out "\n|"
-            for (i = 1; i <= nc; i++) out = out " " cell[file, r, column(file, cols[i])] " |"
+            for (i = 1; i <= nc; i++) out = out " " csv_cell[file, r, column(file, cols[i])] " |"
         }
         if (!found) die("no rows of " file " match {{" body "}}")
         return out
@@ -174,6 +123,7 @@ function exists(file,    line, rc) {
 }
 
 {
+    csv_where = template ":" FNR
     line = $0
     if (line ~ /^[ \t]*\{\{ifexists [^}]*\}\}[ \t]*$/) {
         sub(/^[ \t]*\{\{ifexists +/, "", line); sub(/ *\}\}[ \t]*$/, "", line)
@@ -201,8 +151,8 @@ function exists(file,    line, rc) {
     print out line
 }
 END {
-    if (failed) exit 1
-    if (depth) { printf "generate: %s: {{ifexists}} without {{endif}}\n", template > "/dev/stderr"; exit 1 }
+    csv_where = template
+    if (depth) die("{{ifexists}} without {{endif}}")
 }
 ' "$template" >"$tmp"
 mv "$tmp" "$output"

@@ -7,7 +7,9 @@
 # (results/calibration.tsv), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
 # and regenerates report/REPORT.md from report/REPORT.md.in. Called by `./run report`.
 # --check: afterwards, verify every CSV has rows, every figure exists and the report is new.
-# Any failing step stops the pipeline with its name and exit status.
+# Any failing step stops the pipeline with its name and exit status. Every CSV is read by its
+# columns' names (report/csv.awk; report/csv.sh from the shell and from gnuplot): a missing
+# column or an empty CSV stops it with a message naming the file and the column.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,10 +77,15 @@ fi
 
 # ---- derived tables ----------------------------------------------------------------------
 say "deriving tables, the calibration, the figures and the report"
-# merge OUT FILES...: the first file's metadata and header, then every file's rows.
+# merge OUT FILES...: the first file's metadata and header, then every file's rows; the files
+# must have the same header.
 merge() {
     local out="$1"; shift
-    awk 'FNR == 1 { body = 0 } /^#/ { if (FNR == NR) print; next } !body { body = 1; if (FNR == NR) print; next } { print }' "$@" >"$out"
+    awk 'FNR == 1 { body = 0 } /^#/ { if (FNR == NR) print; next }
+        !body { body = 1; if (FNR == NR) { header = $0; print }
+                else if ($0 != header) { printf "pipeline: %s: its header differs from %s'"'"'s\n", FILENAME, ARGV[1] > "/dev/stderr"; exit 1 }
+                next }
+        { print }' "$@" >"$out" || die "merging $out failed"
 }
 merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv "$res"/eptest-otp25-*.csv
 # The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
@@ -115,6 +122,10 @@ predict_row() { # LABEL TERM
     predict_row "lists:seq(1, 10000)" "[$(seq -s, 1 10000)]"
     predict_row "<<0:80000>>" '<<0:80000>>'
 } >"$der/predict.csv" || die "termcopy predict failed"
+# Every derived table has a header and rows (report/csv.sh says which does not).
+for f in "$der"/*.csv; do
+    report/csv.sh check "$f" || die "the derived table $f is not a CSV with rows"
+done
 
 # ---- figures and report ------------------------------------------------------------------
 vm=$([ -f "$res/vm-eptest.csv" ] && echo 1 || echo 0)
@@ -123,6 +134,9 @@ for gp in plots/fig*.gp; do
     for fmt in svg png; do
         gnuplot -e "res='$res'; der='$der'; vm=$vm; fmt='$fmt'; out='$figs/$name.$fmt'" "$gp" \
             2>"$res/plot-$name.log" || { cat "$res/plot-$name.log" >&2; die "figure $name failed"; }
+        # gnuplot only warns of a file or a named column it cannot find when other series plot
+        ! grep -E 'Cannot find or open file|no column with header' "$res/plot-$name.log" >&2 ||
+            die "figure $name: a file or a column is missing (log: $res/plot-$name.log)"
     done
 done
 report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
@@ -130,7 +144,7 @@ report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generatin
 if [ $check -eq 1 ]; then
     bad=0
     for f in "$res"/*.csv "$der"/*.csv; do
-        [ "$(grep -vc '^#' "$f")" -ge 2 ] || { echo "check: $f has no rows" >&2; bad=1; }
+        report/csv.sh check "$f" || { echo "check: $f is not a CSV with rows (above)" >&2; bad=1; }
     done
     for gp in plots/fig*.gp; do
         for fmt in svg png; do

@@ -6,6 +6,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 run="$here/../experiments/beam/run.sh"
+lib=$(cat "$here/../report/csv.awk") # columns by name
 if ! command -v erl >/dev/null 2>&1; then
     echo "erl not found: skipping the real-VM runs; apt-get install erlang-nox"
     exit 77
@@ -55,7 +56,7 @@ for t in proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup ets_lookup_hot_ke
          ets_lookup_min_heap ets_lookup_sbct2048 proc1_s1 proc1_off_heap; do
     grep -q "^$t,ints,[0-9]*,50,vm-otp25," "$all"; check "eptest row $t" $?
 done
-awk -F, '!/^#/ && NR > 1 && $1 != "test" && ($6 !~ /^[0-9.]+$/ || $8 !~ /^[0-9]+$/) {exit 1}' "$all"
+awk "$lib"'!csv_row() { next } csv_get("median_us") !~ /^[0-9.]+$/ || csv_get("faults") !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' "$all"
 check "median_us and faults are numbers" $?
 
 line='^[a-z0-9_]+ +\[\{proc,\{[0-9]+,[0-9]+,[0-9]+\}\},\{ets,\{[0-9]+,[0-9]+,[0-9]+\}\},\{empty,[0-9]+\}\]$'
@@ -72,7 +73,8 @@ if [ -x "$model" ]; then
     for side in model vm; do
         [ "$(grep -cE "^[12],(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?
     done
-    awk -F, '!/^#/ && $1 != "round" { d = $5 / $4 - $6; if (d > 0.001 || d < -0.001) bad = 1 } END { exit bad }' "$tmp/fid.csv"
+    awk "$lib"'!csv_row() { next } { d = csv_get("lookup_us") / csv_get("proc_us") - csv_get("ratio"); if (d > 0.001 || d < -0.001) bad = 1 }
+        END { exit bad }' "$tmp/fid.csv"
     check "fidelity.csv: ratio is lookup_us / proc_us" $?
     for bad in "--rounds 0" "--repeats x" "--bogus"; do
         # shellcheck disable=SC2086 # the flag and its value are two words

@@ -3,6 +3,9 @@
 # $1: build directory root (eptest is in experiments/); $2: tests/data (unused).
 set -u
 bin="$1/experiments/eptest"
+lib=$(cat "$(dirname "$0")/../report/csv.awk")
+# field FILE TEST COLUMN: COLUMN of FILE's row for TEST, by the column's name (report/csv.awk).
+field() { awk -v t="$2" -v c="$3" "$lib"'!csv_row() { next } csv_get("test") == t { print csv_get(c) }' "$1"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
@@ -21,9 +24,9 @@ for era in r10b otp25; do
         grep -q "^ets_lookup,$shape,300,40,$era," "$tmp/$era-$shape.csv"; check "$era $shape: lookup row" $?
     done
 done
-words=$(awk -F, '$1 == "ets_lookup" {print $11}' "$tmp/otp25-ints.csv")
+words=$(field "$tmp/otp25-ints.csv" ets_lookup words_copied)
 [ "$words" = $((40 * (603 + 2))) ]; check "otp25 ints lookups wrote $words words, expected 40 x ({I, Data} 603 + the list cell 2)" $?
-words=$(awk -F, '$1 == "proc1" {print $11}' "$tmp/r10b-ints.csv")
+words=$(field "$tmp/r10b-ints.csv" proc1 words_copied)
 [ "$words" = $((40 * (600 + 3 + 3))) ]; check "r10b round trips wrote $words words, expected 40 x (3 + 603)" $?
 
 "$bin" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown flag exits 2" $?

@@ -4,6 +4,7 @@
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
 set -u
 dir="$1/experiments"
+lib=$(cat "$(dirname "$0")/../report/csv.awk") # columns by name
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
@@ -18,7 +19,8 @@ for a in baseline gc_trigger no_shrink fresh_pages sbct_2mib min_heap_200k keep_
     word_gc_test no_long_gc_delay; do
     [ "$(grep -c ",$a,ints,300,30," "$tmp/ablate.csv")" -eq 2 ]; check "ablate csv has $a for both eras" $?
 done
-awk -F, '!/^#/ && NR > 1 && $1 != "era" { if ($8 <= 0 || $6 <= 0 || $7 <= 0) bad = 1 } END { exit bad }' "$tmp/ablate.csv"
+awk "$lib"'!csv_row() { next } { if (csv_get("ratio") <= 0 || csv_get("proc_us") <= 0 || csv_get("lookup_us") <= 0) bad = 1 }
+    END { exit bad }' "$tmp/ablate.csv"
 check "ablate ratios and times are positive" $?
 
 "$dir/crossover" --quick --shape ints --era otp25 --csv "$tmp/cross.csv" --summary "$tmp/sum.csv" > /dev/null
@@ -39,7 +41,8 @@ grep -q '^floats,30000,20,' "$tmp/cross-f.csv"; check "crossover: floats L=30000
 "$dir/breakdown" --quick --era otp25 --len 300 --iterations 30 --csv "$tmp/bd.csv" > "$tmp/bd.txt"
 check "breakdown --quick runs (exit $?)" $?
 [ "$(grep -c '^otp25,' "$tmp/bd.csv")" -eq 56 ]; check "breakdown: 7 tests x 8 phases" $?
-awk -F, '/^otp25,/ { s[$2] += $5 } END { for (t in s) if (s[t] < 0.99 || s[t] > 1.01) bad = 1; exit bad }' "$tmp/bd.csv"
+awk "$lib"'!csv_row() { next } csv_get("era") == "otp25" { s[csv_get("test")] += csv_get("counter_share") }
+    END { for (t in s) if (s[t] < 0.99 || s[t] > 1.01) bad = 1; exit bad }' "$tmp/bd.csv"
 check "breakdown: counter shares of each test sum to 1" $?
 grep -q '^# unit_costs: otp25: size' "$tmp/bd.csv"; check "breakdown: unit costs in the metadata" $?
 

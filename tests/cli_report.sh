@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # report/generate.sh from the outside: on a fixture CSV it writes exactly the expected
 # Markdown (metadata, single values with formats, a filtered table with quoted fields,
-# ifexists/else); a marker it cannot expand is an error that names the template line and
-# leaves the previous output untouched.
+# ifexists/else); a marker it cannot expand, or a CSV with no rows, is an error that names the
+# template line and leaves the previous output untouched.
 # $1: build directory root (unused); $2: tests/data.
 set -u
 data=$(cd "$2" && pwd)
@@ -29,6 +29,8 @@ bad '{{value sample.csv median_us test=proc1}}' '2 rows of sample.csv match'
 bad '{{value sample.csv median_us test=nothing}}' '0 rows of sample.csv match'
 bad '{{value sample.csv nosuch era=r10b test=proc1}}' 'sample.csv has no column "nosuch"'
 bad '{{value absent.csv x}}' 'cannot read'
+bad '{{value header-only.csv median_us}}' '.*header-only.csv has no rows'
+bad '{{meta header-only.csv a}}' '.*header-only.csv has no rows'
 bad '{{meta sample.csv nokey}}' 'has no "# nokey:" line'
 bad '{{table sample.csv era test=none}}' 'no rows of sample.csv match'
 bad '{{frobnicate sample.csv}}' 'unknown marker'

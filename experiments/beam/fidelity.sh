@@ -50,16 +50,19 @@ export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
 erlc -o "$tmp" "$here/eptest.erl" || exit 1
 flags="+S 2:2"
 
-# row ROUND SIDE CSV: the round's proc (median of proc1..3) and lookup from one eptest CSV.
+# row ROUND SIDE CSV: the round's proc and lookup from one eptest CSV, read by column name
+# (report/csv.awk); proc is the round trip, report/stats.awk's round_trip() (the median of the
+# proc1..3 passes), as everywhere in the report.
+lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"fidelity.sh\" }" || exit 2
 row() {
-    awk -F, -v round="$1" -v side="$2" '
-        /^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-        $c["test"] ~ /^proc[123]$/ { p[++n] = $c["median_us"] + 0; pf += $c["faults"] }
-        $c["test"] == "ets_lookup" { l = $c["median_us"] + 0; lg = $c["gcs"]; lf = $c["faults"]; len = $c["payload_len"] }
+    awk -v round="$1" -v side="$2" "$lib"'
+        !csv_row() { next }
+        { t = csv_get("test"); us[side, t] = csv_get("median_us") + 0 }
+        t ~ /^proc[123]$/ { pf += csv_get("faults") }
+        t == "ets_lookup" { lg = csv_get("gcs"); lf = csv_get("faults"); len = csv_get("payload_len") }
         END {
-            if (n != 3 || l == "") { print "fidelity.sh: incomplete eptest output" > "/dev/stderr"; exit 1 }
-            for (i = 2; i <= 3; i++) { t = p[i]; for (j = i - 1; j >= 1 && p[j] > t; j--) p[j + 1] = p[j]; p[j + 1] = t }
-            printf "%d,%d,%s,%.1f,%.1f,%.3f,%s,%s,%d\n", round, len, side, p[2], l, l / p[2], lg, lf, pf / 3
+            pr = round_trip(us, side); ratio = rt_ratio(us, side, "ets_lookup")
+            printf "%d,%d,%s,%.1f,%.1f,%.3f,%s,%s,%d\n", round, len, side, pr, us[side, "ets_lookup"], ratio, lg, lf, pf / 3
         }' "$3"
 }
 

@@ -1,0 +1,45 @@
+# report/stats.awk: the medians and the round trip of the pipeline. Goes after report/csv.awk
+# (its errors are csv_die's) before the program of every awk that computes them
+# (report/derive.sh, experiments/beam/fidelity.sh). POSIX awk (mawk on Debian).
+
+# Sorts a[1..n] into increasing numeric order.
+function sort(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) {
+        t = a[i]
+        for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]
+        a[j + 1] = t
+    }
+}
+
+# The median of a[1..n] (sorts a).
+function median(a, n) {
+    if (n < 1) csv_die(csv_files() ": the median of no values")
+    sort(a, n)
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+# KEY as errors show it: its SUBSEP-joined parts separated by spaces.
+function _stats_key(key) { gsub(SUBSEP, " ", key); return key }
+
+# The round trip, the report's one definition of it: the median of the three proc passes of an
+# eptest run, the rows proc1, proc2 and proc3 (each pass's own number is already the median
+# over the run's repeats). v[KEY, "proc1"] .. v[KEY, "proc3"] hold the passes' values (a
+# time, or any per-pass count); a pass that is not there is an error naming KEY.
+function round_trip(v, key,    p, i) {
+    for (i = 1; i <= 3; i++) {
+        if (!((key, "proc" i) in v))
+            csv_die(csv_files() ": no proc" i " pass for " _stats_key(key) " (the round trip is the median of proc1, proc2 and proc3)")
+        p[i] = v[key, "proc" i]
+    }
+    return median(p, 3)
+}
+
+# A test over the round trip of the same run: v[KEY, TEST] / round_trip(v, KEY), the report's
+# lookup / round-trip ratio when TEST is ets_lookup (above 1: the lookup loses). Call it before
+# reading v[KEY, TEST] otherwise: awk creates an element it reads, and the check would pass.
+function rt_ratio(v, key, test,    rt) {
+    if (!((key, test) in v)) csv_die(csv_files() ": no " test " row for " _stats_key(key))
+    rt = round_trip(v, key)
+    if (rt + 0 <= 0) csv_die(csv_files() ": the round trip of " _stats_key(key) " is " rt ": no ratio to it")
+    return v[key, test] / rt
+}
