@@ -498,6 +498,10 @@ static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t inc
     }
     tc_alloc *sa = tc_arena_alloc(scratch);
     tc_term value = add_integer(sa, old, incr);
+    if (value == TC_NON_VALUE && tc_is_big(old) && tc_header_arity(tc_boxed_val(old)[0]) == TC_BIG_ARITY_MAX) {
+        r = TC_ELIMIT; /* the sum carried past the VM's largest bignum: system_limit */
+        goto out;
+    }
     tc_term nobj = value == TC_NON_VALUE ? TC_NON_VALUE : with_element(sa, obj, pos, value);
     tc_term res = nobj == TC_NON_VALUE ? TC_NON_VALUE : integer_to(dest, value);
     node *nn;

@@ -1,9 +1,11 @@
 #include "bignum.h"
 
+#include <gmp.h>
 #include <math.h>
 #include <string.h>
 
-typedef unsigned __int128 u128;
+/* GMP works on the bignum digits in place: its limbs must be the VM's 64-bit digits. */
+_Static_assert(sizeof(mp_limb_t) == sizeof(uint64_t) && GMP_NUMB_BITS == 64, "GMP limbs are not 64-bit digits");
 
 tc_term tc_term_integer(tc_alloc *a, bool negative, const uint64_t *digits, size_t n)
 {
@@ -15,6 +17,8 @@ tc_term tc_term_integer(tc_alloc *a, bool negative, const uint64_t *digits, size
         return tc_make_small(negative ? -(int64_t)digits[0] : (int64_t)digits[0]);
     if (n == 1 && negative && digits[0] == (uint64_t)TC_MAX_SMALL + 1)
         return tc_make_small(TC_MIN_SMALL);
+    if (n > TC_BIG_ARITY_MAX)
+        return TC_NON_VALUE;
     tc_term *p = tc_alloc_words(a, 1 + n);
     if (!p)
         return TC_NON_VALUE;
@@ -47,33 +51,43 @@ tc_result tc_integer_parse(tc_alloc *a, const char *text, size_t len, unsigned b
 {
     if (base < 2 || base > 36 || len == 0)
         return TC_EBADARG;
-    /* log2(36) < 6 bits per digit: a safe bound on the digit words needed. */
-    size_t cap = len * 6 / 64 + 2;
-    uint64_t *d = tc_mem_calloc(cap, sizeof *d);
-    if (!d)
-        return TC_ENOMEM;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = digit_value(text[i]);
-        if (v >= (int)base) {
-            tc_mem_free(d);
+    for (size_t i = 0; i < len; i++)
+        if (digit_value(text[i]) >= (int)base)
             return TC_EPARSE;
-        }
-        uint64_t carry = (uint64_t)v;
-        for (size_t k = 0; k < n; k++) {
-            u128 x = (u128)d[k] * base + carry;
-            d[k] = (uint64_t)x;
-            carry = (uint64_t)(x >> 64);
-        }
-        if (carry)
-            d[n++] = carry;
+    while (len > 1 && text[0] == '0') {
+        text++;
+        len--;
     }
-    tc_term t = tc_term_integer(a, negative, d, n);
-    tc_mem_free(d);
-    if (t == TC_NON_VALUE)
+    /* A number of len digits is at least base^(len - 1): past the VM's largest bignum
+     * before any memory is spent on it. */
+    if ((double)(len - 1) * log2((double)base) >= 64.0 * TC_BIG_ARITY_MAX)
+        return TC_ELIMIT;
+    /* log2(36) < 6 bits per digit: a safe bound on the digit words; mpn_set_str wants one
+     * limb more than the value can need. */
+    size_t cap = len * 6 / 64 + 2;
+    unsigned char *vals = tc_mem_alloc(len);
+    mp_limb_t *d = vals ? tc_mem_alloc(cap * sizeof *d) : NULL;
+    if (!d) {
+        tc_mem_free(vals);
         return TC_ENOMEM;
-    *out = t;
-    return TC_OK;
+    }
+    for (size_t i = 0; i < len; i++)
+        vals[i] = (unsigned char)digit_value(text[i]);
+    /* GMP's divide-and-conquer conversion: near-linear where digit-by-digit is quadratic. */
+    size_t n = (size_t)mpn_set_str(d, vals, len, (int)base);
+    tc_mem_free(vals);
+    tc_result r = TC_OK;
+    if (n > TC_BIG_ARITY_MAX) {
+        r = TC_ELIMIT;
+    } else {
+        tc_term t = tc_term_integer(a, negative, d, n);
+        if (t == TC_NON_VALUE)
+            r = TC_ENOMEM;
+        else
+            *out = t;
+    }
+    tc_mem_free(d);
+    return r;
 }
 
 const uint64_t *tc_integer_digits(tc_term t, uint64_t *tmp, size_t *n, bool *negative)
@@ -105,50 +119,39 @@ size_t tc_integer_to_decimal(tc_term t, char *out, uint64_t *scratch)
     size_t n;
     bool neg;
     const uint64_t *d = tc_integer_digits(t, &tmp, &n, &neg);
-    uint64_t *w = scratch;
-    if (n > 1 && !w) {
-        w = tc_mem_alloc(n * sizeof *w);
-        if (!w)
-            return 0;
-    } else if (n <= 1) {
-        w = &tmp;
-    }
-    if (w != d)
-        memcpy(w, d, n * sizeof *w);
-    /* Repeated division by 10^19 yields 19-digit chunks, least significant first. */
-    char rev[24];
-    size_t len, cap = tc_integer_decimal_bound(t);
-    char *end = out + cap - 1;
-    char *p = end;
-    *p = '\0';
-    const uint64_t chunk = UINT64_C(10000000000000000000);
-    do {
-        uint64_t rem = 0;
-        for (size_t k = n; k-- > 0;) {
-            u128 x = ((u128)rem << 64) | w[k];
-            w[k] = (uint64_t)(x / chunk);
-            rem = (uint64_t)(x % chunk);
-        }
-        while (n > 0 && w[n - 1] == 0)
-            n--;
-        size_t r = 0;
-        do {
-            rev[r++] = (char)('0' + rem % 10);
-            rem /= 10;
-        } while (rem);
-        if (n > 0)
-            while (r < 19)
-                rev[r++] = '0';
-        for (size_t i = 0; i < r; i++)
-            *--p = rev[i];
-    } while (n > 0);
+    char *p = out;
     if (neg)
-        *--p = '-';
-    len = (size_t)(end - p);
-    memmove(out, p, len + 1);
-    if (w != scratch && w != &tmp)
+        *p++ = '-';
+    if (n <= 1) {
+        char rev[20];
+        size_t r = 0;
+        uint64_t v = n ? d[0] : 0;
+        do {
+            rev[r++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        while (r > 0)
+            *p++ = rev[--r];
+        *p = '\0';
+        return (size_t)(p - out);
+    }
+    /* mpn_get_str clobbers its input: it works on a copy (the caller's scratch, or ours). */
+    mp_limb_t *w = scratch ? scratch : tc_mem_alloc(n * sizeof *w);
+    if (!w)
+        return 0;
+    memcpy(w, d, n * sizeof *w);
+    unsigned char *digits = (unsigned char *)p;
+    size_t len = mpn_get_str(digits, 10, w, (mp_size_t)n);
+    if (w != scratch)
         tc_mem_free(w);
-    return len;
+    size_t lead = 0;
+    while (lead + 1 < len && digits[lead] == 0)
+        lead++;
+    for (size_t i = lead; i < len; i++)
+        p[i - lead] = (char)('0' + digits[i]);
+    p += len - lead;
+    *p = '\0';
+    return (size_t)(p - out);
 }
 
 static int magnitude_compare(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)

@@ -73,7 +73,6 @@ enum {
 };
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
-#define BIG_ARITY_MAX ((UINT64_C(1) << 19) - 1) /* digits of the VM's largest bignum */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
 #define PID_NUMBER_LIMIT (UINT32_C(1) << TC_PID_NUMBER_BITS)
 
@@ -161,7 +160,7 @@ static tc_result put_big(emitter *e, const uint64_t *d, size_t n, bool negative)
     while (top > 1 && (d[n - 1] >> (8 * (top - 1))) == 0)
         top--;
     uint64_t bytes = (uint64_t)(n - 1) * 8 + top;
-    if (bytes > UINT32_MAX)
+    if (n > TC_BIG_ARITY_MAX) /* built by hand past the VM's limit: the decoder would refuse it */
         return TC_ELIMIT;
     if (bytes < 256) {
         put8(e, SMALL_BIG_EXT);
@@ -584,9 +583,9 @@ static bool decode_big(decoder *d, unsigned tag, tc_term *out)
     uint64_t n = large ? get32(d) : get8(d);
     if (!fits(d, len_at, n + 1, "bignum (sign and digit bytes)"))
         return false;
-    if (n > BIG_ARITY_MAX * 8)
+    if (n > TC_BIG_ARITY_MAX * 8)
         return fail_at(d, len_at, TC_ELIMIT, "bignum of %llu bytes (the VM's limit is %llu)", (unsigned long long)n,
-                       (unsigned long long)(BIG_ARITY_MAX * 8));
+                       (unsigned long long)(TC_BIG_ARITY_MAX * 8));
     const unsigned char *sign_at = d->p;
     unsigned sign = get8(d);
     if (sign > 1)

@@ -16,8 +16,11 @@
 enum { F_LIST, F_TUPLE, F_MAP };
 enum { LIST_ELEMS = 0, LIST_TAIL = 1, MAP_KEY = 0, MAP_VALUE = 1 };
 
-/* The longest binary segment accepted: 2^31 bits (256 MiB). */
-#define MAX_SEGMENT_BITS (UINT64_C(1) << 31)
+/* The largest binary written as text: 2^28 bits (32 MiB, whose ~w text is up to 128 MiB),
+ * for a whole binary and so for any one segment. termcopy's bound on what a few bytes of
+ * text may make it build, not the VM's (which builds what memory holds); larger binaries
+ * come in the external format. */
+#define MAX_BINARY_BITS (UINT64_C(1) << 28)
 
 typedef struct reader {
     const unsigned char *start, *p, *end;
@@ -181,6 +184,15 @@ static long quoted_char(reader *r)
 
 /* ---- numbers --------------------------------------------------------------------------- */
 
+/* The reason an integer's digits did not make an integer. */
+static bool bad_integer(reader *r, const unsigned char *at, tc_result res)
+{
+    if (res == TC_ELIMIT)
+        return fail_at(r, at, TC_ELIMIT, "integer larger than the VM's largest (%llu 64-bit digits: system_limit)",
+                       (unsigned long long)TC_BIG_ARITY_MAX);
+    return fail_at(r, at, res, "bad integer");
+}
+
 /* Digits valid in `base` with '_' allowed only between two digits, copied to `buf`. */
 static size_t scan_digits(reader *r, unsigned base, char *buf, size_t cap, bool *too_long)
 {
@@ -250,7 +262,7 @@ static bool read_number(reader *r, tc_term *out)
             else {
                 tc_result res = tc_integer_parse(r->a, buf, n, (unsigned)base, neg, out);
                 if (res != TC_OK)
-                    ok = res == TC_ENOMEM ? oom(r) : fail_at(r, at, res, "bad integer");
+                    ok = res == TC_ENOMEM ? oom(r) : bad_integer(r, at, res);
             }
         }
     } else if (peek(r) == '.' && peek_at(r, 1) >= '0' && peek_at(r, 1) <= '9') {
@@ -284,7 +296,7 @@ static bool read_number(reader *r, tc_term *out)
     } else {
         tc_result res = tc_integer_parse(r->a, buf, n, 10, neg, out);
         if (res != TC_OK)
-            ok = res == TC_ENOMEM ? oom(r) : fail_at(r, at, res, "bad integer");
+            ok = res == TC_ENOMEM ? oom(r) : bad_integer(r, at, res);
     }
     if (buf != local)
         tc_mem_free(buf);
@@ -429,9 +441,12 @@ typedef struct bitbuf {
     uint64_t bits, cap; /* cap in bytes */
 } bitbuf;
 
-/* Makes room for `more` bits (zeroed). */
+/* Makes room for `more` bits (zeroed); TC_ELIMIT past MAX_BINARY_BITS in all. */
 static bool bitbuf_reserve(reader *r, bitbuf *b, uint64_t more)
 {
+    if (more > MAX_BINARY_BITS - b->bits)
+        return fail_at(r, r->p, TC_ELIMIT, "binary larger than %llu bits (termcopy's bound for a binary written as text)",
+                       (unsigned long long)MAX_BINARY_BITS);
     uint64_t need = (b->bits + more + 7) / 8;
     if (need <= b->cap)
         return true;
@@ -550,8 +565,11 @@ static bool read_binary(reader *r, tc_term *out)
                     ok = fail_at(r, seg, TC_EPARSE, "binary segments must be integers or strings");
                 if (ok && peek(r) == ':') {
                     r->p++;
-                    ok = read_decimal_u64(r, MAX_SEGMENT_BITS, &size, "a segment size in bits");
+                    ok = read_decimal_u64(r, MAX_BINARY_BITS, &size, "a segment size in bits");
                 }
+                if (ok && size > MAX_BINARY_BITS - b.bits)
+                    ok = fail_at(r, seg, TC_ELIMIT, "binary larger than %llu bits (termcopy's bound for a binary "
+                                 "written as text)", (unsigned long long)MAX_BINARY_BITS);
                 if (ok)
                     ok = put_integer_bits(r, &b, v, size);
             }

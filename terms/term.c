@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "atom.h"
+#include "bignum.h"
 #include "binary.h"
 #include "compare.h"
 #include "ptrset.h"
@@ -177,6 +178,8 @@ bool tc_term_verify(tc_term t, const char **why_out)
                 case TC_SUBTAG_NEG_BIG:
                     if (arity == 0 || p[arity] == 0)
                         FAIL("bignum not normalised (zero top digit)");
+                    if (arity > TC_BIG_ARITY_MAX)
+                        FAIL("bignum past the VM's largest");
                     if (arity == 1 && (p[1] <= (uint64_t)TC_MAX_SMALL ||
                                        (tc_header_subtag(h) == TC_SUBTAG_NEG_BIG && p[1] == (uint64_t)TC_MAX_SMALL + 1)))
                         FAIL("bignum in the small-integer range");

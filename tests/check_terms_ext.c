@@ -9,6 +9,7 @@
 #include "fixtures.h"
 #include "gen.h"
 #include "terms/atom.h"
+#include "terms/bignum.h"
 #include "terms/binary.h"
 #include "terms/size.h"
 
@@ -291,6 +292,29 @@ START_TEST(test_string_ext_limit)
     ck_assert(tc_equal_ok(decode_ok(b, len), seq_list(arena_alloc(), 65535, 0)));
     tc_mem_free(b);
     check_encodes("[1|2]", 2, "836C0000000161016102"); /* bytes, but improper */
+}
+END_TEST
+
+/* One bignum limit in every direction: the largest the VM builds (TC_BIG_ARITY_MAX digits)
+ * encodes and decodes back; one digit more, built by hand, does not encode, and its bytes
+ * do not decode (system_limit on the VM). */
+START_TEST(test_bignum_limit)
+{
+    size_t n = TC_BIG_ARITY_MAX + 1;
+    tc_term *p = tc_alloc_words(arena_alloc(), 1 + n);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 1; i <= n; i++)
+        p[i] = ~(uint64_t)0;
+    p[0] = TC_MAKE_HEADER(n - 1, TC_SUBTAG_POS_BIG);
+    size_t len;
+    unsigned char *b = encode_ok(tc_make_boxed(p), 2, &len);
+    ck_assert_uint_eq(len, 1 + 1 + 4 + 1 + 8 * (n - 1));
+    tc_term back = decode_ok(b, len);
+    ck_assert(tc_equal_ok(back, tc_make_boxed(p)));
+    tc_mem_free(b);
+    p[0] = TC_MAKE_HEADER(n, TC_SUBTAG_POS_BIG);
+    unsigned char *over;
+    ck_assert_int_eq(tc_ext_encode(tc_make_boxed(p), 2, &over, &len), TC_ELIMIT);
 }
 END_TEST
 
@@ -605,6 +629,7 @@ int main(void)
     tcase_add_test(tc, test_integer_tags);
     tcase_add_test(tc, test_accepted_edges);
     tcase_add_test(tc, test_string_ext_limit);
+    tcase_add_test(tc, test_bignum_limit);
     tcase_add_test(tc, test_million_element_list);
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_corrupt_inputs);

@@ -79,6 +79,67 @@ START_TEST(test_bignum_edges)
 }
 END_TEST
 
+/* Decimal text to digits and back through GMP: 10^k against digits computed here one
+ * multiplication at a time, both ways; and the VM's limit, TC_BIG_ARITY_MAX digits. */
+START_TEST(test_bignum_conversion)
+{
+    static const unsigned ks[] = {19, 20, 38, 39, 100, 1000, 5000};
+    for (size_t c = 0; c < sizeof ks / sizeof *ks; c++) {
+        unsigned k = ks[c];
+        char *text = malloc(k + 2);
+        ck_assert_ptr_nonnull(text);
+        text[0] = '1';
+        memset(text + 1, '0', k);
+        text[k + 1] = '\0';
+        uint64_t want[300] = {1};
+        size_t n = 1;
+        for (unsigned i = 0; i < k; i++) {
+            unsigned __int128 carry = 0;
+            for (size_t j = 0; j < n; j++) {
+                unsigned __int128 x = (unsigned __int128)want[j] * 10 + carry;
+                want[j] = (uint64_t)x;
+                carry = x >> 64;
+            }
+            if (carry)
+                want[n++] = (uint64_t)carry;
+        }
+        tc_term t = tc_read_ok(text);
+        uint64_t tmp;
+        size_t got_n;
+        bool neg;
+        const uint64_t *got = tc_integer_digits(t, &tmp, &got_n, &neg);
+        ck_assert_uint_eq(got_n, n);
+        ck_assert(!neg && memcmp(got, want, n * sizeof *got) == 0);
+        ck_assert_str_eq(tc_print_ok(t), text);
+        text[0] = '9'; /* 9 * 10^k - the same digits count, another value */
+        ck_assert_str_eq(tc_print_ok(tc_read_ok(text)), text);
+        free(text);
+    }
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("-000000000000000000000000000000000123")), "-123");
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("16#10000000000000000000000000000000")), "21267647932558653966460912964485513216");
+    /* One digit past the limit: rejected from the text's length, without building it. */
+    size_t len = 10200000;
+    char *huge = malloc(len + 1);
+    ck_assert_ptr_nonnull(huge);
+    huge[0] = '1';
+    memset(huge + 1, '0', len - 1);
+    huge[len] = '\0';
+    tc_term t;
+    tc_read_error err;
+    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), huge, len, &t, &err), TC_ELIMIT);
+    ck_assert_msg(strstr(err.message, "system_limit") != NULL, "%s", err.message);
+    free(huge);
+    /* A bignum of exactly TC_BIG_ARITY_MAX digits is built; one more is not. */
+    uint64_t *d = malloc((TC_BIG_ARITY_MAX + 1) * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (size_t i = 0; i <= TC_BIG_ARITY_MAX; i++)
+        d[i] = ~(uint64_t)0;
+    ck_assert(tc_term_integer(tc_arena_alloc(tc_fixture_arena()), false, d, TC_BIG_ARITY_MAX) != TC_NON_VALUE);
+    ck_assert(tc_term_integer(tc_arena_alloc(tc_fixture_arena()), false, d, TC_BIG_ARITY_MAX + 1) == TC_NON_VALUE);
+    free(d);
+}
+END_TEST
+
 START_TEST(test_escapes)
 {
     check_reads_as("\"\\n\\r\\t\\v\\b\\f\\e\\d\\s\"", "[10,13,9,11,8,12,27,127,32]");
@@ -158,7 +219,9 @@ START_TEST(test_malformed)
         {"<<1/binary>>", TC_EUNSUPPORTED, 3, "binary type specifiers (/binary, /float, ...) are not supported"},
         {"<<a>>", TC_EPARSE, 2, "expected a digit, found 'a'"},
         {"<<1.5>>", TC_EPARSE, 2, "binary segments must be integers or strings"},
-        {"<<1:2147483649>>", TC_ELIMIT, 4, "a segment size in bits out of range (at most 2147483648)"},
+        {"<<1:268435457>>", TC_ELIMIT, 4, "a segment size in bits out of range (at most 268435456)"},
+        {"<<-1:268435456, 1:1>>", TC_ELIMIT, 16,
+         "binary larger than 268435456 bits (termcopy's bound for a binary written as text)"},
         {"<1.2.3>", TC_EUNSUPPORTED, 0, "only local pids <0.N.S> are modelled"},
         {"<0.268435456.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 268435455)"},
         {"<0.1>", TC_EPARSE, 4, "expected '.' in a pid, found '>'"},
@@ -321,6 +384,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_bignum_edges);
+    tcase_add_test(tc, test_bignum_conversion);
     tcase_add_test(tc, test_escapes);
     tcase_add_test(tc, test_containers);
     tcase_add_test(tc, test_malformed);
