@@ -15,8 +15,6 @@
  * (faults, mmap) lands in the user function that entered the kernel, so the profiler shows it
  * inside copy or GC where the counters show it as its own phase: the cross-check says so.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +32,6 @@
 #include "terms/size.h"
 #include "workload.h"
 
-#define EXIT_USAGE 2
 /* Samples per second: a pass of a few milliseconds still gets tens of samples per run (the
  * cost of a sample is why profiled runs are not the timed ones). */
 #define TC_BREAKDOWN_HZ 5000
@@ -289,35 +286,33 @@ static void pass_hook(void *ctx, int test, bool begin)
         tc_prof_stop(ps->p[test]);
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: breakdown [--era r10b|otp25|both] [--len L] [--iterations N] [--repeats R]\n"
-          "                 [--shape S] [--quick] [--csv FILE|-] [--help]\n"
-          "\n"
-          "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
-          "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
-          "measured in the same run, and by a sampling profiler over the same passes.\n"
-          "  --len L        payload length (default: 1000 for r10b, 10000 for otp25)\n"
-          "  --repeats R    workload runs, alternately timed (counters) and profiled (default 10;\n"
-          "                 --quick 2)\n"
-          "  --csv FILE     era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n",
-          f);
-}
+static const tc_bench_cli_spec spec = {
+    .prog = "breakdown",
+    .about = "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
+             "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
+             "measured in the same run, and by a sampling profiler over the same passes.",
+    .era = "both",
+    .era_both = true,
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, 10000 for otp25"},
+    .iterations = {"calls per pass", 1, 100000000, "1000"},
+    .repeats = {"workload runs, alternately timed (counters) and profiled", 1, 64, "10, --quick 2"},
+    .shape_dflt = "ints",
+    .quick = "2 runs",
+    .csv = "one row per era, test and phase: "
+           "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share",
+    TC_EP_CLI_SWITCHES,
+};
 
 int main(int argc, char **argv)
 {
-    tc_ep_cli cli;
-    tc_ep_cli_init(&cli, "breakdown");
-    int rc = tc_ep_cli_parse(&cli, argc, argv);
-    if (rc)
-        return rc;
-    if (cli.help) {
-        usage(stdout);
-        return 0;
-    }
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("breakdown", rc);
+    rc = 0;
     long runs = cli.repeats ? cli.repeats : cli.quick ? 2 : 10;
     const char *csv_path = cli.csv;
-    FILE *csv = tc_ep_cli_open_csv(&cli, csv_path, &rc);
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
     if (rc)
         return rc;
     if (csv) {
@@ -327,18 +322,24 @@ int main(int argc, char **argv)
                       "%ld workload runs, alternately timed and profiled (%d Hz); counter times are from the counts of "
                       "the timed run with the median time",
                       runs, TC_BREAKDOWN_HZ);
-        tc_bench_meta(csv, "note", "unit costs of each era follow as '# unit_costs' lines among the rows");
+        tc_bench_meta(csv, "note", "each era's configuration ('# era', '# send_path') and unit costs "
+                                   "('# unit_costs') follow as lines among the rows");
         fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
     }
     int status = 0;
     for (int e = 0; e < cli.neras && status == 0; e++) {
         const char *era = cli.eras[e];
         tc_ep_config cfg;
-        if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg) != TC_OK)
-            return tc_ep_cli_bad(&cli, "--era", era);
+        tc_result r = tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg);
+        if (r != TC_OK) {
+            fprintf(stderr, "breakdown: %s: %s\n", era, tc_result_name(r));
+            return 1;
+        }
+        if (csv)
+            tc_ep_meta_config(csv, &cfg);
         unit_costs u = {0};
         tc_bench_progress("breakdown %s: unit costs", era);
-        tc_result r = measure_units(&cfg, &u);
+        r = measure_units(&cfg, &u);
         profilers ps = {{NULL}, false, TC_OK};
         for (int t = 0; r == TC_OK && t < TC_EP_TESTS; t++)
             r = tc_prof_new(TC_BREAKDOWN_HZ, 16384, &ps.p[t]);
@@ -422,9 +423,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < TC_EP_TESTS; t++)
             tc_prof_free(ps.p[t]);
     }
-    if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "breakdown: writing '%s' failed\n", csv_path);
-        return EXIT_USAGE;
-    }
+    if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
+        return 2;
     return tc_bench_exit_status("breakdown", status);
 }
