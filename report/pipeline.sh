@@ -61,7 +61,7 @@ run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv
 run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
-run heaptrace-nocache "$bin/heaptrace" --cache 0 --csv "$res/heaptrace-nocache.csv"
+run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 
 # ---- the real VM -------------------------------------------------------------------------

@@ -77,16 +77,16 @@ if have copysweep; then
     run "copysweep: stray operand" 1 "$exp/copysweep" stray
 fi
 if have heaptrace; then
-    run "heaptrace: unknown flag" 2 "$exp/heaptrace" --bogus
-    run "heaptrace: --length without a value" 2 "$exp/heaptrace" --length
-    run "heaptrace: huge --length" 2 "$exp/heaptrace" --length "$huge"
-    run "heaptrace: garbage --lookups" 2 "$exp/heaptrace" --lookups "$garbage"
-    run "heaptrace: empty --sbct" 2 "$exp/heaptrace" --sbct ''
-    run "heaptrace: negative --cache" 2 "$exp/heaptrace" --cache -5
-    run "heaptrace: invalid UTF-8 --era" 2 "$exp/heaptrace" --era "$badutf8"
+    run "heaptrace: unknown flag" 1 "$exp/heaptrace" --bogus
+    run "heaptrace: --len without a value" 1 "$exp/heaptrace" --len
+    run "heaptrace: huge --len" 1 "$exp/heaptrace" --len "$huge"
+    run "heaptrace: garbage --iterations" 1 "$exp/heaptrace" --iterations "$garbage"
+    run "heaptrace: empty --sbct" 1 "$exp/heaptrace" --sbct ''
+    run "heaptrace: negative --segment-cache" 1 "$exp/heaptrace" --segment-cache -5
+    run "heaptrace: invalid UTF-8 --era" 1 "$exp/heaptrace" --era "$badutf8"
     run "heaptrace: unwritable --csv" 1 "$exp/heaptrace" --quick --csv /nonexistent/x.csv
-    run "heaptrace: full --csv" 1 "$exp/heaptrace" --length 100 --lookups 5 --csv /dev/full
-    run "heaptrace: stray operand" 2 "$exp/heaptrace" stray
+    run "heaptrace: full --csv" 1 "$exp/heaptrace" --len 100 --iterations 5 --csv /dev/full
+    run "heaptrace: stray operand" 1 "$exp/heaptrace" stray
 fi
 if have etsbench; then
     run "etsbench: unknown flag" 2 "$exp/etsbench" --bogus
@@ -145,7 +145,7 @@ have eptest && full_stdout "eptest: unwritable stdout" "$exp/eptest" --len 10 --
 have ablate && full_stdout "ablate: unwritable stdout" "$exp/ablate" --quick --era otp25 --len 10 --iterations 2
 have crossover && full_stdout "crossover: unwritable stdout" "$exp/crossover" --quick --shape ints --era otp25
 have breakdown && full_stdout "breakdown: unwritable stdout" "$exp/breakdown" --quick --era otp25 --len 10 --iterations 2
-have heaptrace && full_stdout "heaptrace: unwritable stdout" "$exp/heaptrace" --length 100 --lookups 5
+have heaptrace && full_stdout "heaptrace: unwritable stdout" "$exp/heaptrace" --len 100 --iterations 5
 have etsbench && full_stdout "etsbench: unwritable stdout" "$exp/etsbench" -n 1000 --repeats 1
 
 echo "cli_badinput: $pass passed, $fails failed"
