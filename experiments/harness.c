@@ -361,7 +361,8 @@ int tc_bench_exit_status(const char *prog, int rc)
 
 /* ---- command lines -------------------------------------------------------------------------- */
 
-bool tc_bench_parse_long(const char *s, long lo, long hi, long *out)
+/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
+static bool parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
@@ -421,7 +422,7 @@ static int number_arg(const tc_bench_cli *c, const char *option, const tc_bench_
                       long *out)
 {
     char expected[64];
-    if (tc_bench_parse_long(arg, n->lo, n->hi, out))
+    if (parse_long(arg, n->lo, n->hi, out))
         return 0;
     snprintf(expected, sizeof expected, "an integer in %ld..%ld", n->lo, n->hi);
     return tc_bench_cli_bad(c, option, expected, arg);

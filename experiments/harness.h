@@ -90,9 +90,6 @@ const tc_bench_calibration *tc_bench_calibrate(void);
 
 /* ---- command lines ---------------------------------------------------------------------- */
 
-/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
-bool tc_bench_parse_long(const char *s, long lo, long hi, long *out);
-
 /*
  * The one command line of every experiment binary: the switches they share are parsed here,
  * by the same names everywhere, and each binary says which of them it takes and what they

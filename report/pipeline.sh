@@ -44,9 +44,9 @@ run() {
 # 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
 # fidelity runs alternate model and VM 3 rounds at L = 1000, 3000, 10000 and 30000;
 # --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
-q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick) fid=()
+q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
 if [ $quick -eq 1 ]; then
-    q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
+    q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 200)
 fi
 
