@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/mseg.h"
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
 #include "procs/send.h"
@@ -40,26 +41,32 @@ enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP,
 static const char *const phase_names[PHASES] = {"size", "copy", "gc_copy", "page_fault", "heap_alloc",
                                                 "io_poll", "switch", "loop"};
 
-/* Leaf-most match decides; the step functions are "loop" so that the scheduler's own
- * frames below them count as switching only when no step is running. */
+/* Leaf-most match decides, each function named by its address (profiler.h): static ones by
+ * the public functions they are reached through. The size walk is what the public size
+ * functions tail-call; copy_shallow is called by the compact form's out functions alone; the
+ * collector is entered at the safe points (their own tests, a few instructions, count with
+ * it); sys_schedule is inlined into tc_sched_run, and its cost is the poll. The workload's
+ * step functions (tc_ep_step_fns) are "loop", appended at run time, so that the scheduler's
+ * own frames below them count as switching only when no step is running. */
 static const tc_prof_phase_map phase_table[] = {
-    {"walk_size", "size"},
-    {"tc_copy_struct_fill", "copy"},
-    {"copy_shallow", "copy"},
-    {"tc_copy_compact_out_list", "copy"},
-    {"tc_mseg_alloc_block", "heap_alloc"},
-    {"tc_mseg_free_block", "heap_alloc"},
-    {"tc_mseg_realloc_block", "heap_alloc"},
-    {"heap_collect", "gc_copy"},
-    {"tc_gc_collect", "gc_copy"},
-    {"sys_schedule", "io_poll"},
-    {"tc_proc_receive", "switch"},
-    {"tc_proc_queue_message", "switch"},
-    {"tc_sched_wake", "switch"},
-    {"client_step", "loop"},
-    {"server_step", "loop"},
-    {"loop_step", "loop"},
-    {"tc_sched_run", "switch"},
+    {TC_PROF_FN(tc_term_flat_size), "size"},
+    {TC_PROF_FN(tc_term_flat_size_litopt), "size"},
+    {TC_PROF_FN(tc_copy_struct_fill), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
+    {TC_PROF_FN(tc_mseg_alloc_block), "heap_alloc"},
+    {TC_PROF_FN(tc_mseg_free_block), "heap_alloc"},
+    {TC_PROF_FN(tc_mseg_realloc_block), "heap_alloc"},
+    {TC_PROF_FN(tc_gc_collect), "gc_copy"},
+    {TC_PROF_FN(tc_proc_test_heap_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_push_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_bif_return_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_schedule_in_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(poll), "io_poll"},
+    {TC_PROF_FN(tc_proc_receive), "switch"},
+    {TC_PROF_FN(tc_proc_queue_message), "switch"},
+    {TC_PROF_FN(tc_sched_wake), "switch"},
+    {TC_PROF_FN(tc_sched_run), "switch"},
 };
 #define NTABLE (sizeof phase_table / sizeof *phase_table)
 
@@ -326,6 +333,11 @@ int main(int argc, char **argv)
                                    "('# unit_costs') follow as lines among the rows");
         fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
     }
+    /* The library's functions, then the workload's steps, which only workload.c can name. */
+    tc_prof_phase_map table[NTABLE + TC_EP_STEP_FNS];
+    memcpy(table, phase_table, sizeof phase_table);
+    for (int k = 0; k < TC_EP_STEP_FNS; k++)
+        table[NTABLE + k] = (tc_prof_phase_map){tc_ep_step_fns[k], "loop"};
     int status = 0;
     for (int e = 0; e < cli.neras && status == 0; e++) {
         const char *era = cli.eras[e];
@@ -394,7 +406,7 @@ int main(int argc, char **argv)
             double ph[PHASES];
             counter_phases(t, &counts[pick * TC_EP_TESTS + t], &u, ph);
             tc_prof_report rep;
-            if (tc_prof_report_phases(ps.p[t], phase_table, NTABLE, &rep) != TC_OK) {
+            if (tc_prof_report_phases(ps.p[t], table, NTABLE + TC_EP_STEP_FNS, &rep) != TC_OK) {
                 fprintf(stderr, "breakdown: attributing the samples of %s failed\n", tc_ep_test_names[t]);
                 status = 1;
                 break;

@@ -328,15 +328,15 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 }
 
 /* What the sweep's samples are attributed to: each strategy's own passes, the harness
- * around them, and "loop" for the rest (mostly building the terms). The public size
- * functions tail-call walk_size, so that is the frame the stack shows. */
+ * around them, and "loop" for the rest (mostly building the terms). The size walk is static
+ * and the public size functions tail-call it: the profiler credits them with it. */
 static const tc_prof_phase_map profile_phases[] = {
-    {"walk_size", "size"},                {"tc_copy_struct_fill", "copy"},
-    {"tc_copy_compact_in", "copy"},       {"tc_copy_compact_out", "copy"},
-    {"tc_copy_compact_out_list", "copy"}, {"tc_copy_shared", "shared"},
-    {"tc_copy_literal_put", "literal"},   {"tc_copy_literal_get", "literal"},
-    {"tc_copy_memcpy_floor", "memcpy"},   {"tc_bench_now_ns", "harness"},
-    {"tc_faults_minor", "harness"},
+    {TC_PROF_FN(tc_term_flat_size), "size"},         {TC_PROF_FN(tc_term_flat_size_litopt), "size"},
+    {TC_PROF_FN(tc_copy_struct_fill), "copy"},       {TC_PROF_FN(tc_copy_compact_in), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out), "copy"},       {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
+    {TC_PROF_FN(tc_copy_shared), "shared"},          {TC_PROF_FN(tc_copy_literal_put), "literal"},
+    {TC_PROF_FN(tc_copy_literal_get), "literal"},    {TC_PROF_FN(tc_copy_memcpy_floor), "memcpy"},
+    {TC_PROF_FN(tc_bench_now_ns), "harness"},        {TC_PROF_FN(tc_faults_minor), "harness"},
 };
 
 static bool profile_finish(tc_prof *prof, const char *name, bool quick)

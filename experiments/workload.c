@@ -466,3 +466,6 @@ void tc_ep_meta_config(FILE *f, const tc_ep_config *c)
     tc_bench_meta_policy(f, &c->policy);
     tc_bench_meta(f, "send_path", "%s (%s)", tc_send_path_name(c->send_path), c->policy.name);
 }
+
+const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {TC_PROF_FN(client_step), TC_PROF_FN(server_step),
+                                                   TC_PROF_FN(loop_step)};

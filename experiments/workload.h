@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "procs/send.h"
 #include "procs/policy.h"
+#include "profiler.h"
 
 typedef enum tc_ep_shape {
     TC_EP_INTS,    /* lists:seq(1, L) */
@@ -101,5 +102,10 @@ tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, lon
 /* The metadata lines of one era's configuration: every switch of its policy
  * (tc_bench_meta_policy) and its send path. */
 void tc_ep_meta_config(FILE *f, const tc_ep_config *c);
+
+/* The code the workload's processes run (the client's, the server's and the tester's loop
+ * steps), for a profiler's phase table (profiler.h): static in workload.c, so named there. */
+enum { TC_EP_STEP_FNS = 3 };
+extern const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS];
 
 #endif

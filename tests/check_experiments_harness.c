@@ -349,8 +349,8 @@ START_TEST(profiler_attributes_busy_loop_by_stack)
     ck_assert_int_eq(busy, TC_EBADARG);
     ck_assert_int_eq(while_running, TC_EBADARG);
 
-    static const tc_prof_phase_map both[] = {{"busy_outer", "outer"}, {"busy_inner", "inner"}};
-    static const tc_prof_phase_map outer_only[] = {{"busy_outer", "outer"}};
+    static const tc_prof_phase_map both[] = {{TC_PROF_FN(busy_outer), "outer"}, {TC_PROF_FN(busy_inner), "inner"}};
+    static const tc_prof_phase_map outer_only[] = {{TC_PROF_FN(busy_outer), "outer"}};
     tc_prof_report r;
     ck_assert_int_eq(tc_prof_report_phases(p, both, 2, &r), TC_OK);
     tc_prof_print(stderr, &r);
@@ -376,6 +376,33 @@ START_TEST(profiler_attributes_busy_loop_by_stack)
     ck_assert_uint_eq(r.nphases, 1);
     ck_assert_double_eq(r.phase[0].share, 1.0);
     ck_assert_str_eq(r.top[0].name, "busy_inner");
+    tc_prof_free(p);
+}
+END_TEST
+
+void busy_tail(double seconds);
+
+/* Ends in a call to busy_outer, which the compiler makes a jump when it optimises: its frame
+ * is gone while busy_outer runs, and only its caller's call instruction names it. */
+OUT_OF_LINE void busy_tail(double seconds) { busy_outer(seconds); }
+
+START_TEST(profiler_credits_a_tail_caller)
+{
+    tc_prof *p;
+    ck_assert_int_eq(tc_prof_new(1000, 0, &p), TC_OK);
+    ck_assert_int_eq(tc_prof_start(p), TC_OK);
+    busy_tail(0.3);
+    tc_prof_stop(p);
+    static const tc_prof_phase_map tail_only[] = {{TC_PROF_FN(busy_tail), "tail"}};
+    tc_prof_report r;
+    ck_assert_int_eq(tc_prof_report_phases(p, tail_only, 1, &r), TC_OK);
+    ck_assert_uint_ge(r.samples, 5);
+    ck_assert_str_eq(r.phase[0].phase, "tail");
+    ck_assert_msg(r.phase[0].share > 0.5, "tail share %.2f", r.phase[0].share);
+    /* Listed below it, the callee still decides first. */
+    static const tc_prof_phase_map with_inner[] = {{TC_PROF_FN(busy_tail), "tail"}, {TC_PROF_FN(busy_inner), "inner"}};
+    ck_assert_int_eq(tc_prof_report_phases(p, with_inner, 2, &r), TC_OK);
+    ck_assert_msg(r.phase[1].share > 0.5, "inner share %.2f", r.phase[1].share);
     tc_prof_free(p);
 }
 END_TEST
@@ -407,7 +434,7 @@ START_TEST(profiler_too_many_phases)
     tc_prof_phase_map table[TC_PROF_MAX_PHASES];
     for (int i = 0; i < TC_PROF_MAX_PHASES; i++) {
         snprintf(names[i], sizeof names[i], "p%d", i);
-        table[i] = (tc_prof_phase_map){names[i], names[i]};
+        table[i] = (tc_prof_phase_map){TC_PROF_FN(busy_inner), names[i]};
     }
     tc_prof *p;
     ck_assert_int_eq(tc_prof_new(0, 1, &p), TC_OK);
@@ -499,6 +526,7 @@ static Suite *suite(void)
     TCase *prof = tcase_create("profiler");
     tcase_set_timeout(prof, 120);
     tcase_add_test(prof, profiler_attributes_busy_loop_by_stack);
+    tcase_add_test(prof, profiler_credits_a_tail_caller);
     tcase_add_test(prof, profiler_full_buffer_counts_drops);
     tcase_add_test(prof, profiler_too_many_phases);
     tcase_add_test(prof, crosscheck_side_by_side);
