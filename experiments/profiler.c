@@ -474,8 +474,9 @@ bool tc_prof_write_csv(const tc_prof_report *r, const char *path, const char *wh
         tc_bench_meta_policy(f, pol);
     tc_bench_meta(f, "profiled", "%s", what);
     tc_bench_meta(f, "profiler",
-                  "SIGPROF every 1/%u s of process CPU time (ITIMER_PROF), libunwind stacks; a sample goes to the "
-                  "phase of its leaf-most function in the table, else to loop",
+                  "SIGPROF every 1/%u s to the profiled thread (a CLOCK_MONOTONIC timer; ITIMER_PROF of process "
+                  "CPU time where there is none), libunwind stacks; a sample goes to the phase of its leaf-most "
+                  "function in the table, else to loop",
                   r->hz);
     tc_bench_meta(f, "samples", "%llu recorded, %llu dropped (buffer full), %llu unwalkable; %.0f per CPU second",
                   (unsigned long long)r->samples, (unsigned long long)r->dropped, (unsigned long long)r->unwalkable,
