@@ -5,16 +5,10 @@
  * run. A switch that moves the ratio towards (or past) 1 is part of the explanation; the
  * size of the move says how much.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "harness.h"
 #include "workload.h"
-
-#define EXIT_USAGE 2
 
 typedef struct ablation {
     const char *name;
@@ -55,39 +49,42 @@ static const ablation ablations[] = {
 };
 #define NABLATIONS (sizeof ablations / sizeof *ablations)
 
-static void usage(FILE *f)
-{
-    fputs("usage: ablate [--era r10b|otp25|both] [--len L] [--iterations N] [--repeats R]\n"
-          "              [--shape S] [--quick] [--csv FILE|-] [--help]\n"
-          "\n"
-          "Runs the eptest workload per era as shipped and with one mechanism switched at a time,\n"
-          "and prints the lookup/proc ratio of each variant (above 1: the lookup loses).\n"
-          "  --era       which era (default both)\n"
-          "  --len L     payload length (default: 1000 for r10b, as the seed; 10000 for otp25)\n"
-          "  --iterations N   calls per pass (default 1000; --quick 200)\n"
-          "  --repeats R      runs per variant, medians (default 3; --quick 1)\n",
-          f);
-}
+static const tc_bench_cli_spec spec = {
+    .prog = "ablate",
+    .about = "Runs the eptest workload per era as shipped and with one mechanism switched at a time,\n"
+             "and prints the lookup/proc ratio of each variant (above 1: the lookup loses). The\n"
+             "switches of the era's mechanisms change what every variant starts from.",
+    .era = "both",
+    .era_both = true,
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, as the seed; 10000 for otp25"},
+    .iterations = {"calls per pass", 1, 100000000, "1000, --quick 200"},
+    .repeats = {"runs per variant, medians", 1, 64, "3, --quick 1"},
+    .shape_dflt = "ints",
+    .quick = "200 calls per pass, 1 run per variant",
+    .csv = "one row per era and variant",
+    TC_EP_CLI_SWITCHES,
+};
 
 int main(int argc, char **argv)
 {
-    tc_ep_cli cli;
-    tc_ep_cli_init(&cli, "ablate");
-    int rc = tc_ep_cli_parse(&cli, argc, argv);
-    if (rc)
-        return rc;
-    if (cli.help) {
-        usage(stdout);
-        return 0;
-    }
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("ablate", rc);
+    rc = 0;
     long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
-    FILE *csv = tc_ep_cli_open_csv(&cli, cli.csv, &rc);
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
         return rc;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "ablate (eptest workload, one mechanism switched per variant)");
         tc_bench_meta(csv, "repeats", "%ld per variant; times are medians, counts from the first run", repeats);
+        for (int e = 0; e < cli.neras; e++) {
+            tc_ep_config cfg;
+            if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(cli.eras[e]), iterations, &cfg) == TC_OK)
+                tc_ep_meta_config(csv, &cfg); /* what the baseline runs; each variant switches one thing */
+        }
         fprintf(csv, "era,ablation,shape,payload_len,iterations,proc_us,lookup_us,ratio,proc_faults,lookup_faults,"
                      "lookup_gcs,lookup_gc_words,lookup_carriers_mapped,proc_gcs,proc_gc_words\n");
     }
@@ -97,12 +94,15 @@ int main(int argc, char **argv)
         const char *era = cli.eras[e];
         for (size_t a = 0; a < NABLATIONS; a++) {
             tc_ep_config cfg;
-            if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), iterations, &cfg) != TC_OK)
-                return tc_ep_cli_bad(&cli, "--era", era);
+            tc_result r = tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), iterations, &cfg);
+            if (r != TC_OK) {
+                fprintf(stderr, "ablate: %s: %s\n", era, tc_result_name(r));
+                return 1;
+            }
             ablations[a].apply(&cfg);
             tc_bench_progress("ablate %s %s", era, ablations[a].name);
             tc_ep_gap g;
-            tc_result r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
+            r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
             tc_bench_progress_end();
             if (r != TC_OK) {
                 fprintf(stderr, "ablate: %s %s failed: %s\n", era, ablations[a].name, tc_result_name(r));
@@ -120,9 +120,7 @@ int main(int argc, char **argv)
                         (unsigned long long)g.proc.gcs, (unsigned long long)g.proc.gc_words);
         }
     }
-    if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "ablate: writing '%s' failed\n", cli.csv);
-        return EXIT_USAGE;
-    }
+    if (!tc_bench_cli_close_csv(&cli, csv, cli.csv))
+        return 2;
     return tc_bench_exit_status("ablate", 0);
 }

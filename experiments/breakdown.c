@@ -15,13 +15,12 @@
  * (faults, mmap) lands in the user function that entered the kernel, so the profiler shows it
  * inside copy or GC where the counters show it as its own phase: the cross-check says so.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/mseg.h"
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
 #include "procs/send.h"
@@ -34,7 +33,6 @@
 #include "terms/size.h"
 #include "workload.h"
 
-#define EXIT_USAGE 2
 /* Samples per second: a pass of a few milliseconds still gets tens of samples per run (the
  * cost of a sample is why profiled runs are not the timed ones). */
 #define TC_BREAKDOWN_HZ 5000
@@ -43,26 +41,32 @@ enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP,
 static const char *const phase_names[PHASES] = {"size", "copy", "gc_copy", "page_fault", "heap_alloc",
                                                 "io_poll", "switch", "loop"};
 
-/* Leaf-most match decides; the step functions are "loop" so that the scheduler's own
- * frames below them count as switching only when no step is running. */
+/* Leaf-most match decides, each function named by its address (profiler.h): static ones by
+ * the public functions they are reached through. The size walk is what the public size
+ * functions tail-call; copy_shallow is called by the compact form's out functions alone; the
+ * collector is entered at the safe points (their own tests, a few instructions, count with
+ * it); sys_schedule is inlined into tc_sched_run, and its cost is the poll. The workload's
+ * step functions (tc_ep_step_fns) are "loop", appended at run time, so that the scheduler's
+ * own frames below them count as switching only when no step is running. */
 static const tc_prof_phase_map phase_table[] = {
-    {"walk_size", "size"},
-    {"tc_copy_struct_fill", "copy"},
-    {"copy_shallow", "copy"},
-    {"tc_copy_compact_out_list", "copy"},
-    {"tc_mseg_alloc_block", "heap_alloc"},
-    {"tc_mseg_free_block", "heap_alloc"},
-    {"tc_mseg_realloc_block", "heap_alloc"},
-    {"heap_collect", "gc_copy"},
-    {"tc_gc_collect", "gc_copy"},
-    {"sys_schedule", "io_poll"},
-    {"tc_proc_receive", "switch"},
-    {"tc_proc_queue_message", "switch"},
-    {"tc_sched_wake", "switch"},
-    {"client_step", "loop"},
-    {"server_step", "loop"},
-    {"loop_step", "loop"},
-    {"tc_sched_run", "switch"},
+    {TC_PROF_FN(tc_term_flat_size), "size"},
+    {TC_PROF_FN(tc_term_flat_size_litopt), "size"},
+    {TC_PROF_FN(tc_copy_struct_fill), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
+    {TC_PROF_FN(tc_mseg_alloc_block), "heap_alloc"},
+    {TC_PROF_FN(tc_mseg_free_block), "heap_alloc"},
+    {TC_PROF_FN(tc_mseg_realloc_block), "heap_alloc"},
+    {TC_PROF_FN(tc_gc_collect), "gc_copy"},
+    {TC_PROF_FN(tc_proc_test_heap_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_push_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_bif_return_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(tc_proc_schedule_in_maybe_gc), "gc_copy"},
+    {TC_PROF_FN(poll), "io_poll"},
+    {TC_PROF_FN(tc_proc_receive), "switch"},
+    {TC_PROF_FN(tc_proc_queue_message), "switch"},
+    {TC_PROF_FN(tc_sched_wake), "switch"},
+    {TC_PROF_FN(tc_sched_run), "switch"},
 };
 #define NTABLE (sizeof phase_table / sizeof *phase_table)
 
@@ -289,35 +293,33 @@ static void pass_hook(void *ctx, int test, bool begin)
         tc_prof_stop(ps->p[test]);
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: breakdown [--era r10b|otp25|both] [--len L] [--iterations N] [--repeats R]\n"
-          "                 [--shape S] [--quick] [--csv FILE|-] [--help]\n"
-          "\n"
-          "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
-          "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
-          "measured in the same run, and by a sampling profiler over the same passes.\n"
-          "  --len L        payload length (default: 1000 for r10b, 10000 for otp25)\n"
-          "  --repeats R    workload runs, alternately timed (counters) and profiled (default 10;\n"
-          "                 --quick 2)\n"
-          "  --csv FILE     era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n",
-          f);
-}
+static const tc_bench_cli_spec spec = {
+    .prog = "breakdown",
+    .about = "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
+             "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
+             "measured in the same run, and by a sampling profiler over the same passes.",
+    .era = "both",
+    .era_both = true,
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, 10000 for otp25"},
+    .iterations = {"calls per pass", 1, 100000000, "1000"},
+    .repeats = {"workload runs, alternately timed (counters) and profiled", 1, 64, "10, --quick 2"},
+    .shape_dflt = "ints",
+    .quick = "2 runs",
+    .csv = "one row per era, test and phase: "
+           "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share",
+    TC_EP_CLI_SWITCHES,
+};
 
 int main(int argc, char **argv)
 {
-    tc_ep_cli cli;
-    tc_ep_cli_init(&cli, "breakdown");
-    int rc = tc_ep_cli_parse(&cli, argc, argv);
-    if (rc)
-        return rc;
-    if (cli.help) {
-        usage(stdout);
-        return 0;
-    }
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("breakdown", rc);
+    rc = 0;
     long runs = cli.repeats ? cli.repeats : cli.quick ? 2 : 10;
     const char *csv_path = cli.csv;
-    FILE *csv = tc_ep_cli_open_csv(&cli, csv_path, &rc);
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
     if (rc)
         return rc;
     if (csv) {
@@ -327,18 +329,29 @@ int main(int argc, char **argv)
                       "%ld workload runs, alternately timed and profiled (%d Hz); counter times are from the counts of "
                       "the timed run with the median time",
                       runs, TC_BREAKDOWN_HZ);
-        tc_bench_meta(csv, "note", "unit costs of each era follow as '# unit_costs' lines among the rows");
+        tc_bench_meta(csv, "note", "each era's configuration ('# era', '# send_path') and unit costs "
+                                   "('# unit_costs') follow as lines among the rows");
         fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
     }
+    /* The library's functions, then the workload's steps, which only workload.c can name. */
+    tc_prof_phase_map table[NTABLE + TC_EP_STEP_FNS];
+    memcpy(table, phase_table, sizeof phase_table);
+    for (int k = 0; k < TC_EP_STEP_FNS; k++)
+        table[NTABLE + k] = (tc_prof_phase_map){tc_ep_step_fns[k], "loop"};
     int status = 0;
     for (int e = 0; e < cli.neras && status == 0; e++) {
         const char *era = cli.eras[e];
         tc_ep_config cfg;
-        if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg) != TC_OK)
-            return tc_ep_cli_bad(&cli, "--era", era);
+        tc_result r = tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg);
+        if (r != TC_OK) {
+            fprintf(stderr, "breakdown: %s: %s\n", era, tc_result_name(r));
+            return 1;
+        }
+        if (csv)
+            tc_ep_meta_config(csv, &cfg);
         unit_costs u = {0};
         tc_bench_progress("breakdown %s: unit costs", era);
-        tc_result r = measure_units(&cfg, &u);
+        r = measure_units(&cfg, &u);
         profilers ps = {{NULL}, false, TC_OK};
         for (int t = 0; r == TC_OK && t < TC_EP_TESTS; t++)
             r = tc_prof_new(TC_BREAKDOWN_HZ, 16384, &ps.p[t]);
@@ -393,7 +406,7 @@ int main(int argc, char **argv)
             double ph[PHASES];
             counter_phases(t, &counts[pick * TC_EP_TESTS + t], &u, ph);
             tc_prof_report rep;
-            if (tc_prof_report_phases(ps.p[t], phase_table, NTABLE, &rep) != TC_OK) {
+            if (tc_prof_report_phases(ps.p[t], table, NTABLE + TC_EP_STEP_FNS, &rep) != TC_OK) {
                 fprintf(stderr, "breakdown: attributing the samples of %s failed\n", tc_ep_test_names[t]);
                 status = 1;
                 break;
@@ -422,9 +435,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < TC_EP_TESTS; t++)
             tc_prof_free(ps.p[t]);
     }
-    if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "breakdown: writing '%s' failed\n", csv_path);
-        return EXIT_USAGE;
-    }
+    if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
+        return 2;
     return tc_bench_exit_status("breakdown", status);
 }

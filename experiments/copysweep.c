@@ -13,7 +13,6 @@
  * warm-up round.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,22 +30,25 @@
 #include "terms/flatmap.h"
 #include "terms/size.h"
 
-#define EXIT_USAGE 2
+enum { X_PROFILE, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_PROFILE] = {"profile", "NAME", "sample the whole sweep's stacks and write the phase shares to "
+                                      "results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness, "
+                                      "loop = building the terms and the rest); NAME of letters, digits, _ . -", {0}},
+};
 
-static const char usage[] =
-    "usage: copysweep [--quick] [--csv FILE|-] [--profile NAME] [--help]\n"
-    "\n"
-    "Times every copy strategy (memcpy floor, copy_struct, compact_in, compact_out,\n"
-    "lookup = [Object] out of the compact form, copy_shared, literal_put, literal_get) on\n"
-    "terms of several shapes with flat sizes from 16 KiB to 4 MiB, and prints ns per word\n"
-    "and the ratio to memcpy of the same bytes.\n"
-    "  --quick      three sizes and fewer repeats (finishes in well under 20 s)\n"
-    "  --csv FILE   also write CSV (columns strategy,shape,payload_words,ns_per_word,\n"
-    "               memcpy_ns_per_word,ratio after '#' metadata lines); '-' is stdout\n"
-    "  --profile NAME  sample the whole sweep's stacks and write the phase shares to\n"
-    "               results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness,\n"
-    "               loop = building the terms and the rest)\n"
-    "  --help       this text\n";
+static const tc_bench_cli_spec spec = {
+    .prog = "copysweep",
+    .about = "Times every copy strategy (memcpy floor, copy_struct, compact_in, compact_out,\n"
+             "lookup = [Object] out of the compact form, copy_shared, literal_put, literal_get) on\n"
+             "terms of several shapes with flat sizes from 16 KiB to 4 MiB, and prints ns per word\n"
+             "and the ratio to memcpy of the same bytes.",
+    .quick = "three sizes and fewer repeats (finishes in well under 20 s)",
+    .csv = "one row per strategy, shape and size: "
+           "strategy,shape,payload_words,ns_per_word,memcpy_ns_per_word,ratio",
+    .extras = extras,
+    .nextras = NEXTRAS,
+};
 
 /* ---- a destination that is allocated once and handed out again for every repeat -------- */
 
@@ -326,18 +328,18 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 }
 
 /* What the sweep's samples are attributed to: each strategy's own passes, the harness
- * around them, and "loop" for the rest (mostly building the terms). The public size
- * functions tail-call walk_size, so that is the frame the stack shows. */
+ * around them, and "loop" for the rest (mostly building the terms). The size walk is static
+ * and the public size functions tail-call it: the profiler credits them with it. */
 static const tc_prof_phase_map profile_phases[] = {
-    {"walk_size", "size"},                {"tc_copy_struct_fill", "copy"},
-    {"tc_copy_compact_in", "copy"},       {"tc_copy_compact_out", "copy"},
-    {"tc_copy_compact_out_list", "copy"}, {"tc_copy_shared", "shared"},
-    {"tc_copy_literal_put", "literal"},   {"tc_copy_literal_get", "literal"},
-    {"tc_copy_memcpy_floor", "memcpy"},   {"tc_bench_now_ns", "harness"},
-    {"tc_faults_minor", "harness"},
+    {TC_PROF_FN(tc_term_flat_size), "size"},         {TC_PROF_FN(tc_term_flat_size_litopt), "size"},
+    {TC_PROF_FN(tc_copy_struct_fill), "copy"},       {TC_PROF_FN(tc_copy_compact_in), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out), "copy"},       {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
+    {TC_PROF_FN(tc_copy_shared), "shared"},          {TC_PROF_FN(tc_copy_literal_put), "literal"},
+    {TC_PROF_FN(tc_copy_literal_get), "literal"},    {TC_PROF_FN(tc_copy_memcpy_floor), "memcpy"},
+    {TC_PROF_FN(tc_bench_now_ns), "harness"},        {TC_PROF_FN(tc_faults_minor), "harness"},
 };
 
-static bool profile_finish(tc_prof *prof, const char *name, bool quick, FILE *table)
+static bool profile_finish(tc_prof *prof, const char *name, bool quick)
 {
     tc_prof_stop(prof);
     tc_prof_report r;
@@ -347,57 +349,34 @@ static bool profile_finish(tc_prof *prof, const char *name, bool quick, FILE *ta
         fprintf(stderr, "copysweep: profile: %s\n", tc_result_name(res));
         return false;
     }
-    tc_prof_print(table, &r);
+    tc_prof_print(stdout, &r);
     char path[512];
     tc_prof_named_path(name, path, sizeof path);
     if (!tc_prof_write_csv(&r, path, quick ? "copysweep --quick" : "copysweep", NULL)) {
         fprintf(stderr, "copysweep: cannot write %s: %s\n", path, strerror(errno));
         return false;
     }
-    fprintf(table, "profile written to %s\n", path);
+    printf("profile written to %s\n", path);
     return true;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"quick", no_argument, NULL, 'q'},
-        {"csv", required_argument, NULL, 'c'},
-        {"profile", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool quick = false;
-    const char *csv_path = NULL, *profile_name = NULL;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'q': quick = true; break;
-        case 'c': csv_path = optarg; break;
-        case 'p':
-            /* The name becomes part of a file name under results/. */
-            if (!*optarg || optarg[strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
-                fprintf(stderr, "copysweep: bad --profile name '%s' (letters, digits, '_', '.', '-')\n", optarg);
-                return EXIT_USAGE;
-            }
-            profile_name = optarg;
-            break;
-        case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
-        default: fputs("copysweep: see --help\n", stderr); return EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "copysweep: unexpected argument '%s'; see --help\n", argv[optind]);
-        return EXIT_USAGE;
-    }
-    FILE *csv = NULL;
-    if (csv_path) {
-        csv = tc_bench_csv_open(csv_path);
-        if (!csv) {
-            fprintf(stderr, "copysweep: cannot write %s: %s\n", csv_path, strerror(errno));
-            return EXIT_USAGE;
-        }
-    }
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("copysweep", rc);
+    rc = 0;
+    bool quick = cli.quick;
+    const char *csv_path = cli.csv, *profile_name = cli.extra[X_PROFILE].value;
+    /* The name becomes part of a file name under results/. */
+    if (profile_name &&
+        (!*profile_name ||
+         profile_name[strspn(profile_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]))
+        return tc_bench_cli_bad(&cli, "--profile", "a name of letters, digits, '_', '.' and '-'", profile_name);
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
+    if (rc)
+        return rc;
 
     static const size_t full_kib[] = {16, 64, 256, 1024, 4096}, quick_kib[] = {16, 256, 4096};
     const size_t *kib = quick ? quick_kib : full_kib;
@@ -405,8 +384,6 @@ int main(int argc, char **argv)
     plan p = quick ? (plan){1, 11, 2000, 1e8} : (plan){3, 31, MAX_ROUNDS, 4e8};
     double overhead = tc_bench_clock_overhead_ns();
 
-    /* The CSV goes to stdout with '-': the human table then goes to stderr. */
-    FILE *table = csv == stdout ? stderr : stdout;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "copysweep%s", quick ? " --quick" : "");
@@ -418,9 +395,9 @@ int main(int argc, char **argv)
         tc_bench_meta(csv, "payload_words", "the term's flat size (erts_debug:flat_size)");
         fputs("strategy,shape,payload_words,ns_per_word,memcpy_ns_per_word,ratio\n", csv);
     }
-    fprintf(table, "clock overhead %.1f ns subtracted; ns/word = median over repeats; IQR in ns/word\n", overhead);
-    fprintf(table, "%-13s %-14s %9s %9s %9s %9s %7s %8s\n", "strategy", "shape", "words", "ns/word", "iqr",
-            "memcpy", "ratio", "faults");
+    printf("clock overhead %.1f ns subtracted; ns/word = median over repeats; IQR in ns/word\n", overhead);
+    printf("%-13s %-14s %9s %9s %9s %9s %7s %8s\n", "strategy", "shape", "words", "ns/word", "iqr",
+           "memcpy", "ratio", "faults");
 
     /* Room for about 17 minutes of CPU at the kernel's usual 250 Hz; more is counted as dropped. */
     tc_prof *prof = NULL;
@@ -467,14 +444,14 @@ int main(int argc, char **argv)
             double floor_ns = fg[MEMCPY].ns.median / (double)s.flat;
             for (int st = 0; st < NSTRATEGIES; st++) {
                 double per_word = fg[st].ns.median / (double)s.flat;
-                fprintf(table, "%-13s %-14s %9zu %9.3f %9.3f %9.3f %7.2f %8.1f\n", strategy_names[st],
-                        shapes[k].name, s.flat, per_word, (fg[st].ns.q3 - fg[st].ns.q1) / (double)s.flat, floor_ns,
-                        per_word / floor_ns, fg[st].faults);
+                printf("%-13s %-14s %9zu %9.3f %9.3f %9.3f %7.2f %8.1f\n", strategy_names[st],
+                       shapes[k].name, s.flat, per_word, (fg[st].ns.q3 - fg[st].ns.q1) / (double)s.flat, floor_ns,
+                       per_word / floor_ns, fg[st].faults);
                 if (csv)
                     fprintf(csv, "%s,%s,%zu,%.4f,%.4f,%.3f\n", strategy_names[st], shapes[k].name, s.flat, per_word,
                             floor_ns, per_word / floor_ns);
             }
-            fflush(table);
+            fflush(stdout);
             tc_copy_literal_area_free(s.got);
             dest_reset(&d);
             tc_mem_free(d.base);
@@ -482,11 +459,9 @@ int main(int argc, char **argv)
             tc_arena_free(src);
         }
     }
-    if (prof && !profile_finish(prof, profile_name, quick, table))
+    if (prof && !profile_finish(prof, profile_name, quick))
         return EXIT_FAILURE;
-    if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "copysweep: writing %s failed\n", csv_path);
-        return EXIT_USAGE;
-    }
+    if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
+        return 2;
     return tc_bench_exit_status("copysweep", EXIT_SUCCESS);
 }

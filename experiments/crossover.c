@@ -5,18 +5,13 @@
  * the crossover, the smallest length on the grid at which the lookup takes longer. The
  * curve need not be monotonic, so every grid point is written out.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "terms/arena.h"
 #include "terms/size.h"
 #include "workload.h"
-
-#define EXIT_USAGE 2
 
 /* ints: every 250 from 1000 to 10000 with a few points around; other shapes: a coarse grid. */
 static size_t fine_grid(long *out)
@@ -61,53 +56,44 @@ static tc_result iterations_for(tc_ep_shape shape, long len, long cap, long *out
     return TC_OK;
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: crossover [--era r10b|otp25|both] [--shape S|all] [--repeats R] [--quick]\n"
-          "                 [--csv FILE|-] [--summary FILE|-] [--help]\n"
-          "\n"
-          "The lookup/proc ratio of the eptest workload over a grid of payload lengths (ints:\n"
-          "every 250 from 1000 to 10000 and a few around; other shapes a coarse grid), and per\n"
-          "shape and era the crossover: the smallest length where the lookup takes longer.\n"
-          "  --shape S     one shape only (default: every shape)\n"
-          "  --repeats R   runs per point, medians (default 3; --quick 1)\n"
-          "  --quick       coarse grid for every shape, one run per point\n"
-          "  --csv FILE    one row per point: shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n"
-          "  --summary FILE  one row per shape and era: shape,era,crossover_len,ratio_at_1000,ratio_at_10000\n",
-          f);
-}
+enum { X_SUMMARY, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_SUMMARY] = {"summary", "FILE|-", "one row per shape and era, after '#' metadata lines: "
+                                        "shape,era,crossover_len,ratio_at_1000,ratio_at_10000", {0}},
+};
+
+static const tc_bench_cli_spec spec = {
+    .prog = "crossover",
+    .about = "The lookup/proc ratio of the eptest workload over a grid of payload lengths (ints:\n"
+             "every 250 from 1000 to 10000 and a few around; other shapes a coarse grid), and per\n"
+             "shape and era the crossover: the smallest length where the lookup takes longer.",
+    .era = "both",
+    .era_both = true,
+    .iterations = {"calls per point", 1, 100000000,
+                   "min(cap, max(20, 2,000,000 words / flat size of {I, Data})), "
+                   "cap 1000, --quick 200, as experiments/beam/crossover.erl"},
+    .repeats = {"runs per point, medians", 1, 64, "3, --quick 1"},
+    .shape_dflt = "every shape",
+    .quick = "a coarse grid for every shape, 1 run per point",
+    .csv = "one row per point: shape,payload_len,iterations,era,proc_us,lookup_us,ratio",
+    TC_EP_CLI_SWITCHES,
+    .extras = extras,
+    .nextras = NEXTRAS,
+};
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SUMMARY = 1 };
-    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {"summary", required_argument, NULL, OPT_SUMMARY},
-                                          {NULL, 0, NULL, 0}};
-    tc_ep_cli cli;
-    tc_ep_cli_init(&cli, "crossover");
-    const char *summary_path = NULL;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        int rc = tc_ep_cli_option(&cli, opt, optarg);
-        if (rc > 0)
-            return rc;
-        if (rc < 0 && opt != OPT_SUMMARY)
-            return tc_ep_cli_unknown(&cli, argc, argv);
-        if (opt == OPT_SUMMARY)
-            summary_path = optarg;
-    }
-    if (optind < argc)
-        return tc_ep_cli_unknown(&cli, argc, argv);
-    if (cli.help) {
-        usage(stdout);
-        return 0;
-    }
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("crossover", rc);
+    rc = 0;
     bool quick = cli.quick;
     long repeats = cli.repeats ? cli.repeats : quick ? 1 : 3;
-    int first_shape = cli.shape_set ? (int)cli.shape : 0, last_shape = cli.shape_set ? (int)cli.shape : TC_EP_SHAPES - 1;
-    int rc = 0;
-    FILE *csv = tc_ep_cli_open_csv(&cli, cli.csv, &rc);
-    FILE *summary = rc ? NULL : tc_ep_cli_open_csv(&cli, summary_path, &rc);
+    int first_shape = cli.shape >= 0 ? cli.shape : 0, last_shape = cli.shape >= 0 ? cli.shape : TC_EP_SHAPES - 1;
+    const char *summary_path = cli.extra[X_SUMMARY].value;
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
+    FILE *summary = rc ? NULL : tc_bench_cli_open_csv(&cli, "--summary", summary_path, &rc);
     if (rc)
         return rc;
     const char *what = "crossover (eptest workload over a grid of payload lengths)";
@@ -115,6 +101,11 @@ int main(int argc, char **argv)
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "%s", what);
         tc_bench_meta(csv, "repeats", "%ld per point; proc_us is the median of all proc passes", repeats);
+        for (int e = 0; e < cli.neras; e++) {
+            tc_ep_config cfg;
+            if (tc_ep_cli_config(&cli, e, TC_EP_MIN_LEN, 1, &cfg) == TC_OK)
+                tc_ep_meta_config(csv, &cfg); /* what every point runs, at its own length and calls */
+        }
         fprintf(csv, "shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n");
     }
     if (summary) {
@@ -136,13 +127,15 @@ int main(int argc, char **argv)
                     fprintf(stderr, "crossover: out of memory building the payload\n");
                     return 1;
                 }
-                if (tc_ep_cli_config(&cli, e, grid[i], iterations, &cfg) != TC_OK)
-                    return tc_ep_cli_bad(&cli, "--era", cli.eras[e]);
+                tc_result r = tc_ep_cli_config(&cli, e, grid[i], iterations, &cfg);
+                if (r != TC_OK) {
+                    fprintf(stderr, "crossover: %s: %s\n", cli.eras[e], tc_result_name(r));
+                    return 1;
+                }
                 cfg.shape = (tc_ep_shape)s;
-                cfg.len = grid[i];
                 tc_bench_progress("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], cli.eras[e], grid[i], i + 1, n);
                 tc_ep_gap g;
-                tc_result r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
+                r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
                 if (r != TC_OK) {
                     tc_bench_progress_end();
                     fprintf(stderr, "crossover: %s %s L=%ld failed: %s\n", tc_ep_shape_names[s], cli.eras[e], grid[i],
@@ -168,11 +161,8 @@ int main(int argc, char **argv)
                 fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
         }
     }
-    bool csv_ok = !csv || tc_bench_csv_close(csv);
-    bool summary_ok = !summary || tc_bench_csv_close(summary);
-    if (!csv_ok || !summary_ok) {
-        fprintf(stderr, "crossover: writing the CSV failed\n");
-        return EXIT_USAGE;
-    }
+    bool csv_ok = tc_bench_cli_close_csv(&cli, csv, cli.csv);
+    if (!tc_bench_cli_close_csv(&cli, summary, summary_path) || !csv_ok)
+        return 2;
     return tc_bench_exit_status("crossover", 0);
 }

@@ -16,52 +16,36 @@
  * Output: the seed's own line, [{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}] in microseconds for
  * all iterations (medians over --repeats runs), and with --csv one row per test.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "harness.h"
 #include "workload.h"
 
-#define EXIT_USAGE 2
-
 /* ---- the command line -------------------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-    fputs("usage: eptest [OPTIONS]\n"
-          "\n"
-          "The 2005 send-vs-ets:lookup benchmark on modelled processes: prints the seed's line\n"
-          "[{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}] (microseconds for all iterations, medians).\n"
-          "\n"
-          "  --len L            payload length, 10..30000 (default 1000)\n"
-          "  --iterations N     calls per test (default 1000)\n"
-          "  --shape S          ints (lists:seq(1,L), default), floats, tuple, nested, strings, binary\n"
-          "  --era E            r10b or otp25 (default otp25): heap rules, GC trigger, send path\n"
-          "  --repeats R        whole runs to take medians over (default 5; --quick 3)\n"
-          "  --csv FILE|-       one row per test\n"
-          "  --quick            fewer repeats\n"
-          "  --verify           run the heap verifier after every pass\n"
-          "ablation switches (each changes one mechanism of the era):\n"
-          "  --gc-trigger bif|schedule   when a fragment-holding process is collected\n"
-          "  --send-path direct|heap_or_frag\n"
-          "  --no-shrink        the GC never shrinks a heap\n"
-          "  --segment-cache N  mseg cache slots (0: every large heap freshly mapped)\n"
-          "  --sbct BYTES       single-block carrier threshold\n"
-          "  --min-heap WORDS   min_heap_size of every process\n"
-          "  --keep-result      the lookup result stays live until the next lookup\n"
-          "  --hot-key          look up key 1 every time instead of keys 1..N\n"
-          "  --help\n",
-          f);
-}
+enum { X_VERIFY, X_KEEP_RESULT, X_HOT_KEY, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_VERIFY] = {"verify", NULL, "run the heap verifier after every pass", {0}},
+    [X_KEEP_RESULT] = {"keep-result", NULL, "the lookup result stays live until the next lookup", {0}},
+    [X_HOT_KEY] = {"hot-key", NULL, "look up key 1 every time instead of keys 1..N", {0}},
+};
 
-static int bad(const char *what, const char *value)
-{
-    fprintf(stderr, "eptest: bad %s '%s' (see --help)\n", what, value);
-    return EXIT_USAGE;
-}
+static const tc_bench_cli_spec spec = {
+    .prog = "eptest",
+    .about = "The 2005 send-vs-ets:lookup benchmark on modelled processes: prints the seed's line\n"
+             "[{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}] (microseconds for all iterations, medians).",
+    .era = "otp25",
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000"},
+    .iterations = {"calls per test", 1, 100000000, "1000"},
+    .repeats = {"whole runs to take medians over", 1, 1000, "5, --quick 3"},
+    .shape_dflt = "ints, lists:seq(1, L)",
+    .quick = "3 repeats",
+    .csv = "one row per test",
+    TC_EP_CLI_SWITCHES,
+    .extras = extras,
+    .nextras = NEXTRAS,
+};
 
 /* The command line: the workload's configuration, plus how to measure and where to write. */
 typedef struct options {
@@ -70,101 +54,22 @@ typedef struct options {
     const char *csv;
 } options;
 
-static int parse_options(int argc, char **argv, options *o)
+static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
 {
-    enum { O_ERA = 256, O_CSV, O_SHAPE, O_TRIGGER, O_SEND, O_NOSHRINK, O_CACHE, O_SBCT, O_MINHEAP, O_KEEP, O_HOT,
-           O_VERIFY, O_REPEATS };
-    static const struct option longs[] = {
-        {"len", required_argument, NULL, 'l'},       {"iterations", required_argument, NULL, 'n'},
-        {"quick", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
-        {"era", required_argument, NULL, O_ERA},     {"csv", required_argument, NULL, O_CSV},
-        {"shape", required_argument, NULL, O_SHAPE}, {"gc-trigger", required_argument, NULL, O_TRIGGER},
-        {"send-path", required_argument, NULL, O_SEND}, {"no-shrink", no_argument, NULL, O_NOSHRINK},
-        {"segment-cache", required_argument, NULL, O_CACHE}, {"sbct", required_argument, NULL, O_SBCT},
-        {"min-heap", required_argument, NULL, O_MINHEAP}, {"keep-result", no_argument, NULL, O_KEEP},
-        {"hot-key", no_argument, NULL, O_HOT},       {"verify", no_argument, NULL, O_VERIFY},
-        {"repeats", required_argument, NULL, O_REPEATS}, {NULL, 0, NULL, 0}};
-    /* The era first: the ablation switches change single fields of its configuration. */
-    const char *era = "otp25";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--era") == 0 && i + 1 < argc)
-            era = argv[i + 1];
-        else if (strncmp(argv[i], "--era=", 6) == 0)
-            era = argv[i] + 6;
+    int rc = tc_bench_cli_parse(cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return rc;
+    tc_result r = tc_ep_cli_config(cli, 0, 1000, 1000, &o->cfg);
+    if (r != TC_OK) {
+        fprintf(stderr, "eptest: %s\n", tc_result_name(r));
+        return 1;
     }
-    tc_ep_config *c = &o->cfg;
-    if (tc_ep_config_for_era(era, c) != TC_OK)
-        return bad("--era", era);
-    bool quick = false, repeats_set = false;
-    long v;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        switch (opt) {
-        case 'l':
-            if (!tc_bench_parse_long(optarg, 1, 1000000, &c->len))
-                return bad("--len", optarg);
-            break;
-        case 'n':
-            if (!tc_bench_parse_long(optarg, 1, 100000000, &c->iterations))
-                return bad("--iterations", optarg);
-            break;
-        case 'q': quick = true; break;
-        case 'h': usage(stdout); exit(0);
-        case O_ERA: break;
-        case O_CSV: o->csv = optarg; break;
-        case O_SHAPE:
-            if (tc_ep_shape_parse(optarg, &c->shape) != TC_OK)
-                return bad("--shape", optarg);
-            break;
-        case O_TRIGGER:
-            if (strcmp(optarg, "bif") == 0)
-                c->policy.trigger = TC_GC_AFTER_BIF;
-            else if (strcmp(optarg, "schedule") == 0)
-                c->policy.trigger = TC_GC_AT_SCHEDULE;
-            else
-                return bad("--gc-trigger", optarg);
-            break;
-        case O_SEND:
-            if (tc_send_path_parse(optarg, &c->policy.send_path) != TC_OK)
-                return bad("--send-path", optarg);
-            break;
-        case O_NOSHRINK: c->policy.shrink = false; break;
-        case O_CACHE:
-            if (!tc_bench_parse_long(optarg, 0, 1000, &v))
-                return bad("--segment-cache", optarg);
-            c->policy.mem.cache_slots = (unsigned)v;
-            break;
-        case O_SBCT:
-            if (!tc_bench_parse_long(optarg, 4096, 1L << 40, &v))
-                return bad("--sbct", optarg);
-            c->policy.mem.sbct = (size_t)v;
-            break;
-        case O_MINHEAP:
-            if (!tc_bench_parse_long(optarg, 1, 1L << 32, &v))
-                return bad("--min-heap", optarg);
-            c->policy.min_heap_size = (uint64_t)v;
-            break;
-        case O_KEEP: c->keep_result = true; break;
-        case O_HOT: c->hot_key = true; break;
-        case O_VERIFY: c->verify = true; break;
-        case O_REPEATS:
-            if (!tc_bench_parse_long(optarg, 1, 1000, &o->repeats))
-                return bad("--repeats", optarg);
-            repeats_set = true;
-            break;
-        default:
-            fprintf(stderr, "eptest: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "eptest: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return EXIT_USAGE;
-    }
-    if (!repeats_set)
-        o->repeats = quick ? 3 : 5;
-    return 0;
+    o->cfg.verify = cli->extra[X_VERIFY].given;
+    o->cfg.keep_result = cli->extra[X_KEEP_RESULT].given;
+    o->cfg.hot_key = cli->extra[X_HOT_KEY].given;
+    o->repeats = cli->repeats ? cli->repeats : cli->quick ? 3 : 5;
+    o->csv = cli->csv;
+    return TC_BENCH_CLI_RUN;
 }
 
 static void write_csv(FILE *csv, const options *o, const tc_bench_summary *sum, const tc_ep_counts *counts)
@@ -194,14 +99,14 @@ static void write_csv(FILE *csv, const options *o, const tc_bench_summary *sum, 
 int main(int argc, char **argv)
 {
     options o = {0};
-    int rc = parse_options(argc, argv, &o);
+    tc_bench_cli cli;
+    int rc = parse_options(argc, argv, &cli, &o);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("eptest", rc);
+    rc = 0;
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", o.csv, &rc);
     if (rc)
         return rc;
-    FILE *csv = NULL;
-    if (o.csv && !(csv = tc_bench_csv_open(o.csv))) {
-        fprintf(stderr, "eptest: cannot write '%s': %s\n", o.csv, strerror(errno));
-        return EXIT_USAGE;
-    }
     double *samples = calloc((size_t)o.repeats * TC_EP_TESTS, sizeof *samples);
     tc_ep_counts *counts = calloc((size_t)o.repeats * TC_EP_TESTS, sizeof *counts);
     if (!samples || !counts) {
@@ -230,10 +135,8 @@ int main(int argc, char **argv)
     int status = 0;
     if (csv) {
         write_csv(csv, &o, sum, counts);
-        if (!tc_bench_csv_close(csv)) {
-            fprintf(stderr, "eptest: writing '%s' failed\n", o.csv);
-            status = EXIT_USAGE;
-        }
+        if (!tc_bench_cli_close_csv(&cli, csv, o.csv))
+            status = 2;
     }
     free(samples);
     free(counts);

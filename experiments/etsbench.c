@@ -33,8 +33,6 @@
  * Every figure is the median of the repeats; ns_per_op is wall time over all operations of
  * the run (both threads' together), so ops_per_s is throughput.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,28 +45,32 @@
 #include "procs/proc.h"
 #include "terms/atom.h"
 
-#define EXIT_USAGE 2
 #define SLICE 500
 #define MAX_REPEATS 15
 
-static const char usage[] =
-    "usage: etsbench [--quick] [-n N] [--repeats R] [--heap WORDS] [--meta-lock]\n"
-    "                [--bucket-locks L] [--csv FILE|-] [--help]\n"
-    "\n"
-    "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
-    "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
-    "read_concurrency) on 1 and 2 threads, then process-dictionary put/get/counter; prints\n"
-    "ops/s in the seed's style, what the locks cost per operation, and the seed beside it.\n"
-    "  --quick          N = 20000, 5 repeats (under 10 s)\n"
-    "  -n N             objects (default 1000000, as the seed)\n"
-    "  --repeats R      repeats per figure, median reported (default 3)\n"
-    "  --heap WORDS     each process's min_heap_size (default 9999999, the seed's +h)\n"
-    "  --meta-lock      also take R13B's meta-table lock in the write/read_concurrency\n"
-    "                   modes (the seed's R13B01 table was write_concurrency with it)\n"
-    "  --bucket-locks L write_concurrency bucket locks, a power of two <= 256 (64)\n"
-    "  --csv FILE       also write CSV (lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,\n"
-    "                   lock_loop_ns,lock_long_ns after '#' metadata lines); '-' is stdout\n"
-    "  --help           this text\n";
+enum { X_META_LOCK, X_BUCKET_LOCKS, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_META_LOCK] = {"meta-lock", NULL, "also take R13B's meta-table lock in the write/read_concurrency "
+                                        "modes (the seed's R13B01 table was write_concurrency with it)", {0}},
+    [X_BUCKET_LOCKS] = {"bucket-locks", "L", NULL,
+                        {"write_concurrency bucket locks, a power of two, 0 for the default", 0, 256, "64"}},
+};
+
+static const tc_bench_cli_spec spec = {
+    .prog = "etsbench",
+    .about = "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
+             "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
+             "read_concurrency) on 1 and 2 threads, then process-dictionary put/get/counter; prints\n"
+             "ops/s in the seed's style, what the locks cost per operation, and the seed beside it.",
+    .iterations = {"objects, N", 2, 100000000, "1000000, as the seed; --quick 20000"},
+    .repeats = {"repeats per figure, median reported", 1, MAX_REPEATS, "3, --quick 5"},
+    .quick = "N = 20000, 5 repeats (under 10 s)",
+    .csv = "one row per lock mode, threads and operation: "
+           "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns",
+    .min_heap = "9999999, the seed's +h",
+    .extras = extras,
+    .nextras = NEXTRAS,
+};
 
 typedef enum op { INSERT, LOOKUP, UPDATE, UPDATE_COUNTER, PUT, GET, NOPS } op;
 static const char *const op_names[NOPS] = {"insert", "lookup", "update", "update_counter", "put", "get"};
@@ -381,7 +383,7 @@ static void ets_repeat(const config *c, tc_ets_lock_mode m, int threads, row *ro
 
 /* lock% is the lock phase's share of the busy threads' time in the clocked run (its wall
  * time per operation times the threads: on 2 threads each operation had 2 x that). */
-static void print_row(FILE *out, FILE *csv, const row *r, int repeats)
+static void print_row(FILE *csv, const row *r, int repeats)
 {
     double ns = median(r->ns, repeats), lock = 0, loop = 0, longer = 0, share = 0;
     if (r->has_lock) {
@@ -390,8 +392,8 @@ static void print_row(FILE *out, FILE *csv, const row *r, int repeats)
         longer = median(r->longer, repeats);
         share = 100 * lock / (median(r->clocked, repeats) * r->threads);
     }
-    fprintf(out, "%-18s %2d  %-15s %12.0f %9.1f %9.1f %6.0f%% %9.1f %9.1f\n", r->mode, r->threads,
-            op_names[r->what], 1e9 / ns, ns, lock, share, loop, longer);
+    printf("%-18s %2d  %-15s %12.0f %9.1f %9.1f %6.0f%% %9.1f %9.1f\n", r->mode, r->threads,
+           op_names[r->what], 1e9 / ns, ns, lock, share, loop, longer);
     if (csv)
         fprintf(csv, "%s,%d,%s,%.0f,%.2f,%.2f,%.2f,%.2f\n", r->mode, r->threads, op_names[r->what], 1e9 / ns, ns, lock,
                 loop, longer);
@@ -405,48 +407,23 @@ static double seed_style(const row *r, int repeats)
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"quick", no_argument, NULL, 'q'},        {"repeats", required_argument, NULL, 'r'},
-        {"heap", required_argument, NULL, 'H'},   {"meta-lock", no_argument, NULL, 'm'},
-        {"bucket-locks", required_argument, NULL, 'b'}, {"csv", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
-    config c = {1000000, 3, 9999999, false, 0};
-    bool quick = false, n_given = false, repeats_given = false, ok = true;
-    long v = 0;
-    const char *csv_path = NULL;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "n:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'q': quick = true; break;
-        case 'n':
-            ok &= tc_bench_parse_long(optarg, 2, 100000000, &v), c.n = v, n_given = true;
-            break;
-        case 'r':
-            ok &= tc_bench_parse_long(optarg, 1, MAX_REPEATS, &v), c.repeats = (int)v, repeats_given = true;
-            break;
-        case 'H': ok &= tc_bench_parse_long(optarg, 1, 1L << 40, &v), c.heap_words = (uint64_t)v; break;
-        case 'm': c.meta_lock = true; break;
-        case 'b': ok &= tc_bench_parse_long(optarg, 0, 256, &v), c.bucket_locks = (unsigned)v; break;
-        case 'c': csv_path = optarg; break;
-        case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
-        default: fputs("etsbench: see --help\n", stderr); return EXIT_USAGE;
-        }
-    }
-    if (quick) { /* explicit -n and --repeats still win */
-        c.n = n_given ? c.n : 20000;
-        c.repeats = repeats_given ? c.repeats : 5;
-    }
-    if (!ok || optind < argc || (c.bucket_locks & (c.bucket_locks - 1))) {
-        fputs("etsbench: bad arguments; see --help\n", stderr);
-        return EXIT_USAGE;
-    }
-    FILE *csv = NULL;
-    if (csv_path && !(csv = tc_bench_csv_open(csv_path))) {
-        fprintf(stderr, "etsbench: cannot write %s: %s\n", csv_path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    FILE *out = csv == stdout ? stderr : stdout;
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("etsbench", rc);
+    rc = 0;
+    bool quick = cli.quick;
+    /* Explicit --iterations and --repeats win over --quick. */
+    config c = {cli.iterations ? cli.iterations : quick ? 20000 : 1000000,
+                (int)(cli.repeats ? cli.repeats : quick ? 5 : 3), cli.min_heap ? (uint64_t)cli.min_heap : 9999999,
+                cli.extra[X_META_LOCK].given, (unsigned)cli.extra[X_BUCKET_LOCKS].number};
+    if (c.bucket_locks & (c.bucket_locks - 1))
+        return tc_bench_cli_bad(&cli, "--bucket-locks", "a power of two in 1..256, or 0",
+                                cli.extra[X_BUCKET_LOCKS].value);
+    const char *csv_path = cli.csv;
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
+    if (rc)
+        return rc;
     if (tc_atom_intern("hello", 5, &hello) != TC_OK)
         die("atom", TC_ENOMEM);
 
@@ -486,7 +463,7 @@ int main(int argc, char **argv)
         pol.min_heap_size = c.heap_words;
         tc_bench_meta_standard(csv);
         tc_bench_meta_policy(csv, &pol);
-        tc_bench_meta(csv, "experiment", "etsbench%s -n %lld --repeats %d --heap %llu%s --bucket-locks %u",
+        tc_bench_meta(csv, "experiment", "etsbench%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u",
                       quick ? " --quick" : "", (long long)c.n, c.repeats, (unsigned long long)c.heap_words,
                       c.meta_lock ? " --meta-lock" : "", c.bucket_locks ? c.bucket_locks : 64);
         tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
@@ -504,36 +481,34 @@ int main(int argc, char **argv)
                                            "a lock holder) descheduled, on this shared machine");
         fputs("lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns\n", csv);
     }
-    fprintf(out, "etsbench: N = %lld, median of %d, process heaps of %llu words%s\n", (long long)c.n, c.repeats,
-            (unsigned long long)c.heap_words, c.meta_lock ? ", meta lock in every locked mode" : "");
-    fprintf(out, "%-18s %2s  %-15s %12s %9s %9s %7s %9s %9s\n", "lock_mode", "th", "op", "ops/s", "ns/op",
-            "lock_ns", "lock%", "loop_ns", "long_ns");
+    printf("etsbench: N = %lld, median of %d, process heaps of %llu words%s\n", (long long)c.n, c.repeats,
+           (unsigned long long)c.heap_words, c.meta_lock ? ", meta lock in every locked mode" : "");
+    printf("%-18s %2s  %-15s %12s %9s %9s %7s %9s %9s\n", "lock_mode", "th", "op", "ops/s", "ns/op",
+           "lock_ns", "lock%", "loop_ns", "long_ns");
     for (int i = 0; i < nrows; i++)
-        print_row(out, csv, &rows[i], c.repeats);
+        print_row(csv, &rows[i], c.repeats);
 
     /* The seed beside the model: its -smp disable runs, and its smp:2 runs (one process
      * for insert and lookup, two writers for the update). */
-    fprintf(out, "lock_ns: clocked lock phase per operation; loop_ns: the locks alone in a loop; long_ns: "
-                 "clocked intervals over 100 us (%llu), per operation\n",
-            (unsigned long long)dropped_total);
+    printf("lock_ns: clocked lock phase per operation; loop_ns: the locks alone in a loop; long_ns: "
+           "clocked intervals over 100 us (%llu), per operation\n",
+           (unsigned long long)dropped_total);
     const row *none = &rows[0], *wc1 = &rows[4 * 3], *wc2 = &rows[4 * 4];
-    fprintf(out, "\nseed (R13B01, 2009) beside the model; ops/s as the seed computes them (N / wall time)\n");
-    fprintf(out, "%-30s %12s   %-34s %12s\n", "seed run", "seed", "model", "model");
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable insert", 855202.28, "none, 1 thread, insert",
-            seed_style(&none[0], c.repeats));
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable lookup", 1584148.38, "none, 1 thread, lookup",
-            seed_style(&none[1], c.repeats));
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "-smp disable update (2 writers)", 1068965.37,
-            "none, 1 thread, update", seed_style(&none[2], c.repeats));
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 insert", 673841.28, "write_concurrency, 1 thread, insert",
-            seed_style(&wc1[0], c.repeats));
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 lookup", 1250201.60, "write_concurrency, 1 thread, lookup",
-            seed_style(&wc1[1], c.repeats));
-    fprintf(out, "%-30s %12.0f   %-34s %12.0f\n", "smp:2 update (2 writers)", 896912.47,
-            "write_concurrency, 2 threads, update", seed_style(&wc2[2], c.repeats));
-    if (csv && !tc_bench_csv_close(csv)) {
-        fprintf(stderr, "etsbench: writing %s failed\n", csv_path);
-        return EXIT_USAGE;
-    }
+    printf("\nseed (R13B01, 2009) beside the model; ops/s as the seed computes them (N / wall time)\n");
+    printf("%-30s %12s   %-34s %12s\n", "seed run", "seed", "model", "model");
+    printf("%-30s %12.0f   %-34s %12.0f\n", "-smp disable insert", 855202.28, "none, 1 thread, insert",
+           seed_style(&none[0], c.repeats));
+    printf("%-30s %12.0f   %-34s %12.0f\n", "-smp disable lookup", 1584148.38, "none, 1 thread, lookup",
+           seed_style(&none[1], c.repeats));
+    printf("%-30s %12.0f   %-34s %12.0f\n", "-smp disable update (2 writers)", 1068965.37,
+           "none, 1 thread, update", seed_style(&none[2], c.repeats));
+    printf("%-30s %12.0f   %-34s %12.0f\n", "smp:2 insert", 673841.28, "write_concurrency, 1 thread, insert",
+           seed_style(&wc1[0], c.repeats));
+    printf("%-30s %12.0f   %-34s %12.0f\n", "smp:2 lookup", 1250201.60, "write_concurrency, 1 thread, lookup",
+           seed_style(&wc1[1], c.repeats));
+    printf("%-30s %12.0f   %-34s %12.0f\n", "smp:2 update (2 writers)", 896912.47,
+           "write_concurrency, 2 threads, update", seed_style(&wc2[2], c.repeats));
+    if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
+        return 2;
     return tc_bench_exit_status("etsbench", EXIT_SUCCESS);
 }

@@ -2,8 +2,10 @@
 #include "harness.h"
 
 #include "alloc/faults.h"
+#include "procs/send.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,9 @@
 #endif
 #ifndef TC_BENCH_CFLAGS
 #define TC_BENCH_CFLAGS "unknown"
+#endif
+#ifndef TC_BENCH_VERSION
+#define TC_BENCH_VERSION "unknown"
 #endif
 
 uint64_t tc_bench_now_ns(void)
@@ -195,34 +200,37 @@ const tc_bench_calibration *tc_bench_calibrate(void)
     return &cal;
 }
 
-/* ---- command lines -------------------------------------------------------------------------- */
-
-bool tc_bench_parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* ---- CSV ----------------------------------------------------------------------------------- */
 
 FILE *tc_bench_csv_open(const char *path)
 {
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    return fopen(path, "w");
+    static bool stdout_taken;
+    if (strcmp(path, "-") != 0)
+        return fopen(path, "w");
+    if (stdout_taken) { /* stdout is standard error's now */
+        errno = EBUSY;
+        return NULL;
+    }
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        fclose(f);
+        return NULL;
+    }
+    stdout_taken = true;
+    return f;
 }
 
 bool tc_bench_csv_close(FILE *f)
 {
     bool ok = fflush(f) == 0 && !ferror(f);
-    if (f != stdout)
-        ok = fclose(f) == 0 && ok;
-    return ok;
+    return fclose(f) == 0 && ok;
 }
 
 void tc_bench_meta(FILE *f, const char *key, const char *fmt, ...)
@@ -249,6 +257,12 @@ static void first_line_of(const char *cmd, char *out, size_t cap)
             snprintf(out, cap, "%s", line);
     }
     pclose(p);
+}
+
+/* The checkout's revision as git describes it, "unknown" without git or a checkout. */
+static void git_revision(char *out, size_t cap)
+{
+    first_line_of("git -C '" TC_BENCH_SOURCE_DIR "' describe --always --dirty 2>/dev/null", out, cap);
 }
 
 static void cpu_model(char *out, size_t cap)
@@ -279,7 +293,7 @@ void tc_bench_meta_standard(FILE *f)
     gmtime_r(&now, &tm);
     strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     tc_bench_meta(f, "date", "%s", buf);
-    first_line_of("git -C '" TC_BENCH_SOURCE_DIR "' describe --always --dirty 2>/dev/null", buf, sizeof buf);
+    git_revision(buf, sizeof buf);
     tc_bench_meta(f, "git", "%s", buf);
 #if defined(__clang__)
     tc_bench_meta(f, "compiler", "%s", __VERSION__);
@@ -345,4 +359,380 @@ int tc_bench_exit_status(const char *prog, int rc)
         return 2;
     }
     return rc;
+}
+
+/* ---- command lines -------------------------------------------------------------------------- */
+
+/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The heap switches' values, the same in every binary that takes them. */
+static const tc_bench_cli_number segment_cache_range = {"mseg cache slots, 0: every large heap freshly mapped", 0,
+                                                        1000, NULL};
+static const tc_bench_cli_number sbct_range = {"single-block carrier threshold in bytes", 4096, 1L << 40, NULL};
+static const tc_bench_cli_number min_heap_range = {"min_heap_size of every process in words", 1, 1L << 32, NULL};
+
+/* getopt_long's codes for the shared options; a binary's own are OPT_EXTRA + their index. */
+enum { OPT_HELP = 'h', OPT_VERSION = 256, OPT_ERA, OPT_LEN, OPT_SHAPE, OPT_ITERATIONS, OPT_REPEATS, OPT_QUICK,
+       OPT_CSV, OPT_GC_TRIGGER, OPT_SEND_PATH, OPT_NO_SHRINK, OPT_SEGMENT_CACHE, OPT_SBCT, OPT_MIN_HEAP,
+       OPT_EXTRA = 512 };
+
+/* A value as the message quotes it: control bytes escaped (it may be any bytes at all), long
+ * ones cut, so that the message stays one line. */
+static void quote_value(FILE *f, const char *v)
+{
+    size_t n = 0;
+    for (; v[n] && n < 64; n++) {
+        unsigned char b = (unsigned char)v[n];
+        if (b < 0x20 || b == 0x7f)
+            fprintf(f, "\\x%02x", b);
+        else
+            fputc(b, f);
+    }
+    if (v[n])
+        fputs("...", f);
+}
+
+int tc_bench_cli_bad(const tc_bench_cli *c, const char *option, const char *expected, const char *value)
+{
+    fprintf(stderr, "%s: %s: expected %s, got '", c->spec->prog, option, expected);
+    quote_value(stderr, value);
+    fprintf(stderr, "'; try '%s --help'\n", c->spec->prog);
+    return 2;
+}
+
+/* A usage error that is not about a value: "PROG: WHAT 'ARG'; try 'PROG --help'". */
+static int usage_error(const tc_bench_cli *c, const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s '", c->spec->prog, what);
+    quote_value(stderr, arg);
+    fprintf(stderr, "'; try '%s --help'\n", c->spec->prog);
+    return 2;
+}
+
+/* A number in n's range into *out: 0, or 2 after the message. */
+static int number_arg(const tc_bench_cli *c, const char *option, const tc_bench_cli_number *n, const char *arg,
+                      long *out)
+{
+    char expected[64];
+    if (parse_long(arg, n->lo, n->hi, out))
+        return 0;
+    snprintf(expected, sizeof expected, "an integer in %ld..%ld", n->lo, n->hi);
+    return tc_bench_cli_bad(c, option, expected, arg);
+}
+
+/* "a, b or c" of names[0..n), into buf. */
+static const char *choices(const char *const *names, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n && used < cap; k++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ", names[k]);
+    return buf;
+}
+
+/* The index of name in names[0..n), -1 when it is not there. */
+static int index_of(const char *const *names, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+static bool set_era(tc_bench_cli *c, const char *name)
+{
+    static const char *const both[2] = {"r10b", "otp25"};
+    tc_policy unused;
+    if (c->spec->era_both && strcmp(name, "both") == 0) {
+        c->eras[0] = both[0];
+        c->eras[1] = both[1];
+        c->neras = 2;
+        return true;
+    }
+    if (tc_policy_preset(name, &unused) != TC_OK)
+        return false;
+    c->eras[0] = name;
+    c->neras = 1;
+    return true;
+}
+
+/* One help line: the option at the left, its text from column 24, wrapped at spaces to
+ * stay within 100 columns; a '\n' in the text breaks it there too. */
+static void help_line(const char *option, const char *text)
+{
+    enum { COLUMN = 24, WIDTH = 100 };
+    int at = printf("  %s", option);
+    if (at > COLUMN - 2) {
+        putchar('\n');
+        at = 0;
+    }
+    at += printf("%*s", COLUMN - at, "");
+    bool line_start = true;
+    for (const char *t = text; *t;) {
+        if (*t == '\n' || *t == ' ') {
+            if (*t == '\n') {
+                printf("\n%*s", COLUMN, "");
+                at = COLUMN;
+                line_start = true;
+            }
+            t++;
+            continue;
+        }
+        int word = (int)strcspn(t, " \n");
+        if (!line_start && at + 1 + word > WIDTH) {
+            printf("\n%*s", COLUMN, "");
+            at = COLUMN;
+            line_start = true;
+        }
+        at += printf("%s%.*s", line_start ? "" : " ", word, t);
+        line_start = false;
+        t += word;
+    }
+    putchar('\n');
+}
+
+/* A number's line: what it is, then "(LO..HI; default D)". */
+static void number_line(const char *option, const tc_bench_cli_number *n, const char *dflt)
+{
+    char text[512];
+    int k = snprintf(text, sizeof text, "%s (%ld..%ld", n->what, n->lo, n->hi);
+    if (dflt)
+        snprintf(text + k, sizeof text - (size_t)k, "; default: %s)", dflt);
+    else
+        snprintf(text + k, sizeof text - (size_t)k, ")");
+    help_line(option, text);
+}
+
+static void usage(const tc_bench_cli_spec *s)
+{
+    char text[512], names[256];
+    printf("usage: %s [OPTIONS]\n\n%s\n\n", s->prog, s->about);
+    if (s->era) {
+        snprintf(text, sizeof text, "the era whose rules the model follows: %s (default: %s)",
+                 s->era_both ? "r10b, otp25 or both, one after the other" : "r10b or otp25", s->era);
+        help_line("--era E", text);
+    }
+    if (s->len.what)
+        number_line("--len L", &s->len, s->len.dflt);
+    if (s->shapes) {
+        snprintf(text, sizeof text, "%s (default: %s)", choices(s->shapes, s->nshapes, names, sizeof names), s->shape_dflt);
+        help_line("--shape S", text);
+    }
+    if (s->iterations.what)
+        number_line("--iterations N", &s->iterations, s->iterations.dflt);
+    if (s->repeats.what)
+        number_line("--repeats R", &s->repeats, s->repeats.dflt);
+    if (s->quick)
+        help_line("--quick", s->quick);
+    if (s->csv) {
+        snprintf(text, sizeof text, "%s, after '#' metadata lines; '-': on standard output, and everything else "
+                 "on standard error", s->csv);
+        help_line("--csv FILE|-", text);
+    }
+    for (int k = 0; k < s->nextras; k++) {
+        const tc_bench_cli_extra *x = &s->extras[k];
+        char option[64];
+        snprintf(option, sizeof option, "--%s%s%s", x->name, x->metavar ? " " : "", x->metavar ? x->metavar : "");
+        if (x->range.what)
+            number_line(option, &x->range, x->range.dflt);
+        else
+            help_line(option, x->help);
+    }
+    if (s->gc_trigger)
+        help_line("--gc-trigger T", "when a process with heap fragments is collected: bif (right after the BIF) "
+                                    "or schedule (at its next schedule) (default: the era's)");
+    if (s->send_path)
+        help_line("--send-path P", "how a message is sent: direct (r10b's) or heap_or_frag (otp25's) "
+                                   "(default: the era's)");
+    if (s->no_shrink)
+        help_line("--no-shrink", "the GC never shrinks a heap (default: it does, by the era's rules)");
+    if (s->segment_cache)
+        number_line("--segment-cache N", &segment_cache_range, s->segment_cache);
+    if (s->sbct)
+        number_line("--sbct BYTES", &sbct_range, s->sbct);
+    if (s->min_heap)
+        number_line("--min-heap WORDS", &min_heap_range, s->min_heap);
+    help_line("-h, --help", "this text");
+    help_line("--version", "the program, termcopy's version and the git revision");
+}
+
+static void version(const char *prog)
+{
+    char git[256];
+    git_revision(git, sizeof git);
+    printf("%s (termcopy) %s", prog, TC_BENCH_VERSION);
+    if (strcmp(git, "unknown") != 0)
+        printf(", git %s", git);
+    putchar('\n');
+}
+
+static void add_option(struct option *longs, int *n, bool taken, const char *name, int has_arg, int code)
+{
+    if (taken)
+        longs[(*n)++] = (struct option){name, has_arg, NULL, code};
+}
+
+int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, char **argv)
+{
+    TC_CHECK(s->nextras <= TC_BENCH_CLI_MAX_EXTRAS);
+    *c = (tc_bench_cli){.spec = s, .shape = -1, .gc_trigger = -1, .send_path = -1, .segment_cache = -1};
+    if (s->era)
+        TC_CHECK(set_era(c, s->era));
+    struct option longs[16 + TC_BENCH_CLI_MAX_EXTRAS];
+    int n = 0;
+    add_option(longs, &n, true, "help", no_argument, OPT_HELP);
+    add_option(longs, &n, true, "version", no_argument, OPT_VERSION);
+    add_option(longs, &n, s->era, "era", required_argument, OPT_ERA);
+    add_option(longs, &n, s->len.what, "len", required_argument, OPT_LEN);
+    add_option(longs, &n, s->shapes, "shape", required_argument, OPT_SHAPE);
+    add_option(longs, &n, s->iterations.what, "iterations", required_argument, OPT_ITERATIONS);
+    add_option(longs, &n, s->repeats.what, "repeats", required_argument, OPT_REPEATS);
+    add_option(longs, &n, s->quick, "quick", no_argument, OPT_QUICK);
+    add_option(longs, &n, s->csv, "csv", required_argument, OPT_CSV);
+    add_option(longs, &n, s->gc_trigger, "gc-trigger", required_argument, OPT_GC_TRIGGER);
+    add_option(longs, &n, s->send_path, "send-path", required_argument, OPT_SEND_PATH);
+    add_option(longs, &n, s->no_shrink, "no-shrink", no_argument, OPT_NO_SHRINK);
+    add_option(longs, &n, s->segment_cache, "segment-cache", required_argument, OPT_SEGMENT_CACHE);
+    add_option(longs, &n, s->sbct, "sbct", required_argument, OPT_SBCT);
+    add_option(longs, &n, s->min_heap, "min-heap", required_argument, OPT_MIN_HEAP);
+    for (int k = 0; k < s->nextras; k++)
+        add_option(longs, &n, true, s->extras[k].name, s->extras[k].metavar ? required_argument : no_argument,
+                   OPT_EXTRA + k);
+    longs[n] = (struct option){NULL, 0, NULL, 0};
+
+    char expected[256]; /* --shape's names */
+    int opt, bad = 0;
+    /* Messages are ours (opterr 0), a missing value is ':' (the leading ':'), and optind 0
+     * makes glibc start over even after a parse that stopped inside a cluster like -hx. */
+    opterr = 0;
+    optind = 0;
+    while (bad == 0 && (opt = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        switch (opt) {
+        case OPT_HELP: usage(s); return 0;
+        case OPT_VERSION: version(s->prog); return 0;
+        case OPT_ERA:
+            if (!set_era(c, optarg))
+                bad = tc_bench_cli_bad(c, "--era", s->era_both ? "r10b, otp25 or both" : "r10b or otp25", optarg);
+            break;
+        case OPT_LEN: bad = number_arg(c, "--len", &s->len, optarg, &c->len); break;
+        case OPT_SHAPE:
+            c->shape = index_of(s->shapes, s->nshapes, optarg);
+            if (c->shape < 0)
+                bad = tc_bench_cli_bad(c, "--shape", choices(s->shapes, s->nshapes, expected, sizeof expected), optarg);
+            break;
+        case OPT_ITERATIONS: bad = number_arg(c, "--iterations", &s->iterations, optarg, &c->iterations); break;
+        case OPT_REPEATS: bad = number_arg(c, "--repeats", &s->repeats, optarg, &c->repeats); break;
+        case OPT_QUICK: c->quick = true; break;
+        case OPT_CSV: c->csv = optarg; break;
+        case OPT_GC_TRIGGER:
+            if (strcmp(optarg, "bif") == 0)
+                c->gc_trigger = TC_GC_AFTER_BIF;
+            else if (strcmp(optarg, "schedule") == 0)
+                c->gc_trigger = TC_GC_AT_SCHEDULE;
+            else
+                bad = tc_bench_cli_bad(c, "--gc-trigger", "bif or schedule", optarg);
+            break;
+        case OPT_SEND_PATH: {
+            tc_send_path path;
+            if (tc_send_path_parse(optarg, &path) == TC_OK)
+                c->send_path = (int)path;
+            else
+                bad = tc_bench_cli_bad(c, "--send-path", "direct or heap_or_frag", optarg);
+            break;
+        }
+        case OPT_NO_SHRINK: c->no_shrink = true; break;
+        case OPT_SEGMENT_CACHE:
+            bad = number_arg(c, "--segment-cache", &segment_cache_range, optarg, &c->segment_cache);
+            break;
+        case OPT_SBCT: bad = number_arg(c, "--sbct", &sbct_range, optarg, &c->sbct); break;
+        case OPT_MIN_HEAP: bad = number_arg(c, "--min-heap", &min_heap_range, optarg, &c->min_heap); break;
+        case ':': bad = usage_error(c, "a value is missing after", argv[optind - 1]); break;
+        case '?':
+            /* glibc leaves optopt 0 for an unknown long option, sets it to the code of a long one
+             * given a value it does not take, and to the letter of an unknown short one; a long
+             * one is the argument before optind then, with any "=value". */
+            if (optopt == 0) {
+                bad = usage_error(c, "unknown option", argv[optind - 1]);
+            } else if (optopt == OPT_HELP || optopt >= OPT_VERSION) {
+                bad = usage_error(c, "a value given to an option that takes none:", argv[optind - 1]);
+            } else {
+                char letter[3] = {'-', (char)optopt, '\0'};
+                bad = usage_error(c, "unknown option", letter);
+            }
+            break;
+        default: {
+            int k = opt - OPT_EXTRA;
+            const tc_bench_cli_extra *x = &s->extras[k];
+            char option[64];
+            snprintf(option, sizeof option, "--%s", x->name);
+            c->extra[k].given = true;
+            c->extra[k].value = optarg;
+            if (x->range.what)
+                bad = number_arg(c, option, &x->range, optarg, &c->extra[k].number);
+            break;
+        }
+        }
+    }
+    if (bad)
+        return bad;
+    if (optind < argc)
+        return usage_error(c, "unexpected argument", argv[optind]);
+    return TC_BENCH_CLI_RUN;
+}
+
+void tc_bench_cli_policy(const tc_bench_cli *c, tc_policy *pol)
+{
+    if (c->gc_trigger >= 0)
+        pol->trigger = (tc_gc_trigger)c->gc_trigger;
+    if (c->no_shrink)
+        pol->shrink = false;
+    if (c->segment_cache >= 0)
+        pol->mem.cache_slots = (unsigned)c->segment_cache;
+    if (c->send_path >= 0)
+        pol->send_path = (tc_send_path)c->send_path;
+    if (c->sbct)
+        pol->mem.sbct = (size_t)c->sbct;
+    if (c->min_heap)
+        pol->min_heap_size = (uint64_t)c->min_heap;
+}
+
+FILE *tc_bench_cli_open_csv(tc_bench_cli *c, const char *option, const char *path, int *status)
+{
+    if (!path)
+        return NULL;
+    bool to_stdout = strcmp(path, "-") == 0;
+    if (to_stdout && c->csv_on_stdout) {
+        fprintf(stderr, "%s: %s: standard output already has the other CSV; try '%s --help'\n", c->spec->prog,
+                option, c->spec->prog);
+        *status = 2;
+        return NULL;
+    }
+    FILE *f = tc_bench_csv_open(path);
+    if (!f) {
+        fprintf(stderr, "%s: %s: cannot write '", c->spec->prog, option);
+        quote_value(stderr, path);
+        fprintf(stderr, "': %s\n", strerror(errno));
+        *status = 2;
+        return NULL;
+    }
+    c->csv_on_stdout |= to_stdout;
+    return f;
+}
+
+bool tc_bench_cli_close_csv(const tc_bench_cli *c, FILE *f, const char *path)
+{
+    if (!f || tc_bench_csv_close(f))
+        return true;
+    fprintf(stderr, "%s: writing '%s' failed: %s\n", c->spec->prog, path, strerror(errno));
+    return false;
 }

@@ -5,8 +5,8 @@
  * (time, faults, and the hardware counters of perf.h where there are any), a calibration of
  * what one page fault and one mmap+munmap cost on this machine (so a fault count reads as
  * time), CSV output that starts with '#' metadata lines (date, git revision, compiler and
- * flags, CPU model, kernel, calibration, era), and a progress line on stderr when stderr is
- * a terminal.
+ * flags, CPU model, kernel, calibration, era), a progress line on stderr when stderr is a
+ * terminal, and the command line every binary parses the same way (tc_bench_cli_*).
  *
  * Models no erts mechanism: it is the measuring instrument, kept apart so that every
  * figure is measured the same way.
@@ -90,15 +90,104 @@ const tc_bench_calibration *tc_bench_calibrate(void);
 
 /* ---- command lines ---------------------------------------------------------------------- */
 
-/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
-bool tc_bench_parse_long(const char *s, long lo, long hi, long *out);
+/*
+ * The one command line of every experiment binary: the switches they share are parsed here,
+ * by the same names everywhere, and each binary says which of them it takes and what they
+ * mean there (a tc_bench_cli_spec); a shared switch it does not take is an unknown option.
+ * The usage text is made from the same spec, so --help states exactly the values the parser
+ * accepts. Bad input is one line on stderr and exit status 2; --help and --version print on
+ * stdout and exit 0.
+ */
+
+/* A number a binary takes: what it means there (NULL: the binary does not take it), the
+ * values it accepts, and its default in --help's words (NULL: none stated). */
+typedef struct tc_bench_cli_number {
+    const char *what;
+    long lo, hi;
+    const char *dflt;
+} tc_bench_cli_number;
+
+/* An option of one binary's own: a switch when metavar is NULL, else a value, checked to be
+ * an integer in range.lo..range.hi when range.what is set (the help then states the range). */
+typedef struct tc_bench_cli_extra {
+    const char *name; /* without the dashes */
+    const char *metavar;
+    const char *help;
+    tc_bench_cli_number range;
+} tc_bench_cli_extra;
+
+enum { TC_BENCH_CLI_MAX_EXTRAS = 4 };
+
+/* What one binary takes. The help texts are wrapped to the usage's width, and a '\n' breaks a
+ * line where it stands; `about` is printed as it is. */
+typedef struct tc_bench_cli_spec {
+    const char *prog;
+    const char *about; /* the usage text's paragraph: what the binary does */
+    const char *era;   /* --era's default, "both" when era_both (NULL: no --era) */
+    bool era_both;     /* --era both: each era in turn, r10b first */
+    tc_bench_cli_number len, iterations, repeats;
+    const char *const *shapes; /* --shape's names (NULL: no --shape) */
+    int nshapes;
+    const char *shape_dflt; /* what runs without --shape */
+    const char *quick;      /* what --quick changes (NULL: no --quick) */
+    const char *csv;        /* what the CSV holds (NULL: no --csv) */
+    /* Single mechanisms of the era's process heaps, over the era's own settings: */
+    bool gc_trigger, send_path, no_shrink;
+    const char *segment_cache, *sbct, *min_heap; /* their defaults (NULL: not taken) */
+    const tc_bench_cli_extra *extras;
+    int nextras;
+} tc_bench_cli_spec;
+
+/* A command line as parsed: anything not given is 0, NULL or false, except where noted. */
+typedef struct tc_bench_cli {
+    const tc_bench_cli_spec *spec;
+    const char *eras[2]; /* --era (else the spec's default), in the order to run */
+    int neras;
+    long len, iterations, repeats;
+    int shape;          /* index into spec->shapes; -1 when not given */
+    bool quick;
+    const char *csv;    /* --csv's path */
+    int gc_trigger;     /* a tc_gc_trigger; -1 when not given */
+    int send_path;      /* a tc_send_path; -1 when not given */
+    bool no_shrink;
+    long segment_cache; /* -1 when not given (0 is a value) */
+    long sbct, min_heap;
+    struct {
+        bool given;
+        const char *value; /* as given */
+        long number;       /* when the extra has a range */
+    } extra[TC_BENCH_CLI_MAX_EXTRAS]; /* in the spec's order */
+    bool csv_on_stdout; /* a CSV has taken standard output (tc_bench_cli_open_csv) */
+} tc_bench_cli;
+
+/* What tc_bench_cli_parse returns when the binary should go on and measure. */
+enum { TC_BENCH_CLI_RUN = -1 };
+
+/* Parses the whole command line against spec: TC_BENCH_CLI_RUN, or the status to exit with
+ * (through tc_bench_exit_status): 0 after --help or --version, 2 after one line on stderr
+ * for an unknown option, a missing or bad value, or a stray argument. */
+int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *spec, int argc, char **argv);
+/* The one line for a bad value the binary found itself, in the parser's words:
+ * "PROG: OPTION: expected EXPECTED, got 'VALUE'; try 'PROG --help'". Returns 2. */
+int tc_bench_cli_bad(const tc_bench_cli *c, const char *option, const char *expected, const char *value);
+/* The given switches of the era's mechanisms (--gc-trigger, --no-shrink, --segment-cache,
+ * --sbct, --min-heap) applied to pol, which holds the era's own settings. */
+void tc_bench_cli_policy(const tc_bench_cli *c, tc_policy *pol);
+/* Opens the CSV file `path` given with `option` (tc_bench_csv_open; NULL path: NULL, no CSV).
+ * NULL with *status 2 after a one-line message when it cannot be written, or when it is "-"
+ * and another CSV already took standard output. */
+FILE *tc_bench_cli_open_csv(tc_bench_cli *c, const char *option, const char *path, int *status);
+/* Closes it (NULL: nothing to do); false after a one-line message on a write error. */
+bool tc_bench_cli_close_csv(const tc_bench_cli *c, FILE *f, const char *path);
 
 /* ---- CSV ------------------------------------------------------------------------------ */
 
-/* Opens `path` for writing, "-" meaning stdout; NULL (errno set) when it cannot. */
+/* Opens `path` for writing; NULL (errno set) when it cannot. "-" is standard output, taken
+ * over: the CSV gets the process's standard output and stdout itself goes to standard error
+ * from then on, so that nothing else a binary prints can land in the CSV. Once per process
+ * (errno EBUSY after). */
 FILE *tc_bench_csv_open(const char *path);
-/* Closes what tc_bench_csv_open opened (stdout is flushed, not closed); false on a write
- * error. */
+/* Closes what tc_bench_csv_open opened; false on a write error. */
 bool tc_bench_csv_close(FILE *f);
 /* One metadata line: "# key: value". */
 void tc_bench_meta(FILE *f, const char *key, const char *fmt, ...) TC_PRINTF(3, 4);

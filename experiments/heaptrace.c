@@ -19,10 +19,7 @@
  * page faults (getrusage around the lookup). stdout gets the first lookups and a
  * steady-state summary; --csv writes one row per lookup after '#' metadata lines.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "copy/compact.h"
 #include "harness.h"
@@ -32,25 +29,22 @@
 #include "procs/verify.h"
 #include "terms/arena.h"
 
-#define EXIT_USAGE 2
-
-static const char usage[] =
-    "usage: heaptrace [--era otp25|r10b] [--length N] [--lookups N] [--quick]\n"
-    "                 [--cache SLOTS] [--sbct BYTES] [--no-shrink] [--trigger bif|schedule]\n"
-    "                 [--min-heap WORDS] [--csv FILE|-] [--help]\n"
-    "\n"
-    "Replays an ets:lookup/2 loop that drops each result (the brief's 7.2) on a modelled\n"
-    "process and prints the heap-size trajectory, GCs, words copied, carriers mapped and\n"
-    "minor page faults per lookup.\n"
-    "  --era        heap policy preset (default otp25)\n"
-    "  --length N   the stored list's length (default 10000: a 20,005-word result)\n"
-    "  --lookups N  lookups to run (default 1000; --quick: 100)\n"
-    "  --cache      segment cache slots (default 10; 0 = every sbc freshly mapped)\n"
-    "  --sbct       single-block carrier threshold in bytes (default 524288)\n"
-    "  --no-shrink  switch the GC's shrink rules off\n"
-    "  --trigger    when fragments are collected: after the BIF or at the next schedule\n"
-    "  --min-heap   min_heap_size in words (default 233)\n"
-    "  --csv FILE   one row per lookup; '-' is stdout\n";
+static const tc_bench_cli_spec spec = {
+    .prog = "heaptrace",
+    .about = "Replays an ets:lookup/2 loop that drops each result (the brief's 7.2) on a modelled\n"
+             "process and prints the heap-size trajectory, GCs, words copied, carriers mapped and\n"
+             "minor page faults per lookup.",
+    .era = "otp25",
+    .len = {"the stored list's length", 1, 10000000, "10000, a 20,005-word result"},
+    .iterations = {"lookups", 1, 10000000, "1000, --quick 100"},
+    .quick = "100 lookups",
+    .csv = "one row per lookup",
+    .gc_trigger = true,
+    .no_shrink = true,
+    .segment_cache = "10",
+    .sbct = "524288",
+    .min_heap = "233",
+};
 
 typedef struct row {
     uint64_t heap_after, old_heap, gcs, copied, heap_new, frags;
@@ -75,12 +69,6 @@ static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
         r->heap_new = ev->heap_new;
 }
 
-static int bad(const char *option, const char *value)
-{
-    fprintf(stderr, "heaptrace: bad %s '%s'\n%s", option, value, usage);
-    return EXIT_USAGE;
-}
-
 static int fail(const char *what, tc_result r)
 {
     fprintf(stderr, "heaptrace: %s: %s\n", what, tc_result_name(r));
@@ -89,87 +77,21 @@ static int fail(const char *what, tc_result r)
 
 int main(int argc, char **argv)
 {
-    tc_policy pol = tc_policy_otp25();
-    size_t length = 10000, lookups = 1000;
-    const char *csv_path = NULL;
-    bool quick = false, lookups_set = false;
-    static const struct option longopts[] = {
-        {"era", required_argument, NULL, 'e'},     {"length", required_argument, NULL, 'n'},
-        {"lookups", required_argument, NULL, 'l'}, {"quick", no_argument, NULL, 'q'},
-        {"cache", required_argument, NULL, 'c'},   {"sbct", required_argument, NULL, 's'},
-        {"no-shrink", no_argument, NULL, 'S'},     {"trigger", required_argument, NULL, 't'},
-        {"min-heap", required_argument, NULL, 'm'}, {"csv", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-    /* Options that adjust the preset are applied after it is chosen. */
-    long cache = -1, sbct = -1, min_heap = -1, v;
-    int shrink = -1, trigger = -1;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'e':
-            if (tc_policy_preset(optarg, &pol) != TC_OK) {
-                fprintf(stderr, "heaptrace: unknown era '%s'\n%s", optarg, usage);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'n':
-            if (!tc_bench_parse_long(optarg, 1, 10000000, &v))
-                return bad("--length", optarg);
-            length = (size_t)v;
-            break;
-        case 'l':
-            if (!tc_bench_parse_long(optarg, 1, 10000000, &v))
-                return bad("--lookups", optarg);
-            lookups = (size_t)v;
-            lookups_set = true;
-            break;
-        case 'q': quick = true; break;
-        case 'c':
-            if (!tc_bench_parse_long(optarg, 0, 1000, &cache))
-                return bad("--cache", optarg);
-            break;
-        case 's':
-            if (!tc_bench_parse_long(optarg, 4096, 1L << 40, &sbct))
-                return bad("--sbct", optarg);
-            break;
-        case 'S': shrink = 0; break;
-        case 't':
-            if (strcmp(optarg, "bif") != 0 && strcmp(optarg, "schedule") != 0) {
-                fprintf(stderr, "heaptrace: --trigger is bif or schedule\n%s", usage);
-                return EXIT_USAGE;
-            }
-            trigger = strcmp(optarg, "bif") == 0 ? TC_GC_AFTER_BIF : TC_GC_AT_SCHEDULE;
-            break;
-        case 'm':
-            if (!tc_bench_parse_long(optarg, 1, 1L << 32, &min_heap))
-                return bad("--min-heap", optarg);
-            break;
-        case 'o': csv_path = optarg; break;
-        case 'h': fputs(usage, stdout); return EXIT_SUCCESS;
-        default: fputs(usage, stderr); return EXIT_USAGE;
-        }
-    }
-    if (optind != argc) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
-    FILE *out = NULL;
-    if (csv_path && !(out = tc_bench_csv_open(csv_path))) {
-        fprintf(stderr, "heaptrace: cannot write '%s': %s\n", csv_path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    if (quick && !lookups_set)
-        lookups = 100;
-    if (cache >= 0)
-        pol.mem.cache_slots = (unsigned)cache;
-    if (sbct > 0)
-        pol.mem.sbct = (size_t)sbct;
-    if (shrink == 0)
-        pol.shrink = false;
-    if (trigger >= 0)
-        pol.trigger = (tc_gc_trigger)trigger;
-    if (min_heap > 0)
-        pol.min_heap_size = (uint64_t)min_heap;
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("heaptrace", rc);
+    rc = 0;
+    tc_policy pol;
+    if (tc_policy_preset(cli.eras[0], &pol) != TC_OK)
+        return fail("era", TC_EBADARG);
+    tc_bench_cli_policy(&cli, &pol);
+    size_t length = cli.len ? (size_t)cli.len : 10000;
+    size_t lookups = cli.iterations ? (size_t)cli.iterations : cli.quick ? 100 : 1000;
+    const char *csv_path = cli.csv;
+    FILE *out = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
+    if (rc)
+        return rc;
 
     /* The stored object {1, [1..N]}, built in an arena and stored in compact form. */
     tc_arena *ar = tc_arena_new(0);
@@ -310,10 +232,8 @@ int main(int argc, char **argv)
                     (unsigned long long)w->mapped, (unsigned long long)w->unmapped, (unsigned long long)w->hits,
                     (unsigned long long)w->misses, (unsigned long long)w->faults);
         }
-        if (!tc_bench_csv_close(out)) {
-            fprintf(stderr, "heaptrace: writing %s failed\n", csv_path);
-            status = EXIT_USAGE;
-        }
+        if (!tc_bench_cli_close_csv(&cli, out, csv_path))
+            status = 2;
     }
     free(rows);
     tc_proc_free(p);

@@ -249,6 +249,38 @@ static uintptr_t function_start(uintptr_t ip)
     return ip;
 }
 
+/* The function a direct call returning to `ret` called, 0 for any other call: on x86-64 a
+ * call rel32 is the 5 bytes before the return address, E8 and a displacement from `ret`.
+ * They are read only inside the caller's own code (from caller_start on), which is mapped.
+ * An indirect call decodes to 0, or by chance to an address no table lists. */
+static uintptr_t call_target(uintptr_t ret, uintptr_t caller_start)
+{
+#if defined(__x86_64__)
+    unsigned char code[5];
+    if (ret < caller_start + sizeof code)
+        return 0;
+    memcpy(code, (const void *)(ret - sizeof code), sizeof code);
+    if (code[0] != 0xe8)
+        return 0;
+    int32_t displacement;
+    memcpy(&displacement, code + 1, sizeof displacement);
+    return ret + (uintptr_t)(intptr_t)displacement;
+#else
+    (void)ret;
+    (void)caller_start;
+    return 0;
+#endif
+}
+
+/* The table row naming the function that starts at `start`, or NULL. */
+static const tc_prof_phase_map *table_row(const tc_prof_phase_map *table, size_t n, uintptr_t start)
+{
+    for (size_t t = 0; t < n; t++)
+        if ((uintptr_t)table[t].function == start)
+            return &table[t];
+    return NULL;
+}
+
 /* Its name from the symbol tables. The cursor starts as a signal frame so that libunwind
  * looks up the ip exactly, not the byte before it as for a return address. */
 static void function_name(uintptr_t start, char *out, size_t cap)
@@ -321,43 +353,55 @@ tc_result tc_prof_report_phases(tc_prof *p, const tc_prof_phase_map *table, size
 
     for (size_t s = 0; s < nsamples; s++)
         nips += p->buf[s].depth;
-    uintptr_t *ips = malloc((nips ? nips : 1) * sizeof *ips);
-    size_t *ip_fn = malloc((nips ? nips : 1) * sizeof *ip_fn);
-    uintptr_t *starts = malloc((nips ? nips : 1) * sizeof *starts);
+    size_t room = nips ? nips : 1;
+    uintptr_t *ips = malloc(room * sizeof *ips);
+    size_t *ip_fn = malloc(room * sizeof *ip_fn), *ip_called = malloc(room * sizeof *ip_called);
+    uintptr_t *starts = malloc(2 * room * sizeof *starts); /* each ip's function and what it called */
     function *fns = NULL;
     tc_result res = TC_ENOMEM;
-    if (!ips || !ip_fn || !starts)
+    if (!ips || !ip_fn || !ip_called || !starts)
         goto done;
     nips = 0;
     for (size_t s = 0; s < nsamples; s++)
         for (size_t d = 0; d < p->buf[s].depth; d++)
             ips[nips++] = p->buf[s].ip[d];
     nips = sort_unique(ips, nips);
-    for (size_t i = 0; i < nips; i++)
-        starts[i] = function_start(ips[i]);
-    memcpy(ip_fn, starts, nips * sizeof *starts); /* the start of each ip's function, for now */
-    size_t nfns = sort_unique(starts, nips);
+    size_t nstarts = 0;
+    for (size_t i = 0; i < nips; i++) {
+        /* For now the functions' starts; their indices into fns once it is made. Every ip but
+         * a leaf is a return address minus one. */
+        uintptr_t start = function_start(ips[i]), called = call_target(ips[i] + 1, start);
+        ip_fn[i] = starts[nstarts++] = start;
+        ip_called[i] = table_row(table, n, called) ? called : 0;
+        if (ip_called[i])
+            starts[nstarts++] = called;
+    }
+    size_t nfns = sort_unique(starts, nstarts);
     fns = calloc(nfns ? nfns : 1, sizeof *fns);
     if (!fns)
         goto done;
     for (size_t f = 0; f < nfns; f++) {
+        const tc_prof_phase_map *row = table_row(table, n, starts[f]);
         fns[f].start = starts[f];
-        fns[f].phase = -1;
+        fns[f].phase = row ? phase_index(out, row->phase, 0) : -1; /* all are there already */
         function_name(starts[f], fns[f].name, sizeof fns[f].name);
-        for (size_t t = 0; t < n && fns[f].phase < 0; t++)
-            if (strcmp(fns[f].name, table[t].function) == 0)
-                fns[f].phase = phase_index(out, table[t].phase, 0); /* all are there already */
     }
-    for (size_t i = 0; i < nips; i++)
+    for (size_t i = 0; i < nips; i++) {
         ip_fn[i] = find(starts, nfns, ip_fn[i]);
+        ip_called[i] = ip_called[i] ? find(starts, nfns, ip_called[i]) : SIZE_MAX;
+    }
 
     for (size_t s = 0; s < nsamples; s++) {
         const record *rec = &p->buf[s];
         function *decider = NULL;
         for (size_t d = 0; d < rec->depth && !decider; d++) {
-            function *fn = &fns[ip_fn[find(ips, nips, rec->ip[d])]];
-            if (fn->phase >= 0)
-                decider = fn;
+            size_t i = find(ips, nips, rec->ip[d]);
+            /* Above the leaf, what the frame called comes before the frame's own function:
+             * the frame below it may be what that callee tail-called. */
+            if (d > 0 && ip_called[i] != SIZE_MAX)
+                decider = &fns[ip_called[i]];
+            else if (fns[ip_fn[i]].phase >= 0)
+                decider = &fns[ip_fn[i]];
         }
         if (decider) {
             out->phase[decider->phase].samples++;
@@ -383,6 +427,7 @@ tc_result tc_prof_report_phases(tc_prof *p, const tc_prof_phase_map *table, size
 done:
     free(fns);
     free(starts);
+    free(ip_called);
     free(ip_fn);
     free(ips);
     return res;
@@ -429,8 +474,9 @@ bool tc_prof_write_csv(const tc_prof_report *r, const char *path, const char *wh
         tc_bench_meta_policy(f, pol);
     tc_bench_meta(f, "profiled", "%s", what);
     tc_bench_meta(f, "profiler",
-                  "SIGPROF every 1/%u s of process CPU time (ITIMER_PROF), libunwind stacks; a sample goes to the "
-                  "phase of its leaf-most function in the table, else to loop",
+                  "SIGPROF every 1/%u s to the profiled thread (a CLOCK_MONOTONIC timer; ITIMER_PROF of process "
+                  "CPU time where there is none), libunwind stacks; a sample goes to the phase of its leaf-most "
+                  "function in the table, else to loop",
                   r->hz);
     tc_bench_meta(f, "samples", "%llu recorded, %llu dropped (buffer full), %llu unwalkable; %.0f per CPU second",
                   (unsigned long long)r->samples, (unsigned long long)r->dropped, (unsigned long long)r->unwalkable,

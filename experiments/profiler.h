@@ -16,15 +16,20 @@
  * it is full a sample is counted as dropped, never lost silently.
  *
  * Attribution, after the run and outside the handler: each distinct pointer is resolved
- * to its function (unw_get_proc_info_by_ip, then unw_get_proc_name on a cursor set to the
- * function's start: it reads the ELF symbol tables, static functions included, which
- * opens and maps files and so is never done in the handler). Each sample then goes to a
- * phase by the caller's function-to-phase table: walking from the leaf up, the first
- * function in the table decides; a sample with none goes to "loop". Two things the stack
- * cannot show: a function that ends in a tail call is gone while its callee runs (list the
- * callee; static names resolve too), and a function inlined into its caller is its caller.
- * In a stripped library (libc) an internal function takes the name of the nearest
- * exported symbol, which only matters if that name is in the table.
+ * to the start of its function (unw_get_proc_info_by_ip). Each sample then goes to a phase
+ * by the caller's function-to-phase table, which names functions by their addresses, so
+ * that the linker checks every name and a renamed function breaks the build instead of
+ * silently matching nothing: walking from the leaf up, the first function in the table
+ * decides; a sample with none goes to "loop". A function that ends in a tail call is off the
+ * stack while its callee runs, but the call instruction that called it is still there: each
+ * return address's direct call is decoded (x86-64's call rel32), so a listed function also
+ * covers what it tail-called. That is how a static function, which no other file can name,
+ * is listed: by the public function it is reached through. A function inlined into its
+ * caller is its caller. Names are looked up for the report's top functions only
+ * (unw_get_proc_name on a cursor set to the function's start: it reads the ELF symbol
+ * tables, static functions included, which opens and maps files and so is never done in the
+ * handler; in a stripped library such as libc a function takes the name of the nearest
+ * exported symbol).
  *
  * Kernel time: SIGPROF lands on user code, so a page fault or a syscall is sampled in the
  * user function that entered the kernel (the faulting store, the mmap call) and counts in
@@ -54,10 +59,16 @@ enum {
 
 typedef struct tc_prof tc_prof;
 
+/* A function by its address: only compared, never called through, so any function is
+ * converted to this one type (void (*)(void), which -Wcast-function-type lets every function
+ * type convert to). */
+typedef void (*tc_prof_fn)(void);
+#define TC_PROF_FN(f) ((tc_prof_fn)(f))
+
 /* One row of the caller's table: samples whose leaf-most listed function is `function`
- * go to `phase`. Several functions may share a phase. */
+ * (TC_PROF_FN(name)) go to `phase`. Several functions may share a phase. */
 typedef struct tc_prof_phase_map {
-    const char *function;
+    tc_prof_fn function;
     const char *phase;
 } tc_prof_phase_map;
 

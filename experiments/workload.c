@@ -1,7 +1,5 @@
 #include "workload.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +19,6 @@
 const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary"};
 const char *const tc_ep_test_names[TC_EP_TESTS] = {"proc1",         "proc2",      "proc3", "ets_insert",
                                                    "ets_overwrite", "ets_lookup", "empty"};
-
-tc_result tc_ep_shape_parse(const char *name, tc_ep_shape *out)
-{
-    for (int k = 0; k < TC_EP_SHAPES; k++)
-        if (name && strcmp(name, tc_ep_shape_names[k]) == 0) {
-            *out = (tc_ep_shape)k;
-            return TC_OK;
-        }
-    return TC_EBADARG;
-}
 
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
 {
@@ -437,7 +425,7 @@ out:
 
 tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out)
 {
-    double proc[3 * 64], lookup[64];
+    double proc[64], lookup[64];
     if (repeats < 1 || repeats > 64)
         return TC_EBADARG;
     for (int k = 0; k < repeats; k++) {
@@ -445,113 +433,46 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
         tc_result r = tc_ep_run(cfg, c);
         if (r != TC_OK)
             return r;
-        for (int i = 0; i < 3; i++)
-            proc[3 * k + i] = c[TC_EP_PROC1 + i].us;
+        /* The round trip of a run: the median of its three proc passes (as the report's). */
+        double passes[3] = {c[TC_EP_PROC1].us, c[TC_EP_PROC2].us, c[TC_EP_PROC3].us};
+        proc[k] = tc_bench_summarize(passes, 3).median;
         lookup[k] = c[TC_EP_LOOKUP].us;
         if (k == 0) {
             out->proc = c[TC_EP_PROC2];
             out->lookup = c[TC_EP_LOOKUP];
         }
     }
-    out->proc_us = tc_bench_summarize(proc, (size_t)(3 * repeats)).median;
+    out->proc_us = tc_bench_summarize(proc, (size_t)repeats).median;
     out->lookup_us = tc_bench_summarize(lookup, (size_t)repeats).median;
     out->ratio = out->proc_us > 0 ? out->lookup_us / out->proc_us : 0;
     return TC_OK;
 }
 
-void tc_ep_cli_init(tc_ep_cli *c, const char *prog)
+long tc_ep_gap_len(const char *era)
 {
-    *c = (tc_ep_cli){.prog = prog, .eras = {"r10b", "otp25"}, .neras = 2};
+    tc_policy pol;
+    TC_CHECK(tc_policy_preset(era, &pol) == TC_OK); /* the command line took only preset names */
+    return pol.gc_rules == TC_GC_RULES_R10B ? 1000 : 10000;
 }
 
-int tc_ep_cli_bad(const tc_ep_cli *c, const char *what, const char *value)
-{
-    fprintf(stderr, "%s: bad %s '%s' (see --help)\n", c->prog, what, value);
-    return 2;
-}
-
-static int long_arg(const tc_ep_cli *c, const char *what, const char *arg, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (errno || *arg == '\0' || *end != '\0' || v < lo || v > hi)
-        return tc_ep_cli_bad(c, what, arg);
-    *out = v;
-    return 0;
-}
-
-int tc_ep_cli_option(tc_ep_cli *c, int opt, const char *arg)
-{
-    switch (opt) {
-    case TC_EP_OPT_ERA:
-        if (strcmp(arg, "both") == 0) {
-            c->eras[0] = "r10b";
-            c->neras = 2;
-        } else if (strcmp(arg, "r10b") == 0 || strcmp(arg, "otp25") == 0) {
-            c->eras[0] = arg;
-            c->neras = 1;
-        } else {
-            return tc_ep_cli_bad(c, "--era", arg);
-        }
-        return 0;
-    case TC_EP_OPT_LEN: return long_arg(c, "--len", arg, 1, 1000000, &c->len);
-    case TC_EP_OPT_ITERATIONS: return long_arg(c, "--iterations", arg, 1, 100000000, &c->iterations);
-    case TC_EP_OPT_REPEATS: return long_arg(c, "--repeats", arg, 1, 64, &c->repeats);
-    case TC_EP_OPT_SHAPE:
-        if (tc_ep_shape_parse(arg, &c->shape) != TC_OK)
-            return tc_ep_cli_bad(c, "--shape", arg);
-        c->shape_set = true;
-        return 0;
-    case TC_EP_OPT_QUICK: c->quick = true; return 0;
-    case TC_EP_OPT_CSV: c->csv = arg; return 0;
-    case TC_EP_OPT_HELP: c->help = true; return 0;
-    default: return -1;
-    }
-}
-
-int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv)
-{
-    if (optind < argc)
-        return tc_ep_cli_bad(c, "argument", argv[optind]);
-    fprintf(stderr, "%s: unknown or incomplete option '%s' (see --help)\n", c->prog, argv[optind - 1]);
-    return 2;
-}
-
-long tc_ep_gap_len(const char *era) { return strcmp(era, "r10b") == 0 ? 1000 : 10000; }
-
-int tc_ep_cli_parse(tc_ep_cli *c, int argc, char **argv)
-{
-    static const struct option longs[] = {TC_EP_CLI_OPTIONS, {NULL, 0, NULL, 0}};
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        int rc = tc_ep_cli_option(c, opt, optarg);
-        if (rc != 0)
-            return rc > 0 ? rc : tc_ep_cli_unknown(c, argc, argv);
-    }
-    return optind < argc ? tc_ep_cli_unknown(c, argc, argv) : 0;
-}
-
-FILE *tc_ep_cli_open_csv(const tc_ep_cli *c, const char *path, int *rc)
-{
-    if (!path)
-        return NULL;
-    FILE *f = tc_bench_csv_open(path);
-    if (!f) {
-        fprintf(stderr, "%s: cannot write '%s': %s\n", c->prog, path, strerror(errno));
-        *rc = 2;
-    }
-    return f;
-}
-
-tc_result tc_ep_cli_config(const tc_ep_cli *c, int era, long default_len, long default_iterations, tc_ep_config *out)
+tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, long default_iterations, tc_ep_config *out)
 {
     tc_result r = tc_ep_config_for_era(c->eras[era], out);
     if (r != TC_OK)
         return r;
     out->len = c->len ? c->len : default_len;
     out->iterations = c->iterations ? c->iterations : default_iterations;
-    out->shape = c->shape;
+    if (c->shape >= 0)
+        out->shape = (tc_ep_shape)c->shape;
+    tc_bench_cli_policy(c, &out->policy);
     return TC_OK;
 }
+
+void tc_ep_meta_config(FILE *f, const tc_ep_config *c)
+{
+    tc_bench_meta_policy(f, &c->policy);
+    tc_bench_meta(f, "send_path", "%s (%s)", tc_send_path_name(c->policy.send_path), c->policy.name);
+}
+
+const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {TC_PROF_FN(client_step), TC_PROF_FN(server_step),
+                                                   TC_PROF_FN(loop_step)};

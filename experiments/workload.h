@@ -20,8 +20,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "harness.h"
 #include "procs/send.h"
 #include "procs/policy.h"
+#include "profiler.h"
 
 typedef enum tc_ep_shape {
     TC_EP_INTS,    /* lists:seq(1, L) */
@@ -34,8 +36,6 @@ typedef enum tc_ep_shape {
 } tc_ep_shape;
 
 extern const char *const tc_ep_shape_names[TC_EP_SHAPES];
-/* TC_EBADARG for an unknown name. */
-tc_result tc_ep_shape_parse(const char *name, tc_ep_shape *out) TC_MUST_CHECK;
 
 typedef struct tc_ep_config {
     long len, iterations;
@@ -69,59 +69,43 @@ typedef struct tc_ep_counts {
 /* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_MUST_CHECK;
 
-/* The question in one number: `repeats` runs, then the median of all round-trip passes and
- * of the lookup passes, and their ratio (lookup / proc: above 1, the lookup loses). The
- * counts are those of the first run's proc2 and lookup passes. */
+/* The question in one number: `repeats` runs, each run's round trip the median of its three
+ * proc passes (the report's one definition, report/stats.awk), then the medians over the
+ * runs of the round trips and of the lookup passes, and their ratio (lookup / round trip:
+ * above 1, the lookup loses). The counts are those of the first run's proc2 and lookup. */
 typedef struct tc_ep_gap {
     double proc_us, lookup_us, ratio;
     tc_ep_counts proc, lookup;
 } tc_ep_gap;
 tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out) TC_MUST_CHECK;
 
-/*
- * The command line the experiment binaries share: --era r10b|otp25|both, --len L,
- * --iterations N, --repeats R, --shape S, --quick, --csv FILE|-, --help. Each binary lists
- * TC_EP_CLI_OPTIONS in its getopt_long table beside its own options and hands every option
- * to tc_ep_cli_option first.
- */
-enum { TC_EP_OPT_ERA = 1000, TC_EP_OPT_LEN, TC_EP_OPT_ITERATIONS, TC_EP_OPT_REPEATS, TC_EP_OPT_SHAPE, TC_EP_OPT_QUICK,
-       TC_EP_OPT_CSV, TC_EP_OPT_HELP };
-#define TC_EP_CLI_OPTIONS                                                                          \
-    {"era", required_argument, NULL, TC_EP_OPT_ERA}, {"len", required_argument, NULL, TC_EP_OPT_LEN}, \
-        {"iterations", required_argument, NULL, TC_EP_OPT_ITERATIONS},                             \
-        {"repeats", required_argument, NULL, TC_EP_OPT_REPEATS},                                   \
-        {"shape", required_argument, NULL, TC_EP_OPT_SHAPE}, {"quick", no_argument, NULL, TC_EP_OPT_QUICK}, \
-        {"csv", required_argument, NULL, TC_EP_OPT_CSV}, {"help", no_argument, NULL, TC_EP_OPT_HELP}
+/* The payload lengths the binaries take (--len): the span of the seed's and the brief's
+ * figures and of crossover's grid. At the top the ETS passes already store half a gigabyte
+ * (N = 1000 copies of a list of 30000 integers). */
+enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
 
-typedef struct tc_ep_cli {
-    const char *prog;
-    const char *eras[2]; /* the eras to run, in order */
-    int neras;
-    long len, iterations, repeats; /* 0: the binary's default */
-    tc_ep_shape shape;
-    bool shape_set, quick, help;
-    const char *csv;
-} tc_ep_cli;
+/* What every binary on this workload takes the same way (tc_bench_cli_spec fields):
+ * --shape, and each mechanism of the era over the era's own setting. */
+#define TC_EP_CLI_SWITCHES                                                                         \
+    .shapes = tc_ep_shape_names, .nshapes = TC_EP_SHAPES, .gc_trigger = true, .send_path = true, \
+    .no_shrink = true, .segment_cache = "the era's", .sbct = "the era's", .min_heap = "the era's"
 
-/* Both eras, everything else unset. */
-void tc_ep_cli_init(tc_ep_cli *c, const char *prog);
-/* One option from getopt_long: 0 when it was a shared option and is now set, 2 after
- * printing a one-line message for a bad value, -1 when the option is not a shared one. */
-int tc_ep_cli_option(tc_ep_cli *c, int opt, const char *arg);
-/* The one-line message for a bad value or argument; returns 2 (the exit code). */
-int tc_ep_cli_bad(const tc_ep_cli *c, const char *what, const char *value);
-/* After getopt_long: 2 with a message for an unknown option or a stray argument. */
-int tc_ep_cli_unknown(const tc_ep_cli *c, int argc, char **argv);
-/* The whole command line of a binary with only the shared options: 0, or 2 after a
- * message. --help sets c->help and the binary prints its usage. */
-int tc_ep_cli_parse(tc_ep_cli *c, int argc, char **argv);
-/* Opens --csv (NULL when not given); on failure prints the message and sets *rc to 2. */
-FILE *tc_ep_cli_open_csv(const tc_ep_cli *c, const char *path, int *rc);
 /* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
  * 10000 for OTP 25 (the brief's measurement). */
 long tc_ep_gap_len(const char *era);
-/* The configuration of one era from the command line, `default_len` when --len is unset. */
-tc_result tc_ep_cli_config(const tc_ep_cli *c, int era, long default_len, long default_iterations,
+/* The configuration of the command line's era number `era` (tc_bench_cli, harness.h): the
+ * era's preset with every switch of its mechanisms given (--gc-trigger, --send-path,
+ * --no-shrink, --segment-cache, --sbct, --min-heap) and --shape; --len and --iterations
+ * when given, else the defaults here. */
+tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, long default_iterations,
                            tc_ep_config *out) TC_MUST_CHECK;
+/* The metadata lines of one era's configuration: every switch of its policy
+ * (tc_bench_meta_policy) and its send path. */
+void tc_ep_meta_config(FILE *f, const tc_ep_config *c);
+
+/* The code the workload's processes run (the client's, the server's and the tester's loop
+ * steps), for a profiler's phase table (profiler.h): static in workload.c, so named there. */
+enum { TC_EP_STEP_FNS = 3 };
+extern const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS];
 
 #endif

@@ -46,9 +46,9 @@ run() {
 # 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
 # fidelity runs alternate model and VM 3 rounds at L = 1000, 3000, 10000 and 30000;
 # --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
-q=() sizes=(10 1000 10000) cross=() ets=(-n 200000) beam=(--quick) fid=()
+q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
 if [ $quick -eq 1 ]; then
-    q=(--quick) cross=(--shape ints) ets=(-n 10000 --repeats 3) beam=(--tiny)
+    q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 200)
 fi
 
@@ -63,7 +63,7 @@ run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv
 run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
-run heaptrace-nocache "$bin/heaptrace" --cache 0 --csv "$res/heaptrace-nocache.csv"
+run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 
 # ---- the real VM -------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS, mkdtemp */
 #include <check.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -192,6 +193,119 @@ START_TEST(perf_counts_or_says_why_not)
 }
 END_TEST
 
+/* ---- the command line -------------------------------------------------------------- */
+
+static const char *const cli_shapes[] = {"ints", "floats"};
+static const tc_bench_cli_extra cli_extras[] = {
+    {"flag", NULL, "a switch", {0}},
+    {"name", "NAME", "a value", {0}},
+    {"slots", "N", NULL, {"slots", 0, 8, NULL}},
+};
+static const tc_bench_cli_spec cli_spec = {
+    .prog = "prog",
+    .about = "A test.",
+    .era = "both",
+    .era_both = true,
+    .len = {"length", 10, 100, "50"},
+    .iterations = {"calls", 1, 1000, NULL},
+    .shapes = cli_shapes,
+    .nshapes = 2,
+    .shape_dflt = "ints",
+    .quick = "less",
+    .csv = "rows",
+    .gc_trigger = true,
+    .no_shrink = true,
+    .segment_cache = "the era's",
+    .min_heap = "the era's",
+    .extras = cli_extras,
+    .nextras = 3,
+};
+
+/* Parses a NULL-terminated command line; the stderr it wrote goes to *err (a static buffer). */
+static int cli_parse(tc_bench_cli *c, const char **err, const char *arg, ...)
+{
+    char *argv[32] = {(char *)"prog"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fileno(f), STDERR_FILENO);
+    int rc = tc_bench_cli_parse(c, &cli_spec, argc, argv);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    *err = slurp(f);
+    fclose(f);
+    return rc;
+}
+
+START_TEST(cli_parses_shared_and_own_switches)
+{
+    tc_bench_cli c;
+    const char *err;
+    ck_assert_int_eq(cli_parse(&c, &err, (const char *)NULL), TC_BENCH_CLI_RUN);
+    ck_assert_int_eq(c.neras, 2);
+    ck_assert_str_eq(c.eras[0], "r10b");
+    ck_assert_str_eq(c.eras[1], "otp25");
+    ck_assert(c.len == 0 && c.iterations == 0 && c.shape == -1 && c.gc_trigger == -1 && c.segment_cache == -1);
+    ck_assert(!c.quick && !c.no_shrink && c.csv == NULL && !c.extra[0].given && !c.extra[2].given);
+
+    ck_assert_int_eq(cli_parse(&c, &err, "--era", "otp25", "--len", "10", "--shape", "floats", "--iterations=1000",
+                               "--quick", "--csv", "-", "--gc-trigger", "schedule", "--no-shrink", "--segment-cache",
+                               "0", "--min-heap", "4096", "--flag", "--name", "x y", "--slots", "8", (const char *)NULL),
+                     TC_BENCH_CLI_RUN);
+    ck_assert_str_eq(err, "");
+    ck_assert_int_eq(c.neras, 1);
+    ck_assert_str_eq(c.eras[0], "otp25");
+    ck_assert(c.len == 10 && c.iterations == 1000 && c.shape == 1 && c.quick && c.no_shrink);
+    ck_assert_str_eq(c.csv, "-");
+    ck_assert(c.extra[0].given && c.extra[1].given && c.extra[2].given);
+    ck_assert_str_eq(c.extra[1].value, "x y");
+    ck_assert_int_eq(c.extra[2].number, 8);
+    tc_policy pol = tc_policy_otp25();
+    tc_bench_cli_policy(&c, &pol);
+    ck_assert(pol.trigger == TC_GC_AT_SCHEDULE && !pol.shrink && pol.mem.cache_slots == 0 && pol.min_heap_size == 4096);
+    ck_assert_uint_eq(pol.mem.sbct, tc_policy_otp25().mem.sbct); /* not given: the era's */
+}
+END_TEST
+
+START_TEST(cli_rejects_in_one_line)
+{
+    tc_bench_cli c;
+    const char *err;
+    ck_assert_int_eq(cli_parse(&c, &err, "--len", "9", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --len: expected an integer in 10..100, got '9'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--len", "101", (const char *)NULL), 2);
+    ck_assert_int_eq(cli_parse(&c, &err, "--len", "1e2", (const char *)NULL), 2);
+    ck_assert_int_eq(cli_parse(&c, &err, "--slots", "9", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --slots: expected an integer in 0..8, got '9'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--shape", "cube", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --shape: expected ints or floats, got 'cube'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--era", "r9\n", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --era: expected r10b, otp25 or both, got 'r9\\x0a'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--bogus", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: unknown option '--bogus'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--quick", "-x", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: unknown option '-x'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--quick=1", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: a value given to an option that takes none: '--quick=1'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--len", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: a value is missing after '--len'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "stray", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: unexpected argument 'stray'; try 'prog --help'\n");
+    /* Shared switches the binary does not take are unknown to it. */
+    ck_assert_int_eq(cli_parse(&c, &err, "--sbct", "4096", (const char *)NULL), 2);
+    ck_assert_int_eq(cli_parse(&c, &err, "--repeats", "1", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: unknown option '--repeats'; try 'prog --help'\n");
+}
+END_TEST
+
 /* ---- the profiler ------------------------------------------------------------------ */
 
 static double cpu_seconds(void)
@@ -235,8 +349,8 @@ START_TEST(profiler_attributes_busy_loop_by_stack)
     ck_assert_int_eq(busy, TC_EBADARG);
     ck_assert_int_eq(while_running, TC_EBADARG);
 
-    static const tc_prof_phase_map both[] = {{"busy_outer", "outer"}, {"busy_inner", "inner"}};
-    static const tc_prof_phase_map outer_only[] = {{"busy_outer", "outer"}};
+    static const tc_prof_phase_map both[] = {{TC_PROF_FN(busy_outer), "outer"}, {TC_PROF_FN(busy_inner), "inner"}};
+    static const tc_prof_phase_map outer_only[] = {{TC_PROF_FN(busy_outer), "outer"}};
     tc_prof_report r;
     ck_assert_int_eq(tc_prof_report_phases(p, both, 2, &r), TC_OK);
     tc_prof_print(stderr, &r);
@@ -262,6 +376,33 @@ START_TEST(profiler_attributes_busy_loop_by_stack)
     ck_assert_uint_eq(r.nphases, 1);
     ck_assert_double_eq(r.phase[0].share, 1.0);
     ck_assert_str_eq(r.top[0].name, "busy_inner");
+    tc_prof_free(p);
+}
+END_TEST
+
+void busy_tail(double seconds);
+
+/* Ends in a call to busy_outer, which the compiler makes a jump when it optimises: its frame
+ * is gone while busy_outer runs, and only its caller's call instruction names it. */
+OUT_OF_LINE void busy_tail(double seconds) { busy_outer(seconds); }
+
+START_TEST(profiler_credits_a_tail_caller)
+{
+    tc_prof *p;
+    ck_assert_int_eq(tc_prof_new(1000, 0, &p), TC_OK);
+    ck_assert_int_eq(tc_prof_start(p), TC_OK);
+    busy_tail(0.3);
+    tc_prof_stop(p);
+    static const tc_prof_phase_map tail_only[] = {{TC_PROF_FN(busy_tail), "tail"}};
+    tc_prof_report r;
+    ck_assert_int_eq(tc_prof_report_phases(p, tail_only, 1, &r), TC_OK);
+    ck_assert_uint_ge(r.samples, 5);
+    ck_assert_str_eq(r.phase[0].phase, "tail");
+    ck_assert_msg(r.phase[0].share > 0.5, "tail share %.2f", r.phase[0].share);
+    /* Listed below it, the callee still decides first. */
+    static const tc_prof_phase_map with_inner[] = {{TC_PROF_FN(busy_tail), "tail"}, {TC_PROF_FN(busy_inner), "inner"}};
+    ck_assert_int_eq(tc_prof_report_phases(p, with_inner, 2, &r), TC_OK);
+    ck_assert_msg(r.phase[1].share > 0.5, "inner share %.2f", r.phase[1].share);
     tc_prof_free(p);
 }
 END_TEST
@@ -293,7 +434,7 @@ START_TEST(profiler_too_many_phases)
     tc_prof_phase_map table[TC_PROF_MAX_PHASES];
     for (int i = 0; i < TC_PROF_MAX_PHASES; i++) {
         snprintf(names[i], sizeof names[i], "p%d", i);
-        table[i] = (tc_prof_phase_map){names[i], names[i]};
+        table[i] = (tc_prof_phase_map){TC_PROF_FN(busy_inner), names[i]};
     }
     tc_prof *p;
     ck_assert_int_eq(tc_prof_new(0, 1, &p), TC_OK);
@@ -379,10 +520,13 @@ static Suite *suite(void)
     tcase_add_test(tc, calibration_is_positive_and_finite);
     tcase_add_test(tc, metadata_has_calibration_and_era);
     tcase_add_test(tc, perf_counts_or_says_why_not);
+    tcase_add_test(tc, cli_parses_shared_and_own_switches);
+    tcase_add_test(tc, cli_rejects_in_one_line);
     suite_add_tcase(s, tc);
     TCase *prof = tcase_create("profiler");
     tcase_set_timeout(prof, 120);
     tcase_add_test(prof, profiler_attributes_busy_loop_by_stack);
+    tcase_add_test(prof, profiler_credits_a_tail_caller);
     tcase_add_test(prof, profiler_full_buffer_counts_drops);
     tcase_add_test(prof, profiler_too_many_phases);
     tcase_add_test(prof, crosscheck_side_by_side);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Bad input to every binary: empty, huge (100 MB), binary garbage, invalid UTF-8, unknown and
 # missing flags, unwritable output paths. Each must exit 2 with a message, never crash, hang
-# or leak (a sanitizer report fails the check): bad data gets exactly one line on stderr; a
-# usage error gets its one-line reason, naming the --help that explains it.
+# or leak (a sanitizer report fails the check): bad data gets exactly one line on stderr, and
+# so does a usage error, naming the --help that explains it.
 # What cli_termcopy, cli_encode, cli_eptest and cli_experiments already check is not repeated.
 # $1: build directory root (termcopy there, the experiments in experiments/); $2: tests/data.
 set -u
@@ -73,8 +73,8 @@ run "termcopy decode: unwritable stdout" 1 sh -c "'$bin' decode 836A >/dev/full"
 # when it is not built.
 have() { [ -x "$exp/$1" ] || { echo "skip: $exp/$1 not built"; return 1; }; }
 if have copysweep; then
-    run "copysweep: unknown flag" 2 "$exp/copysweep" --bogus
-    run "copysweep: --csv without a value" 2 "$exp/copysweep" --csv
+    run "copysweep: unknown flag" 1 "$exp/copysweep" --bogus
+    run "copysweep: --csv without a value" 1 "$exp/copysweep" --csv
     run "copysweep: empty --csv path" 1 "$exp/copysweep" --quick --csv ''
     run "copysweep: unwritable --csv" 1 "$exp/copysweep" --quick --csv /nonexistent/x.csv
     run "copysweep: garbage --profile name" 1 "$exp/copysweep" --quick --profile "$garbage"
@@ -83,26 +83,26 @@ if have copysweep; then
     run "copysweep: stray operand" 1 "$exp/copysweep" stray
 fi
 if have heaptrace; then
-    run "heaptrace: unknown flag" 2 "$exp/heaptrace" --bogus
-    run "heaptrace: --length without a value" 2 "$exp/heaptrace" --length
-    run "heaptrace: huge --length" 2 "$exp/heaptrace" --length "$huge"
-    run "heaptrace: garbage --lookups" 2 "$exp/heaptrace" --lookups "$garbage"
-    run "heaptrace: empty --sbct" 2 "$exp/heaptrace" --sbct ''
-    run "heaptrace: negative --cache" 2 "$exp/heaptrace" --cache -5
-    run "heaptrace: invalid UTF-8 --era" 2 "$exp/heaptrace" --era "$badutf8"
+    run "heaptrace: unknown flag" 1 "$exp/heaptrace" --bogus
+    run "heaptrace: --len without a value" 1 "$exp/heaptrace" --len
+    run "heaptrace: huge --len" 1 "$exp/heaptrace" --len "$huge"
+    run "heaptrace: garbage --iterations" 1 "$exp/heaptrace" --iterations "$garbage"
+    run "heaptrace: empty --sbct" 1 "$exp/heaptrace" --sbct ''
+    run "heaptrace: negative --segment-cache" 1 "$exp/heaptrace" --segment-cache -5
+    run "heaptrace: invalid UTF-8 --era" 1 "$exp/heaptrace" --era "$badutf8"
     run "heaptrace: unwritable --csv" 1 "$exp/heaptrace" --quick --csv /nonexistent/x.csv
-    run "heaptrace: full --csv" 1 "$exp/heaptrace" --length 100 --lookups 5 --csv /dev/full
-    run "heaptrace: stray operand" 2 "$exp/heaptrace" stray
+    run "heaptrace: full --csv" 1 "$exp/heaptrace" --len 100 --iterations 5 --csv /dev/full
+    run "heaptrace: stray operand" 1 "$exp/heaptrace" stray
 fi
 if have etsbench; then
-    run "etsbench: unknown flag" 2 "$exp/etsbench" --bogus
-    run "etsbench: -n without a value" 2 "$exp/etsbench" -n
-    run "etsbench: huge -n" 1 "$exp/etsbench" -n "$huge"
+    run "etsbench: unknown flag" 1 "$exp/etsbench" --bogus
+    run "etsbench: --iterations without a value" 1 "$exp/etsbench" --iterations
+    run "etsbench: huge --iterations" 1 "$exp/etsbench" --iterations "$huge"
     run "etsbench: garbage --repeats" 1 "$exp/etsbench" --repeats "$garbage"
-    run "etsbench: empty --heap" 1 "$exp/etsbench" --heap ''
+    run "etsbench: empty --min-heap" 1 "$exp/etsbench" --min-heap ''
     run "etsbench: invalid UTF-8 --bucket-locks" 1 "$exp/etsbench" --bucket-locks "$badutf8"
     run "etsbench: unwritable --csv" 1 "$exp/etsbench" --quick --csv /nonexistent/x.csv
-    run "etsbench: full --csv" 1 "$exp/etsbench" -n 1000 --repeats 1 --csv /dev/full
+    run "etsbench: full --csv" 1 "$exp/etsbench" --iterations 1000 --repeats 1 --csv /dev/full
     run "etsbench: stray operand" 1 "$exp/etsbench" stray
 fi
 if have eptest; then
@@ -151,8 +151,8 @@ have eptest && full_stdout "eptest: unwritable stdout" "$exp/eptest" --len 10 --
 have ablate && full_stdout "ablate: unwritable stdout" "$exp/ablate" --quick --era otp25 --len 10 --iterations 2
 have crossover && full_stdout "crossover: unwritable stdout" "$exp/crossover" --quick --shape ints --era otp25
 have breakdown && full_stdout "breakdown: unwritable stdout" "$exp/breakdown" --quick --era otp25 --len 10 --iterations 2
-have heaptrace && full_stdout "heaptrace: unwritable stdout" "$exp/heaptrace" --length 100 --lookups 5
-have etsbench && full_stdout "etsbench: unwritable stdout" "$exp/etsbench" -n 1000 --repeats 1
+have heaptrace && full_stdout "heaptrace: unwritable stdout" "$exp/heaptrace" --len 100 --iterations 5
+have etsbench && full_stdout "etsbench: unwritable stdout" "$exp/etsbench" --iterations 1000 --repeats 1
 
 echo "cli_badinput: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
