@@ -129,6 +129,7 @@ size_t tc_integer_to_decimal(tc_term t, char *out, uint64_t *scratch)
             w[k] = (uint64_t)(x / chunk);
             rem = (uint64_t)(x % chunk);
         }
+        /* cppcheck-suppress objectIndex ; w is &tmp only when n <= 1, so n - 1 is 0 then */
         while (n > 0 && w[n - 1] == 0)
             n--;
         size_t r = 0;
