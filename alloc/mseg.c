@@ -64,6 +64,7 @@ static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 static void *map_fresh(tc_mseg *m, size_t bytes)
 {
+    /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 (cppcheck's posix.cfg wants >= 0) */
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;

@@ -78,16 +78,14 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
     return relocate(c->root, delta);
 }
 
+/* *hp is NULL only when there are no words at all (c->size and extra both 0). */
 static tc_result copy_out(tc_alloc *a, const tc_copy_compact *c, size_t extra, tc_term **hp)
 {
-    size_t words = c->size + extra;
     *hp = NULL;
-    if (words) {
-        *hp = tc_alloc_words(a, words);
-        if (!*hp)
-            return TC_ENOMEM;
-    }
-    return TC_OK;
+    if (c->size == 0 && extra == 0)
+        return TC_OK;
+    *hp = tc_alloc_words(a, c->size + extra);
+    return *hp ? TC_OK : TC_ENOMEM;
 }
 
 static void count_out(tc_copy_stats *stats, size_t words)

@@ -98,7 +98,7 @@ static tc_term *entry(const shcopy *s, tc_term index) { return &s->table.base[E_
 static tc_term add_entry(shcopy *s, tc_term obj, tc_term w0, tc_term w1)
 {
     tc_term index = s->table.n / E_WORDS;
-    tc_term *e = &s->table.base[s->table.n];
+    tc_term *e = s->table.base + s->table.n; /* not &base[n]: see wstack.h */
     s->table.n += E_WORDS;
     e[E_OBJ] = obj;
     e[E_W0] = w0;
@@ -327,7 +327,7 @@ static tc_term perform(shcopy *s, tc_term root, bool dry)
         t = queue_pop(&s->q, &slot);
     }
     for (size_t i = 0; i < s->table.n; i += E_WORDS) {
-        tc_term *e = &s->table.base[i];
+        tc_term *e = s->table.base + i; /* not &base[i]: see wstack.h */
         if (tc_is_list(e[E_OBJ])) {
             tc_list_val(e[E_OBJ])[0] = e[E_W0];
             tc_list_val(e[E_OBJ])[1] = e[E_W1];
@@ -356,7 +356,8 @@ tc_result tc_copy_shared(tc_alloc *a, tc_term t, tc_term *out, tc_copy_stats *st
     if (r == TC_OK) {
         s.hp = hp;
         s.oh = a->offheap;
-        *out = perform(&s, t, false);
+        /* No words: t is an immediate or the empty tuple, and calculate marked nothing. */
+        *out = words ? perform(&s, t, false) : t;
         TC_CHECK(words == 0 || s.hp == hp + words);
     } else {
         perform(&s, t, true);

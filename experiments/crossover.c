@@ -154,9 +154,9 @@ int main(int argc, char **argv)
             }
             tc_bench_progress_end();
             char cross[24];
-            snprintf(cross, sizeof cross, crossing ? "%ld" : "none", crossing);
+            (void)snprintf(cross, sizeof cross, crossing ? "%ld" : "none", crossing); /* 20 bytes at most */
             printf("%-8s %-6s %-10s %8.2f %8.2f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
-            fflush(stdout);
+            (void)fflush(stdout); /* a row at a time; tc_bench_exit_status checks stdout */
             if (summary)
                 fprintf(summary, "%s,%s,%s,%.3f,%.3f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);
         }

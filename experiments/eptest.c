@@ -111,6 +111,8 @@ int main(int argc, char **argv)
     tc_ep_counts *counts = calloc((size_t)o.repeats * TC_EP_TESTS, sizeof *counts);
     if (!samples || !counts) {
         fprintf(stderr, "eptest: out of memory\n");
+        free(samples);
+        free(counts);
         return 1;
     }
     for (long k = 0; k < o.repeats; k++) {
@@ -120,6 +122,8 @@ int main(int argc, char **argv)
         if (r != TC_OK) {
             tc_bench_progress_end();
             fprintf(stderr, "eptest: run failed: %s\n", tc_result_name(r));
+            free(samples);
+            free(counts);
             return 1;
         }
         for (int t = 0; t < TC_EP_TESTS; t++)

@@ -70,8 +70,9 @@ bool tc_perf_open(tc_perf *p)
     if (err == EACCES || err == EPERM)
         err = open_group(p, false, &failed);
     if (err != 0) {
-        snprintf(p->why, sizeof p->why, "%s: %s (errno %d)%s", events[failed].name, strerror(err), err,
-                 err == ENOENT ? ", no hardware PMU (a VM without one?)" : "");
+        /* truncated is fine: it is a message */
+        (void)snprintf(p->why, sizeof p->why, "%s: %s (errno %d)%s", events[failed].name, strerror(err), err,
+                       err == ENOENT ? ", no hardware PMU (a VM without one?)" : "");
         return false;
     }
     p->available = true;

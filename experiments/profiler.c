@@ -288,10 +288,10 @@ static void function_name(uintptr_t start, char *out, size_t cap)
     unw_context_t uc;
     unw_cursor_t c;
     unw_word_t off;
-    snprintf(out, cap, "?");
+    (void)snprintf(out, cap, "?");
     if (unw_getcontext(&uc) == 0 && unw_init_local2(&c, &uc, UNW_INIT_SIGNAL_FRAME) == 0 &&
         unw_set_reg(&c, UNW_REG_IP, start) == 0 && unw_get_proc_name(&c, out, cap, &off) != 0)
-        snprintf(out, cap, "?");
+        (void)snprintf(out, cap, "?");
 }
 
 /* The phase's index in the report, added if new while fewer than `room` are there. */
@@ -419,7 +419,7 @@ tc_result tc_prof_report_phases(tc_prof *p, const tc_prof_phase_map *table, size
     qsort(fns, nfns, sizeof *fns, cmp_function_samples);
     for (size_t f = 0; f < nfns && out->ntop < TC_PROF_TOP && fns[f].samples > 0; f++) {
         tc_prof_function_count *t = &out->top[out->ntop++];
-        snprintf(t->name, sizeof t->name, "%s", fns[f].name);
+        (void)snprintf(t->name, sizeof t->name, "%s", fns[f].name); /* long names truncated */
         t->phase = out->phase[fns[f].phase >= 0 ? fns[f].phase : loop].phase;
         t->samples = fns[f].samples;
     }
@@ -450,7 +450,10 @@ void tc_prof_print(FILE *f, const tc_prof_report *r)
         fprintf(f, "  %9llu  %-12s %s\n", (unsigned long long)r->top[i].samples, r->top[i].phase, r->top[i].name);
 }
 
-void tc_prof_named_path(const char *name, char *buf, size_t cap) { snprintf(buf, cap, "results/profile-%s.csv", name); }
+void tc_prof_named_path(const char *name, char *buf, size_t cap)
+{
+    (void)snprintf(buf, cap, "results/profile-%s.csv", name); /* the names are short constants */
+}
 
 bool tc_prof_write_csv(const tc_prof_report *r, const char *path, const char *what, const tc_policy *pol)
 {
@@ -523,11 +526,11 @@ void tc_prof_crosscheck(FILE *f, bool csv, const tc_prof_report *r, const tc_pro
         double ps = have_p ? 100 * pc->share : 0, cs = have_c ? 100 * cc->ns / total : 0;
         char pbuf[16] = "n/a", cbuf[16] = "n/a", dbuf[16] = "n/a";
         if (have_p)
-            snprintf(pbuf, sizeof pbuf, csv ? "%.2f" : "%.1f%%", ps);
+            (void)snprintf(pbuf, sizeof pbuf, csv ? "%.2f" : "%.1f%%", ps); /* shares: 0 to 100 */
         if (have_c)
-            snprintf(cbuf, sizeof cbuf, csv ? "%.2f" : "%.1f%%", cs);
+            (void)snprintf(cbuf, sizeof cbuf, csv ? "%.2f" : "%.1f%%", cs);
         if (have_p && have_c)
-            snprintf(dbuf, sizeof dbuf, csv ? "%.2f" : "%+.1f pp", ps - cs);
+            (void)snprintf(dbuf, sizeof dbuf, csv ? "%.2f" : "%+.1f pp", ps - cs);
         if (csv)
             fprintf(f, "%s,%s,%s,%s\n", phase, pbuf, cbuf, dbuf);
         else

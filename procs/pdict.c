@@ -160,11 +160,17 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
             pos = 0;
         }
         tc_term l = pd->data[pos];
-        if (tc_is_tuple(l) && make_hash(tkey(l), &hx[e++]) != TC_OK)
-            goto out;
-        for (; tc_is_list(l); l = tc_cdr(l))
+        /* The same buckets as the walk that counted `entries`, unchanged since. */
+        if (tc_is_tuple(l)) {
+            TC_ASSERT(e < entries);
+            if (make_hash(tkey(l), &hx[e++]) != TC_OK)
+                goto out;
+        }
+        for (; tc_is_list(l); l = tc_cdr(l)) {
+            TC_ASSERT(e < entries);
             if (make_hash(tkey(tc_car(l)), &hx[e++]) != TC_OK)
                 goto out;
+        }
     }
     tc_term *hp = NULL;
     if (needed && !(hp = tc_alloc_words(heap, needed)))
@@ -181,6 +187,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         pd->used_slots++;
         tc_term l = pd->data[pos];
         if (tc_is_tuple(l)) {
+            TC_ASSERT(e < entries);
             if (slot_of(pd, hx[e++]) != pos) {
                 pd->data[pos + home] = l;
                 pd->data[pos] = TC_NIL;
@@ -189,6 +196,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         }
         tc_term stay = TC_NIL, move = TC_NIL;
         for (; l != TC_NIL; l = tc_cdr(l), hp += TC_CONS_SIZE) {
+            TC_ASSERT(e < entries && hp); /* hashed and allocated for by the walks above */
             if (slot_of(pd, hx[e++]) == pos)
                 stay = cons(hp, tc_car(l), stay);
             else
@@ -209,6 +217,7 @@ tc_result tc_pdict_put(tc_pdict *pd, tc_alloc *heap, tc_term key, tc_term value,
     if (r != TC_OK)
         return r;
     if (!pd->data) {
+        TC_ASSERT(pd->array_size == 0);
         if (!ensure_array(pd, INITIAL_SIZE))
             return TC_ENOMEM;
         pd->used_slots = INITIAL_SIZE;

@@ -222,7 +222,7 @@ static void grow(tc_ets *t)
     if (seg >= t->nsegs) {
         if (seg >= MAX_SEGS)
             goto done;
-        node **s = tc_mem_calloc(EXT_SEGSZ, sizeof *s);
+        node **s = tc_mem_calloc(EXT_SEGSZ, sizeof(node *));
         if (!s)
             goto done; /* no memory to grow: longer chains, not an error */
         t->seg[t->nsegs++] = s;

@@ -44,7 +44,7 @@ void tc_print_backtrace(void)
         char name[256];
         unw_get_reg(&cur, UNW_REG_IP, &ip);
         if (unw_get_proc_name(&cur, name, sizeof name, &off) != 0)
-            snprintf(name, sizeof name, "?");
+            (void)snprintf(name, sizeof name, "?");
         fprintf(stderr, "  #%-2d 0x%012lx %s+0x%lx\n", depth, (unsigned long)ip, name,
                 (unsigned long)off);
     }

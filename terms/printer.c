@@ -49,6 +49,9 @@ static void put_u64(strbuf *b, uint64_t v)
 
 size_t tc_float_format(double d, char *out)
 {
+    /* Erlang floats are finite (the reader, the decoder and tc_term_verify refuse the rest);
+     * "inf" and "nan" have no digits or exponent for the scan below to find. */
+    TC_CHECK(isfinite(d));
     char *o = out;
     if (signbit(d)) {
         *o++ = '-';
@@ -62,7 +65,7 @@ size_t tc_float_format(double d, char *out)
      * decimal reads back as the same double. */
     char sci[40];
     for (int prec = 1; prec <= 17; prec++) {
-        snprintf(sci, sizeof sci, "%.*e", prec - 1, d);
+        (void)snprintf(sci, sizeof sci, "%.*e", prec - 1, d); /* at most 24 bytes */
         if (strtod(sci, NULL) == d)
             break;
     }
@@ -72,7 +75,8 @@ size_t tc_float_format(double d, char *out)
     for (; *s != 'e'; s++)
         if (*s >= '0' && *s <= '9')
             digits[nd++] = *s;
-    int exp10 = atoi(s + 1);
+    TC_ASSERT(nd > 0);
+    int exp10 = (int)strtol(s + 1, NULL, 10); /* the exponent %e wrote: 3 digits at most */
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     /* value = digits * 10^place; the placement rules are io_lib_format's. */
@@ -228,7 +232,7 @@ static bool put_scalar(strbuf *b, tc_term t)
 {
     if (tc_is_small(t)) {
         char tmp[24];
-        snprintf(tmp, sizeof tmp, "%lld", (long long)tc_small_val(t));
+        (void)snprintf(tmp, sizeof tmp, "%lld", (long long)tc_small_val(t)); /* 20 bytes at most */
         puts_(b, tmp);
     } else if (tc_is_atom(t)) {
         put_atom(b, t);

@@ -79,7 +79,8 @@ static const char *check_immediate(tc_term t)
     return "immediate with an unknown or stack-only tag";
 }
 
-static const char *check_binary(const tc_term *p)
+/* Recursion depth 1: a sub binary's orig is checked to be a heap binary or a ProcBin first. */
+static const char *check_binary(const tc_term *p) /* NOLINT(misc-no-recursion): depth 1, see above */
 {
     uint64_t arity = tc_header_arity(p[0]);
     switch (tc_header_subtag(p[0])) {
@@ -124,7 +125,7 @@ static const char *check_binary(const tc_term *p)
 
 bool tc_term_verify(tc_term t, const char **why_out)
 {
-    const char *dummy;
+    const char *dummy = NULL;
     const char **why = why_out ? why_out : &dummy;
     *why = NULL;
     tc_wstack s;

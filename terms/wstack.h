@@ -19,7 +19,10 @@ typedef struct tc_wstack {
     tc_term inline_buf[TC_WSTACK_INLINE];
 } tc_wstack;
 
-/* The stack must not move between init and destroy (base may point into it). */
+/* The stack must not move between init and destroy (base may point into it).
+ * A pointer to word i is written `s->base + i`: cppcheck 2.10 reads `&s->base[i]` of a stack
+ * that starts in inline_buf as the address of the variable `base` itself, and then reports
+ * every further index through that pointer (objectIndex). */
 static inline void tc_wstack_init(tc_wstack *s)
 {
     s->base = s->inline_buf;

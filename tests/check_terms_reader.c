@@ -1,4 +1,5 @@
 /* The term reader: what it accepts, what it rejects (with the exact error), and depth. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,27 +274,38 @@ START_TEST(test_atom_length_limit)
 
     memset(text, 'a', 256);
     text[256] = '\0';
-    tc_read_error err;
+    tc_read_error err = {0};
     ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), text, 256, &t, &err), TC_ELIMIT);
     ck_assert_str_eq(err.message, "atom too long (256 characters; the VM's limit is 255)");
     ck_assert_int_eq(tc_atom_intern(text, 256, &t), TC_ELIMIT);
 }
 END_TEST
 
+/* Appends to the string in buf[cap]; the test fails if it would not fit. */
+TC_PRINTF(3, 4) static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+    ck_assert(n >= 0 && (size_t)n < cap - used);
+}
+
 START_TEST(test_hashmap_reported)
 {
     char text[1024] = "#{";
     for (int i = 0; i < 33; i++)
-        sprintf(text + strlen(text), "%s%d => x", i ? "," : "", i);
+        append(text, sizeof text, "%s%d => x", i ? "," : "", i);
     strcat(text, "}");
     tc_term t;
-    tc_read_error err;
+    tc_read_error err = {0};
     ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), text, strlen(text), &t, &err), TC_EUNSUPPORTED);
     ck_assert(strstr(err.message, "more than 32 keys") != NULL);
     /* 32 keys are a flatmap of 3 + 32 + 33 words. */
     text[2] = '\0';
     for (int i = 0; i < 32; i++)
-        sprintf(text + strlen(text), "%s%d => x", i ? "," : "", i);
+        append(text, sizeof text, "%s%d => x", i ? "," : "", i);
     strcat(text, "}");
     ck_assert_uint_eq(tc_flat_ok(tc_read_ok(text)), 3 + 32 + 33);
 }

@@ -40,8 +40,9 @@ const tc_vector *tc_vectors(size_t *count)
                     *s++ = '\0';
                 }
             }
-            rows = realloc(rows, (nrows + 1) * sizeof *rows);
-            ck_assert(rows != NULL);
+            tc_vector *grown = realloc(rows, (nrows + 1) * sizeof *rows);
+            ck_assert(grown != NULL);
+            rows = grown;
             tc_vector *v = &rows[nrows++];
             v->expr = strdup(cols[0]);
             v->literal = strdup(cols[1]);
@@ -51,7 +52,7 @@ const tc_vector *tc_vectors(size_t *count)
             v->ext_hex = strdup(cols[5]);
         }
         free(line);
-        fclose(f);
+        (void)fclose(f); /* read only */
         ck_assert_msg(nrows > 0, "no rows in %s", TC_VECTORS_TSV);
     }
     *count = nrows;
@@ -116,8 +117,9 @@ const char *tc_print_ok(tc_term t)
 {
     char *s;
     ck_assert(tc_term_print(t, &s, NULL) == TC_OK);
-    printed = realloc(printed, (nprinted + 1) * sizeof *printed);
-    ck_assert(printed != NULL);
+    char **grown = realloc(printed, (nprinted + 1) * sizeof *printed);
+    ck_assert(grown != NULL);
+    printed = grown;
     printed[nprinted++] = s;
     return s;
 }

@@ -264,7 +264,7 @@ static int cmd_print(int argc, char **argv)
         if (tc_term_print(t, &text, &len) != TC_OK) {
             fail("%s", "out of memory printing the term");
         } else {
-            fwrite(text, 1, len, stdout);
+            (void)fwrite(text, 1, len, stdout); /* main checks stdout before exiting */
             fputc('\n', stdout);
             tc_mem_free(text);
             rc = 0;
@@ -381,7 +381,7 @@ static int cmd_decode(int argc, char **argv)
     } else if (tc_term_print(t, &out, &out_len) != TC_OK) {
         fail("%s", "out of memory printing the term");
     } else {
-        fwrite(out, 1, out_len, stdout);
+        (void)fwrite(out, 1, out_len, stdout); /* main checks stdout before exiting */
         fputc('\n', stdout);
         tc_mem_free(out);
         rc = 0;
@@ -426,8 +426,8 @@ static void cal_note(calibration *cal, const char *line)
         size_t n = strlen(wanted[i]), used = strlen(cal->origin);
         if (strncmp(line, wanted[i], n) != 0)
             continue;
-        snprintf(cal->origin + used, sizeof cal->origin - used, "%s%s%s", used ? ", " : "", wanted[i] + 2,
-                 line + n);
+        (void)snprintf(cal->origin + used, sizeof cal->origin - used, "%s%s%s", used ? ", " : "", wanted[i] + 2,
+                       line + n); /* a note for the reader: truncated is fine */
     }
 }
 
@@ -451,9 +451,18 @@ static int cal_read(const char *path, calibration *cal)
         if (line[0] == '\0' || strncmp(line, "key\t", 4) == 0)
             continue;
         char name[48], words[32];
-        double value;
+        double value = 0;
         cal_key *k;
-        if (sscanf(line, "%47[^\t]\t%31[^\t]\t%lf", name, words, &value) != 3) {
+        /* KEY and WORDS with sscanf, VALUE with strtod (sscanf's %lf has undefined behaviour
+         * when the number is out of range); "%n" stores where VALUE starts. */
+        int at = -1;
+        bool fields = sscanf(line, "%47[^\t]\t%31[^\t]\t%n", name, words, &at) == 2 && at >= 0;
+        if (fields) {
+            char *end;
+            value = strtod(line + at, &end);
+            fields = end != line + at;
+        }
+        if (!fields) {
             fprintf(stderr, "termcopy: %s:%u: expected KEY<TAB>WORDS<TAB>VALUE\n", path, lineno);
             rc = EXIT_USAGE;
         } else if (!(k = cal_find(cal, name)) && cal->nkeys == CAL_MAX_KEYS) {
@@ -462,7 +471,7 @@ static int cal_read(const char *path, calibration *cal)
         } else {
             if (!k) {
                 k = &cal->keys[cal->nkeys++];
-                snprintf(k->name, sizeof k->name, "%s", name);
+                (void)snprintf(k->name, sizeof k->name, "%s", name); /* name[48] into name[48] */
             }
             if (strcmp(words, "-") == 0) {
                 k->value = value;
@@ -475,7 +484,7 @@ static int cal_read(const char *path, calibration *cal)
             }
         }
     }
-    fclose(f);
+    (void)fclose(f); /* read only */
     return rc;
 }
 

@@ -60,7 +60,7 @@ static tc_term object_of(tc_arena *arena, unsigned k, const oracle_entry *e)
 {
     char num[48], text[256];
     format_int(num, sizeof num, e->counter);
-    snprintf(text, sizeof text, "{%s,%s,%s}", key_text[k], num, payload_text[e->payload]);
+    TC_CHECK(snprintf(text, sizeof text, "{%s,%s,%s}", key_text[k], num, payload_text[e->payload]) < (int)sizeof text);
     return read_text(arena, text);
 }
 

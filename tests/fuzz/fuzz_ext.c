@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!arena)
         return 0;
     tc_term t, back;
-    tc_read_error err;
+    tc_read_error err = {0};
     tc_result r = tc_ext_decode(tc_arena_alloc(arena), data, size, &t, &err);
     if (r != TC_OK) {
         TC_CHECK(r != TC_ENOMEM && err.offset <= size && strncmp(err.message, "byte ", 5) == 0);

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!arena)
         return 0;
     tc_term t, back;
-    tc_read_error err;
+    tc_read_error err = {0};
     /* The round trip is skipped for terms holding over 1 MiB of binaries: `<<0:2147483648>>`
      * is legal, and printing it is gigabytes of work, not a finding. */
     tc_result r = tc_term_read(tc_arena_alloc(arena), (const char *)data, size, &t, &err);
