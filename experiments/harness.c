@@ -213,7 +213,7 @@ FILE *tc_bench_csv_open(const char *path)
         errno = EBUSY;
         return NULL;
     }
-    fflush(stdout);
+    (void)fflush(stdout);
     int fd = dup(STDOUT_FILENO);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
@@ -222,7 +222,7 @@ FILE *tc_bench_csv_open(const char *path)
         return NULL;
     }
     if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-        fclose(f);
+        (void)fclose(f);
         return NULL;
     }
     stdout_taken = true;
@@ -394,7 +394,7 @@ enum { OPT_HELP = 'h', OPT_VERSION = 256, OPT_ERA, OPT_LEN, OPT_SHAPE, OPT_ITERA
 static void quote_value(FILE *f, const char *v)
 {
     size_t n = 0;
-    for (; v[n] && n < 64; n++) {
+    for (; n < 64 && v[n]; n++) {
         unsigned char b = (unsigned char)v[n];
         if (b < 0x20 || b == 0x7f)
             fprintf(f, "\\x%02x", b);
@@ -429,7 +429,7 @@ static int number_arg(const tc_bench_cli *c, const char *option, const tc_bench_
     char expected[64];
     if (parse_long(arg, n->lo, n->hi, out))
         return 0;
-    snprintf(expected, sizeof expected, "an integer in %ld..%ld", n->lo, n->hi);
+    (void)snprintf(expected, sizeof expected, "an integer in %ld..%ld", n->lo, n->hi);
     return tc_bench_cli_bad(c, option, expected, arg);
 }
 
@@ -510,9 +510,9 @@ static void number_line(const char *option, const tc_bench_cli_number *n, const 
     char text[512];
     int k = snprintf(text, sizeof text, "%s (%ld..%ld", n->what, n->lo, n->hi);
     if (dflt)
-        snprintf(text + k, sizeof text - (size_t)k, "; default: %s)", dflt);
+        (void)snprintf(text + k, sizeof text - (size_t)k, "; default: %s)", dflt);
     else
-        snprintf(text + k, sizeof text - (size_t)k, ")");
+        (void)snprintf(text + k, sizeof text - (size_t)k, ")");
     help_line(option, text);
 }
 
@@ -521,14 +521,14 @@ static void usage(const tc_bench_cli_spec *s)
     char text[512], names[256];
     printf("usage: %s [OPTIONS]\n\n%s\n\n", s->prog, s->about);
     if (s->era) {
-        snprintf(text, sizeof text, "the era whose rules the model follows: %s (default: %s)",
+        (void)snprintf(text, sizeof text, "the era whose rules the model follows: %s (default: %s)",
                  s->era_both ? "r10b, otp25 or both, one after the other" : "r10b or otp25", s->era);
         help_line("--era E", text);
     }
     if (s->len.what)
         number_line("--len L", &s->len, s->len.dflt);
     if (s->shapes) {
-        snprintf(text, sizeof text, "%s (default: %s)", choices(s->shapes, s->nshapes, names, sizeof names), s->shape_dflt);
+        (void)snprintf(text, sizeof text, "%s (default: %s)", choices(s->shapes, s->nshapes, names, sizeof names), s->shape_dflt);
         help_line("--shape S", text);
     }
     if (s->iterations.what)
@@ -538,14 +538,14 @@ static void usage(const tc_bench_cli_spec *s)
     if (s->quick)
         help_line("--quick", s->quick);
     if (s->csv) {
-        snprintf(text, sizeof text, "%s, after '#' metadata lines; '-': on standard output, and everything else "
+        (void)snprintf(text, sizeof text, "%s, after '#' metadata lines; '-': on standard output, and everything else "
                  "on standard error", s->csv);
         help_line("--csv FILE|-", text);
     }
     for (int k = 0; k < s->nextras; k++) {
         const tc_bench_cli_extra *x = &s->extras[k];
         char option[64];
-        snprintf(option, sizeof option, "--%s%s%s", x->name, x->metavar ? " " : "", x->metavar ? x->metavar : "");
+        (void)snprintf(option, sizeof option, "--%s%s%s", x->name, x->metavar ? " " : "", x->metavar ? x->metavar : "");
         if (x->range.what)
             number_line(option, &x->range, x->range.dflt);
         else
@@ -677,7 +677,7 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
             int k = opt - OPT_EXTRA;
             const tc_bench_cli_extra *x = &s->extras[k];
             char option[64];
-            snprintf(option, sizeof option, "--%s", x->name);
+            (void)snprintf(option, sizeof option, "--%s", x->name);
             c->extra[k].given = true;
             c->extra[k].value = optarg;
             if (x->range.what)

@@ -16,11 +16,13 @@
 enum { F_LIST, F_TUPLE, F_MAP };
 enum { LIST_ELEMS = 0, LIST_TAIL = 1, MAP_KEY = 0, MAP_VALUE = 1 };
 
-/* The largest binary written as text: 2^28 bits (32 MiB, whose ~w text is up to 128 MiB),
- * for a whole binary and so for any one segment. termcopy's bound on what a few bytes of
- * text may make it build, not the VM's (which builds what memory holds); larger binaries
- * come in the external format. */
-#define MAX_BINARY_BITS (UINT64_C(1) << 28)
+/* The most binary data one text may build: 2^27 bits (16 MiB, whose ~w text is up to
+ * 64 MiB), over all its binaries together, and so for any one binary or segment. Binary
+ * segments are the one place where a few bytes of text ("<<0:99999999>>") make much more
+ * data; everything else the reader builds is proportional to its input. termcopy's bound,
+ * not the VM's (which builds what memory holds); larger binaries come in the external
+ * format. */
+#define MAX_BINARY_BITS (UINT64_C(1) << 27)
 
 typedef struct reader {
     const unsigned char *start, *p, *end;
@@ -29,6 +31,7 @@ typedef struct reader {
     tc_result res;
     tc_wstack vals;
     tc_wstack frames;
+    uint64_t binary_bits; /* of the binaries read so far (MAX_BINARY_BITS in all) */
 } reader;
 
 static bool at_end(const reader *r) { return r->p >= r->end; }
@@ -452,8 +455,9 @@ typedef struct bitbuf {
 /* Makes room for `more` bits (zeroed); TC_ELIMIT past MAX_BINARY_BITS in all. */
 static bool bitbuf_reserve(reader *r, bitbuf *b, uint64_t more)
 {
-    if (more > MAX_BINARY_BITS - b->bits)
-        return fail_at(r, r->p, TC_ELIMIT, "binary larger than %llu bits (termcopy's bound for a binary written as text)",
+    if (more > MAX_BINARY_BITS - r->binary_bits - b->bits)
+        return fail_at(r, r->p, TC_ELIMIT,
+                       "binaries of more than %llu bits in all (termcopy's bound for binaries written as text)",
                        (unsigned long long)MAX_BINARY_BITS);
     uint64_t need = (b->bits + more + 7) / 8;
     if (need <= b->cap)
@@ -575,9 +579,9 @@ static bool read_binary(reader *r, tc_term *out)
                     r->p++;
                     ok = read_decimal_u64(r, MAX_BINARY_BITS, &size, "a segment size in bits");
                 }
-                if (ok && size > MAX_BINARY_BITS - b.bits)
-                    ok = fail_at(r, seg, TC_ELIMIT, "binary larger than %llu bits (termcopy's bound for a binary "
-                                 "written as text)", (unsigned long long)MAX_BINARY_BITS);
+                if (ok && size > MAX_BINARY_BITS - r->binary_bits - b.bits)
+                    ok = fail_at(r, seg, TC_ELIMIT, "binaries of more than %llu bits in all (termcopy's bound "
+                                 "for binaries written as text)", (unsigned long long)MAX_BINARY_BITS);
                 if (ok)
                     ok = put_integer_bits(r, &b, v, size);
             }
@@ -603,6 +607,7 @@ static bool read_binary(reader *r, tc_term *out)
     if (ok && b.bits / 8 > SIZE_MAX - 1)
         ok = fail_at(r, at, TC_ELIMIT, "binary too large");
     if (ok) {
+        r->binary_bits += b.bits;
         *out = tc_term_bitstring(r->a, b.bytes, (size_t)(b.bits / 8), (unsigned)(b.bits % 8));
         if (*out == TC_NON_VALUE)
             ok = oom(r);
@@ -756,7 +761,7 @@ static bool parse(reader *r, tc_term *result)
 
 tc_result tc_term_read(tc_alloc *a, const char *text, size_t len, tc_term *out, tc_read_error *err)
 {
-    reader r = {(const unsigned char *)text, (const unsigned char *)text, (const unsigned char *)text + len, a, err, TC_OK, {0}, {0}};
+    reader r = {(const unsigned char *)text, (const unsigned char *)text, (const unsigned char *)text + len, a, err, TC_OK, {0}, {0}, 0};
     tc_wstack_init(&r.vals);
     tc_wstack_init(&r.frames);
     tc_term *offheap_mark = a->offheap->first;

@@ -237,15 +237,15 @@ static int cli_parse(tc_bench_cli *c, const char **err, const char *arg, ...)
     va_end(ap);
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
-    fflush(stderr);
+    ck_assert_int_eq(fflush(stderr), 0);
     int saved = dup(STDERR_FILENO);
-    dup2(fileno(f), STDERR_FILENO);
+    ck_assert_int_ge(dup2(fileno(f), STDERR_FILENO), 0);
     int rc = tc_bench_cli_parse(c, &cli_spec, argc, argv);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
+    ck_assert_int_eq(fflush(stderr), 0);
+    ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+    ck_assert_int_eq(close(saved), 0);
     *err = slurp(f);
-    fclose(f);
+    ck_assert_int_eq(fclose(f), 0);
     return rc;
 }
 

@@ -126,7 +126,7 @@ START_TEST(test_bignum_conversion)
     memset(huge + 1, '0', len - 1);
     huge[len] = '\0';
     tc_term t;
-    tc_read_error err;
+    tc_read_error err = {0};
     ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), huge, len, &t, &err), TC_ELIMIT);
     ck_assert_msg(strstr(err.message, "system_limit") != NULL, "%s", err.message);
     free(huge);
@@ -220,9 +220,11 @@ START_TEST(test_malformed)
         {"<<1/binary>>", TC_EUNSUPPORTED, 3, "binary type specifiers (/binary, /float, ...) are not supported"},
         {"<<a>>", TC_EPARSE, 2, "expected a digit, found 'a'"},
         {"<<1.5>>", TC_EPARSE, 2, "binary segments must be integers or strings"},
-        {"<<1:268435457>>", TC_ELIMIT, 4, "a segment size in bits out of range (at most 268435456)"},
-        {"<<-1:268435456, 1:1>>", TC_ELIMIT, 16,
-         "binary larger than 268435456 bits (termcopy's bound for a binary written as text)"},
+        {"<<1:134217729>>", TC_ELIMIT, 4, "a segment size in bits out of range (at most 134217728)"},
+        {"<<-1:134217728, 1:1>>", TC_ELIMIT, 16,
+         "binaries of more than 134217728 bits in all (termcopy's bound for binaries written as text)"},
+        {"[<<0:100000000>>, <<0:40000000>>]", TC_ELIMIT, 20,
+         "binaries of more than 134217728 bits in all (termcopy's bound for binaries written as text)"},
         {"<1.2.3>", TC_EUNSUPPORTED, 0, "only local pids <0.N.S> are modelled"},
         {"<0.268435456.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 268435455)"},
         {"<0.1>", TC_EPARSE, 4, "expected '.' in a pid, found '>'"},

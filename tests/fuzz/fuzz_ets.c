@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 0:
         case 1: { /* insert (a new key or an overwrite) */
             __int128 c = take(&p, end, 1);
-            oracle_entry n = {true, hi ? c << 62 : c, (unsigned)(take(&p, end, 1) & 0xFF) % NPAYLOADS};
+            oracle_entry n = {true, hi ? c * ((__int128)1 << 62) : c, /* c may be negative: no shift */ (unsigned)(take(&p, end, 1) & 0xFF) % NPAYLOADS};
             TC_CHECK(tc_ets_insert(t, object_of(arena, k, &n), NULL) == TC_OK);
             count += !e->present;
             *e = n;
