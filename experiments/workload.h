@@ -8,8 +8,8 @@
  *   ets        N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites,
  *              then N ets:lookup(T, I) whose results are dropped;
  *   empty      a loop of N iterations.
- * All processes run on one modelled scheduler (heaps/sched.h): a round trip is two real
- * process switches, a send is copy/send.h's path, a lookup is a BIF that builds its result
+ * All processes run on one modelled scheduler (procs/sched.h): a round trip is two real
+ * process switches, a send is procs/send.h's path, a lookup is a BIF that builds its result
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
  * the seed's timer:tc does, and counted.
  */

@@ -88,7 +88,7 @@ void *tc_mem_realloc(void *p, size_t bytes) TC_MUST_CHECK;
 void tc_mem_free(void *p);
 void tc_mem_fail_at(uint64_t n);
 uint64_t tc_mem_calls(void);   /* allocation calls since start (alloc, calloc, realloc) */
-/* For allocators that get memory without malloc (the carriers in heaps/): counts one
+/* For allocators that get memory without malloc (the carriers in alloc/): counts one
  * allocation call and returns nonzero when it is the one tc_mem_fail_at chose to fail. */
 int tc_mem_inject_failure(void);
 int64_t tc_mem_live(void);     /* blocks allocated and not yet freed */

@@ -71,7 +71,7 @@ static void setup(int s, tc_proc *p)
     case S_MINOR_OLD:
         ck_assert(tc_gc_collect(p, 0, p->x, p->arity) == TC_OK); /* data becomes mature */
         break;
-    case S_SHRINK: { /* the word-test ETS loop's 7th lookup starts here (check_heaps_sizes) */
+    case S_SHRINK: { /* the word-test ETS loop's 7th lookup starts here (check_procs_sizes) */
         tc_term r = TC_NIL;
         for (int i = 0; i < 6; i++) {
             tc_heapfrag *live = tc_proc_bif_enter(p);

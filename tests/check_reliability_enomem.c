@@ -8,9 +8,9 @@
  * nothing is left allocated (tc_mem_live; LeakSanitizer in the sanitizer build).
  *
  * Swept elsewhere (not repeated here): the reader (check_terms_reader), ext encode and
- * decode (check_copy_ext), copy_shared and literal put (check_copy_shared, _literal),
- * send (check_copy_send), proc spawn / HAlloc / GC / BIF / queue (check_heaps_enomem), an
- * ETS insert of a new key (check_heaps_ets), pdict put and split (check_heaps_pdict).
+ * decode (check_terms_ext), copy_shared and literal put (check_copy_shared, _literal),
+ * send (check_procs_send), proc spawn / HAlloc / GC / BIF / queue (check_procs_enomem), an
+ * ETS insert of a new key (check_stores_ets), pdict put and split (check_procs_pdict).
  */
 #include <stdio.h>
 #include <string.h>
