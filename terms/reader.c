@@ -422,7 +422,7 @@ static bool read_decimal_u64(reader *r, uint64_t max, uint64_t *v, const char *w
 static bool read_pid(reader *r, tc_term *out)
 {
     const unsigned char *at = r->p;
-    uint64_t node, num, serial;
+    uint64_t node = 0, num = 0, serial = 0; /* set by read_decimal_u64 before use; -O3 cannot see it */
     r->p++;
     if (!read_decimal_u64(r, UINT32_MAX, &node, "a pid's node number"))
         return false;
