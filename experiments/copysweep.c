@@ -30,6 +30,9 @@
 #include "terms/flatmap.h"
 #include "terms/size.h"
 
+/* A payload that cannot be built, or a copy that ran out of memory, ends the run (exit 1). */
+#define NEED(ok, what) tc_bench_need((ok), "copysweep", (what))
+
 enum { X_PROFILE, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_PROFILE] = {"profile", "NAME", "sample the whole sweep's stacks and write the phase shares to "
@@ -83,7 +86,7 @@ typedef tc_term (*shape_fn)(tc_alloc *a, size_t words);
 static tc_term cons_or_die(tc_alloc *a, tc_term car, tc_term cdr)
 {
     tc_term c = tc_term_cons(a, car, cdr);
-    TC_CHECK(c != TC_NON_VALUE);
+    NEED(c != TC_NON_VALUE, "building the payloads");
     return c;
 }
 
@@ -101,7 +104,7 @@ static tc_term shape_floats(tc_alloc *a, size_t words)
     tc_term l = TC_NIL;
     for (size_t i = words / 4; i > 0; i--) {
         tc_term f = tc_term_float(a, (double)i * 0.5);
-        TC_CHECK(f != TC_NON_VALUE);
+        NEED(f != TC_NON_VALUE, "building the payloads");
         l = cons_or_die(a, f, l);
     }
     return l;
@@ -111,11 +114,11 @@ static tc_term shape_tuple(tc_alloc *a, size_t words)
 {
     size_t n = words - 1;
     tc_term *e = tc_mem_alloc(n * sizeof *e);
-    TC_CHECK(e != NULL);
+    NEED(e != NULL, "building the payloads");
     for (size_t i = 0; i < n; i++)
         e[i] = tc_make_small((int64_t)i);
     tc_term t = tc_term_tuple(a, e, n);
-    TC_CHECK(t != TC_NON_VALUE);
+    NEED(t != TC_NON_VALUE, "building the payloads");
     tc_mem_free(e);
     return t;
 }
@@ -123,7 +126,7 @@ static tc_term shape_tuple(tc_alloc *a, size_t words)
 static tc_term pair(tc_alloc *a, tc_term x, tc_term y)
 {
     tc_term e[2] = {x, y}, t = tc_term_tuple(a, e, 2);
-    TC_CHECK(t != TC_NON_VALUE);
+    NEED(t != TC_NON_VALUE, "building the payloads");
     return t;
 }
 
@@ -172,7 +175,7 @@ static tc_term binaries(tc_alloc *a, size_t words, size_t bytes, size_t per)
     tc_term l = TC_NIL;
     for (size_t i = words / per; i > 0; i--) {
         tc_term b = tc_term_binary(a, data, bytes);
-        TC_CHECK(b != TC_NON_VALUE);
+        NEED(b != TC_NON_VALUE, "building the payloads");
         l = cons_or_die(a, b, l);
     }
     return l;
@@ -192,7 +195,7 @@ static tc_term shape_flatmaps(tc_alloc *a, size_t words)
             kv[2 * k] = tc_make_small(k);
             kv[2 * k + 1] = tc_make_small((int64_t)i);
         }
-        TC_CHECK(tc_term_flatmap(a, kv, 16, &m) == TC_OK);
+        NEED(tc_term_flatmap(a, kv, 16, &m) == TC_OK, "building the payloads");
         l = cons_or_die(a, m, l);
     }
     return l;
@@ -202,7 +205,7 @@ static tc_term shape_flatmaps(tc_alloc *a, size_t words)
 static tc_term shape_shared_tree(tc_alloc *a, size_t words)
 {
     tc_term t;
-    TC_CHECK(tc_atom_intern("leaf", 4, &t) == TC_OK);
+    NEED(tc_atom_intern("leaf", 4, &t) == TC_OK, "building the payloads");
     for (unsigned d = tree_depth(words); d > 0; d--)
         t = pair(a, t, t);
     return t;
@@ -245,7 +248,7 @@ static void before_repeat(subject *s, enum strategy st)
     dest_reset(s->dst);
     if (st == LITERAL_PUT) {
         s->area = tc_copy_literal_area_new(s->flat + 3);
-        TC_CHECK(s->area != NULL);
+        NEED(s->area != NULL, "building the payloads");
     }
 }
 
@@ -279,7 +282,7 @@ static void run(subject *s, enum strategy st)
     case LITERAL_GET: r = tc_copy_literal_get(s->got, s->key, &out); break;
     case NSTRATEGIES: break;
     }
-    TC_CHECK(r == TC_OK);
+    NEED(r == TC_OK, "timing a copy");
 }
 
 typedef struct plan {
@@ -414,29 +417,29 @@ int main(int argc, char **argv)
     }
 
     tc_term key;
-    TC_CHECK(tc_atom_intern("key", 3, &key) == TC_OK);
+    NEED(tc_atom_intern("key", 3, &key) == TC_OK, "building the payloads");
     size_t nshapes = sizeof shapes / sizeof shapes[0];
     for (size_t z = 0; z < nsizes; z++) {
         size_t target = kib[z] * 1024 / sizeof(tc_term);
         for (size_t k = 0; k < nshapes; k++) {
             tc_arena *src = tc_arena_new(target + 64);
-            TC_CHECK(src != NULL);
+            NEED(src != NULL, "building the payloads");
             subject s = {0};
             s.key = key;
             s.term = shapes[k].build(tc_arena_alloc(src), target);
             uint64_t flat;
-            TC_CHECK(tc_term_flat_size(s.term, &flat) == TC_OK);
+            NEED(tc_term_flat_size(s.term, &flat) == TC_OK, "building the payloads");
             s.flat = flat;
-            TC_CHECK(tc_copy_compact_in(s.term, &s.stored, NULL) == TC_OK);
+            NEED(tc_copy_compact_in(s.term, &s.stored, NULL) == TC_OK, "building the payloads");
             dest d = {.iface = {dest_alloc, NULL}, .cap = s.flat + 2};
             d.iface.offheap = &d.offheap;
             d.base = tc_mem_alloc(d.cap * sizeof(tc_term));
-            TC_CHECK(d.base != NULL);
+            NEED(d.base != NULL, "building the payloads");
             memset(d.base, 0, d.cap * sizeof(tc_term)); /* warm, as a reused heap is */
             s.dst = &d;
             s.got = tc_copy_literal_area_new(s.flat + 3);
-            TC_CHECK(s.got != NULL);
-            TC_CHECK(tc_copy_literal_put(s.got, key, s.term, NULL) == TC_OK);
+            NEED(s.got != NULL, "building the payloads");
+            NEED(tc_copy_literal_put(s.got, key, s.term, NULL) == TC_OK, "building the payloads");
 
             tc_bench_progress("%zu KiB %s", kib[z], shapes[k].name);
             figure fg[NSTRATEGIES];

@@ -355,6 +355,14 @@ void tc_bench_progress_end(void)
         fputs("\r\033[K", stderr);
 }
 
+void tc_bench_need(bool ok, const char *prog, const char *what)
+{
+    if (ok)
+        return;
+    fprintf(stderr, "%s: out of memory (%s)\n", prog, what);
+    exit(EXIT_FAILURE);
+}
+
 int tc_bench_exit_status(const char *prog, int rc)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -690,6 +698,16 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
         return bad;
     if (optind < argc)
         return usage_error(c, "unexpected argument", argv[optind]);
+    /* The tests' hook into every failure path (tests/cli_enomem.sh): the Nth allocation the
+     * library makes from here on fails. */
+    const char *fail_at = getenv("TC_MEM_FAIL_AT");
+    if (fail_at && *fail_at) {
+        char *end;
+        unsigned long long nth = strtoull(fail_at, &end, 10);
+        if (*end != '\0' || nth == 0)
+            return usage_error(c, "TC_MEM_FAIL_AT (a positive integer)", fail_at);
+        tc_mem_fail_at(nth);
+    }
     return TC_BENCH_CLI_RUN;
 }
 

@@ -165,7 +165,9 @@ enum { TC_BENCH_CLI_RUN = -1 };
 
 /* Parses the whole command line against spec: TC_BENCH_CLI_RUN, or the status to exit with
  * (through tc_bench_exit_status): 0 after --help or --version, 2 after one line on stderr
- * for an unknown option, a missing or bad value, or a stray argument. */
+ * for an unknown option, a missing or bad value, or a stray argument. TC_MEM_FAIL_AT=N in
+ * the environment makes the Nth library allocation after it fail (the tests' sweep of
+ * every binary's out-of-memory exits). */
 int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *spec, int argc, char **argv);
 /* The one line for a bad value the binary found itself, in the parser's words:
  * "PROG: OPTION: expected EXPECTED, got 'VALUE'; try 'PROG --help'". Returns 2. */
@@ -203,6 +205,9 @@ void tc_bench_meta_policy(FILE *f, const tc_policy *pol);
 /* What an experiment's main returns last: `rc`, or 2 with a one-line message when standard
  * output could not be written (a full disk, a closed pipe), so no table is lost silently. */
 int tc_bench_exit_status(const char *prog, int rc);
+/* Setup that cannot go on without its memory (a payload being built): unless ok, prints
+ * "PROG: out of memory (WHAT)" and exits 1. */
+void tc_bench_need(bool ok, const char *prog, const char *what);
 
 /* Overwrites one progress line on stderr, only when stderr is a terminal. */
 void tc_bench_progress(const char *fmt, ...) TC_PRINTF(1, 2);
