@@ -16,7 +16,7 @@
  * Each process is a modelled process (procs/proc.h) whose heap is min_heap_size words
  * (default 9999999, the seed's +h): {I, hello} is built on it before each insert, and a
  * lookup or update_counter result is built by HAlloc and passes the GC-after-BIF test
- * (bif_enter / bif_return_maybe_gc), so a smaller --heap brings fragments and collections
+ * (bif_enter / bif_return_maybe_gc), so a smaller --min-heap brings fragments and collections
  * back. The process dictionary puts on the same kind of heap and never collects (its slots
  * are not GC roots yet).
  *
