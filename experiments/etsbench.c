@@ -17,8 +17,8 @@
  * (default 9999999, the seed's +h): {I, hello} is built on it before each insert, and a
  * lookup or update_counter result is built by HAlloc and passes the GC-after-BIF test
  * (bif_enter / bif_return_maybe_gc), so a smaller --min-heap brings fragments and collections
- * back. The process dictionary puts on the same kind of heap and never collects (its slots
- * are not GC roots yet).
+ * back. The process dictionary puts on the same kind of heap (its slots are GC roots, as
+ * ProcDict is in erts); the seed's heap holds every put, so it never collects.
  *
  * The lock phase, measured two ways in the same run:
  * - lock_ns: the workload runs again on a table whose lock phase is clocked in place
