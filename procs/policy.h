@@ -72,6 +72,7 @@ typedef struct tc_policy {
     tc_gc_trigger trigger;
     tc_gc_rules gc_rules;
     tc_bif_gc_test bif_gc_test;
+    tc_send_path send_path;   /* how a process of this era sends (the sender's policy decides) */
     /* ERTS_POTENTIALLY_LONG_GC_HSIZE (erl_gc.h, 128 Ki words; 0 = never): a GC asked for on a
      * normal scheduler whose young use + stack (+ old use when major) reaches this is not
      * run there; the process is flagged F_FORCE_GC, gives up its reductions and is collected
@@ -84,7 +85,6 @@ typedef struct tc_policy {
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
-    tc_send_path send_path;   /* how a process of this era sends (the sender's policy decides) */
     tc_mseg_config mem;       /* sbct, segment cache size and the carrier thresholds */
 } tc_policy;
 
