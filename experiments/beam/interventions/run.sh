@@ -5,8 +5,9 @@
 #
 # usage: experiments/beam/interventions/run.sh [--rounds R] [--repeats K] [--iterations N]
 #                 [--lens "L1 L2 ..."] [--variants "V1 V2 ..."] [--model BUILD_DIR] [OUTPUT_CSV]
-#   OUTPUT_CSV   default report/data/vm-interventions.csv
-#   --rounds R   rounds over all lengths and variants (default 3); per round and length the
+#   OUTPUT_CSV   default report/data/vm-interventions.csv; every round's rows go beside it
+#                (OUTPUT-rounds.csv: side,round,variant or ablation,payload_len,... )
+#   --rounds R   rounds over all lengths and variants (default 5); per round and length the
 #                model's ablate runs once (every switch), then each VM variant in turn
 #   --repeats K  fresh testers per VM run, medians (default 3)
 #   --model-repeats K  runs per ablation on the model side (default 1: its counts do not vary)
@@ -23,11 +24,11 @@
 #   C macro's word test); no_long_gc_delay -> no_long_gc_delay; mseg_no_cache, shipped_mcs0
 #   -> fresh_pages. Ratio = lookup / proc, proc the median of the three proc passes (as
 #   fidelity.sh), per round; the CSV has the median of the rounds' ratios and counts. Takes
-#   about 25 min on the shared 2-core machine after the emulators are built (build.sh).
+#   about 8 min on the shared 2-core machine once the emulators are built (build.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-rounds=3 repeats=3 mrepeats=1 iterations=1000 lens="1000 3000 4250 4500 10000 30000"
+rounds=5 repeats=3 mrepeats=1 iterations=1000 lens="1000 3000 4250 4500 10000 30000"
 variants="shipped rebuilt emu word_gc_test no_long_gc_delay mseg_no_cache shipped_mcs0"
 model="$root/build/release" out="$root/report/data/vm-interventions.csv"
 while [ $# -gt 0 ]; do
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --lens) lens="${2:?}"; shift ;;
     --variants) variants="${2:?}"; shift ;;
     --model) model="${2:?}"; shift ;;
-    --help|-h) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) out="$1" ;;
     esac
@@ -182,5 +183,13 @@ for v in $variants; do echo "$v,${vmodel[$v]},${vflags[$v]:-}"; done | sed 's/,$
     echo "variant,payload_len,vm_ratio,vm_lookup_gcs,vm_lookup_faults,vm_carriers,model_ratio,model_lookup_gcs,model_lookup_faults,model_carriers,model_ablation,vm_extra_flags,vm_proc_us,vm_lookup_us,model_proc_us,model_lookup_us,vm_trace_gcs,vm_trace_mseg_create,vm_trace_mseg_cache_hits,vm_trace_mseg_destroy,rounds"
     awk -F, "$agg" "$tmp/map" "$tmp/model.rows" "$tmp/trace.rows" "$tmp/vm.rows"
 } >"$tmp/out.csv" || die "cannot build the CSV"
-mkdir -p "$(dirname "$out")" && mv "$tmp/out.csv" "$out" || die "cannot write $out"
+# Every round's rows beside it, for the spread behind the medians.
+rounds_out="${out%.csv}-rounds.csv"
+{
+    grep -E '^# (experiment|date|git|lens|runs|load):' "$tmp/out.csv"
+    echo "side,round,variant,payload_len,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,carriers"
+    sed 's/^/vm,/' "$tmp/vm.rows"
+    sed 's/^/model,/' "$tmp/model.rows"
+} >"$tmp/rounds.csv" || die "cannot build the per-round CSV"
+mkdir -p "$(dirname "$out")" && mv "$tmp/out.csv" "$out" && mv "$tmp/rounds.csv" "$rounds_out" || die "cannot write $out"
 say "wrote $out in $((SECONDS - started)) s"
