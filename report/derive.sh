@@ -46,6 +46,56 @@ fi
 # ---- the brief's VM observation (transcribed, for the report's comparisons) --------------------
 cp "$data/brief-vm.csv" "$der/brief-vm.csv"
 
+# ---- the interventions on the real VM (committed: ./run report --interventions reruns them) ---
+# The rows as measured, and per variant and length how each side moved: the VM against the VM
+# as shipped, the model's switch against its baseline. A move is "up" or "down" when it is more
+# than 15 % (counts: and more than 20 per 1000), else "same"; agree says whether both sides
+# moved the same way.
+cp "$data/vm-interventions.csv" "$der/vm-interventions.csv"
+awk "$lib"'
+    function arrow(x, y) { return x " → " y }
+    function way(x, base, floor) { return x - base > floor && x > 1.15 * base ? "up" : base - x > floor && x < base / 1.15 ? "down" : "same" }
+    !csv_row() { next }
+    {
+        k = csv_get("variant") SUBSEP csv_get("payload_len"); rows[++nr] = k
+        n = split("vm_lookup_gcs model_lookup_gcs vm_lookup_faults model_lookup_faults vm_ratio model_ratio", col, " ")
+        for (i = 1; i <= n; i++) v[k, col[i]] = csv_get(col[i])
+    }
+    END {
+        print "variant,payload_len,vm_gcs,model_gcs,gcs_vm_move,gcs_model_move,gcs_agree,vm_faults,model_faults,faults_vm_move,faults_model_move,faults_agree,vm_ratio,model_ratio,ratio_vm_move,ratio_model_move,ratio_agree"
+        for (i = 1; i <= nr; i++) {
+            k = rows[i]; split(k, kk, SUBSEP); b = "shipped" SUBSEP kk[2]; m = "rebuilt" SUBSEP kk[2]
+            if (kk[1] == "shipped" || kk[1] == "rebuilt" || !((b, "vm_lookup_gcs") in v) || !((m, "model_lookup_gcs") in v)) continue
+            g1 = way(v[k, "vm_lookup_gcs"], v[b, "vm_lookup_gcs"], 20); g2 = way(v[k, "model_lookup_gcs"], v[m, "model_lookup_gcs"], 20)
+            f1 = way(v[k, "vm_lookup_faults"], v[b, "vm_lookup_faults"], 20); f2 = way(v[k, "model_lookup_faults"], v[m, "model_lookup_faults"], 20)
+            r1 = way(v[k, "vm_ratio"], v[b, "vm_ratio"], 0); r2 = way(v[k, "model_ratio"], v[m, "model_ratio"], 0)
+            printf "%s,%s,%s,%s,%s,%s,%s,", kk[1], kk[2], arrow(v[b, "vm_lookup_gcs"], v[k, "vm_lookup_gcs"]),
+                arrow(v[m, "model_lookup_gcs"], v[k, "model_lookup_gcs"]), g1, g2, g1 == g2 ? "yes" : "no"
+            printf "%s,%s,%s,%s,%s,", arrow(v[b, "vm_lookup_faults"], v[k, "vm_lookup_faults"]),
+                arrow(v[m, "model_lookup_faults"], v[k, "model_lookup_faults"]), f1, f2, f1 == f2 ? "yes" : "no"
+            printf "%s,%s,%s,%s,%s\n", arrow(v[b, "vm_ratio"], v[k, "vm_ratio"]), arrow(v[m, "model_ratio"], v[k, "model_ratio"]),
+                r1, r2, r1 == r2 ? "yes" : "no"
+        }
+    }' "$data/vm-interventions.csv" >"$der/vm-interventions-moves.csv"
+# Per variant: in how many lengths each side moved the same way.
+awk "$lib"'
+    !csv_row() { next }
+    { v = csv_get("variant"); if (!(v in n)) order[++nv] = v; n[v]++
+      g[v] += csv_get("gcs_agree") == "yes"; f[v] += csv_get("faults_agree") == "yes"; r[v] += csv_get("ratio_agree") == "yes" }
+    END { print "variant,lengths,gcs_agree,faults_agree,ratio_agree"
+          for (i = 1; i <= nv; i++) { v = order[i]; printf "%s,%d,%d,%d,%d\n", v, n[v], g[v], f[v], r[v] } }' \
+    "$der/vm-interventions-moves.csv" >"$der/vm-interventions-agree.csv"
+# The rebuild check: the rebuilt VM's counts against the shipped VM's at every length.
+awk "$lib"'
+    !csv_row() { next }
+    { k = csv_get("payload_len")
+      if (csv_get("variant") == "shipped") { sg[k] = csv_get("vm_lookup_gcs"); sf[k] = csv_get("vm_lookup_faults"); if (!(k in seen)) { seen[k] = 1; lens_[++nl] = k } }
+      if (csv_get("variant") == "rebuilt") { rg[k] = csv_get("vm_lookup_gcs"); rf[k] = csv_get("vm_lookup_faults") } }
+    END { print "payload_len,shipped_gcs,rebuilt_gcs,gcs_equal,shipped_faults,rebuilt_faults,faults_change_pct"
+          for (i = 1; i <= nl; i++) { k = lens_[i]; if (!(k in rg)) continue
+              printf "%s,%s,%s,%s,%s,%s,%+.0f\n", k, sg[k], rg[k], sg[k] == rg[k] ? "yes" : "no", sf[k], rf[k], (sf[k] > 0 ? 100 * (rf[k] - sf[k]) / sf[k] : 0) } }' \
+    "$data/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+
 # ---- figure 1 and the 2005 table: per 1000 operations, proc = the round trip -----------------
 {
     echo "# per 1000 operations; proc_us is the median of the proc1..3 medians; seed rows: the median of its 5 runs"
