@@ -193,7 +193,7 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
 {
     tc_term e[2] = {self, term};
     tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
-    tc_result r = tc_send(p, peer->proc, msg, peer->status != TC_TASK_WAITING, &w->copy);
+    tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, peer->status != TC_TASK_WAITING, &w->copy);
     if (r == TC_OK)
         tc_sched_wake(peer);
     return r;

@@ -14,6 +14,7 @@ tc_policy tc_policy_r10b(void)
         .bif_gc_test = TC_BIF_GC_WORDS, /* unused: R10B collects at schedule */
         .long_gc_words = 0,             /* no dirty schedulers */
         .move_live_frags = false,
+        .gc_after_send = false,
         .shrink = true,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
@@ -34,6 +35,7 @@ tc_policy tc_policy_otp25(void)
         .bif_gc_test = TC_BIF_GC_X86_JIT,
         .long_gc_words = 128 * 1024,
         .move_live_frags = true,
+        .gc_after_send = true,
         .shrink = true,
         .min_heap_size = 233,
         .fullsweep_after = 65535,

@@ -81,6 +81,11 @@ typedef struct tc_policy {
      * at the GC-after-BIF safe point only (see proc.h). */
     uint64_t long_gc_words;
     bool move_live_frags;     /* OTP 25: fragments made by the BIF move whole into the new heap */
+    /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
+     * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
+     * after every send, with the message the only live register (erts_gc_after_bif_call_lhf
+     * keeps the BIF's result alone). R10B's send made no such test. */
+    bool gc_after_send;
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */

@@ -89,3 +89,12 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
         PROC_VERIFY_TRANSITION(to, to->x, to->arity);
     return r;
 }
+
+tc_result tc_send_maybe_gc(tc_proc *from, tc_proc *to, tc_term *msg, bool to_busy, tc_copy_stats *stats)
+{
+    tc_heapfrag *entry = tc_proc_bif_enter(from);
+    tc_result r = tc_send(from, to, *msg, to_busy, stats);
+    if (r == TC_OK && tc_proc_policy(from)->gc_after_send)
+        r = tc_proc_bif_return_maybe_gc(from, entry, msg);
+    return r;
+}

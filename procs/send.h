@@ -37,6 +37,11 @@ TC_BEGIN_DECLS
  */
 tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy_stats *stats) TC_MUST_CHECK;
 
+/* `!` as a process runs it: tc_send, then, when the sender's policy says so
+ * (gc_after_send), the GC-after-BIF safe point with *msg the only live register, so the
+ * sender may collect right after it sends (*msg then points at the moved message). */
+tc_result tc_send_maybe_gc(tc_proc *from, tc_proc *to, tc_term *msg, bool to_busy, tc_copy_stats *stats) TC_MUST_CHECK;
+
 /* Copies `t` (of `words` words, as size_object counts it) onto p's heap at htop, as spawn
  * copies its arguments: the caller has made room first (TestHeap). TC_EBADARG when the
  * words do not fit. */

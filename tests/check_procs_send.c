@@ -250,6 +250,51 @@ START_TEST(test_send_allocation_failure)
 }
 END_TEST
 
+/* OTP 25's `!` returns through the GC-after-BIF test: a sender whose fragments outgrew its
+ * free heap collects right after it sends, the message its only live register; R10B's does
+ * not, and neither does an OTP 25 sender with gc_after_send switched off. */
+static unsigned gcs_after_send(const char *era, bool gc_after_send)
+{
+    tc_policy pol;
+    ck_assert(tc_policy_preset(era, &pol) == TC_OK);
+    pol.gc_after_send = gc_after_send;
+    mem = tc_mseg_new(&pol.mem);
+    ck_assert(mem != NULL);
+    ck_assert(tc_proc_new(mem, &pol, &sender) == TC_OK);
+    ck_assert(tc_proc_new(mem, &pol, &receiver) == TC_OK);
+    /* The whole free heap used, then a 100-word fragment: mbuf_sz 100 > free heap 0. */
+    size_t room = (size_t)tc_proc_heap_room(sender);
+    tc_term *hp = tc_proc_halloc(sender, room), *frag = tc_proc_halloc(sender, 100);
+    ck_assert(hp && frag);
+    for (size_t i = 0; i < room; i++)
+        hp[i] = TC_NIL; /* garbage, but words a heap walk can read */
+    for (size_t i = 0; i < 100; i++)
+        frag[i] = TC_NIL;
+    tc_term e[2] = {tc_make_small(1), tc_make_small(2)};
+    tc_term msg = tc_term_tuple(tc_proc_alloc(sender), e, 2);
+    ck_assert(msg != TC_NON_VALUE);
+    ck_assert(tc_send_maybe_gc(sender, receiver, &msg, false, NULL) == TC_OK);
+    unsigned gcs = (unsigned)tc_proc_stats_get(sender)->gcs_after_bif;
+    /* The message survived the collection, wherever it was moved. */
+    ck_assert(tc_is_tuple(msg) && tc_tuple_arity(msg) == 2 && tc_tuple_element(msg, 2) == tc_make_small(2));
+    tc_proc_x(sender)[0] = msg;
+    tc_proc_set_arity(sender, 1);
+    verify(sender);
+    verify(receiver);
+    teardown_procs();
+    return gcs;
+}
+
+START_TEST(test_gc_after_send)
+{
+    ck_assert_uint_eq(gcs_after_send("otp25", true), 1);
+    ck_assert_uint_eq(gcs_after_send("otp25", false), 0);
+    ck_assert_uint_eq(gcs_after_send("r10b", false), 0);
+    tc_policy r10b = tc_policy_r10b(), otp25 = tc_policy_otp25();
+    ck_assert(!r10b.gc_after_send && otp25.gc_after_send);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("copy_send");
@@ -261,6 +306,7 @@ int main(void)
     tcase_add_test(tc, test_r10b_heap_with_fragment_send);
     tcase_add_test(tc, test_random_sends);
     tcase_add_test(tc, test_send_allocation_failure);
+    tcase_add_test(tc, test_gc_after_send);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
 }
