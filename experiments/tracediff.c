@@ -26,7 +26,7 @@
 static const tc_bench_cli_extra extras[] = {
     {"vm", "FILE", "the VM's trace (gctrace.erl --rows)", {0}},
     {"model", "FILE", "the model's trace (gctrace --csv)", {0}},
-    {"context", "N", "GCs shown before the first divergence, per side (default 3)", {"GCs", 0, 1000, "3"}},
+    {"context", "N", NULL, {"GCs shown before the first divergence, per side", 0, 1000, "3"}},
 };
 
 static const tc_bench_cli_spec spec = {

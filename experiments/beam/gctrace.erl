@@ -29,7 +29,7 @@
 %% differ between the two traced runs.
 %%
 %% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
-%%            [--summary | --rows [--csv FILE|-] | --perturbation]
+%%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
 %% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
 %%       Kind: minor_start, minor_end, major_start, major_end (the trace's words)
@@ -59,7 +59,7 @@ main() ->
     Len = arg("--len", Args, 10000),
     N = arg("--lookups", Args, 20),
     case {lists:member("--rows", Args), lists:member("--perturbation", Args)} of
-        {true, _} -> rows(Len, N, sarg("--csv", Args, "-"));
+        {true, _} -> rows(Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()));
         {_, true} -> perturbation(Len, N);
         _ -> events(Len, N, Args)
     end,
@@ -95,7 +95,7 @@ run(T, N, Flags) ->
 
 %% ---- --rows -----------------------------------------------------------------------------
 
-rows(Len, N, File) ->
+rows(Len, N, File, Flags) ->
     {T, _} = table(Len),
     M0 = mseg_counts(), E0 = eheap_counts(), F0 = eptest:minflt(),
     Events = run(T, N, [garbage_collection]),
@@ -110,7 +110,7 @@ rows(Len, N, File) ->
             {"eheap_mseg_alloc", EA}, {"eheap_mseg_dealloc", ED}, {"eheap_mseg_realloc", ER},
             {"eheap_carriers", EC}, {"minor_faults", F1 - F0}, {"result_words", W},
             {"unattributed", Unattributed}],
-    Meta = eptest:metadata("gctrace --rows (the lookup loop's GCs on the real VM)", flags())
+    Meta = eptest:metadata("gctrace --rows (the lookup loop's GCs on the real VM)", Flags)
         ++ [{"loop_" ++ K, integer_to_list(V)} || {K, V} <- Loop],
     eptest:write_file(File, Meta, row_header(),
                       [[integer_to_list(Seq), integer_to_list(Op), atom_to_list(Kind)
@@ -149,7 +149,8 @@ row(Acc, Kind, S, E) ->
     {length(Acc) + 1, 0, Kind, [proplists:get_value(F, S, -1) || F <- ?FIELDS],
      [proplists:get_value(F, E, -1) || F <- ?FIELDS]}.
 
-%% The emulator's own command line, for the metadata.
+%% The command line init saw, for the metadata when no --flags is given (emulator flags such
+%% as +S are not in it: pass them as --flags).
 flags() ->
     lists:flatten(lists:join(" ", [A || {K, Vs} <- init:get_arguments(), K =/= root, K =/= progname,
                                         K =/= home, V <- [Vs], A <- ["-" ++ atom_to_list(K) | V]])).
