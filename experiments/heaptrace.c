@@ -2,16 +2,7 @@
  * heaptrace — replays the brief's 7.2 prediction: a process that calls ets:lookup/2 on one
  * stored {Key, lists:seq(1, N)} in a tail-recursive loop that drops each result.
  *
- * The ETS table is not modelled here: the object is stored once in the compact form
- * (copy/compact.h, db_store_term), and each lookup is a BIF that takes one HAlloc of
- * size + 2 words on the process (heap or fragment) and fills it with copy_shallow plus
- * the result cons (build_term_list), then returns through the era's GC trigger with the
- * result as its only live register. The loop keeps Tab and Key (immediates) in x0/x1 and
- * 6 words of stack, the VM's for gctrace.erl's loop (its frame: Tab, N and a return address;
- * the spawned fun's: Self and one; one at the bottom; a 3-argument loop of the same shape
- * reports stack_size 7); the result is dropped before the next lookup. Under a GC-at-schedule
- * trigger the process is rescheduled after every lookup; under OTP25's, after a lookup
- * whose GC was delayed as long (policy.h long_gc_words), so that GC finds the result dead.
+ * The loop itself is lookuploop.h's (what it models is said there), shared with gctrace;
  * experiments/beam/gctrace.erl traces the same loop on the VM.
  *
  * Per lookup it measures the heap size after, the GCs and the words they copied, the new
@@ -21,13 +12,10 @@
  */
 #include <stdlib.h>
 
-#include "copy/compact.h"
-#include "harness.h"
 #include "alloc/faults.h"
-#include "procs/gc.h"
-#include "procs/proc.h"
+#include "harness.h"
+#include "lookuploop.h"
 #include "procs/verify.h"
-#include "terms/arena.h"
 
 static const tc_bench_cli_spec spec = {
     .prog = "heaptrace",
@@ -93,62 +81,28 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
 
-    /* The stored object {1, [1..N]}, built in an arena and stored in compact form. */
-    tc_arena *ar = tc_arena_new(0);
-    if (!ar)
-        return fail("arena", TC_ENOMEM);
-    tc_term *elems = tc_mem_alloc(length * sizeof *elems);
-    if (!elems)
-        return fail("list", TC_ENOMEM);
-    for (size_t i = 0; i < length; i++)
-        elems[i] = tc_make_small((int64_t)i + 1);
-    tc_term obj[2] = {tc_make_small(1), tc_term_list(tc_arena_alloc(ar), elems, length, TC_NIL)};
-    tc_mem_free(elems);
-    tc_term stored = tc_term_tuple(tc_arena_alloc(ar), obj, 2);
-    if (obj[1] == TC_NON_VALUE || stored == TC_NON_VALUE)
-        return fail("object", TC_ENOMEM);
-    tc_copy_compact *db;
-    tc_result r = tc_copy_compact_in(stored, &db, NULL);
+    tc_lookup_loop loop;
+    const char *what;
+    tc_result r = tc_lookup_loop_new(&pol, length, &loop, &what);
     if (r != TC_OK)
-        return fail("store", r);
-    size_t result_words = tc_copy_compact_size(db) + 2;
-
-    tc_mseg *mem = tc_mseg_new(&pol.mem);
-    tc_proc *p;
-    if (!mem)
-        return fail("memory source", TC_ENOMEM);
-    if ((r = tc_proc_new(mem, &pol, &p)) != TC_OK)
-        return fail("process", r);
-    tc_proc_x(p)[0] = tc_make_small(7); /* Tab */
-    tc_proc_x(p)[1] = tc_make_small(1); /* Key */
-    tc_proc_set_arity(p, 2);
-    for (int i = 0; i < 6; i++)
-        if ((r = tc_proc_push_maybe_gc(p, tc_make_small(i))) != TC_OK)
-            return fail("stack", r);
+        return fail(what, r);
+    tc_proc *p = loop.p;
+    size_t result_words = loop.result_words;
 
     row *rows = calloc(lookups, sizeof *rows);
     if (!rows)
         return fail("rows", TC_ENOMEM);
     trace_acc acc = {NULL};
     tc_proc_set_trace(p, on_event, &acc);
-    const tc_mseg_stats *ms = tc_mseg_stats_get(mem);
+    const tc_mseg_stats *ms = tc_mseg_stats_get(loop.mem);
     for (size_t i = 0; i < lookups; i++) {
         row *w = &rows[i];
         acc.cur = w;
         tc_mseg_stats m0 = *ms;
         tc_faults f;
         tc_faults_begin(&f);
-        tc_heapfrag *live = tc_proc_bif_enter(p);
-        tc_term res;
-        if ((r = tc_copy_compact_out_list(tc_proc_alloc(p), db, &res, NULL)) != TC_OK)
-            return fail("lookup", r);
-        if ((r = tc_proc_bif_return_maybe_gc(p, live, &res)) != TC_OK)
-            return fail("gc after bif", r);
-        /* The loop drops the result and calls itself: Tab and Key stay live. */
-        tc_proc_set_arity(p, 2);
-        if (tc_proc_yield_requested(p) || pol.trigger == TC_GC_AT_SCHEDULE)
-            if ((r = tc_proc_schedule_in_maybe_gc(p)) != TC_OK)
-                return fail("gc at schedule", r);
+        if ((r = tc_lookup_loop_step(&loop, &what)) != TC_OK)
+            return fail(what, r);
         w->faults = tc_faults_end(&f);
         w->heap_after = tc_proc_heap_size(p);
         w->old_heap = tc_proc_old_heap_size(p);
@@ -159,9 +113,8 @@ int main(int argc, char **argv)
         tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
     }
     tc_bench_progress_end();
-    const char *why;
-    if (!tc_heap_verify(p, &why)) {
-        fprintf(stderr, "heaptrace: the process fails the verifier: %s\n", why);
+    if (!tc_heap_verify(p, &what)) {
+        fprintf(stderr, "heaptrace: the process fails the verifier: %s\n", what);
         return EXIT_FAILURE;
     }
 
@@ -236,9 +189,6 @@ int main(int argc, char **argv)
             status = 2;
     }
     free(rows);
-    tc_proc_free(p);
-    tc_mseg_free(mem);
-    tc_copy_compact_free(db);
-    tc_arena_free(ar);
+    tc_lookup_loop_free(&loop);
     return tc_bench_exit_status("heaptrace", status);
 }

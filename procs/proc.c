@@ -68,6 +68,8 @@ uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->he
 uint64_t tc_proc_old_heap_size(const tc_proc *p) { return p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0; }
 uint64_t tc_proc_min_heap_size(const tc_proc *p) { return p->min_heap_size; }
 uint64_t tc_proc_frag_size(const tc_proc *p) { return p->mbuf_sz; }
+uint64_t tc_proc_old_heap_used(const tc_proc *p) { return p->old_heap ? (uint64_t)(p->old_htop - p->old_heap) : 0; }
+uint64_t tc_proc_high_water_used(const tc_proc *p) { return (uint64_t)(p->high_water - p->heap); }
 tc_term *tc_proc_x(tc_proc *p) { return p->x; }
 unsigned tc_proc_arity(const tc_proc *p) { return p->arity; }
 

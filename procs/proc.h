@@ -147,6 +147,11 @@ uint64_t tc_proc_heap_used(const tc_proc *p);
 uint64_t tc_proc_old_heap_size(const tc_proc *p);
 uint64_t tc_proc_min_heap_size(const tc_proc *p);
 uint64_t tc_proc_frag_size(const tc_proc *p);
+/* Read-only views for traces: the old heap's use (old_htop - old_heap, 0 without one) and the
+ * young data that survived the last GC (high_water - heap, what erts's trace reports as
+ * recent_size). */
+uint64_t tc_proc_old_heap_used(const tc_proc *p);
+uint64_t tc_proc_high_water_used(const tc_proc *p);
 
 /* The x registers: tc_proc_x gives all TC_PROC_MAX_XREGS; the first `arity` are live at
  * a safe point (the GC's roots). */

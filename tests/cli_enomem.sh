@@ -35,6 +35,7 @@ sweep ablate --quick --era otp25 --len 10 --iterations 2 --repeats 1
 sweep crossover --quick --shape ints --era otp25 --iterations 2 --repeats 1
 sweep breakdown --quick --era otp25 --len 10 --iterations 2 --repeats 1
 sweep heaptrace --len 100 --iterations 5
+sweep gctrace --len 100 --iterations 5
 sweep etsbench --iterations 100 --repeats 1
 sweep copysweep --quick
 

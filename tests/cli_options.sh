@@ -21,6 +21,7 @@ declare -A tiny=(
     [breakdown]="--quick --era otp25 --len 10 --iterations 2"
     [copysweep]="--quick"
     [heaptrace]="--quick --len 100 --iterations 5"
+    [gctrace]="--quick --len 100 --iterations 5"
     [etsbench]="--quick --iterations 1000 --repeats 1"
 )
 
@@ -35,7 +36,7 @@ usage_error() {
     check "$b $desc: exit $rc, $n lines on stderr: $(head -c 120 "$tmp/err")" $?
 }
 
-for b in eptest ablate crossover breakdown copysweep heaptrace etsbench; do
+for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench; do
     [ -x "$dir/$b" ] || { check "$b is built" 1; continue; }
 
     "$dir/$b" --help >"$tmp/help" 2>"$tmp/err"

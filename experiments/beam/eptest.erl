@@ -15,6 +15,8 @@
 -export([main/0, main/1, run/1, run/2]).
 %% Shared with crossover.erl.
 -export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0, cli/5]).
+%% Shared with gctrace.erl.
+-export([minflt/0]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").

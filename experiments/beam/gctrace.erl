@@ -1,5 +1,6 @@
 %% gctrace - the garbage collections of the 7.2 loop (beam-internals.md) on the real VM, for
-%% setting beside the model's trajectory (build/*/experiments/heaptrace --csv -).
+%% setting beside the model's trajectory (build/*/experiments/heaptrace --csv -, and GC by GC
+%% build/*/experiments/gctrace --csv -, compared by experiments/tracediff).
 %%
 %% A fresh process runs Lookups times `_ = ets:lookup(T, 1)` on a stored {1, lists:seq(1, Len)}
 %% and drops each result. It is traced for garbage_collection and running events, and
@@ -7,8 +8,29 @@
 %% calls no other BIF: a per-lookup process_info or send would be one more BIF return that
 %% can collect, and it changes the trajectory (it collects after every fragment).
 %%
-%% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N] [--summary]
-%% Output, CSV lines on stdout (without --summary, every event first):
+%% --rows: one CSV row per GC, with the lookup it happened in. The loop cannot say where it
+%% is (see above), and neither can a tracer without perturbing it: call-tracing loop/2
+%% (erlang:trace_pattern, `local`) builds the {M, F, Args} term on the traced process's own
+%% heap, 8 words per lookup, and `--perturbation` shows what that does: at L = 1000 every
+%% GC starts 8 words per lookup fuller, at L = 3000 the old heap grows to 28690 words instead of
+%% 46422 from the second GC on (same GC counts, different trajectory). So the op index is
+%% counted from the trajectory itself: the loop allocates nothing but each lookup's result,
+%% W = flat_size({1, Data}) + 2 words (on the heap or in a fragment), so the words allocated
+%% between the end of one GC and the start of the next, (heap_size_s - heap_size_e of the
+%% previous GC) + (mbuf_size_s - its mbuf_size_e), are a whole number k of results and the
+%% GC happened in lookup (previous op) + k. Before the first GC the process also holds what
+%% the spawned fun put on its heap (13 words, < W), hence the floor there. A GC whose words
+%% are not a whole number of results is counted in `# loop_unattributed` (none expected).
+%% The traced process is traced for garbage_collection only, so the rows are the trajectory
+%% of the event mode. A GC in the lookup's BIF return and a GC at the next schedule-in both
+%% belong to the lookup whose result was the last allocation, as in the model's gctrace.
+%% --perturbation: the loop untraced (erlang:statistics(garbage_collection) delta), traced
+%% for GCs only, and traced for GCs and loop/2 calls; the GC counts and every GC whose fields
+%% differ between the two traced runs.
+%%
+%% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
+%%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
+%% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
 %%       Kind: minor_start, minor_end, major_start, major_end (the trace's words)
 %%   sched,in|out,M:F/A
@@ -17,28 +39,144 @@
 %%       Gcs counts collections as erlang:statistics(garbage_collection) does (a minor that
 %%       falls through to a major is one); the mseg_alloc counts are deltas over the loop,
 %%       summed over its instances (other processes add a few).
+%% --rows (the model's experiments/gctrace writes the same): '#' metadata (eptest:metadata,
+%% then the loop's counters as `# loop_KEY: value`), the header ?ROW_COLUMNS and one row per
+%% GC: seq (1..), op (the lookup, 1..Lookups), kind (minor | major: a minor that falls through
+%% to a major is one major row, with the minor start's fields and the major end's), and the
+%% trace's fields at start (_s) and end (_e). The loop keys: gcs, minor, major, len, lookups;
+%% carriers_mapped (mseg_create), cache_hits, eheap_mseg_alloc, eheap_mseg_dealloc,
+%% eheap_mseg_realloc (eheap_alloc's calls into mseg_alloc, all instances), eheap_carriers
+%% (eheap_alloc's mbc + sbc carriers at the end minus at the start) and minor_faults (the OS
+%% process, /proc/self/stat field 10): deltas over the loop; the VM's other processes add a few.
 -module(gctrace).
 -export([main/0]).
+
+-define(FIELDS, [heap_size, heap_block_size, old_heap_size, old_heap_block_size, mbuf_size,
+                 stack_size, recent_size]).
 
 main() ->
     Args = init:get_plain_arguments(),
     Len = arg("--len", Args, 10000),
     N = arg("--lookups", Args, 20),
-    T = ets:new(t, [set, public]),
-    true = ets:insert(T, {1, lists:seq(1, Len)}),
-    Self = self(),
+    case {lists:member("--rows", Args), lists:member("--perturbation", Args)} of
+        {true, _} -> rows(Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()));
+        {_, true} -> perturbation(Len, N);
+        _ -> events(Len, N, Args)
+    end,
+    halt().
+
+events(Len, N, Args) ->
+    {T, _} = table(Len),
     Before = mseg_counts(),
-    Pid = spawn(fun() -> receive go -> ok end, loop(T, N), Self ! done end),
-    erlang:trace(Pid, true, [garbage_collection, running, {tracer, Self}]),
-    Pid ! go,
-    Events = collect([]),
+    Events = run(T, N, [garbage_collection, running]),
     After = mseg_counts(),
     {Minor, Major} = gcs([K || {gc, K, _} <- Events], 0, 0),
     lists:member("--summary", Args) orelse lists:foreach(fun print/1, Events),
     io:format("summary,~b,~b,~b,~b,~b,~s~n",
               [Len, N, Minor + Major, Minor, Major,
-               lists:join(",", [integer_to_list(A - B) || {A, B} <- lists:zip(After, Before)])]),
-    halt().
+               lists:join(",", [integer_to_list(A - B) || {A, B} <- lists:zip(After, Before)])]).
+
+table(Len) ->
+    T = ets:new(t, [set, public]),
+    true = ets:insert(T, {1, lists:seq(1, Len)}),
+    {T, Len}.
+
+%% Runs the loop in a fresh process traced with Flags (none: untraced) to this process;
+%% returns the trace events in order. With `call` in Flags, loop/2 is call-traced.
+run(T, N, Flags) ->
+    Self = self(),
+    Pid = spawn(fun() -> receive go -> ok end, loop(T, N), Self ! done end),
+    lists:member(call, Flags) andalso erlang:trace_pattern({?MODULE, loop, 2}, true, [local]),
+    Flags =/= [] andalso erlang:trace(Pid, true, [{tracer, Self} | Flags]),
+    Pid ! go,
+    Events = collect([]),
+    lists:member(call, Flags) andalso erlang:trace_pattern({?MODULE, loop, 2}, false, [local]),
+    Events.
+
+%% ---- --rows -----------------------------------------------------------------------------
+
+rows(Len, N, File, Flags) ->
+    {T, _} = table(Len),
+    M0 = mseg_counts(), E0 = eheap_counts(), F0 = eptest:minflt(),
+    Events = run(T, N, [garbage_collection]),
+    F1 = eptest:minflt(), E1 = eheap_counts(), M1 = mseg_counts(),
+    W = erts_debug:flat_size(hd(ets:lookup(T, 1))) + 2,
+    {Rows, Unattributed} = ops(gc_rows(Events, []), W),
+    [Create, _Alloc, Hits | _] = [A - B || {A, B} <- lists:zip(M1, M0)],
+    [EA, ED, ER, EC] = [A - B || {A, B} <- lists:zip(E1, E0)],
+    Minor = length([x || {_, _, minor, _, _} <- Rows]),
+    Loop = [{"gcs", length(Rows)}, {"minor", Minor}, {"major", length(Rows) - Minor},
+            {"len", Len}, {"lookups", N}, {"carriers_mapped", Create}, {"cache_hits", Hits},
+            {"eheap_mseg_alloc", EA}, {"eheap_mseg_dealloc", ED}, {"eheap_mseg_realloc", ER},
+            {"eheap_carriers", EC}, {"minor_faults", F1 - F0}, {"result_words", W},
+            {"unattributed", Unattributed}],
+    Meta = eptest:metadata("gctrace --rows (the lookup loop's GCs on the real VM)", Flags)
+        ++ [{"loop_" ++ K, integer_to_list(V)} || {K, V} <- Loop],
+    eptest:write_file(File, Meta, row_header(),
+                      [[integer_to_list(Seq), integer_to_list(Op), atom_to_list(Kind)
+                        | [integer_to_list(V) || V <- S ++ E]]
+                       || {Seq, Op, Kind, S, E} <- Rows]).
+
+row_header() ->
+    lists:join(",", ["seq", "op", "kind"] ++ [atom_to_list(F) ++ "_s" || F <- ?FIELDS]
+                    ++ [atom_to_list(F) ++ "_e" || F <- ?FIELDS]).
+
+%% GC events in trace order (other events skipped) -> [{Seq, 0, Kind, StartFields, EndFields}];
+%% ops/2 fills in the op.
+gc_rows([{gc, gc_minor_start, S}, {gc, gc_minor_end, _}, {gc, gc_major_start, _},
+         {gc, gc_major_end, E} | Es], Acc) ->
+    gc_rows(Es, [row(Acc, major, S, E) | Acc]);
+gc_rows([{gc, gc_minor_start, S}, {gc, gc_minor_end, E} | Es], Acc) ->
+    gc_rows(Es, [row(Acc, minor, S, E) | Acc]);
+gc_rows([{gc, gc_major_start, S}, {gc, gc_major_end, E} | Es], Acc) ->
+    gc_rows(Es, [row(Acc, major, S, E) | Acc]);
+gc_rows([_ | Es], Acc) -> gc_rows(Es, Acc);
+gc_rows([], Acc) -> lists:reverse(Acc).
+
+%% The op of each row from the words allocated since the previous GC (the header says why).
+ops(Rows, W) -> ops(Rows, W, {0, 0}, 0, 0, []).
+ops([{Seq, _, Kind, S, E} | Rs], W, {H0, M0}, Op, Bad, Acc) ->
+    Words = (nth(heap_size, S) - H0) + (nth(mbuf_size, S) - M0),
+    Whole = Seq =:= 1 orelse Words rem W =:= 0,
+    Op1 = Op + Words div W,
+    ops(Rs, W, {nth(heap_size, E), nth(mbuf_size, E)}, Op1,
+        Bad + case Whole of true -> 0; false -> 1 end, [{Seq, Op1, Kind, S, E} | Acc]);
+ops([], _, _, _, Bad, Acc) -> {lists:reverse(Acc), Bad}.
+
+nth(F, Vs) -> lists:nth(length(lists:takewhile(fun(G) -> G =/= F end, ?FIELDS)) + 1, Vs).
+
+row(Acc, Kind, S, E) ->
+    {length(Acc) + 1, 0, Kind, [proplists:get_value(F, S, -1) || F <- ?FIELDS],
+     [proplists:get_value(F, E, -1) || F <- ?FIELDS]}.
+
+%% The command line init saw, for the metadata when no --flags is given (emulator flags such
+%% as +S are not in it: pass them as --flags).
+flags() ->
+    lists:flatten(lists:join(" ", [A || {K, Vs} <- init:get_arguments(), K =/= root, K =/= progname,
+                                        K =/= home, V <- [Vs], A <- ["-" ++ atom_to_list(K) | V]])).
+
+%% ---- --perturbation ---------------------------------------------------------------------
+
+perturbation(Len, N) ->
+    {T, _} = table(Len),
+    {G0, _, _} = erlang:statistics(garbage_collection),
+    [] = run(T, N, []),
+    {G1, _, _} = erlang:statistics(garbage_collection),
+    GcOnly = trajectory(run(T, N, [garbage_collection])),
+    WithCall = trajectory(run(T, N, [garbage_collection, call])),
+    io:format("perturbation,len,lookups,untraced_gcs_all_processes,gc_traced_gcs,call_traced_gcs,"
+              "trajectory_identical~nperturbation,~b,~b,~b,~b,~b,~s~n",
+              [Len, N, G1 - G0, length(GcOnly), length(WithCall), GcOnly =:= WithCall]),
+    [io:format("perturbation_difference,gc ~b,~w,~w~n", [I, A, B])
+     || {I, A, B} <- differences(GcOnly, WithCall, 1)].
+
+differences([A | As], [A | Bs], I) -> differences(As, Bs, I + 1);
+differences([A | As], [B | Bs], I) -> [{I, A, B} | differences(As, Bs, I + 1)];
+differences(_, _, _) -> [].
+
+trajectory(Events) -> [{K, S, E} || {_, _, K, S, E} <- gc_rows(Events, [])].
+
+%% ---- the event mode ---------------------------------------------------------------------
 
 %% Collections as erlang:statistics(garbage_collection) counts them: a minor GC that cannot
 %% run (no room in the old heap) ends at once and a major one follows in the same call.
@@ -54,6 +192,7 @@ loop(T, N) -> _ = ets:lookup(T, 1), loop(T, N - 1).
 collect(Acc) ->
     receive
         done -> lists:reverse(Acc);
+        {trace, _, call, {?MODULE, loop, [_, Left]}} -> collect([{call, Left} | Acc]);
         {trace, _, Kind, Info} when is_list(Info) -> collect([{gc, Kind, Info} | Acc]);
         {trace, _, InOut, MFA} -> collect([{sched, InOut, MFA} | Acc])
     end.
@@ -77,10 +216,25 @@ mseg_counts() ->
     [count(mseg_create, Calls), count(mseg_alloc, Calls), Hits, count(mseg_realloc, Calls),
      count(mseg_create_resize, Calls), count(mseg_destroy, Calls)].
 
+%% eheap_alloc, all instances: its calls into mseg_alloc (alloc, dealloc, realloc) and its
+%% carriers now (multiblock + singleblock).
+eheap_counts() ->
+    Is = [I || {instance, _, I} <- erlang:system_info({allocator, eheap_alloc})],
+    Calls = lists:append([proplists:get_value(calls, I) || I <- Is]),
+    Carriers = lists:sum([C || I <- Is, K <- [mbcs, sbcs],
+                               {carriers, C, _, _} <- proplists:get_value(K, I, [])]),
+    [count(mseg_alloc, Calls), count(mseg_dealloc, Calls), count(mseg_realloc, Calls), Carriers].
+
 count(K, Calls) -> lists:sum([G * 1000000000 + C || {Name, G, C} <- Calls, Name =:= K]).
 
 arg(Flag, Args, Default) ->
     case lists:dropwhile(fun(A) -> A =/= Flag end, Args) of
         [_, V | _] -> list_to_integer(V);
+        _ -> Default
+    end.
+
+sarg(Flag, Args, Default) ->
+    case lists:dropwhile(fun(A) -> A =/= Flag end, Args) of
+        [_, V | _] -> V;
         _ -> Default
     end.

@@ -1,0 +1,195 @@
+/*
+ * gctrace — the model's twin of experiments/beam/gctrace.erl --rows: the lookup loop of
+ * lookuploop.h (a fresh process doing N lookups of {1, lists:seq(1, L)} that drop each
+ * result) with one CSV row per GC, in the VM's own words, for experiments/tracediff.
+ *
+ * Columns: seq, op (the lookup the GC happened in, 1..N: a GC in the BIF's return and a GC
+ * at the schedule-in after it both belong to that lookup), kind (minor | major), and at the
+ * GC's start (_s) and end (_e) the fields of erts's gc_minor_start/_end trace, mapped:
+ *   heap_size           htop - heap (at the start: young use - fragment words)
+ *   heap_block_size     heap_sz
+ *   old_heap_size       old_htop - old_heap;  old_heap_block_size  old_hend - old_heap
+ *   mbuf_size           fragment words (mbuf_sz), followed through the hook's FRAG events
+ *   stack_size          the stack's words (the GC does not change it)
+ *   recent_size         the young data that survived the last GC: high_water - heap (the
+ *                       model's high_water use; erts reports the same quantity)
+ * Start values the hook cannot see after the fact come from the state the previous GC left:
+ * nothing but a GC touches the old heap or high_water.
+ * The '#' metadata ends with the loop's counters as `# loop_KEY: value`, the keys
+ * gctrace.erl writes; what the model has no counter for is n/a: eheap_mseg_alloc is the
+ * segment requests (cache hits + misses), dealloc, realloc and the carrier count are n/a.
+ */
+#include <stdlib.h>
+
+#include "alloc/faults.h"
+#include "harness.h"
+#include "lookuploop.h"
+#include "procs/verify.h"
+
+static const tc_bench_cli_spec spec = {
+    .prog = "gctrace",
+    .about = "Runs the ets:lookup/2 loop that drops each result (heaptrace's) on a modelled process\n"
+             "and writes one CSV row per GC in the columns of experiments/beam/gctrace.erl --rows,\n"
+             "for experiments/tracediff.",
+    .era = "otp25",
+    .len = {"the stored list's length", 1, 10000000, "10000, a 20,005-word result"},
+    .iterations = {"lookups", 1, 10000000, "1000, --quick 100"},
+    .quick = "100 lookups",
+    .csv = "one row per GC",
+    .gc_trigger = true,
+    .no_shrink = true,
+    .segment_cache = "10",
+    .sbct = "524288",
+    .min_heap = "233",
+};
+
+enum { NFIELDS = 7 };
+static const char *const fields[NFIELDS] = {"heap_size", "heap_block_size", "old_heap_size", "old_heap_block_size",
+                                            "mbuf_size", "stack_size", "recent_size"};
+
+typedef struct gc_row {
+    uint64_t op;
+    bool major;
+    uint64_t s[NFIELDS], e[NFIELDS];
+} gc_row;
+
+typedef struct trace_acc {
+    gc_row *rows;
+    size_t n, cap;
+    uint64_t op;                       /* the lookup running now */
+    uint64_t mbuf;                     /* fragment words now */
+    uint64_t old_used, old_size, recent; /* as the last GC left them */
+    bool oom;
+} trace_acc;
+
+static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
+{
+    trace_acc *a = ctx;
+    if (ev->kind == TC_HEAP_EV_FRAG) {
+        a->mbuf = tc_proc_frag_size(p);
+        return;
+    }
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 256;
+        gc_row *rows = realloc(a->rows, cap * sizeof *rows);
+        if (!rows) {
+            a->oom = true;
+            return;
+        }
+        a->rows = rows;
+        a->cap = cap;
+    }
+    uint64_t stack = tc_proc_stack_size(p);
+    gc_row *r = &a->rows[a->n++];
+    *r = (gc_row){.op = a->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
+                  .s = {ev->young_before - a->mbuf, ev->heap_before, a->old_used, a->old_size, a->mbuf, stack,
+                        a->recent},
+                  .e = {ev->used_after, ev->heap_after, tc_proc_old_heap_used(p), tc_proc_old_heap_size(p),
+                        tc_proc_frag_size(p), stack, tc_proc_high_water_used(p)}};
+    a->mbuf = r->e[4];
+    a->old_used = r->e[2];
+    a->old_size = r->e[3];
+    a->recent = r->e[6];
+}
+
+static int fail(const char *what, tc_result r)
+{
+    fprintf(stderr, "gctrace: %s: %s\n", what, tc_result_name(r));
+    return EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("gctrace", rc);
+    rc = 0;
+    tc_policy pol;
+    if (tc_policy_preset(cli.eras[0], &pol) != TC_OK)
+        return fail("era", TC_EBADARG);
+    tc_bench_cli_policy(&cli, &pol);
+    size_t length = cli.len ? (size_t)cli.len : 10000;
+    size_t lookups = cli.iterations ? (size_t)cli.iterations : cli.quick ? 100 : 1000;
+    FILE *out = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
+    if (rc)
+        return rc;
+
+    tc_lookup_loop loop;
+    const char *what;
+    tc_result r = tc_lookup_loop_new(&pol, length, &loop, &what);
+    if (r != TC_OK) {
+        tc_bench_cli_close_csv(&cli, out, cli.csv);
+        return fail(what, r);
+    }
+    trace_acc acc = {0};
+    tc_proc_set_trace(loop.p, on_event, &acc);
+    const tc_mseg_stats *ms = tc_mseg_stats_get(loop.mem);
+    tc_mseg_stats m0 = *ms;
+    tc_faults f;
+    tc_faults_begin(&f);
+    for (size_t i = 0; i < lookups && r == TC_OK && !acc.oom; i++) {
+        acc.op = i + 1;
+        r = tc_lookup_loop_step(&loop, &what);
+        tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
+    }
+    uint64_t faults = tc_faults_end(&f);
+    tc_bench_progress_end();
+    int status = EXIT_SUCCESS;
+    if (r != TC_OK)
+        status = fail(what, r);
+    else if (acc.oom)
+        status = fail("rows", TC_ENOMEM);
+    else if (!tc_heap_verify(loop.p, &what)) {
+        fprintf(stderr, "gctrace: the process fails the verifier: %s\n", what);
+        status = EXIT_FAILURE;
+    }
+    size_t minor = 0;
+    for (size_t i = 0; i < acc.n; i++)
+        minor += !acc.rows[i].major;
+    if (status == EXIT_SUCCESS)
+        printf("gctrace: era %s, L %zu, %zu lookups, result %zu words: %zu GCs (%zu minor, %zu major), "
+               "%llu carriers mapped, %llu cache hits, %llu minor faults\n",
+               pol.name, length, lookups, loop.result_words, acc.n, minor, acc.n - minor,
+               (unsigned long long)(ms->carriers_mapped - m0.carriers_mapped),
+               (unsigned long long)(ms->cache_hits - m0.cache_hits), (unsigned long long)faults);
+    if (out && status == EXIT_SUCCESS) {
+        tc_bench_meta_standard(out);
+        tc_bench_meta_policy(out, &pol);
+        tc_bench_meta(out, "experiment", "gctrace (the lookup loop's GCs on the model)");
+        tc_bench_meta(out, "loop_gcs", "%zu", acc.n);
+        tc_bench_meta(out, "loop_minor", "%zu", minor);
+        tc_bench_meta(out, "loop_major", "%zu", acc.n - minor);
+        tc_bench_meta(out, "loop_len", "%zu", length);
+        tc_bench_meta(out, "loop_lookups", "%zu", lookups);
+        tc_bench_meta(out, "loop_carriers_mapped", "%llu", (unsigned long long)(ms->carriers_mapped - m0.carriers_mapped));
+        tc_bench_meta(out, "loop_cache_hits", "%llu", (unsigned long long)(ms->cache_hits - m0.cache_hits));
+        tc_bench_meta(out, "loop_eheap_mseg_alloc", "%llu",
+                      (unsigned long long)(ms->cache_hits + ms->cache_misses - m0.cache_hits - m0.cache_misses));
+        tc_bench_meta(out, "loop_eheap_mseg_dealloc", "n/a");
+        tc_bench_meta(out, "loop_eheap_mseg_realloc", "n/a");
+        tc_bench_meta(out, "loop_eheap_carriers", "n/a");
+        tc_bench_meta(out, "loop_minor_faults", "%llu", (unsigned long long)faults);
+        tc_bench_meta(out, "loop_result_words", "%zu", loop.result_words);
+        tc_bench_meta(out, "loop_unattributed", "0");
+        fputs("seq,op,kind", out);
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; j < NFIELDS; j++)
+                fprintf(out, ",%s_%c", fields[j], k ? 'e' : 's');
+        fputc('\n', out);
+        for (size_t i = 0; i < acc.n; i++) {
+            const gc_row *w = &acc.rows[i];
+            fprintf(out, "%zu,%llu,%s", i + 1, (unsigned long long)w->op, w->major ? "major" : "minor");
+            for (int j = 0; j < NFIELDS; j++)
+                fprintf(out, ",%llu", (unsigned long long)w->s[j]);
+            for (int j = 0; j < NFIELDS; j++)
+                fprintf(out, ",%llu", (unsigned long long)w->e[j]);
+            fputc('\n', out);
+        }
+    }
+    if (out && !tc_bench_cli_close_csv(&cli, out, cli.csv) && status == EXIT_SUCCESS)
+        status = 2;
+    free(acc.rows);
+    tc_lookup_loop_free(&loop);
+    return tc_bench_exit_status("gctrace", status);
+}

@@ -1,0 +1,85 @@
+/* lookuploop.c — the 7.2 loop on a modelled process (lookuploop.h says what it models). */
+#include "lookuploop.h"
+
+#include <string.h>
+
+#include "procs/gc.h"
+
+tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop *out, const char **what)
+{
+    memset(out, 0, sizeof *out);
+    out->pol = *pol;
+    tc_result r = TC_ENOMEM;
+    /* The stored object {1, [1..N]}, built in an arena and stored in compact form. */
+    *what = "arena";
+    if (!(out->ar = tc_arena_new(0)))
+        goto fail;
+    *what = "list";
+    tc_term *elems = tc_mem_alloc(length * sizeof *elems);
+    if (!elems)
+        goto fail;
+    for (size_t i = 0; i < length; i++)
+        elems[i] = tc_make_small((int64_t)i + 1);
+    tc_term obj[2] = {tc_make_small(1), tc_term_list(tc_arena_alloc(out->ar), elems, length, TC_NIL)};
+    tc_mem_free(elems);
+    *what = "object";
+    tc_term stored = obj[1] == TC_NON_VALUE ? TC_NON_VALUE : tc_term_tuple(tc_arena_alloc(out->ar), obj, 2);
+    if (stored == TC_NON_VALUE)
+        goto fail;
+    *what = "store";
+    if ((r = tc_copy_compact_in(stored, &out->db, NULL)) != TC_OK)
+        goto fail;
+    out->result_words = tc_copy_compact_size(out->db) + 2;
+    *what = "memory source";
+    r = TC_ENOMEM;
+    if (!(out->mem = tc_mseg_new(&out->pol.mem)))
+        goto fail;
+    *what = "process";
+    if ((r = tc_proc_new(out->mem, &out->pol, &out->p)) != TC_OK)
+        goto fail;
+    tc_proc_x(out->p)[0] = tc_make_small(7); /* Tab */
+    tc_proc_x(out->p)[1] = tc_make_small(1); /* Key */
+    tc_proc_set_arity(out->p, 2);
+    *what = "stack";
+    for (int i = 0; i < 6; i++)
+        if ((r = tc_proc_push_maybe_gc(out->p, tc_make_small(i))) != TC_OK)
+            goto fail;
+    return TC_OK;
+fail:
+    tc_lookup_loop_free(out);
+    return r;
+}
+
+tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what)
+{
+    tc_proc *p = l->p;
+    tc_heapfrag *live = tc_proc_bif_enter(p);
+    tc_term res;
+    tc_result r;
+    *what = "lookup";
+    if ((r = tc_copy_compact_out_list(tc_proc_alloc(p), l->db, &res, NULL)) != TC_OK)
+        return r;
+    *what = "gc after bif";
+    if ((r = tc_proc_bif_return_maybe_gc(p, live, &res)) != TC_OK)
+        return r;
+    /* The loop drops the result and calls itself: Tab and Key stay live. */
+    tc_proc_set_arity(p, 2);
+    *what = "gc at schedule";
+    if (tc_proc_yield_requested(p) || l->pol.trigger == TC_GC_AT_SCHEDULE)
+        if ((r = tc_proc_schedule_in_maybe_gc(p)) != TC_OK)
+            return r;
+    return TC_OK;
+}
+
+void tc_lookup_loop_free(tc_lookup_loop *l)
+{
+    if (l->p)
+        tc_proc_free(l->p);
+    if (l->mem)
+        tc_mseg_free(l->mem);
+    if (l->db)
+        tc_copy_compact_free(l->db);
+    if (l->ar)
+        tc_arena_free(l->ar);
+    memset(l, 0, sizeof *l);
+}
