@@ -60,8 +60,8 @@ check "explain --ext - with raw bytes runs" $?
 check "explain text output runs" $?
 grep -Eq '^verdict \(model\): ets:lookup is [0-9.]+x (slower|faster) than a round trip' "$tmp/out"
 check "the verdict in words" $?
-grep -Eq '^  with min_heap_size [0-9]+: ratio [0-9.]+ \(GCs [0-9.]+\)' "$tmp/out"; check "the min_heap_size remedy" $?
-grep -Eq '^  with \+MHsbct 2048: ratio [0-9.]+ \(GCs [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
+grep -Eq '^  with min_heap_size [0-9]+: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the min_heap_size remedy" $?
+grep -Eq '^  with \+MHsbct 2048: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
 "$tool" explain --help | grep -q '^usage: termcopy explain'; check "explain --help" $?
 
 # Bad input: one line on stderr, exit 2, nothing on stdout.
