@@ -398,9 +398,13 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     if (!arena || !w.mem)
         goto out;
     tc_sched_init(&w.sched);
-    if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK ||
-        (r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) != TC_OK ||
-        (r = build_on_heap(w.tester, cfg->shape, cfg->len, payload)) != TC_OK)
+    if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK)
+        goto out;
+    if (cfg->payload != TC_NON_VALUE)
+        r = place_on_heap(w.tester, cfg->payload);
+    else if ((r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) == TC_OK)
+        r = build_on_heap(w.tester, cfg->shape, cfg->len, payload);
+    if (r != TC_OK)
         goto out;
     for (int k = TC_EP_PROC1; k <= TC_EP_PROC3 && r == TC_OK; k++)
         r = pass_proc(&w, k, &out[k]);

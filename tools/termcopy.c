@@ -1,12 +1,16 @@
 /*
  * termcopy — the command-line face of the library: read a term written as Erlang text and
  * say what the VM would make of it, turn it into (and back from) the external term format,
- * or predict what moving it costs on this machine from the pipeline's calibration.
+ * predict what moving it costs on this machine from the pipeline's calibration, or explain
+ * whether ets:lookup of it loses to a message round trip, and why, by running the model's
+ * (and the VM's) eptest loops on it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "copy/compact.h"
 #include "terms/ext.h"
@@ -14,6 +18,7 @@
 #include "terms/printer.h"
 #include "terms/reader.h"
 #include "terms/size.h"
+#include "workload.h"
 
 #define EXIT_USAGE 2
 
@@ -32,6 +37,9 @@ static const char usage_main[] =
     "  predict [--calibration FILE] TERM\n"
     "                      sizes, and the predicted cost of a send, a round trip, an ETS lookup\n"
     "                      (each era) and a persistent_term get on this machine\n"
+    "  explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
+    "                      is ets:lookup of TERM slower than a round trip carrying it, and why:\n"
+    "                      the model's eptest loops on TERM (--vm: and the installed VM's)\n"
     "\n"
     "'termcopy COMMAND --help' describes one command. Bad input: a one-line message, exit 2.\n";
 
@@ -591,6 +599,508 @@ static int cmd_predict(int argc, char **argv)
     return rc;
 }
 
+/* ---- explain: the model's (and the VM's) eptest loops on the user's term ------------------ */
+
+/* The seed's N (and the report's), and 5 runs: a list of 10000 integers takes about 5 s in a
+ * release build (three variants of six passes each run). */
+#define EXPLAIN_ITERATIONS 1000
+#define EXPLAIN_REPEATS 5
+#define EXPLAIN_MAX_REPEATS 64 /* tc_ep_measure_gap's limit, and the rounds kept here */
+/* The min_heap_size remedy: a young heap that holds Data and this many lookup results, so
+ * the lookup loop collects at most once per that many lookups instead of at every one whose
+ * result does not fit. */
+#define EXPLAIN_MIN_HEAP_RESULTS 8
+#define EXPLAIN_STR(x) #x
+#define EXPLAIN_XSTR(x) EXPLAIN_STR(x)
+/* The +MHsbct remedy, in KiB as the flag takes it: eheap's single-block carrier threshold
+ * 512 KiB -> 2 MiB, as experiments/beam/run.sh's section 7.5 runs. */
+#define EXPLAIN_SBCT_KIB 2048
+/* The VM's scheduler flags, as experiments/beam/run.sh runs every eptest. */
+#define EXPLAIN_VM_BASE "+S 2:2"
+
+static const char usage_explain[] =
+    "usage: termcopy explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
+    "\n"
+    "Is ets:lookup/2 of TERM slower or faster than a client-server round trip carrying it, and\n"
+    "why? Runs the modelled eptest loops (experiments/workload.h) with TERM as Data under OTP 25\n"
+    "rules: N lookups of {I, TERM} from a set table (the result dropped: live only across the\n"
+    "GC that follows the BIF) against N calls whose reply is {self(), TERM}. Prints the verdict\n"
+    "(the median lookup pass over the median round-trip pass of R runs), the spread of the\n"
+    "per-run ratios (min-max), and per 1000 operations the counts that explain it: GCs, words\n"
+    "the GCs copied, words the copies wrote, fresh carriers mapped, minor faults. Then each\n"
+    "remedy rerun with its ratio: a min_heap_size computed for TERM (the next heap size above\n"
+    "TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), and +MHsbct 2048 (a 2 MiB single-block\n"
+    "carrier threshold). persistent_term:get is not in the workload, so it is left out.\n"
+    "  --ext           TERM is the hex of an external-format binary (term_to_binary); with '-'\n"
+    "                  standard input holds hex, or the raw bytes when they start with 131\n"
+    "  --vm            also run experiments/beam/eptest.erl on the installed VM (erl and erlc on\n"
+    "                  PATH; missing: one line, exit 2) with TERM as its external bytes, one run\n"
+    "                  at a time alternated with the model's, each remedy too (min_heap_size as\n"
+    "                  the tester's spawn option, +MHsbct as an emulator flag); adds the VM's\n"
+    "                  column. The VM's GCs are of all processes; it does not count words\n"
+    "  --tsv           one line: model_ratio vm_ratio model_lookup_gcs vm_lookup_gcs\n"
+    "                  model_lookup_faults vm_lookup_faults verdict, tab-separated; counts per\n"
+    "                  1000 lookups; vm_* are '-' without --vm; verdict is 'slower' or 'faster',\n"
+    "                  of the VM's ratio with --vm, else of the model's\n"
+    "  --iterations N  operations per loop (default " EXPLAIN_XSTR(EXPLAIN_ITERATIONS) ")\n"
+    "  --repeats R     runs (rounds with --vm) to take medians over, 1 to 64 (default " EXPLAIN_XSTR(EXPLAIN_REPEATS) ")\n"
+    "Times are the model's own only in a release build: at debug level 1 or 2 its checks run\n"
+    "inside the timed loops (the output says so); the counts are the same at every level.\n";
+
+/* One loop pair's measurements over the rounds: each round's round trip (the median of its
+ * three proc passes) and lookup pass, and the first round's counts (proc2's and lookup's). */
+typedef struct explain_series {
+    bool ok;
+    int n;
+    double proc_us[EXPLAIN_MAX_REPEATS], lookup_us[EXPLAIN_MAX_REPEATS];
+    tc_ep_counts proc, lookup;
+    bool has_words; /* the VM counts no words */
+} explain_series;
+
+typedef struct explain_summary {
+    double ratio, lo, hi;
+    double lookup_us; /* the median lookup pass */
+} explain_summary;
+
+/* The ratio as tc_ep_measure_gap defines it (median lookup over median round trip), and the
+ * spread of the per-round ratios (each round's halves saw the same moment of the machine). */
+static explain_summary explain_summarize(const explain_series *s)
+{
+    double proc[EXPLAIN_MAX_REPEATS], lookup[EXPLAIN_MAX_REPEATS];
+    explain_summary out = {0, 0, 0, 0};
+    for (int k = 0; k < s->n; k++) {
+        proc[k] = s->proc_us[k];
+        lookup[k] = s->lookup_us[k];
+        double r = proc[k] > 0 ? lookup[k] / proc[k] : 0;
+        if (k == 0 || r < out.lo)
+            out.lo = r;
+        if (k == 0 || r > out.hi)
+            out.hi = r;
+    }
+    double p = tc_bench_summarize(proc, (size_t)s->n).median;
+    out.lookup_us = tc_bench_summarize(lookup, (size_t)s->n).median;
+    out.ratio = p > 0 ? out.lookup_us / p : 0;
+    return out;
+}
+
+static void series_add(explain_series *s, double proc_us, double lookup_us, const tc_ep_counts *proc,
+                       const tc_ep_counts *lookup)
+{
+    if (s->n == 0) {
+        s->proc = *proc;
+        s->lookup = *lookup;
+    }
+    s->proc_us[s->n] = proc_us;
+    s->lookup_us[s->n] = lookup_us;
+    s->n++;
+}
+
+/* One model run of the loops: tc_ep_measure_gap of one repeat gives its round trip and its
+ * lookup pass with their counts. */
+static bool explain_model_round(const tc_ep_config *cfg, explain_series *s)
+{
+    tc_ep_gap g;
+    tc_result r = tc_ep_measure_gap(cfg, 1, &g);
+    if (r != TC_OK) {
+        fail("the model's run failed: %s", tc_result_name(r));
+        return false;
+    }
+    series_add(s, g.proc_us, g.lookup_us, &g.proc, &g.lookup);
+    return true;
+}
+
+/* ---- the VM's side: eptest.erl compiled into a temporary directory ---- */
+
+typedef struct explain_vm {
+    char dir[64];        /* the temporary directory: eptest.beam and term.ext */
+    char erl_src[4096];  /* eptest.erl */
+} explain_vm;
+
+/* Whether `name` is an executable file in a PATH directory. */
+static bool on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char file[4096];
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        if (n > 0 && snprintf(file, sizeof file, "%.*s/%s", (int)n, path, name) < (int)sizeof file &&
+            access(file, X_OK) == 0)
+            return true;
+        path += n + (path[n] == ':');
+    }
+    return false;
+}
+
+/* eptest.erl: installed beside the command (<prefix>/share/termcopy), else the source tree's. */
+static bool find_eptest(char *out, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (snprintf(out, cap, "%s/%s", exe, TC_EPTEST_ERL_INSTALLED) < (int)cap && access(out, R_OK) == 0)
+                return true;
+        }
+    }
+    return snprintf(out, cap, "%s", TC_EPTEST_ERL_TREE) < (int)cap && access(out, R_OK) == 0;
+}
+
+static void explain_vm_cleanup(explain_vm *vm)
+{
+    if (!vm->dir[0])
+        return;
+    char file[128];
+    static const char *const files[] = {"eptest.beam", "term.ext", "erlc.log"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        (void)snprintf(file, sizeof file, "%s/%s", vm->dir, files[i]); /* dir is short */
+        (void)unlink(file);                                           /* absent is fine */
+    }
+    (void)rmdir(vm->dir);
+    vm->dir[0] = '\0';
+}
+
+/* Finds erl, erlc and eptest.erl, compiles it and writes the term's external bytes. */
+static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ext_len)
+{
+    if (!on_path("erl") || !on_path("erlc")) {
+        fprintf(stderr, "termcopy explain: --vm needs erl and erlc on PATH, and %s not found "
+                        "(install Erlang/OTP, e.g. apt-get install erlang-nox, or run without --vm)\n",
+                on_path("erl") ? "erlc is" : "erl is");
+        return false;
+    }
+    if (!find_eptest(vm->erl_src, sizeof vm->erl_src) || strchr(vm->erl_src, '\'')) {
+        fprintf(stderr, "termcopy explain: --vm cannot find eptest.erl (looked beside the command in "
+                        "%s and at %s)\n", TC_EPTEST_ERL_INSTALLED, TC_EPTEST_ERL_TREE);
+        return false;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > 32 || strchr(tmp, '\''))
+        tmp = "/tmp"; /* the directory goes into shell commands and fixed buffers */
+    (void)snprintf(vm->dir, sizeof vm->dir, "%s/termcopy-explain.XXXXXX", tmp);
+    if (!mkdtemp(vm->dir)) {
+        vm->dir[0] = '\0';
+        fail("--vm cannot make a temporary directory: %s", strerror(errno));
+        return false;
+    }
+    char file[128], cmd[8192];
+    (void)snprintf(file, sizeof file, "%s/term.ext", vm->dir);
+    FILE *f = fopen(file, "wb");
+    if (!f || fwrite(ext, 1, ext_len, f) != ext_len || fclose(f) != 0) {
+        fail("--vm cannot write the term's external bytes: %s", strerror(errno));
+        return false;
+    }
+    (void)snprintf(cmd, sizeof cmd, "erlc -o '%s' '%s' >'%s/erlc.log' 2>&1", vm->dir, vm->erl_src, vm->dir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "termcopy explain: --vm: erlc failed on %s (its output: %s/erlc.log)\n", vm->erl_src,
+                vm->dir);
+        vm->dir[0] = '\0'; /* keep the log for the reader */
+        return false;
+    }
+    return true;
+}
+
+/* The numeric field `col` (0-based) of a CSV row; NAN when absent or "n/a". */
+static double csv_field(const char *row, int col)
+{
+    for (int i = 0; i < col && row; i++)
+        row = (row = strchr(row, ',')) ? row + 1 : NULL;
+    if (!row)
+        return NAN;
+    char *end;
+    double v = strtod(row, &end);
+    return end == row ? NAN : v;
+}
+
+/* One VM run of eptest on the term (one repeat), with the emulator `flags` and eptest
+ * `args`; adds its round trip and lookup pass to `s`. The CSV's columns are the model's
+ * (test, ..., median_us 5, faults 7, gcs 8, carriers_mapped 12). */
+static bool explain_vm_round(const explain_vm *vm, const char *flags, const char *args, long iterations,
+                             explain_series *s)
+{
+    char cmd[8192], line[4096];
+    (void)snprintf(cmd, sizeof cmd,
+                   "erl -noshell " EXPLAIN_VM_BASE " %s -pa '%s' -s eptest main -extra --flags '" EXPLAIN_VM_BASE
+                   " %s' --ext-file '%s/term.ext' --iterations %ld --repeats 1 %s --csv - 2>&1",
+                   flags, vm->dir, flags, vm->dir, iterations, args);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        fail("--vm cannot run erl: %s", strerror(errno));
+        return false;
+    }
+    double proc[3] = {NAN, NAN, NAN}, lookup = NAN;
+    tc_ep_counts pc = {0}, lc = {0};
+    char first[256] = "";
+    while (fgets(line, sizeof line, p)) {
+        if (!first[0] && line[0] != '[' && line[0] != '#')
+            (void)snprintf(first, sizeof first, "%.200s", line); /* the first complaint, if any */
+        size_t cut = strcspn(line, ",");
+        if (cut > 9 && strncmp(line + cut - 9, "_min_heap", 9) == 0)
+            cut -= 9; /* eptest.erl names the tests of a --min-heap run proc1_min_heap, ... */
+        int k = -1;
+        if (strncmp(line, "proc", 4) == 0 && cut == 5 && line[4] >= '1' && line[4] <= '3')
+            k = line[4] - '1';
+        bool is_lookup = cut == 10 && strncmp(line, "ets_lookup", 10) == 0;
+        if (k < 0 && !is_lookup)
+            continue;
+        tc_ep_counts c = {.us = csv_field(line, 5), .faults = (long)csv_field(line, 7),
+                          .gcs = (uint64_t)csv_field(line, 8), .carriers_mapped = (uint64_t)csv_field(line, 12)};
+        if (is_lookup) {
+            lookup = c.us;
+            lc = c;
+        } else {
+            proc[k] = c.us;
+            if (k == 1)
+                pc = c;
+        }
+    }
+    int status = pclose(p);
+    if (status != 0 || isnan(lookup) || isnan(proc[0]) || isnan(proc[1]) || isnan(proc[2])) {
+        first[strcspn(first, "\n")] = '\0';
+        fprintf(stderr, "termcopy explain: --vm: eptest on the VM failed: %s\n", first[0] ? first : "no output");
+        return false;
+    }
+    series_add(s, tc_bench_summarize(proc, 3).median, lookup, &pc, &lc);
+    return true;
+}
+
+/* ---- the command ---- */
+
+/* The term of the operand: text, or with --ext the hex of (or, from standard input, the raw
+ * bytes of) an external-format binary, decoded as 'termcopy decode' does. */
+static bool read_ext_arg(const char *arg, tc_arena *arena, tc_term *out)
+{
+    size_t len, n;
+    char *stdin_text;
+    const char *text = operand_text(arg, &len, &stdin_text);
+    if (!text)
+        return false;
+    unsigned char *bytes;
+    if (stdin_text && len > 0 && (unsigned char)text[0] == TC_EXT_VERSION) {
+        bytes = malloc(len);
+        if (bytes)
+            memcpy(bytes, text, len);
+        else
+            fail("%s", "out of memory");
+        n = len;
+    } else {
+        bytes = parse_hex(text, len, &n);
+    }
+    free(stdin_text);
+    if (!bytes)
+        return false;
+    tc_read_error err = {0};
+    tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n, out, &err);
+    free(bytes);
+    if (r == TC_ENOMEM)
+        fail("%s", "out of memory decoding the term");
+    else if (r != TC_OK)
+        fprintf(stderr, "termcopy: bad external term (%s): %s\n", tc_result_name(r), err.message);
+    return r == TC_OK;
+}
+
+/* A count option: an integer in [lo, hi]; false after saying why (one line). */
+static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
+{
+    if (!o->set) {
+        *out = dflt;
+        return true;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(o->value, &end, 10);
+    if (errno || end == o->value || *end || v < lo || v > hi) {
+        fprintf(stderr, "termcopy explain: %s must be an integer from %ld to %ld, not '%.20s'\n", o->name, lo, hi,
+                o->value);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* The variants: the loops as OTP 25 runs them, then each remedy. */
+enum { V_BASE, V_MIN_HEAP, V_SBCT, NVARIANTS };
+
+static double per_1000(double count, long iterations) { return count * 1000.0 / (double)iterations; }
+
+static const char *verdict_word(double ratio) { return ratio > 1 ? "slower" : "faster"; }
+
+static void print_verdict(const char *who, const explain_summary *s)
+{
+    printf("verdict (%s): ets:lookup is %.2fx %s than a round trip (lookup / round trip %.3f; "
+           "per-run ratios %.3f-%.3f)\n",
+           who, s->ratio > 1 ? s->ratio : s->ratio > 0 ? 1 / s->ratio : 0, verdict_word(s->ratio), s->ratio, s->lo,
+           s->hi);
+}
+
+/* One row of the mechanism table: the model's lookup and round trip, and the VM's. */
+static void print_count(const char *what, double ml, double mr, const explain_series *vm, double vl, double vr,
+                        long n)
+{
+    printf("  %-34s %12.1f %12.1f", what, per_1000(ml, n), per_1000(mr, n));
+    if (vm && !isnan(vl))
+        printf(" %12.1f %12.1f", per_1000(vl, n), per_1000(vr, n));
+    else if (vm)
+        printf(" %12s %12s", "-", "-");
+    putchar('\n');
+}
+
+static int cmd_explain(int argc, char **argv)
+{
+    enum { O_EXT, O_VM, O_TSV, O_ITER, O_REPEATS };
+    option opts[] = {{"--ext", false, false, NULL},       {"--vm", false, false, NULL},
+                     {"--tsv", false, false, NULL},       {"--iterations", true, false, NULL},
+                     {"--repeats", true, false, NULL},    {NULL, false, false, NULL}};
+    const char *arg;
+    int rc = parse_args(argc, argv, opts, &arg, "explain");
+    if (rc)
+        return rc;
+    long iterations, repeats;
+    if (!parse_count(&opts[O_ITER], EXPLAIN_ITERATIONS, 1, 100000, &iterations) ||
+        !parse_count(&opts[O_REPEATS], EXPLAIN_REPEATS, 1, EXPLAIN_MAX_REPEATS, &repeats))
+        return EXIT_USAGE;
+    bool want_vm = opts[O_VM].set;
+    tc_arena *arena = tc_arena_new(0);
+    if (!arena)
+        return fail("%s", "out of memory");
+    tc_term t;
+    uint64_t flat, shared;
+    size_t stored, ext_len;
+    unsigned char *ext = NULL;
+    explain_vm vm = {{0}, {0}};
+    static explain_series model[NVARIANTS], vms[NVARIANTS]; /* static: 64 rounds each */
+    memset(model, 0, sizeof model);
+    memset(vms, 0, sizeof vms);
+    rc = EXIT_USAGE;
+    if (!(opts[O_EXT].set ? read_ext_arg(arg, arena, &t) : read_term_arg(arg, arena, &t)) ||
+        !predict_sizes(arena, t, &flat, &shared, &stored, &ext_len))
+        goto out;
+    if (want_vm) {
+        tc_result r = tc_ext_encode(t, 2, &ext, &ext_len);
+        if (r != TC_OK) {
+            fail("--vm cannot encode the term for the VM: %s", tc_result_name(r));
+            goto out;
+        }
+        if (!explain_vm_setup(&vm, ext, ext_len))
+            goto out;
+    }
+    /* The configurations: OTP 25 as the VM ships it, then one remedy each. */
+    tc_ep_config cfg[NVARIANTS];
+    if (tc_ep_config_for_era("otp25", &cfg[V_BASE]) != TC_OK) {
+        fail("%s", "no otp25 preset");
+        goto out;
+    }
+    cfg[V_BASE].payload = t;
+    cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
+    cfg[V_BASE].iterations = iterations;
+    cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_BASE];
+    /* min_heap_size: the young heap holds Data (flat words, on the tester's heap as a spawn
+     * argument) and EXPLAIN_MIN_HEAP_RESULTS results [{I, TERM}] (flat + 3 for the tuple + 2
+     * for the cons) before it must collect; the next size of the heap-size table above it. */
+    uint64_t need = flat + EXPLAIN_MIN_HEAP_RESULTS * (flat + 5);
+    uint64_t min_heap = tc_heap_next_size(cfg[V_BASE].policy.heap_table, need, 0);
+    if (min_heap < cfg[V_BASE].policy.min_heap_size)
+        min_heap = cfg[V_BASE].policy.min_heap_size; /* a small term: never below the default */
+    cfg[V_MIN_HEAP].policy.min_heap_size = min_heap;
+    cfg[V_SBCT].policy.mem.sbct = (size_t)EXPLAIN_SBCT_KIB * 1024;
+    char vm_min_heap[64];
+    (void)snprintf(vm_min_heap, sizeof vm_min_heap, "--min-heap %llu", (unsigned long long)min_heap);
+    static const char *const vm_flags[NVARIANTS] = {"", "", "+MHsbct 2048"};
+    const char *vm_args[NVARIANTS] = {"", vm_min_heap, ""};
+    /* Rounds: the model, then the VM, each variant, so both see the same stretch of a shared
+     * machine. */
+    for (long k = 0; k < repeats; k++)
+        for (int v = 0; v < NVARIANTS; v++) {
+            if (!opts[O_TSV].set || want_vm)
+                tc_bench_progress("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
+                                  v == V_BASE ? "OTP 25" : v == V_MIN_HEAP ? "min_heap_size" : "+MHsbct");
+            if (!explain_model_round(&cfg[v], &model[v]) ||
+                (want_vm && !explain_vm_round(&vm, vm_flags[v], vm_args[v], iterations, &vms[v]))) {
+                tc_bench_progress_end();
+                goto out;
+            }
+        }
+    tc_bench_progress_end();
+    explain_summary ms[NVARIANTS], vs[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        ms[v] = explain_summarize(&model[v]);
+        vs[v] = want_vm ? explain_summarize(&vms[v]) : (explain_summary){0, 0, 0, 0};
+    }
+    const double per = 1000.0 / (double)iterations;
+    if (opts[O_TSV].set) {
+        char vr[32] = "-", vg[32] = "-", vf[32] = "-";
+        if (want_vm) {
+            (void)snprintf(vr, sizeof vr, "%.3f", vs[V_BASE].ratio);
+            (void)snprintf(vg, sizeof vg, "%.1f", (double)vms[V_BASE].lookup.gcs * per);
+            (void)snprintf(vf, sizeof vf, "%.1f", (double)vms[V_BASE].lookup.faults * per);
+        }
+        printf("%.3f\t%s\t%.1f\t%s\t%.1f\t%s\t%s\n", ms[V_BASE].ratio, vr, (double)model[V_BASE].lookup.gcs * per, vg,
+               (double)model[V_BASE].lookup.faults * per, vf,
+               verdict_word(want_vm ? vs[V_BASE].ratio : ms[V_BASE].ratio));
+        rc = 0;
+        goto out;
+    }
+    printf("term:      flat %llu words, shared %llu words, stored as {I, TERM} %zu words, external %zu bytes\n",
+           (unsigned long long)flat, (unsigned long long)shared, stored, ext_len);
+    printf("loops:     OTP 25 rules; %ld lookups of {I, TERM} (results dropped) against %ld round trips whose\n"
+           "           reply carries TERM; medians of %ld run%s%s\n",
+           iterations, iterations, repeats, repeats == 1 ? "" : "s",
+           want_vm ? ", the model's and the VM's alternated" : "");
+    if (TC_DEBUG_LEVEL > 0)
+        printf("note:      this termcopy is built at debug level %d: its checks run inside the timed loops,\n"
+               "           so the model's times and ratios are not a release build's (its counts are)\n",
+               TC_DEBUG_LEVEL);
+    print_verdict("model", &ms[V_BASE]);
+    if (want_vm)
+        print_verdict("VM", &vs[V_BASE]);
+    const explain_series *mb = &model[V_BASE], *vb = want_vm ? &vms[V_BASE] : NULL;
+    printf("mechanism, per 1000 operations (first run):\n");
+    printf("  %-34s %12s %12s%s\n", "", "lookup", "round trip", want_vm ? "    VM lookup  VM rnd trip" : "");
+    print_count("GCs (lookup: with its result live)", (double)mb->lookup.gcs, (double)mb->proc.gcs, vb,
+                vb ? (double)vb->lookup.gcs : NAN, vb ? (double)vb->proc.gcs : NAN, iterations);
+    print_count("words the GCs copied", (double)mb->lookup.gc_words, (double)mb->proc.gc_words, vb, NAN, NAN,
+                iterations);
+    print_count("words the copies wrote", (double)mb->lookup.words_copied, (double)mb->proc.words_copied, vb, NAN,
+                NAN, iterations);
+    print_count("fresh carriers mapped", (double)mb->lookup.carriers_mapped, (double)mb->proc.carriers_mapped, vb,
+                vb ? (double)vb->lookup.carriers_mapped : NAN, vb ? (double)vb->proc.carriers_mapped : NAN, iterations);
+    print_count("minor faults", (double)mb->lookup.faults, (double)mb->proc.faults, vb,
+                vb ? (double)vb->lookup.faults : NAN, vb ? (double)vb->proc.faults : NAN, iterations);
+    if (want_vm)
+        printf("  (the VM: GCs of all its processes, faults of the whole OS process; it counts no words)\n");
+    printf("remedies, each rerun with it applied:\n");
+    for (int v = V_MIN_HEAP; v < NVARIANTS; v++) {
+        if (v == V_MIN_HEAP)
+            printf("  with min_heap_size %llu:", (unsigned long long)min_heap);
+        else
+            printf("  with +MHsbct %d:", EXPLAIN_SBCT_KIB);
+        /* The lookup's own time beside the ratio: a remedy can speed the round trip as well. */
+        printf(" ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", ms[v].ratio, (double)model[v].lookup.gcs * per,
+               ms[v].lookup_us / (double)iterations, ms[V_BASE].lookup_us / (double)iterations);
+        if (want_vm)
+            printf("; VM: ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", vs[v].ratio,
+                   (double)vms[v].lookup.gcs * per, vs[v].lookup_us / (double)iterations,
+                   vs[V_BASE].lookup_us / (double)iterations);
+        printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n",
+               v == V_MIN_HEAP ? "the model gives every process the size, the VM the tester only"
+                               : "eheap single-block carriers from 2 MiB instead of 512 KiB");
+    }
+    printf("  (min_heap_size %llu: the next heap size at or above TERM's %llu words plus %d results [{I, TERM}] of\n"
+           "  %llu words each, so the lookup loop collects at most once per %d lookups; never below the default %llu)\n",
+           (unsigned long long)min_heap, (unsigned long long)flat, EXPLAIN_MIN_HEAP_RESULTS,
+           (unsigned long long)flat + 5, EXPLAIN_MIN_HEAP_RESULTS,
+           (unsigned long long)cfg[V_BASE].policy.min_heap_size);
+    printf("  persistent_term:get: not in the modelled workload (a get copies nothing: copy/literal.h), left out\n");
+    rc = 0;
+out:
+    explain_vm_cleanup(&vm);
+    tc_mem_free(ext);
+    tc_arena_free(arena);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -601,7 +1111,8 @@ int main(int argc, char **argv)
                     {"print", cmd_print, usage_print},
                     {"encode", cmd_encode, usage_encode},
                     {"decode", cmd_decode, usage_decode},
-                    {"predict", cmd_predict, usage_predict}};
+                    {"predict", cmd_predict, usage_predict},
+                    {"explain", cmd_explain, usage_explain}};
     if (argc < 2) {
         fputs("termcopy: missing COMMAND (see 'termcopy --help')\n", stderr);
         return EXIT_USAGE;

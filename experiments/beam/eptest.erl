@@ -27,7 +27,8 @@
               suffix = "",         % appended to every test name (run variants, e.g. _sbct2048)
               variants = false,    % also ets_lookup_hot_key and ets_lookup_element
               trace = false,       % one extra, untimed run traced for per-process GC counts
-              era = "vm-otp25", flags = "", quick = false}).
+              era = "vm-otp25", flags = "", quick = false,
+              ext}).               % external-format bytes: Data is binary_to_term of them
 
 shapes() -> [ints, floats, tuple, nested, strings, binary].
 
@@ -45,7 +46,10 @@ payload(floats, L) -> [float(X) || X <- lists:seq(1, L)];
 payload(tuple, L) -> list_to_tuple(lists:seq(1, L));
 payload(nested, L) -> lists:foldl(fun(X, Acc) -> {X, Acc} end, [], lists:seq(L, 1, -1));
 payload(strings, L) -> [integer_to_list(X) || X <- lists:seq(1, L)];
-payload(binary, L) -> <<0:(8 * L)>>.
+payload(binary, L) -> <<0:(8 * L)>>;
+%% A user's term (termcopy explain --vm): decoded in the tester, so Data is on its heap as a
+%% built payload is.
+payload({ext, Bin}, _L) -> binary_to_term(Bin).
 
 %% ---- the loops (kept minimal: they are what is timed) -----------------------------------
 
@@ -192,8 +196,9 @@ passes(#opt{variants = V}) ->
 spawn_opts(#opt{min_heap = W, off_heap = Off}) ->
     [{min_heap_size, W} || W =/= undefined] ++ [{message_queue_data, off_heap} || Off].
 
-run_once(O = #opt{shape = Sh, len = L, iterations = N}, Traced) ->
-    tester({Sh, L, N, spawn_opts(O), Traced}, passes(O)).
+run_once(O = #opt{shape = Sh, len = L, iterations = N, ext = Ext}, Traced) ->
+    Payload = case Ext of undefined -> Sh; _ -> {ext, Ext} end,
+    tester({Payload, L, N, spawn_opts(O), Traced}, passes(O)).
 
 %% [[Row]] (one list per run) -> [{Test, MedianUs, IqrUs, MedianCounts}]
 summarise(O, Runs) ->
@@ -366,6 +371,12 @@ parse(["--shape", V | T], O) ->
         [] -> throw({usage, "bad --shape '" ++ V ++ "'"})
     end;
 parse(["--csv", V | T], O) -> parse(T, O#opt{csv = V});
+parse(["--ext", V | T], O) -> parse(T, ext(O, hex_bytes(V)));
+parse(["--ext-file", V | T], O) ->
+    case file:read_file(V) of
+        {ok, B} -> parse(T, ext(O, B));
+        {error, Why} -> throw({usage, io_lib:format("cannot read --ext-file '~s': ~s", [V, file:format_error(Why)])})
+    end;
 parse(["--min-heap", V | T], O) ->
     parse(T, O#opt{min_heap = parse_int("--min-heap", V, 1), suffix = O#opt.suffix ++ "_min_heap"});
 parse(["--off-heap" | T], O) -> parse(T, O#opt{off_heap = true, suffix = O#opt.suffix ++ "_off_heap"});
@@ -376,6 +387,18 @@ parse(["--era", V | T], O) -> parse(T, O#opt{era = V});
 parse(["--flags", V | T], O) -> parse(T, O#opt{flags = V});
 parse(["--quick" | T], O) -> parse(T, O#opt{quick = true, repeats = 3});
 parse([Bad | _], _) -> throw({usage, "bad argument '" ++ Bad ++ "'"}).
+
+%% The payload is the term of these external-format bytes; the shape column says ext.
+ext(O, B) ->
+    try binary_to_term(B) of
+        _ -> O#opt{ext = B, shape = ext}
+    catch error:badarg -> throw({usage, "--ext: not an external term"})
+    end.
+
+hex_bytes(V) ->
+    try binary:decode_hex(list_to_binary(V))
+    catch error:badarg -> throw({usage, "--ext: bad hex"})
+    end.
 
 parse_int(Name, V, Min) ->
     try list_to_integer(V) of
@@ -393,6 +416,9 @@ usage() ->
     "  --len L          payload length (default 1000)\n"
     "  --iterations N   calls per test (default 1000)\n"
     "  --shape S        ints (default), floats, tuple, nested, strings, binary\n"
+    "  --ext HEX        Data is binary_to_term of these external-format bytes (hex), not a\n"
+    "                   shape: the shape column says ext, --len is not used\n"
+    "  --ext-file FILE  the same, the raw bytes read from FILE (termcopy explain --vm)\n"
     "  --repeats R      runs of a fresh tester to take medians over (default 5; --quick 3)\n"
     "  --csv FILE|-     write the CSV (the model's eptest columns) with '#' metadata first\n"
     "  --min-heap W     spawn the tester with {min_heap_size, W}; tests are named *_min_heap\n"
