@@ -31,7 +31,11 @@
 #include "terms/size.h"
 
 /* A payload that cannot be built, or a copy that ran out of memory, ends the run (exit 1). */
-#define NEED(ok, what) tc_bench_need((ok), "copysweep", (what))
+#define NEED(ok, what)                        \
+    do {                                      \
+        if (!(ok))                            \
+            tc_bench_oom("copysweep", (what)); \
+    } while (0)
 
 enum { X_PROFILE, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {

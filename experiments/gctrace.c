@@ -24,7 +24,6 @@
 #include "alloc/faults.h"
 #include "harness.h"
 #include "lookuploop.h"
-#include "procs/verify.h"
 
 static const tc_bench_cli_spec spec = {
     .prog = "gctrace",
@@ -140,7 +139,7 @@ int main(int argc, char **argv)
         status = fail(what, r);
     else if (acc.oom)
         status = fail("rows", TC_ENOMEM);
-    else if (!tc_heap_verify(loop.p, &what)) {
+    else if (!tc_lookup_loop_verify(&loop, &what)) {
         fprintf(stderr, "gctrace: the process fails the verifier: %s\n", what);
         status = EXIT_FAILURE;
     }

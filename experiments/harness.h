@@ -205,9 +205,9 @@ void tc_bench_meta_policy(FILE *f, const tc_policy *pol);
 /* What an experiment's main returns last: `rc`, or 2 with a one-line message when standard
  * output could not be written (a full disk, a closed pipe), so no table is lost silently. */
 int tc_bench_exit_status(const char *prog, int rc);
-/* Setup that cannot go on without its memory (a payload being built): unless ok, prints
+/* Setup that cannot go on without its memory (a payload being built): prints
  * "PROG: out of memory (WHAT)" and exits 1. */
-void tc_bench_need(bool ok, const char *prog, const char *what);
+TC_NORETURN void tc_bench_oom(const char *prog, const char *what);
 
 /* Overwrites one progress line on stderr, only when stderr is a terminal. */
 void tc_bench_progress(const char *fmt, ...) TC_PRINTF(1, 2);

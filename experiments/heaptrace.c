@@ -15,7 +15,6 @@
 #include "alloc/faults.h"
 #include "harness.h"
 #include "lookuploop.h"
-#include "procs/verify.h"
 
 static const tc_bench_cli_spec spec = {
     .prog = "heaptrace",
@@ -84,14 +83,21 @@ int main(int argc, char **argv)
     tc_lookup_loop loop;
     const char *what;
     tc_result r = tc_lookup_loop_new(&pol, length, &loop, &what);
-    if (r != TC_OK)
+    if (r != TC_OK) {
+        if (out)
+            (void)tc_bench_cli_close_csv(&cli, out, csv_path); /* failing already */
         return fail(what, r);
+    }
     tc_proc *p = loop.p;
     size_t result_words = loop.result_words;
 
     row *rows = calloc(lookups, sizeof *rows);
-    if (!rows)
+    if (!rows) {
+        tc_lookup_loop_free(&loop);
+        if (out)
+            (void)tc_bench_cli_close_csv(&cli, out, csv_path); /* failing already */
         return fail("rows", TC_ENOMEM);
+    }
     trace_acc acc = {NULL};
     tc_proc_set_trace(p, on_event, &acc);
     const tc_mseg_stats *ms = tc_mseg_stats_get(loop.mem);
@@ -101,8 +107,13 @@ int main(int argc, char **argv)
         tc_mseg_stats m0 = *ms;
         tc_faults f;
         tc_faults_begin(&f);
-        if ((r = tc_lookup_loop_step(&loop, &what)) != TC_OK)
+        if ((r = tc_lookup_loop_step(&loop, &what)) != TC_OK) {
+            free(rows);
+            tc_lookup_loop_free(&loop);
+            if (out)
+                (void)tc_bench_cli_close_csv(&cli, out, csv_path); /* failing already */
             return fail(what, r);
+        }
         w->faults = tc_faults_end(&f);
         w->heap_after = tc_proc_heap_size(p);
         w->old_heap = tc_proc_old_heap_size(p);
@@ -113,8 +124,12 @@ int main(int argc, char **argv)
         tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
     }
     tc_bench_progress_end();
-    if (!tc_heap_verify(p, &what)) {
+    if (!tc_lookup_loop_verify(&loop, &what)) {
         fprintf(stderr, "heaptrace: the process fails the verifier: %s\n", what);
+        free(rows);
+        tc_lookup_loop_free(&loop);
+        if (out)
+            (void)tc_bench_cli_close_csv(&cli, out, csv_path); /* failing already */
         return EXIT_FAILURE;
     }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "procs/gc.h"
+#include "procs/verify.h"
 
 tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop *out, const char **what)
 {
@@ -82,4 +83,12 @@ void tc_lookup_loop_free(tc_lookup_loop *l)
     if (l->ar)
         tc_arena_free(l->ar);
     memset(l, 0, sizeof *l);
+}
+
+bool tc_lookup_loop_verify(const tc_lookup_loop *l, const char **why)
+{
+    tc_mem_unchecked(1);
+    bool ok = tc_heap_verify(l->p, why);
+    tc_mem_unchecked(0);
+    return ok;
 }

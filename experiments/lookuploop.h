@@ -42,6 +42,9 @@ tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop
 /* One lookup: the BIF, its return through the era's trigger, the tail call, and the
  * schedule-in when the era or a long GC asks for one. *what names the failing step. */
 tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what) TC_MUST_CHECK;
+/* The process passes the heap verifier: the run's own check, made outside any injected
+ * allocation failure (TC_MEM_FAIL_AT), so a sweep of the failure paths fails only the run. */
+bool tc_lookup_loop_verify(const tc_lookup_loop *l, const char **why);
 void tc_lookup_loop_free(tc_lookup_loop *l);
 
 #endif

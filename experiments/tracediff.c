@@ -136,7 +136,7 @@ static int read_trace(const char *path, trace *t)
         }
         if (n != ncols) {
             char what[64];
-            snprintf(what, sizeof what, "%zu", lineno);
+            (void)snprintf(what, sizeof what, "%zu", lineno); /* a line number fits */
             rc = bad_input(path, "line %s: not as many fields as the header", what);
             break;
         }
@@ -158,7 +158,7 @@ static int read_trace(const char *path, trace *t)
             ok = number(cols[idx[k + 3]], &g->f[k]);
         if (!ok) {
             char what[64];
-            snprintf(what, sizeof what, "%zu", lineno);
+            (void)snprintf(what, sizeof what, "%zu", lineno); /* a line number fits */
             rc = bad_input(path, "line %s: a field is not a number (or kind not minor/major)", what);
             break;
         }
@@ -168,7 +168,7 @@ static int read_trace(const char *path, trace *t)
         rc = bad_input(path, "%s", strerror(errno));
     if (rc == 0 && !header)
         rc = bad_input(path, "%s", "no header row");
-    fclose(f);
+    (void)fclose(f); /* read only: its errors showed in ferror above */
     return rc;
 }
 
@@ -264,6 +264,7 @@ static bool first_divergence(const trace *m, const trace *v, int context, unsign
                    a->major ? "major" : "minor");
             b ? printf("at op %lld)\n", b->op) : printf("none)\n");
         } else {
+            TC_CHECK(b != NULL); /* the loop runs while either side has a GC left */
             printf("%sfirst divergence: op %lld: gc: model none (its next GC is ", label, b->op);
             a ? printf("at op %lld)", a->op) : printf("none)");
             printf(", VM GC %lld (%s)\n", b->seq, b->major ? "major" : "minor");

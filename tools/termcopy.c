@@ -793,6 +793,7 @@ static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ex
         return false;
     }
     (void)snprintf(cmd, sizeof cmd, "erlc -o '%s' '%s' >'%s/erlc.log' 2>&1", vm->dir, vm->erl_src, vm->dir);
+    // NOLINTNEXTLINE(cert-env33-c): --vm runs the installed erlc by design; the paths are ours
     if (system(cmd) != 0) {
         fprintf(stderr, "termcopy explain: --vm: erlc failed on %s (its output: %s/erlc.log)\n", vm->erl_src,
                 vm->dir);
@@ -825,6 +826,7 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
                    "erl -noshell " EXPLAIN_VM_BASE " %s -pa '%s' -s eptest main -extra --flags '" EXPLAIN_VM_BASE
                    " %s' --ext-file '%s/term.ext' --iterations %ld --repeats 1 %s --csv - 2>&1",
                    flags, vm->dir, flags, vm->dir, iterations, args);
+    // NOLINTNEXTLINE(cert-env33-c): --vm runs the installed erl by design; the paths are ours
     FILE *p = popen(cmd, "r");
     if (!p) {
         fail("--vm cannot run erl: %s", strerror(errno));
