@@ -145,8 +145,18 @@ full_stdout() { # DESC COMMAND...
     timeout 120 "$@" >/dev/full 2>"$tmp/err" </dev/null
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^$name: cannot write standard output" "$tmp/err"
-    check "$desc (exit $rc: $(head -c 100 "$tmp/err"))" $?
+    ok=$?; check "$desc (exit $rc: $(head -c 100 "$tmp/err"))" "$ok"
 }
+# An sbct no memory can serve (1 TiB): "out of memory", exit 1, one line, and (in the ASan
+# build) nothing leaked on that exit.
+if have eptest; then
+    timeout 120 "$exp/eptest" --sbct 1099511627776 --len 10 --iterations 5 --repeats 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'out of memory' "$tmp/err" &&
+        ! grep -qE 'Sanitizer|runtime error' "$tmp/err"
+    ok=$?
+    check "eptest --sbct 1 TiB (exit $rc: $(head -c 100 "$tmp/err"))" "$ok"
+fi
 have eptest && full_stdout "eptest: unwritable stdout" "$exp/eptest" --len 10 --iterations 5 --repeats 1
 have ablate && full_stdout "ablate: unwritable stdout" "$exp/ablate" --quick --era otp25 --len 10 --iterations 2
 have crossover && full_stdout "crossover: unwritable stdout" "$exp/crossover" --quick --shape ints --era otp25

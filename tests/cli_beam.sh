@@ -23,16 +23,17 @@ check "run.sh --tiny: rc $rc ($(tail -n 3 "$tmp/stderr" | tr '\n' ' '))" $rc
 # csv FILE HEADER MIN_ROWS: metadata first, then the header, then rows as wide as the header.
 csv() {
     local f="$1" header="$2" min="$3"
-    [ -s "$f" ]; check "$(basename "$f") exists" $? || return
-    grep -q '^# emulator_flags: -noshell +S ' "$f"; check "$(basename "$f"): emulator flags recorded" $?
-    [ "$(grep -v '^#' "$f" | head -n 1)" = "$header" ]; check "$(basename "$f"): header" $?
+    [ -s "$f" ]; ok=$?; check "$(basename "$f") exists" "$ok" || return
+    # one run's flags, or (eptest_all.csv) each merged source's
+    grep -qE '^# (emulator_flags|source: [^:]*): -noshell \+S ' "$f"; ok=$?; check "$(basename "$f"): emulator flags recorded" "$ok"
+    [ "$(grep -v '^#' "$f" | head -n 1)" = "$header" ]; ok=$?; check "$(basename "$f"): header" "$ok"
     local rows width bad
     width=$(echo "$header" | awk -F, '{print NF}')
     rows=$(grep -v '^#' "$f" | tail -n +2 | wc -l)
-    [ "$rows" -ge "$min" ]; check "$(basename "$f"): $rows rows, at least $min" $?
+    [ "$rows" -ge "$min" ]; ok=$?; check "$(basename "$f"): $rows rows, at least $min" "$ok"
     bad=$(grep -v '^#' "$f" | tail -n +2 | awk -F, -v w="$width" 'NF != w' | wc -l)
-    [ "$bad" -eq 0 ]; check "$(basename "$f"): $bad rows not $width columns wide" $?
-    awk 'f && /^#/ {bad = 1} !/^#/ {f = 1} END {exit bad}' "$f"; check "$(basename "$f"): metadata only before the header" $?
+    [ "$bad" -eq 0 ]; ok=$?; check "$(basename "$f"): $bad rows not $width columns wide" "$ok"
+    awk 'f && /^#/ {bad = 1} !/^#/ {f = 1} END {exit bad}' "$f"; ok=$?; check "$(basename "$f"): metadata only before the header" "$ok"
 }
 
 ep="test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls"
@@ -68,7 +69,7 @@ fid="$here/../experiments/beam/fidelity.sh"
 model="$1/experiments/eptest"
 if [ -x "$model" ]; then
     timeout 90 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
-    check "fidelity.sh runs: rc $? ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" $?
+    ok=$?; check "fidelity.sh runs: rc $ok ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" "$ok"
     csv "$tmp/fid.csv" "round,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,proc_faults" 8
     for side in model vm; do
         [ "$(grep -cE "^[12],(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?

@@ -17,7 +17,7 @@ while IFS=$'\t' read -r expr lit _flat _shared bytes hex; do
     [ "$expr" = expr ] && continue
     out=$("$bin" encode "$lit")
     if [ "$hex" = "-" ]; then
-        [ "${#out}" -eq $((2 * bytes)) ]; check "encode of $expr gave ${#out} hex digits, want $((2 * bytes))" $?
+        [ "${#out}" -eq $((2 * bytes)) ]; ok=$?; check "encode of $expr gave ${#out} hex digits, want $((2 * bytes))" "$ok"
     else
         [ "$out" = "$hex" ]; check "encode of $expr gave '${out:0:60}'" $?
     fi

@@ -50,7 +50,7 @@ hex=$("$tool" encode "$term")
 "$tool" explain --tsv --iterations 50 --repeats 1 --ext "$hex" >"$tmp/ext"
 check "explain --ext HEX runs" $?
 [ "$(cut -f3 "$tmp/text")" = "$(cut -f3 "$tmp/ext")" ]
-check "--ext gives the text form's lookup GCs ($(cut -f3 "$tmp/text") vs $(cut -f3 "$tmp/ext"))" $?
+ok=$?; check "--ext gives the text form's lookup GCs ($(cut -f3 "$tmp/text") vs $(cut -f3 "$tmp/ext"))" "$ok"
 echo "$hex" | xxd -r -p | "$tool" explain --tsv --iterations 50 --repeats 1 --ext - >"$tmp/raw"
 check "explain --ext - with raw bytes runs" $?
 [ "$(cut -f3 "$tmp/text")" = "$(cut -f3 "$tmp/raw")" ]; check "--ext raw bytes: the same lookup GCs" $?
@@ -71,7 +71,7 @@ bad() { # bad NAME ARGS...
     "$tool" explain "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] && [ ! -s "$tmp/bad.out" ]
-    check "$name: exit 2 (got $rc), one line ($(head -c 120 "$tmp/bad.err"))" $?
+    ok=$?; check "$name: exit 2 (got $rc), one line ($(head -c 120 "$tmp/bad.err"))" "$ok"
 }
 bad "bad term" '[1,2'
 bad "bad flag" --frobnicate '[1]'
@@ -93,7 +93,7 @@ fi
 PATH=/nonexistent "$tool" explain --vm '[1]' >"$tmp/noerl.out" 2>"$tmp/noerl.err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/noerl.err")" -eq 1 ] && grep -q 'erl' "$tmp/noerl.err"
-check "--vm without erl: one line, exit 2 (got $rc: $(cat "$tmp/noerl.err"))" $?
+ok=$?; check "--vm without erl: one line, exit 2 (got $rc: $(cat "$tmp/noerl.err"))" "$ok"
 PATH=/nonexistent "$tool" explain --tsv --iterations 20 --repeats 1 '[1]' >/dev/null 2>&1
 check "without --vm no erl is needed" $?
 

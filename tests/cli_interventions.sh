@@ -46,7 +46,7 @@ for key in source_package patch configure date machine cpu load; do
 done
 for p in "$iv"/patches/*.patch; do
     grep -q "^# patch: $(basename "$p") sha256 $(sha256sum "$p" | cut -d' ' -f1)\$" "$csv"
-    check "vm-interventions.csv: the sha256 of $(basename "$p") is the committed patch's" $?
+    ok=$?; check "vm-interventions.csv: the sha256 of $(basename "$p") is the committed patch's" "$ok"
 done
 header=$(grep -v '^#' "$csv" | head -n 1)
 for c in variant payload_len vm_ratio vm_lookup_gcs vm_lookup_faults vm_carriers model_ratio model_lookup_gcs \

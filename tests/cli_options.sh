@@ -33,7 +33,7 @@ usage_error() {
     rc=$?
     n=$(wc -l <"$tmp/err")
     [ "$rc" -eq 2 ] && [ "$n" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q "^$b: " "$tmp/err"
-    check "$b $desc: exit $rc, $n lines on stderr: $(head -c 120 "$tmp/err")" $?
+    ok=$?; check "$b $desc: exit $rc, $n lines on stderr: $(head -c 120 "$tmp/err")" "$ok"
 }
 
 for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench; do

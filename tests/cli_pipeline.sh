@@ -42,7 +42,7 @@ fails_with() {
     "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$pattern" "$tmp/err"
-    check "$what: exit $rc, stdout '$(head -c 80 "$tmp/out")', stderr '$(cat "$tmp/err")'" $?
+    ok=$?; check "$what: exit $rc, stdout '$(head -c 80 "$tmp/out")', stderr '$(cat "$tmp/err")'" "$ok"
 }
 fails_with "csv.awk: a missing column" "derive: $fix has no column \"nosuch\"" \
     awk -v csv_who=derive "$lib"'!csv_row() { next } { x = csv_get("nosuch") } END { print "END ran" }' "$fix"

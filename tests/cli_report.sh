@@ -14,7 +14,7 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 
 sh "$gen" "$data/report/template.md.in" "$data/report" "$tmp/out.md"
 check "generate runs (exit $?)" $?
-diff "$data/report/expected.md" "$tmp/out.md" >"$tmp/diff"; check "expected Markdown ($(cat "$tmp/diff"))" $?
+diff "$data/report/expected.md" "$tmp/out.md" >"$tmp/diff"; ok=$?; check "expected Markdown ($(cat "$tmp/diff"))" "$ok"
 
 # bad TEMPLATE-LINE MESSAGE-PATTERN: the line fails, names itself, and keeps out.md as it was.
 bad() {
@@ -23,7 +23,7 @@ bad() {
     sh "$gen" "$tmp/bad.md.in" "$data/report" "$tmp/out.md" 2>"$tmp/err"
     local rc=$?
     [ $rc -eq 1 ] && grep -q "bad.md.in:2: $2" "$tmp/err" && cmp -s "$tmp/out.md" "$tmp/keep.md"
-    check "'$1' fails with '$2' (exit $rc: $(cat "$tmp/err"))" $?
+    ok=$?; check "'$1' fails with '$2' (exit $rc: $(cat "$tmp/err"))" "$ok"
 }
 bad '{{value sample.csv median_us test=proc1}}' '2 rows of sample.csv match'
 bad '{{value sample.csv median_us test=nothing}}' '0 rows of sample.csv match'
@@ -31,7 +31,7 @@ bad '{{value sample.csv nosuch era=r10b test=proc1}}' 'sample.csv has no column 
 bad '{{value absent.csv x}}' 'cannot read'
 bad '{{value header-only.csv median_us}}' '.*header-only.csv has no rows'
 bad '{{meta header-only.csv a}}' '.*header-only.csv has no rows'
-bad '{{meta sample.csv nokey}}' 'has no "# nokey:" line'
+bad '{{meta sample.csv nokey}}' 'sample.csv has no "# nokey:" line'
 bad '{{table sample.csv era test=none}}' 'no rows of sample.csv match'
 bad '{{frobnicate sample.csv}}' 'unknown marker'
 printf '{{ifexists sample.csv}}\nx\n' >"$tmp/open.md.in"

@@ -18,19 +18,19 @@ td="$exp/tracediff"
 "$td" --vm "$data/vm.csv" --model "$data/same.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] && grep -q '^identical: 5 GCs' "$tmp/out" && grep -q '^summary' "$tmp/out" && [ ! -s "$tmp/err" ]
-check "identical traces: exit $rc, $(head -c 200 "$tmp/out")" $?
+ok=$?; check "identical traces: exit $rc, $(head -c 200 "$tmp/out")" "$ok"
 
 "$td" --vm "$data/vm.csv" --model "$data/changed.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q '^first divergence: op 9 (model GC 3, VM GC 3): old_heap_block_size_e: model 17000, VM 17731$' "$tmp/out"
-check "one field changed: exit $rc, $(head -n 1 "$tmp/out")" $?
+ok=$?; check "one field changed: exit $rc, $(head -n 1 "$tmp/out")" "$ok"
 grep -q '^  model GC 2 op 4 minor' "$tmp/out" && grep -q '^  VM    GC 2 op 4 minor' "$tmp/out"
 check "the GCs before the divergence on both sides" $?
 
 "$td" --vm "$data/vm.csv" --model "$data/nocolumn.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no column 'mbuf_size_s'" "$tmp/err" && [ ! -s "$tmp/out" ]
-check "missing column: exit $rc, $(cat "$tmp/err")" $?
+ok=$?; check "missing column: exit $rc, $(cat "$tmp/err")" "$ok"
 "$td" --vm "$data/vm.csv" --model "$tmp/none.csv" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "unreadable file: exit $rc" $?
@@ -59,7 +59,7 @@ if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
     "$here/../experiments/beam/tracediff.sh" --bin "$exp" 1000 60 >"$tmp/out" 2>"$tmp/err"
     rc=$?
     { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q '^summary (L 1000, 60 lookups), model / VM:' "$tmp/out"
-    check "tracediff.sh 1000 60: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" $?
+    ok=$?; check "tracediff.sh 1000 60: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
 else
     echo "cli_tracediff: erl not found: tracediff.sh not run"
 fi
