@@ -86,11 +86,15 @@ typedef uint64_t tc_term;
     (((tc_term)(arity) << TC_HEADER_ARITY_OFFS) | ((tc_term)(subtag) << TC_TAG_PRIMARY_SIZE))
 
 /*
- * Map headers reuse the arity field: its two low bits say which kind of map node it is
- * (erl_map.h: 3 = flatmap head). A flatmap's size is in the word after the header.
+ * Map headers reuse the arity field: its two low bits are the kind of map node (erl_term.h
+ * MAP_HEADER_TAG_*: 0 flatmap head, 1 HAMT node, 2 HAMT head array, 3 HAMT head bitmap), the
+ * next 8 an arity (1 for a head) and the 16 above a bitmap. erl_map.h's MAP_HEADER_FLATMAP is
+ * MAKE_MAP_HEADER(FLATMAP_HEAD, 1, 0). A flatmap's size is in the word after the header.
  */
-#define TC_MAP_HEADER_TAG_FLATMAP_HEAD 0x3u
-#define TC_MAP_HEADER_FLATMAP TC_MAKE_HEADER(TC_MAP_HEADER_TAG_FLATMAP_HEAD, TC_SUBTAG_MAP)
+#define TC_MAP_HEADER_TAG_FLATMAP_HEAD 0x0u
+#define TC_MAP_HEADER_TAG_SIZE 2
+#define TC_MAP_HEADER_FLATMAP \
+    TC_MAKE_HEADER((1u << TC_MAP_HEADER_TAG_SIZE) | TC_MAP_HEADER_TAG_FLATMAP_HEAD, TC_SUBTAG_MAP)
 #define TC_MAP_SMALL_MAP_LIMIT 32u
 
 /* Small integers: 60 bits on 64-bit, value << 4 | 0xF. */

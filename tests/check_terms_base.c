@@ -19,6 +19,18 @@ static void recording_handler(const char *file, int line, const char *expr)
     longjmp(escape, 1);
 }
 
+/* A flatmap's header word is the VM's: erl_map.h MAP_HEADER_FLATMAP, MAKE_MAP_HEADER(0, 1, 0)
+ * = _make_header(((0 << 8) | 1) << 2 | 0, _TAG_HEADER_MAP) = 4 << 6 | 0x3C (not the HAMT
+ * head-bitmap tag 3 it once carried). */
+START_TEST(test_flatmap_header_word)
+{
+    tc_term m = tc_read_ok("#{a => 1, b => 2}");
+    ck_assert(tc_is_boxed(m));
+    ck_assert_uint_eq(tc_boxed_val(m)[0], (UINT64_C(4) << 6) | 0x3C);
+    ck_assert_uint_eq(TC_MAP_HEADER_FLATMAP, 0x13C);
+}
+END_TEST
+
 START_TEST(test_replaceable_handler)
 {
     tc_set_assert_handler(recording_handler);
@@ -121,6 +133,7 @@ int main(void)
     TCase *tc = tcase_create("base");
     tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
     tcase_add_test(tc, test_replaceable_handler);
+    tcase_add_test(tc, test_flatmap_header_word);
     tcase_add_test(tc, test_fail_nth_allocation);
     tcase_add_test(tc, test_verifier_catches_corruption);
     tcase_add_test(tc, test_refc_binaries_released);
