@@ -43,9 +43,6 @@ if [ -f "$res/terms_fidelity.csv" ]; then
         END { print "total,matched"; print n "," m + 0 }' "$res/terms_fidelity.csv" >"$der/fidelity.csv"
 fi
 
-# ---- the brief's VM observation (transcribed, for the report's comparisons) --------------------
-cp "$data/brief-vm.csv" "$der/brief-vm.csv"
-
 # ---- the interventions on the real VM (committed: ./run report --interventions reruns them) ---
 # The rows as measured, and per variant and length how each side moved: the VM against the VM
 # as shipped, the model's switch against its baseline. A move is "up" or "down" when it is more
@@ -171,14 +168,14 @@ if [ -n "$vmfiles" ]; then
     } >"$der/vm-variants.csv"
 fi
 
-# ---- the VM at the brief's size: the plain run with the largest L up to the brief's --------------
-brief_len=$("$here/csv.sh" value "$data/brief-vm.csv" payload_len)
+# ---- the VM's summary: the plain eptest run at the length run.sh ran its variants at ------------
 vmbase="" vmlen=-1
 for f in "$res"/vm/eptest_ints_*.csv; do
     [ -f "$f" ] || continue
     n=${f##*/eptest_ints_} && n=${n%.csv}
     case $n in '' | *[!0-9]*) continue ;; esac # a variant's run: eptest_ints_L_VARIANT.csv
-    if [ "$n" -le "$brief_len" ] && [ "$n" -gt "$vmlen" ]; then vmbase=$f vmlen=$n; fi
+    [ -f "${f%.csv}_sbct2048.csv" ] || continue # not the variants' length
+    if [ "$n" -gt "$vmlen" ]; then vmbase=$f vmlen=$n; fi
 done
 if [ -n "$vmbase" ]; then
     # The lookup faults of the sbct and min_heap variant runs at the same L (their own files;
