@@ -248,6 +248,76 @@ awk "$lib"'
     ' "$data/seed2009.csv"
 } >"$der/etsbench-wide.csv"
 
+# ---- the 2009 question on both sides: the model's lock modes beside the VM's ----------------
+# One row per VM table type and threads, with the model's mode that takes the same locks
+# (OTP 25's plain set takes the table rwlock; the model's r13b adds R13B's meta-table lock, and
+# none is the seed's -smp disable) and the seed's R13B01 number where it ran that
+# configuration. ops/s per op; model_lock_ns: the model's measured lock phase per operation.
+if [ -f "$res/vm-etsbench.csv" ]; then
+    awk "$lib"'
+        !csv_row() { next }
+        FILENAME ~ /seed2009/ { seed[csv_get("vm"), csv_get("op")] = csv_get("ops_per_s"); next }
+        { op = csv_get("op"); if (op == "put") op = "insert"; if (op == "get") op = "lookup"
+          side = FILENAME ~ /vm-etsbench/ ? "vm" : "model"; mode = csv_get("lock_mode"); th = csv_get("threads")
+          v[side, mode, th, op] = csv_get("ops_per_s")
+          if (side == "model") lk[mode, th, op] = csv_get("lock_ns")
+          if (side == "vm" && !((mode, th) in seen)) { seen[mode, th] = 1; order[++n] = mode SUBSEP th } }
+        END {
+            print "config,vm_mode,model_mode,threads,op,vm_ops_per_s,model_ops_per_s,model_over_vm,model_lock_ns,seed_ops_per_s"
+            split("insert lookup update update_counter", ops, " ")
+            for (i = 1; i <= n; i++) {
+                split(order[i], k, SUBSEP); mode = k[1]; th = k[2]
+                mm = mode == "default" ? "r13b" : mode
+                # the seed: R13B01 with {write_concurrency, true}, one process on a 2-scheduler VM
+                # for insert and lookup, two writers for the update
+                sd = (mode == "write_concurrency") ? "smp:2" : ""
+                for (j = 1; j <= 4; j++) {
+                    op = ops[j]
+                    if (!(("vm", mode, th, op) in v)) continue
+                    m = (("model", mm, th, op) in v) ? v["model", mm, th, op] : ""
+                    sv = (sd != "" && ((sd, op) in seed) && (th == (op == "update" ? 2 : 1))) ? seed[sd, op] : ""
+                    printf "%s/%st,%s,%s,%d,%s,%.0f,%s,%s,%s,%s\n", mode, th, mode, (m == "" ? "-" : mm), th, op,
+                        v["vm", mode, th, op], (m == "" ? "-" : sprintf("%.0f", m)),
+                        (m == "" ? "-" : sprintf("%.2f", m / v["vm", mode, th, op])),
+                        (m == "" ? "-" : lk[mm, th, op]), (sv == "" ? "-" : sprintf("%.0f", sv))
+                }
+            }
+            # the seed without SMP: no locks at all, as the model mode none
+            for (j = 1; j <= 3; j++) { op = ops[j]
+                if (("-smp disable", op) in seed)
+                    printf "none/1t,-,none,1,%s,-,%s,-,%s,%.0f\n", op,
+                        (("model", "none", 1, op) in v) ? sprintf("%.0f", v["model", "none", 1, op]) : "-",
+                        (("model", "none", 1, op) in v) ? lk["none", 1, op] : "-", seed["-smp disable", op] }
+        }' "$data/seed2009.csv" "$res/etsbench.csv" "$res/vm-etsbench.csv" >"$der/etsbench-compare.csv"
+    # Figure 7's rows: one bar group per configuration and op, x its place within the op.
+    awk "$lib"'
+        !csv_row() { next }
+        { op = csv_get("op"); if (op != "insert" && op != "lookup") next
+          x = ++n[op]; num = "^[0-9.]+$"
+          printf "%s,%d,%s,%s,%s,%s\n", op, x, csv_get("config"), csv_get("vm_ops_per_s") ~ num ? csv_get("vm_ops_per_s") : "",
+              csv_get("model_ops_per_s") ~ num ? csv_get("model_ops_per_s") : "", csv_get("seed_ops_per_s") ~ num ? csv_get("seed_ops_per_s") : "" }
+        BEGIN { print "op,x,config,vm,model,seed" }' "$der/etsbench-compare.csv" >"$der/etsbench-fig.csv"
+fi
+# The VM on a small and a large table (experiments/beam/run.sh etsbench_sizes.csv): what a
+# lookup costs when the table fits the cache and when it does not, beside the process
+# dictionary's get at the same sizes; ns per operation.
+if [ -f "$res/vm-etsbench-sizes.csv" ]; then
+    awk "$lib"'
+        !csv_row() { next }
+        { n = csv_get("objects") + 0; mode = csv_get("lock_mode"); op = csv_get("op")
+          if (op != "lookup" && op != "get") next
+          if (!(n in ns)) { ns[n] = 1; sizes[++k] = n }
+          if (!(mode in ms)) { ms[mode] = 1; modes[++nm] = mode }
+          t[n, mode] = csv_get("ns_per_op") }
+        END {
+            sort(sizes, k); small = sizes[1]; large = sizes[k]
+            print "mode,small_objects,large_objects,small_ns,large_ns,large_minus_small_ns,small_minus_pdict_ns"
+            for (i = 1; i <= nm; i++) { m = modes[i]
+                printf "%s,%d,%d,%.1f,%.1f,%.1f,%s\n", m, small, large, t[small, m], t[large, m], t[large, m] - t[small, m],
+                    m == "pdict" ? "-" : sprintf("%.1f", t[small, m] - t[small, "pdict"]) }
+        }' "$res/vm-etsbench-sizes.csv" >"$der/etsbench-sizes.csv"
+fi
+
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 vmgrids=()
 for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done
@@ -352,31 +422,54 @@ awk "$lib"'
     }
 ' "$data/seed2005.csv" "$res/eptest.csv" >"$der/r10b-2005.csv"
 
-# ---- fidelity: the model's OTP 25 lookup/proc ratio against the VM's ---------------------------
-# From experiments/beam/fidelity.sh: model and VM runs alternated, several rounds; per length the
-# median of each side's per-round ratios, the range over rounds, and whether the model's median
-# is within 30 % of the VM's.
+# ---- the canonical run: the model's OTP 25 loops against the VM's, alternated ---------------
+# From experiments/beam/fidelity.sh: model and VM runs alternated round by round; per shape and
+# length the median of each side's per-round lookup / round-trip ratios with their range over
+# the rounds, and the medians of the counts behind them (per 1000 operations of each pass).
+# The report's opening table reads this file, and every later section that quotes an OTP 25
+# ratio quotes it or says what it measured instead.
 if [ -f "$res/fidelity.csv" ]; then
     awk "$lib"'
+        function med(key, s, col,    k, a) { for (k = 1; k <= n[key, s]; k++) a[k] = v[key, s, k, col]; return median(a, n[key, s]) }
+        function pair(key, col) { return sprintf("%.0f / %.0f", med(key, "vm", col), med(key, "model", col)) }
         !csv_row() { next }
-        { L = csv_get("payload_len"); s = csv_get("source"); k = ++n[L, s]; r[L, s, k] = csv_get("ratio"); lens[L] = 1 }
+        { key = csv_get("shape") SUBSEP csv_get("payload_len"); s = csv_get("source"); k = ++n[key, s]; keys[key] = 1
+          v[key, s, k, "ratio"] = csv_get("ratio")
+          v[key, s, k, "proc_us"] = csv_get("proc_us"); v[key, s, k, "lookup_us"] = csv_get("lookup_us")
+          v[key, s, k, "gcs"] = csv_get("lookup_gcs"); v[key, s, k, "faults"] = csv_get("lookup_faults")
+          v[key, s, k, "carriers"] = csv_get("lookup_carriers"); v[key, s, k, "pgcs"] = csv_get("proc_gcs")
+          v[key, s, k, "pfaults"] = csv_get("proc_faults") }
         END {
-            print "payload_len,model_ratio,vm_ratio,model_over_vm,within_30,model_range,vm_range,rounds"
+            print "shape,payload_len,model_ratio,vm_ratio,model_over_vm,same_side,model_range,vm_range," \
+                  "model_lookup_us,vm_lookup_us,model_proc_us,vm_proc_us," \
+                  "model_lookup_gcs,vm_lookup_gcs,model_proc_gcs,vm_proc_gcs,model_lookup_faults,vm_lookup_faults," \
+                  "model_lookup_carriers,vm_lookup_carriers,rounds,vm_shown,model_shown,gcs_shown,proc_gcs_shown," \
+                  "faults_shown,carriers_shown"
             m = 0
-            for (L in lens) ls[++m] = L + 0
-            sort(ls, m)
+            for (key in keys) { split(key, p, SUBSEP); ord[++m] = (p[1] == "ints" ? 0 : 1) * 1e6 + p[2]; name[ord[m]] = key }
+            sort(ord, m)
             for (i = 1; i <= m; i++) {
-                L = ls[i]
+                key = name[ord[i]]; split(key, p, SUBSEP)
                 for (side = 1; side <= 2; side++) {
                     s = side == 1 ? "model" : "vm"; lo = ""; hi = ""
-                    for (k = 1; k <= n[L, s]; k++) { a[k] = r[L, s, k]; if (lo == "" || a[k] < lo) lo = a[k]; if (hi == "" || a[k] > hi) hi = a[k] }
-                    med[s] = median(a, n[L, s]); range[s] = sprintf("%.2f-%.2f", lo, hi)
+                    for (k = 1; k <= n[key, s]; k++) { x = v[key, s, k, "ratio"] + 0; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x }
+                    r[s] = med(key, s, "ratio"); range[s] = sprintf("%.2f-%.2f", lo, hi)
                 }
-                q = med["model"] / med["vm"]
-                printf "%d,%.2f,%.2f,%.2f,%s,%s,%s,%d\n", L, med["model"], med["vm"], q, (q >= 0.7 && q <= 1.3) ? "yes" : "no",
-                    range["model"], range["vm"], n[L, "model"]
+                q = r["model"] / r["vm"]
+                # the same side: both above 1, both below, or the VM within 10 % of even
+                same = (r["vm"] >= 0.9 && r["vm"] <= 1.1) ? "even" : ((r["model"] > 1) == (r["vm"] > 1) ? "yes" : "no")
+                printf "%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%d,", p[1], p[2],
+                    r["model"], r["vm"], q, same, range["model"], range["vm"],
+                    med(key, "model", "lookup_us"), med(key, "vm", "lookup_us"), med(key, "model", "proc_us"), med(key, "vm", "proc_us"),
+                    med(key, "model", "gcs"), med(key, "vm", "gcs"), med(key, "model", "pgcs"), med(key, "vm", "pgcs"),
+                    med(key, "model", "faults"), med(key, "vm", "faults"),
+                    med(key, "model", "carriers"), med(key, "vm", "carriers"), n[key, "model"]
+                # the same numbers as the opening table shows them: VM first, then the model
+                printf "%s,%s,%s,%s,%s,%s\n", \
+                    sprintf("%.2f (%s)", r["vm"], range["vm"]), sprintf("%.2f (%s)", r["model"], range["model"]),
+                    pair(key, "gcs"), pair(key, "pgcs"), pair(key, "faults"), pair(key, "carriers")
             }
-        }' "$res/fidelity.csv" >"$der/ratio-fidelity.csv"
+        }' "$res/fidelity.csv" >"$der/answer.csv"
 fi
 
 # ---- figure 6: the heap trajectory, cumulative faults, and its summary --------------------

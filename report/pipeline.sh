@@ -69,7 +69,7 @@ run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 # ---- the real VM -------------------------------------------------------------------------
 rm -rf "$res/vm" "$res/fidelity.csv"
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
-    run beam experiments/beam/run.sh "${beam[@]}" "$res/vm"
+    run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
     run fidelity experiments/beam/fidelity.sh "${fid[@]}" "$bin/eptest" "$res/fidelity.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
@@ -100,6 +100,7 @@ if [ -d "$res/vm" ]; then
         crossover_ints_fine.csv:*) cp "$f" "$res/vm-crossover-fine.csv" ;;
         *:shape,payload_len,iterations,era,proc_us*) cp "$f" "$res/vm-crossover.csv" ;;
         *:lock_mode,threads,op*) cp "$f" "$res/vm-etsbench.csv" ;;
+        *:objects,lock_mode,threads,op*) cp "$f" "$res/vm-etsbench-sizes.csv" ;;
         esac
     done
 fi

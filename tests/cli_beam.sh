@@ -70,9 +70,9 @@ model="$1/experiments/eptest"
 if [ -x "$model" ]; then
     timeout 90 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
     ok=$?; check "fidelity.sh runs: rc $ok ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" "$ok"
-    csv "$tmp/fid.csv" "round,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,proc_faults" 8
+    csv "$tmp/fid.csv" "round,shape,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,lookup_carriers,proc_gcs,proc_faults" 8
     for side in model vm; do
-        [ "$(grep -cE "^[12],(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?
+        [ "$(grep -cE "^[12],ints,(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?
     done
     awk "$lib"'!csv_row() { next } { d = csv_get("lookup_us") / csv_get("proc_us") - csv_get("ratio"); if (d > 0.001 || d < -0.001) bad = 1 }
         END { exit bad }' "$tmp/fid.csv"

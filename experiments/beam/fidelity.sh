@@ -5,11 +5,13 @@
 # takes the median of each side's per-round lookup/proc ratios.
 #
 # usage: experiments/beam/fidelity.sh [--rounds R] [--repeats K] [--lens "L1 L2 ..."]
-#                                     [--iterations N] EPTEST_BINARY OUTPUT_CSV
+#                                     [--shapes "S1 S2 ..."] [--iterations N]
+#                                     EPTEST_BINARY OUTPUT_CSV
 #   EPTEST_BINARY  the model's experiments/eptest
 #   --rounds R     rounds (default 3)
 #   --repeats K    fresh testers per run on each side, medians (default 3)
 #   --lens "..."   payload lengths (default "1000 3000 10000 30000")
+#   --shapes "..." payload shapes, as eptest --shape takes them (default "ints")
 #   --iterations N calls per pass on both sides (default 1000, the seed's)
 #
 # proc is the median of a run's three proc passes, lookup its ets_lookup pass (each already a
@@ -17,14 +19,15 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rounds=3 repeats=3 lens="1000 3000 10000 30000" iterations=1000
+rounds=3 repeats=3 lens="1000 3000 10000 30000" shapes=ints iterations=1000
 while [ $# -gt 0 ]; do
     case "$1" in
     --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
     --repeats) repeats="${2:?--repeats needs a number}"; shift ;;
     --lens) lens="${2:?--lens needs lengths}"; shift ;;
+    --shapes) shapes="${2:?--shapes needs shapes}"; shift ;;
     --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
-    --help|-h) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fidelity.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -38,6 +41,12 @@ number --rounds "$rounds"
 number --iterations "$iterations"
 number --repeats "$repeats"
 for l in $lens; do number --lens "$l"; done
+for s in $shapes; do
+    case " ints floats tuple nested strings binary " in
+    *" $s "*) ;;
+    *) echo "fidelity.sh: --shapes: no shape '$s' (ints floats tuple nested strings binary)" >&2; exit 2 ;;
+    esac
+done
 [ -x "$model" ] || { echo "fidelity.sh: $model is not an executable" >&2; exit 2; }
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the fidelity runs; apt-get install erlang-nox"
@@ -58,11 +67,13 @@ row() {
     awk -v round="$1" -v side="$2" "$lib"'
         !csv_row() { next }
         { t = csv_get("test"); us[side, t] = csv_get("median_us") + 0 }
-        t ~ /^proc[123]$/ { pf += csv_get("faults") }
-        t == "ets_lookup" { lg = csv_get("gcs"); lf = csv_get("faults"); len = csv_get("payload_len") }
+        t ~ /^proc[123]$/ { pf += csv_get("faults"); pg += csv_get("gcs") }
+        t == "ets_lookup" { lg = csv_get("gcs"); lf = csv_get("faults"); lc = csv_get("carriers_mapped")
+                            len = csv_get("payload_len"); shape = csv_get("shape") }
         END {
             pr = round_trip(us, side); ratio = rt_ratio(us, side, "ets_lookup")
-            printf "%d,%d,%s,%.1f,%.1f,%.3f,%s,%s,%d\n", round, len, side, pr, us[side, "ets_lookup"], ratio, lg, lf, pf / 3
+            printf "%d,%s,%d,%s,%.1f,%.1f,%.3f,%s,%s,%s,%.0f,%.0f\n", round, shape, len, side, pr, us[side, "ets_lookup"],
+                   ratio, lg, lf, lc, pg / 3, pf / 3
         }' "$3"
 }
 
@@ -71,27 +82,31 @@ row() {
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# lens: $lens"
+    echo "# shapes: $shapes"
     echo "# iterations: $iterations per pass; $repeats fresh testers per run (--repeats $repeats), medians"
     echo "# emulator_flags: -noshell $flags"
     echo "# otp_release: $(erl -noshell -eval 'io:put_chars(erlang:system_info(otp_release)), halt().')"
 } >"$tmp/meta"
 : >"$tmp/rows"
-total=$((rounds * $(echo $lens | wc -w))) k=0
+total=$((rounds * $(echo $lens | wc -w) * $(echo $shapes | wc -w))) k=0
 for r in $(seq 1 "$rounds"); do
-    for l in $lens; do
-        k=$((k + 1))
-        echo "fidelity.sh: round $r of $rounds, L = $l ($k of $total)" >&2
-        "$model" --era otp25 --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/m.csv" >/dev/null || exit 1
-        row "$r" model "$tmp/m.csv" >>"$tmp/rows" || exit 1
-        # shellcheck disable=SC2086 # flags are words by design
-        erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" \
-            --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/v.csv" >/dev/null || exit 1
-        row "$r" vm "$tmp/v.csv" >>"$tmp/rows" || exit 1
+    for s in $shapes; do
+        for l in $lens; do
+            k=$((k + 1))
+            echo "fidelity.sh: round $r of $rounds, $s L = $l ($k of $total)" >&2
+            "$model" --era otp25 --shape "$s" --len "$l" --iterations "$iterations" --repeats "$repeats" \
+                --csv "$tmp/m.csv" >/dev/null || exit 1
+            row "$r" model "$tmp/m.csv" >>"$tmp/rows" || exit 1
+            # shellcheck disable=SC2086 # flags are words by design
+            erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" \
+                --shape "$s" --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/v.csv" >/dev/null || exit 1
+            row "$r" vm "$tmp/v.csv" >>"$tmp/rows" || exit 1
+        done
     done
 done
 {
     cat "$tmp/meta"
     echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (at the end of the run: the machine is shared)"
-    echo "round,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,proc_faults"
+    echo "round,shape,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,lookup_carriers,proc_gcs,proc_faults"
     cat "$tmp/rows"
 } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "fidelity.sh: cannot write $out" >&2; exit 2; }

@@ -3,13 +3,15 @@
 # variants), crossover and etsbench (seed 2009), run on the installed erl into the model's
 # CSV schema.
 #
-# usage: experiments/beam/run.sh [--quick] [--tiny] [--build DIR] [RESULTS_DIR]
+# usage: experiments/beam/run.sh [--quick] [--tiny] [--build DIR] [--ets-n N] [RESULTS_DIR]
 #   RESULTS_DIR  where the CSVs go (default results/beam in the checkout)
 #   --build DIR  where erlc writes the .beam files (default: a temp dir under $TMPDIR, removed
 #                afterwards); never the source tree
 #   --quick      fewer repeats and sizes, the crossover's fine grid for ints only (about a
 #                minute)
 #   --tiny       tiny sizes, for tests/cli_beam.sh only
+#   --ets-n N    objects of the etsbench run (default: etsbench's own for the size), so the
+#                VM's table can have the model's size
 #
 # Emulator flags, recorded in every CSV's '# emulator_flags' line:
 #   -noshell +S 2:2   both cores as schedulers, explicitly (the machine has 2; the default would
@@ -23,13 +25,15 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-quick=0 tiny=0 build="" results=""
+quick=0 tiny=0 build="" results="" ets_n=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
     --tiny) quick=1 tiny=1 ;;
     --build) build="${2:?--build needs a directory}"; shift ;;
-    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ets-n) ets_n="${2:?--ets-n needs a number}"; shift
+             case "$ets_n" in '' | *[!0-9]* | 0 | 1) echo "run.sh: --ets-n: expected an integer of at least 2, got '$ets_n'" >&2; exit 2 ;; esac ;;
+    --help|-h) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) results="$1" ;;
     esac
@@ -65,14 +69,15 @@ vm() {
 base="+S 2:2"
 if [ $tiny -eq 1 ]; then
     lens="100 300" shapes_at="100" ep="--iterations 50 --repeats 1" var_len=300
-    cx="--lens 10,100,300 --iterations 50 --repeats 1" eb="-n 2000 --repeats 1"
+    cx="--lens 10,100,300 --iterations 50 --repeats 1" eb="-n 2000 --repeats 1" sizes="100 1000" sizes_rep=1
 elif [ $quick -eq 1 ]; then
     lens="1000 10000" shapes_at="1000" ep="--quick" var_len=10000
-    cx="--quick" eb="--quick"
+    cx="--quick" eb="--quick" sizes="1000 100000" sizes_rep=3
 else
     lens="1000 3000 10000 30000" shapes_at="10000" ep="--repeats 7" var_len=10000
-    cx="" eb=""
+    cx="" eb="" sizes="1000 1000000" sizes_rep=3
 fi
+[ -n "$ets_n" ] && eb="$eb -n $ets_n" # after --quick, which sets its own N
 
 status=0 written=()
 step() { echo "run.sh: $*" >&2; }
@@ -124,5 +129,20 @@ fi
 step "etsbench ($base, 1 and 2 schedulers online)"
 # shellcheck disable=SC2086
 vm "$base" etsbench $eb --csv "$results/etsbench.csv" || status=1
+# The seed's question is the locks; a table of a million objects also misses the cache. The
+# same single-scheduler operations on a small table and on a large one, one row per size.
+step "etsbench at table sizes $sizes ($base, 1 scheduler online)"
+{
+    for n in $sizes; do
+        # shellcheck disable=SC2086
+        vm "$base" etsbench -n "$n" --repeats "$sizes_rep" --threads 1 --csv "$results/etsbench_n$n.csv" >/dev/null || status=1
+    done
+    first=$(echo $sizes | cut -d' ' -f1)
+    grep '^#' "$results/etsbench_n$first.csv" | grep -v '^# objects'
+    echo "# objects: N {I, hello} per row (objects), I = N..1"
+    echo "objects,$(grep -v '^#' "$results/etsbench_n$first.csv" | head -n 1)"
+    for n in $sizes; do grep -v '^#' "$results/etsbench_n$n.csv" | tail -n +2 | sed "s/^/$n,/"; done
+} >"$results/etsbench_sizes.csv" || status=1
+for n in $sizes; do rm -f "$results/etsbench_n$n.csv"; done
 step "CSVs in $results"
 exit $status
