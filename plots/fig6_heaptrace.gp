@@ -9,16 +9,20 @@ eval csvcols('s', der.'/heaptrace-summary.csv', 'variant sbct_bytes')
 stats der.'/heaptrace-summary.csv' using (strcol(@s_variant) eq 'cache' ? $@s_sbct_bytes : 1/0) nooutput
 sbct = STATS_max
 set xrange [0:60]
+set xlabel 'lookup number (the first 60 of the loop)' offset 0,0.5
 set ylabel 'words'
-set key bottom right
+# headroom above the data for the key, so it covers no line
+set offsets 0, 0, graph 0.3, 0
+set key top left horizontal font ',11'
 set format y '%.0f'
 plot der.'/heaptrace-cum.csv' using @c_lookup:@c_heap_words with steps lw 2 lc rgb c_otp25 title 'heap size after the lookup', \
      '' using @c_lookup:($@c_new_heap_words > 0 ? $@c_new_heap_words : 1/0) with points pt 7 ps 1.2 lc rgb c_r10b title 'new heap of the GC at this lookup', \
      sbct / 8 with lines dt 2 lc rgb '#555555' title sprintf('sbct (%d KiB)', sbct / 1024)
 set xrange [*:*]
-set xlabel 'lookup number'
+set offsets 0, 0, graph 0.1, 0
+set xlabel 'lookup number (all of the loop)'
 set ylabel 'minor faults (cumulative)'
-set key top left
+set key top left font ',11'
 model = "plot der.'/heaptrace-cum.csv' using @c_lookup:@c_faults_cum with lines lw 2 lc rgb c_otp25 title 'model, segment cache on (as shipped)', \
      '' using @c_lookup:@c_faults_cum_nocache with lines lw 2 dt 2 lc rgb c_r10b title 'model, segment cache off (every large heap freshly mapped)'"
 if (vm) {

@@ -44,19 +44,20 @@ run() {
 
 # Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
 # 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
-# fidelity runs alternate model and VM 3 rounds at L = 1000, 3000, 10000 and 30000;
 # --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
+# The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
+# where the lists change sides, 3 rounds; --quick: one round at three lengths.
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
+fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000"
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
-    fid=(--rounds 1 --repeats 1 --iterations 200)
+    fid=(--rounds 1 --repeats 1 --iterations 200) fid_ints="100 1000 10000" fid_tuple="1000"
 fi
 
 # ---- experiments -------------------------------------------------------------------------
-for era in r10b otp25; do
-    for len in "${sizes[@]}"; do
-        run "eptest-$era-$len" "$bin/eptest" "${q[@]}" --era "$era" --len "$len" --csv "$res/eptest-$era-$len.csv"
-    done
+# The seed's own runs under R10B rules; OTP 25 and the VM are the canonical run below.
+for len in "${sizes[@]}"; do
+    run "eptest-r10b-$len" "$bin/eptest" "${q[@]}" --era r10b --len "$len" --csv "$res/eptest-r10b-$len.csv"
 done
 run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
@@ -67,10 +68,11 @@ run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-n
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res/fidelity.csv"
+rm -rf "$res/vm" "$res"/fidelity*.csv
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
-    run fidelity experiments/beam/fidelity.sh "${fid[@]}" "$bin/eptest" "$res/fidelity.csv"
+    run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
+    run fidelity-tuple experiments/beam/fidelity.sh "${fid[@]}" --shapes tuple --lens "$fid_tuple" "$bin/eptest" "$res/fidelity-tuple.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
 fi
@@ -87,7 +89,8 @@ merge() {
                 next }
         { print }' "$@" >"$out" || die "merging $out failed"
 }
-merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv "$res"/eptest-otp25-*.csv
+merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv
+[ -f "$res/fidelity-ints.csv" ] && merge "$res/fidelity.csv" "$res/fidelity-ints.csv" "$res/fidelity-tuple.csv"
 # The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
 # eptest, its variant runs one file each (eptest_ints_L_VARIANT.csv), the crossover grid and
 # etsbench found by their header rows.
