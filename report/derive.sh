@@ -2,7 +2,7 @@
 # report/derive.sh RESULTS DERIVED QUICK
 #
 # From the experiments' CSVs in RESULTS, writes the tables the figures and the report read
-# (DERIVED/*.csv) and the calibration of `termcopy predict` (RESULTS/calibration.tsv).
+# (DERIVED/*.csv).
 # Only arithmetic on measured rows happens here: medians, ratios, pivots, cumulative sums and
 # one least-squares line per era; each output says where its numbers come from.
 # Every CSV is read through report/csv.awk (columns by their header names; a missing column,
@@ -324,6 +324,23 @@ if [ -f "$res/vm-etsbench-sizes.csv" ]; then
         }' "$res/vm-etsbench-sizes.csv" >"$der/etsbench-sizes.csv"
 fi
 
+# ---- termcopy explain --vm on five terms: each side's verdict and whether they agree ---------
+# The verdict is explain's own: the lookup is slower than a round trip when the ratio is above 1.
+if [ -f "$res/explain.csv" ]; then
+    awk "$lib"'
+        function verdict(r) { return r > 1 ? "slower" : "faster" }
+        !csv_row() { next }
+        { n++; m = verdict(csv_get("model_ratio")); v = verdict(csv_get("vm_ratio")); same = m == v; agree += same
+          row[n] = sprintf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", csv_get("term"), csv_get("model_ratio"), csv_get("vm_ratio"),
+                           m, v, same ? "yes" : "no", csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs"),
+                           csv_get("model_lookup_faults"), csv_get("vm_lookup_faults")) }
+        END {
+            print "term,model_ratio,vm_ratio,model_verdict,vm_verdict,agree,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults"
+            for (i = 1; i <= n; i++) print row[i]
+            printf "terms,agree\n%d,%d\n", n, agree > (der "/explain-agree.csv")
+        }' der="$der" "$res/explain.csv" >"$der/explain.csv"
+fi
+
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 vmgrids=()
 for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done
@@ -477,6 +494,30 @@ if [ -f "$res/fidelity.csv" ]; then
                     low["model"], high["model"], low["vm"], high["vm"]
             }
         }' "$res/fidelity.csv" >"$der/answer.csv"
+    # How often the canonical run's two sides agree, and every point where they do not: the
+    # issue's bounds — lookup GCs within 3 %, minor faults within 15 % or 200 per 1000, the same
+    # side wherever the VM is below 0.9 or above 1.1.
+    awk "$lib"'
+        function off(m, v, rel, abs_) { return (m - v > abs_ || v - m > abs_) && (v == 0 || (m - v) / v > rel || (v - m) / v > rel) }
+        !csv_row() { next }
+        { n++; g = csv_get("model_lookup_gcs") + 0; vg = csv_get("vm_lookup_gcs") + 0
+          f = csv_get("model_lookup_faults") + 0; vf = csv_get("vm_lookup_faults") + 0; side = csv_get("same_side")
+          gbad = off(g, vg, 0.03, 0); fbad = off(f, vf, 0.15, 200)
+          if (!gbad) gok++; if (!fbad) fok++
+          if (side == "even") even++; else { decided++; if (side == "yes") same++ }
+          what = ""
+          if (side == "no") what = "other side"
+          if (gbad) what = what (what == "" ? "" : "; ") "GCs"
+          if (fbad) what = what (what == "" ? "" : "; ") "faults"
+          if (what != "")
+              wrong[++w] = sprintf("%s,%s,%s,%s,%d,%d,%d,%d,%s", csv_get("shape"), csv_get("payload_len"), csv_get("vm_ratio"),
+                                   csv_get("model_ratio"), vg, g, vf, f, what) }
+        END {
+            printf "points,decided,same_side,even,gcs_within_3pct,faults_within_15pct\n%d,%d,%d,%d,%d,%d\n", n, decided, same, even, gok, fok
+            print "shape,payload_len,vm_ratio,model_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,what" > wrongf
+            if (w == 0) print "-,-,-,-,-,-,-,-,none" > wrongf
+            for (i = 1; i <= w; i++) print wrong[i] > wrongf
+        }' wrongf="$der/answer-wrong.csv" "$der/answer.csv" >"$der/answer-summary.csv"
 fi
 
 # ---- figure 6: the heap trajectory, cumulative faults, and its summary --------------------
@@ -509,16 +550,20 @@ awk "$lib"'
       if (w > big[sh]) big[sh] = w
       nr++; rs[nr] = s; rsh[nr] = sh; rw[nr] = w; rns[nr] = csv_get("ns_per_word"); rr[nr] = csv_get("ratio") }
     END {
-        print "strategy,shapes,ns_per_word,ratio_to_memcpy,ns_per_op"
+        # median_ratio_to_memcpy: the median over shapes of the ratio each shape has at its
+        # largest size (not the median ns/word over the median memcpy); ns per operation: the
+        # median and the range over every shape and size
+        print "strategy,shapes,ns_per_word,median_ratio_to_memcpy,ns_per_op,ns_per_op_min,ns_per_op_max"
         for (i = 1; i <= n; i++) {
-            m = 0; k = 0; no = 0
+            m = 0; k = 0; no = 0; lo = ""; hi = ""
             for (r = 1; r <= nr; r++) {
                 if (rs[r] != order[i]) continue
                 o[++no] = rns[r] * rw[r]
+                if (lo == "" || o[no] < lo) lo = o[no]; if (hi == "" || o[no] > hi) hi = o[no]
                 if (rw[r] != big[rsh[r]]) continue
                 a[++m] = rns[r]; b[++k] = rr[r]
             }
-            printf "%s,%d,%.3f,%.2f,%.1f\n", order[i], m, median(a, m), median(b, k), median(o, no)
+            printf "%s,%d,%.3f,%.2f,%.1f,%.1f,%.1f\n", order[i], m, median(a, m), median(b, k), median(o, no), lo, hi
         }
     }' "$res/copysweep.csv" >"$der/copysweep-summary.csv"
 
@@ -532,35 +577,3 @@ awk "$lib"'
         for (i = 1; i <= n; i++) { printf "%s", ws[i]; for (j = 1; j <= ns; j++) printf ",%s", v[ws[i], st[j]]; print "" }
     }' "$res/copysweep.csv" | sort -t, -k1n >"$der/copysweep-ints.csv"
 
-# ---- the calibration of termcopy predict ----------------------------------------------------
-# Lines KEY, WORDS, VALUE, SOURCE. Per era, the lookup and round-trip cost per operation at each
-# ints length of the crossover grid (WORDS = the payload's flat size, 2L for lists:seq(1, L));
-# predict interpolates between them. Scalars have WORDS '-'.
-{
-    printf '# termcopy predict calibration, written by report/derive.sh from %s\n' "$res"
-    awk "$lib"'
-        !csv_row() { next }
-        END { n = split("date git cpu compiler", k, " "); for (i = 1; i <= n; i++) print "# " k[i] ": " csv_meta_of(FILENAME, k[i]) }' "$res/crossover.csv"
-    printf '# mode: %s\n' "$([ "$quick" = 1 ] && echo quick || echo default)"
-    printf 'key\twords\tvalue\tsource\n'
-    awk "$lib"'
-        !csv_row() { next }
-        csv_get("strategy") != "literal_get" { printf "%s_ns_per_word\t-\t%s\tcopysweep: median over the shapes at the largest size\n", csv_get("strategy"), csv_get("ns_per_word") }
-        csv_get("strategy") == "literal_get" { printf "literal_get_ns\t-\t%s\tcopysweep: persistent_term get, median ns per get over every shape and size\n", csv_get("ns_per_op") }' \
-        "$der/copysweep-summary.csv"
-    awk "$lib"'
-        !csv_row() { next }
-        END {
-            f = csv_meta_of(FILENAME, "fault_ns")
-            if (!match(f, /^[0-9.]+/)) csv_die(FILENAME ": its \"# fault_ns:\" line does not start with a number")
-            printf "fault_ns\t-\t%s\tharness: one first-touch minor fault\n", substr(f, 1, RLENGTH)
-        }' "$res/crossover.csv"
-    # proc_us of the crossover grid: crossover.c'"'"'s round trip (tc_ep_measure_gap)
-    awk "$lib"'
-        !csv_row() { next }
-        csv_get("shape") == "ints" {
-            s = 1000 / csv_get("iterations")
-            printf "round_trip_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", csv_get("era"), 2 * csv_get("payload_len"), csv_get("proc_us") * s, csv_get("payload_len")
-            printf "lookup_ns.%s\t%d\t%.0f\tcrossover: ints L=%d\n", csv_get("era"), 2 * csv_get("payload_len"), csv_get("lookup_us") * s, csv_get("payload_len")
-        }' "$res/crossover.csv" | sort -t"$(printf '\t')" -k1,1 -k2n
-} >"$res/calibration.tsv"

@@ -3,8 +3,7 @@
 #
 # Runs every experiment binary of BUILD_DIR into results/, the real-VM twins when
 # experiments/beam/run.sh and erl are there, derives the tables the figures and the report
-# read (results/derived/), writes the calibration `termcopy predict` uses
-# (results/calibration.tsv), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
+# read (results/derived/), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
 # and regenerates report/REPORT.md from report/REPORT.md.in. Called by `./run report`.
 # --check: afterwards, verify every CSV has rows, every figure exists and the report is new.
 # Any failing step stops the pipeline with its name and exit status. Every CSV is read by its
@@ -48,10 +47,11 @@ run() {
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
 # where the lists change sides, 3 rounds; --quick: one round at three lengths.
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
-fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000"
+fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 3)
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 200) fid_ints="100 1000 10000" fid_tuple="1000"
+    explain_args=(--iterations 50 --repeats 1)
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -73,12 +73,33 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
     run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
     run fidelity-tuple experiments/beam/fidelity.sh "${fid[@]}" --shapes tuple --lens "$fid_tuple" "$bin/eptest" "$res/fidelity-tuple.csv"
+    # termcopy explain --vm on five terms a user has (the report's last section): the model's
+    # verdict and the VM's, alternated, for each term as its text.
+    explain_row() { # LABEL TERM
+        local out rc=0
+        out=$(printf '%s' "$2" | "$tool" explain --vm --tsv "${explain_args[@]}" - 2>"$res/explain-$1.log") || rc=$?
+        [ $rc -eq 0 ] || { tail -n 5 "$res/explain-$1.log" >&2; die "termcopy explain of $1 failed (exit $rc; log: $res/explain-$1.log)"; }
+        printf '%s\t%s\n' "$1" "$out"
+    }
+    say "explain: termcopy explain --vm --tsv ${explain_args[*]} on five terms"
+    {
+        echo "# command: termcopy explain --vm --tsv ${explain_args[*]} TERM"
+        echo "# counts: per 1000 lookups; model and VM alternated, round by round"
+        echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict"
+        {
+            explain_row record "{user, 42, <<\"ann@example.org\">>, <<0:800>>, [admin, dev], 1.5e3, {1999, 12, 31}}"
+            explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", NR > 1 ? ", " : "", $1, $1 }')}"
+            explain_row tuples10000 "[$(seq 1 10000 | awk '{ printf "%s{%d, a}", NR > 1 ? "," : "", $1 }')]"
+            explain_row binary100k "<<0:819200>>"
+            explain_row tree12 "$(awk 'function t(d) { if (d == 0) return "leaf"; return "{node, " t(d - 1) ", " t(d - 1) "}" } BEGIN { print t(12) }')"
+        } | tr '\t' ','
+    } >"$res/explain.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
 fi
 
 # ---- derived tables ----------------------------------------------------------------------
-say "deriving tables, the calibration, the figures and the report"
+say "deriving tables, the figures and the report"
 # merge OUT FILES...: the first file's metadata and header, then every file's rows; the files
 # must have the same header.
 merge() {
@@ -110,22 +131,6 @@ fi
 rm -f "$der"/*.csv
 report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
-# What `termcopy predict` says of a few terms, from the calibration just written.
-predict_row() { # LABEL TERM
-    "$tool" predict --calibration "$res/calibration.tsv" "$2" | awk -v label="$1" '
-        /^flat size:/ { f = $3 } /^ETS stored size:/ { s = $4 } /^external format:/ { e = $3 }
-        /^  / { v[++n] = $NF }
-        END { gsub(/"/, "\"\"", label); printf "\"`%s`\",%s,%s,%s", label, f, s, e
-              for (i = 1; i <= n; i++) printf ",%s", v[i]; print "" }'
-}
-{
-    echo "# termcopy predict --calibration $res/calibration.tsv TERM; costs in microseconds per operation"
-    echo "term,flat_words,stored_words,ext_bytes,send_us,round_trip_r10b_us,round_trip_otp25_us,lookup_r10b_us,lookup_otp25_us,persistent_term_get_us"
-    predict_row '{user, <<"ann">>, 42}' '{user, <<"ann">>, 42}'
-    predict_row "lists:seq(1, 1000)" "[$(seq -s, 1 1000)]"
-    predict_row "lists:seq(1, 10000)" "[$(seq -s, 1 10000)]"
-    predict_row "<<0:80000>>" '<<0:80000>>'
-} >"$der/predict.csv" || die "termcopy predict failed"
 # Every derived table has a header and rows (report/csv.sh says which does not).
 for f in "$der"/*.csv; do
     report/csv.sh check "$f" || die "the derived table $f is not a CSV with rows"
@@ -162,5 +167,5 @@ if [ $check -eq 1 ]; then
     say "check: every CSV has rows, every figure exists, the report is regenerated"
 fi
 say "done"
-printf '\nreport:      %s\nfigures:     %s/*.svg, *.png\nresults:     %s/*.csv (derived tables: %s)\ncalibration: %s (termcopy predict)\n' \
-    "$top/report/REPORT.md" "$top/$figs" "$top/$res" "$der" "$top/$res/calibration.tsv"
+printf '\nreport:      %s\nfigures:     %s/*.svg, *.png\nresults:     %s/*.csv (derived tables: %s)\n' \
+    "$top/report/REPORT.md" "$top/$figs" "$top/$res" "$der"

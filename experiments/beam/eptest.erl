@@ -1,4 +1,4 @@
-%% eptest - the 2005 send-vs-ets:lookup benchmark (seeds/2005-send-vs-ets-lookup.txt) on the
+%% eptest - the 2005 send-vs-ets:lookup benchmark (erlang-questions, 2005-03-29) on the
 %% real VM, the twin of experiments/eptest.c: same passes, same seed line, same CSV columns.
 %%
 %% A fresh tester process per repeat builds Data (payload of length L), spawns a server holding
@@ -7,7 +7,7 @@
 %%   ets_*      N inserts of {I, Data} (I = 1..N) into an empty set, N overwrites, N lookups
 %%              whose results are dropped
 %%   empty      a loop of N
-%% The section 7.5 variants (beam-internals.md) are extra rows with their own test names.
+%% The variants (min_heap_size, +MHsbct, one scheduler, off-heap messages) are extra rows with their own test names.
 %%
 %% Usage: erl -noshell -pa DIR -s eptest main -extra [--len L] [--iterations N] ... (--help)
 %% or from a shell: eptest:run(1000) -> [{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}].

@@ -1,4 +1,4 @@
-%% etsbench - the 2009 "how fast is ETS" replay (seeds/2009-how-fast-is-ets.txt) on the real VM,
+%% etsbench - the 2009 "how fast is ETS" replay (a 2009 blog post, report/data/seed2009.csv) on the real VM,
 %% the twin of experiments/etsbench.c and its CSV columns.
 %%
 %% Operations on N {I, hello}: insert (into an empty table), lookup, the seed's 2-writer update

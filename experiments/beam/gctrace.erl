@@ -1,4 +1,4 @@
-%% gctrace - the garbage collections of the 7.2 loop (beam-internals.md) on the real VM, for
+%% gctrace - the garbage collections of the lookup loop (a process that looks up one large object again and again) on the real VM, for
 %% setting beside the model's trajectory (build/*/experiments/heaptrace --csv -, and GC by GC
 %% build/*/experiments/gctrace --csv -, compared by experiments/tracediff).
 %%
