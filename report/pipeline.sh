@@ -45,13 +45,13 @@ run() {
 # 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
 # --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
-# where the lists change sides, 3 rounds; --quick: one round at three lengths.
+# where the lists change sides, 3 rounds; --quick: one round of 100 calls per pass.
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
 fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 3)
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
-    fid=(--rounds 1 --repeats 1 --iterations 200) fid_ints="100 1000 10000" fid_tuple="1000"
-    explain_args=(--iterations 50 --repeats 1)
+    fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
+    explain_args=(--iterations 20 --repeats 1)
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -88,8 +88,8 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
         echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict"
         {
             explain_row record "{user, 42, <<\"ann@example.org\">>, <<0:800>>, [admin, dev], 1.5e3, {1999, 12, 31}}"
-            explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", NR > 1 ? ", " : "", $1, $1 }')}"
-            explain_row tuples10000 "[$(seq 1 10000 | awk '{ printf "%s{%d, a}", NR > 1 ? "," : "", $1 }')]"
+            explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", (NR > 1 ? ", " : ""), $1, $1 }')}"
+            explain_row tuples10000 "[$(seq 1 10000 | awk '{ printf "%s{%d, a}", (NR > 1 ? "," : ""), $1 }')]"
             explain_row binary100k "<<0:819200>>"
             explain_row tree12 "$(awk 'function t(d) { if (d == 0) return "leaf"; return "{node, " t(d - 1) ", " t(d - 1) "}" } BEGIN { print t(12) }')"
         } | tr '\t' ','

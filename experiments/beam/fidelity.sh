@@ -67,12 +67,14 @@ row() {
     awk -v round="$1" -v side="$2" "$lib"'
         !csv_row() { next }
         { t = csv_get("test"); us[side, t] = csv_get("median_us") + 0 }
-        t ~ /^proc[123]$/ { pf += csv_get("faults"); pg += csv_get("gcs") }
-        t == "ets_lookup" { lg = csv_get("gcs"); lf = csv_get("faults"); lc = csv_get("carriers_mapped")
+        # counts per 1000 operations, whatever the calls per pass
+        { k = 1000 / csv_get("iterations") }
+        t ~ /^proc[123]$/ { pf += csv_get("faults") * k; pg += csv_get("gcs") * k }
+        t == "ets_lookup" { lg = csv_get("gcs") * k; lf = csv_get("faults") * k; lc = csv_get("carriers_mapped") * k
                             len = csv_get("payload_len"); shape = csv_get("shape") }
         END {
             pr = round_trip(us, side); ratio = rt_ratio(us, side, "ets_lookup")
-            printf "%d,%s,%d,%s,%.1f,%.1f,%.3f,%s,%s,%s,%.0f,%.0f\n", round, shape, len, side, pr, us[side, "ets_lookup"],
+            printf "%d,%s,%d,%s,%.1f,%.1f,%.3f,%.0f,%.0f,%.0f,%.0f,%.0f\n", round, shape, len, side, pr, us[side, "ets_lookup"],
                    ratio, lg, lf, lc, pg / 3, pf / 3
         }' "$3"
 }
@@ -84,6 +86,7 @@ row() {
     echo "# lens: $lens"
     echo "# shapes: $shapes"
     echo "# iterations: $iterations per pass; $repeats fresh testers per run (--repeats $repeats), medians"
+    echo "# counts: per 1000 operations (gcs, faults, carriers: the ets_lookup pass; proc_*: the mean of the three proc passes)"
     echo "# emulator_flags: -noshell $flags"
     echo "# otp_release: $(erl -noshell -eval 'io:put_chars(erlang:system_info(otp_release)), halt().')"
 } >"$tmp/meta"
