@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "copy/copy_struct.h"
+#include "copy/literal.h"
 #include "harness.h"
 #include "alloc/faults.h"
 #include "stores/ets.h"
@@ -18,7 +19,7 @@
 
 const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary"};
 const char *const tc_ep_test_names[TC_EP_TESTS] = {"proc1",         "proc2",      "proc3", "ets_insert",
-                                                   "ets_overwrite", "ets_lookup", "empty"};
+                                                   "ets_overwrite", "ets_lookup", "empty",      "pt_get"};
 
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
 {
@@ -240,11 +241,12 @@ static tc_step server_step(tc_task *t)
     return TC_STEP_CONTINUE;
 }
 
-typedef enum loop_op { OP_INSERT, OP_LOOKUP, OP_EMPTY } loop_op;
+typedef enum loop_op { OP_INSERT, OP_LOOKUP, OP_EMPTY, OP_PT_GET } loop_op;
 
 typedef struct loop_state {
     world *w;
     tc_ets *table;
+    const tc_copy_literal_area *pt; /* OP_PT_GET: the persistent terms, Data under pt_key */
     loop_op op;
     long i, n;
 } loop_state;
@@ -277,6 +279,14 @@ static tc_step loop_step(tc_task *t)
             tc_proc_x(p)[0] = res;
             tc_proc_set_arity(p, 1);
         }
+    } else if (st->op == OP_PT_GET) {
+        /* persistent_term:get(pt_key): a BIF that returns the stored term itself, no copy and
+         * no heap word, through the same GC-after-BIF test as a lookup. */
+        tc_heapfrag *entry = tc_proc_bif_enter(p);
+        tc_term res;
+        r = tc_copy_literal_get(st->pt, st->w->get_atom, &res);
+        if (r == TC_OK)
+            r = tc_proc_bif_return_maybe_gc(p, entry, &res);
     }
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
 }
@@ -371,9 +381,10 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     return r;
 }
 
-static tc_result pass_loop(world *w, tc_ets *table, loop_op op, int test, tc_ep_counts *c)
+static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *pt, loop_op op, int test,
+                           tc_ep_counts *c)
 {
-    loop_state st = {w, table, op, 0, w->cfg->iterations};
+    loop_state st = {w, table, pt, op, 0, w->cfg->iterations};
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
@@ -392,6 +403,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_result r = TC_ENOMEM;
     tc_arena *arena = tc_arena_new(0);
     tc_ets *table = NULL;
+    tc_copy_literal_area *pt = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
@@ -411,14 +423,28 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     if (r == TC_OK)
         r = tc_ets_new(&eo, &table);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_INSERT, TC_EP_INSERT, &out[TC_EP_INSERT]);
+        r = pass_loop(&w, table, NULL, OP_INSERT, TC_EP_INSERT, &out[TC_EP_INSERT]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_INSERT, TC_EP_OVERWRITE, &out[TC_EP_OVERWRITE]);
+        r = pass_loop(&w, table, NULL, OP_INSERT, TC_EP_OVERWRITE, &out[TC_EP_OVERWRITE]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_LOOKUP, TC_EP_LOOKUP, &out[TC_EP_LOOKUP]);
+        r = pass_loop(&w, table, NULL, OP_LOOKUP, TC_EP_LOOKUP, &out[TC_EP_LOOKUP]);
     if (r == TC_OK)
-        r = pass_loop(&w, table, OP_EMPTY, TC_EP_EMPTY, &out[TC_EP_EMPTY]);
+        r = pass_loop(&w, table, NULL, OP_EMPTY, TC_EP_EMPTY, &out[TC_EP_EMPTY]);
+    if (r == TC_OK) {
+        /* persistent_term:put(pt_key, Data) outside the timed pass, then N gets. The area holds
+         * {Key, Data} at Data's shared size, the copy persistent_term:put makes. */
+        tc_term data = data_of(w.tester);
+        uint64_t words = 0;
+        r = tc_term_shared_size(data, &words);
+        if (r == TC_OK && !(pt = tc_copy_literal_area_new((size_t)words + 16)))
+            r = TC_ENOMEM;
+        if (r == TC_OK)
+            r = tc_copy_literal_put(pt, w.get_atom, data, NULL);
+    }
+    if (r == TC_OK)
+        r = pass_loop(&w, NULL, pt, OP_PT_GET, TC_EP_PT_GET, &out[TC_EP_PT_GET]);
 out:
+    tc_copy_literal_area_free(pt);
     tc_ets_free(table);
     if (w.tester)
         tc_proc_free(w.tester);
@@ -429,7 +455,7 @@ out:
 
 tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out)
 {
-    double proc[64], lookup[64];
+    double proc[64], lookup[64], pt[64];
     if (repeats < 1 || repeats > 64)
         return TC_EBADARG;
     for (int k = 0; k < repeats; k++) {
@@ -441,6 +467,7 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
         double passes[3] = {c[TC_EP_PROC1].us, c[TC_EP_PROC2].us, c[TC_EP_PROC3].us};
         proc[k] = tc_bench_summarize(passes, 3).median;
         lookup[k] = c[TC_EP_LOOKUP].us;
+        pt[k] = c[TC_EP_PT_GET].us;
         if (k == 0) {
             out->proc = c[TC_EP_PROC2];
             out->lookup = c[TC_EP_LOOKUP];
@@ -448,6 +475,7 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
     }
     out->proc_us = tc_bench_summarize(proc, (size_t)repeats).median;
     out->lookup_us = tc_bench_summarize(lookup, (size_t)repeats).median;
+    out->pt_get_us = tc_bench_summarize(pt, (size_t)repeats).median;
     out->ratio = out->proc_us > 0 ? out->lookup_us / out->proc_us : 0;
     return TC_OK;
 }

@@ -7,7 +7,9 @@
  *              which replies {self(), Data};
  *   ets        N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites,
  *              then N ets:lookup(T, I) whose results are dropped;
- *   empty      a loop of N iterations.
+ *   empty      a loop of N iterations;
+ *   pt_get     after persistent_term:put(K, Data) (untimed), N persistent_term:get(K) whose
+ *              results are dropped (copy/literal.h: the stored term itself, nothing copied).
  * All processes run on one modelled scheduler (procs/sched.h): a round trip is two real
  * process switches, a send is procs/send.h's path, a lookup is a BIF that builds its result
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
@@ -61,7 +63,7 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term 
 /* The era's defaults: its policy (L 1000, N 1000, ints). */
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
 
-enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_EP_LOOKUP, TC_EP_EMPTY, TC_EP_TESTS };
+enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_EP_LOOKUP, TC_EP_EMPTY, TC_EP_PT_GET, TC_EP_TESTS };
 extern const char *const tc_ep_test_names[TC_EP_TESTS];
 
 /* What one pass did, from counters read before and after it. */
@@ -80,6 +82,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_M
  * above 1, the lookup loses). The counts are those of the first run's proc2 and lookup. */
 typedef struct tc_ep_gap {
     double proc_us, lookup_us, ratio;
+    double pt_get_us; /* the persistent_term:get pass, medians like the others */
     tc_ep_counts proc, lookup;
 } tc_ep_gap;
 tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out) TC_MUST_CHECK;

@@ -7,7 +7,9 @@
 %%   ets_*      N inserts of {I, Data} (I = 1..N) into an empty set, N overwrites, N lookups
 %%              whose results are dropped
 %%   empty      a loop of N
-%% The variants (min_heap_size, +MHsbct, one scheduler, off-heap messages) are extra rows with their own test names.
+%%   pt_get     N persistent_term:get(K) of Data, put under K before the passes
+%% The variants (min_heap_size, +MHsbct, one scheduler, off-heap messages) are extra rows with
+%% their own test names.
 %%
 %% Usage: erl -noshell -pa DIR -s eptest main -extra [--len L] [--iterations N] ... (--help)
 %% or from a shell: eptest:run(1000) -> [{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}].
@@ -79,6 +81,9 @@ element_loop(T, I, N) -> _ = ets:lookup_element(T, I, 2), element_loop(T, I + 1,
 empty_loop(0) -> ok;
 empty_loop(N) -> empty_loop(N - 1).
 
+pt_loop(_K, 0) -> ok;
+pt_loop(K, N) -> _ = persistent_term:get(K), pt_loop(K, N - 1).
+
 %% ---- one run: a fresh tester, every pass, counters around each --------------------------
 
 %% Runs Passes (a subset of the test names, in order) in a fresh tester process spawned with
@@ -98,17 +103,23 @@ tester_body(Shape, L, N, Passes, Tracer) ->
     S = spawn_link(fun() -> server(Data) end),
     [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Tracer =/= none, P <- [self(), S]],
     T = ets:new(eptest, [set]),
+    %% persistent_term:put before the passes, untimed; erased after them (an erase makes the
+    %% VM scan every process for the old term, so it is not inside a pass either)
+    PtKey = {eptest, self()},
+    persistent_term:put(PtKey, Data),
     Fun = fun(proc) -> fun() -> call_loop(S, N) end;
              (ets_insert) -> fun() -> insert_loop(T, 1, N, Data) end;
              (ets_overwrite) -> fun() -> insert_loop(T, 1, N, Data) end;
              (ets_lookup) -> fun() -> lookup_loop(T, 1, N) end;
              (ets_lookup_hot_key) -> fun() -> hot_loop(T, N) end;
              (ets_lookup_element) -> fun() -> element_loop(T, 1, N) end;
-             (empty) -> fun() -> empty_loop(N) end
+             (empty) -> fun() -> empty_loop(N) end;
+             (pt_get) -> fun() -> pt_loop(PtKey, N) end
           end,
     Rows = [pass(Test, Fun(kind(Test)), Tracer, [self(), S]) || Test <- Passes],
     S ! stop,
     ets:delete(T),
+    persistent_term:erase(PtKey),
     Rows.
 
 kind(proc1) -> proc;
@@ -191,7 +202,7 @@ stop_tracer(Tracer) -> unlink(Tracer), Tracer ! stop.
 
 passes(#opt{variants = V}) ->
     [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup]
-        ++ [T || V, T <- [ets_lookup_hot_key, ets_lookup_element]] ++ [empty].
+        ++ [T || V, T <- [ets_lookup_hot_key, ets_lookup_element]] ++ [empty, pt_get].
 
 spawn_opts(#opt{min_heap = W, off_heap = Off}) ->
     [{min_heap_size, W} || W =/= undefined] ++ [{message_queue_data, off_heap} || Off].
