@@ -9,7 +9,8 @@
 #                                  list alternatives as a|b); FMT is a printf format or '%,'
 #                                  (rounded, thousands separated). No row or several: an error.
 #   {{table FILE COL[:Title] ... [KEY=VAL ...]}}  a Markdown table of the matching rows (on a
-#                                  line of its own); '_' in a Title is a space
+#                                  line of its own), a blank line before and after it; '_' in a
+#                                  Title is a space
 #   {{meta FILE KEY}}              the text of FILE's (first) '# KEY: ...' metadata line
 #   {{ifexists FILE}} ... [{{else}} ...] {{endif}}   lines kept only if FILE exists (own lines)
 #
@@ -111,7 +112,9 @@ function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, 
             for (i = 1; i <= nc; i++) out = out " " csv_cell[file, r, column(file, cols[i])] " |"
         }
         if (!found) die("no rows of " file " match {{" body "}}")
-        return out
+        # blank lines around it: a table must not swallow the paragraph after it, nor be read as
+        # the last line of the one before
+        return "\n" out "\n"
     }
     die("unknown marker {{" body "}}")
 }
