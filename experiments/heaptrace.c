@@ -174,12 +174,21 @@ int main(int argc, char **argv)
            (double)sum.gcs / n, (double)sum.copied / n, (double)sum.copied / n / result_words,
            (double)sum.frags / n, (double)sum.mapped / n, (double)sum.hits / n, (double)sum.misses / n,
            (double)sum.faults / n);
-    printf("  totals: %llu minor + %llu major GCs (%llu delayed as long), %llu words copied, %llu carriers "
-           "mapped, %llu unmapped, %llu cache hits\n",
-           (unsigned long long)tc_proc_stats_get(p)->minor_gcs, (unsigned long long)tc_proc_stats_get(p)->major_gcs,
-           (unsigned long long)tc_proc_stats_get(p)->gcs_delayed, (unsigned long long)tc_proc_stats_get(p)->words_copied,
-           (unsigned long long)ms->carriers_mapped, (unsigned long long)ms->carriers_unmapped,
-           (unsigned long long)ms->cache_hits);
+    /* The loop's own carriers, as the CSV's rows sum them; the memory source's totals also hold
+     * what was mapped before the first lookup (the process's heap, the payload, the table). */
+    row all = {0};
+    for (size_t i = 0; i < lookups; i++) {
+        all.mapped += rows[i].mapped;
+        all.unmapped += rows[i].unmapped;
+        all.hits += rows[i].hits;
+    }
+    printf("  totals of the %zu lookups: %llu minor + %llu major GCs (%llu delayed as long), %llu words copied, "
+           "%llu carriers mapped, %llu unmapped, %llu cache hits; carriers mapped before the first lookup: %llu\n",
+           lookups, (unsigned long long)tc_proc_stats_get(p)->minor_gcs,
+           (unsigned long long)tc_proc_stats_get(p)->major_gcs, (unsigned long long)tc_proc_stats_get(p)->gcs_delayed,
+           (unsigned long long)tc_proc_stats_get(p)->words_copied, (unsigned long long)all.mapped,
+           (unsigned long long)all.unmapped, (unsigned long long)all.hits,
+           (unsigned long long)(ms->carriers_mapped - all.mapped));
 
     int status = EXIT_SUCCESS;
     if (out) {

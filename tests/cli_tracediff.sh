@@ -49,7 +49,7 @@ for run in "1000 60" "3000 40" "10000 30"; do
     [ "$rc" -eq 0 ] && [ "$(grep -v '^#' "$tmp/m.csv" | head -n 1)" = "$header" ]
     check "gctrace L $1: exit $rc, the VM's header" $?
     rows=$(grep -v '^#' "$tmp/m.csv" | tail -n +2 | wc -l)
-    total=$("$exp/heaptrace" --len "$1" --iterations "$2" | awk '/totals:/ { print $2 + $5 }')
+    total=$("$exp/heaptrace" --len "$1" --iterations "$2" | awk '/^  totals of the/ { print $6 + $9 }')
     [ "$rows" -eq "$total" ] && grep -q "^# loop_gcs: $rows\$" "$tmp/m.csv"
     check "gctrace L $1 N $2: $rows rows, heaptrace counts $total GCs" $?
     "$td" --vm "$tmp/m.csv" --model "$tmp/m.csv" >/dev/null; check "gctrace L $1 against itself: identical" $?
