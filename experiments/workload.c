@@ -355,8 +355,13 @@ static void hook(const world *w, int test, bool begin)
 /* One round-trip pass against a fresh server holding Data. */
 static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
 {
+    /* The server is spawned by the tester with no options, as eptest.erl's is: a min_heap_size
+     * given to the run is the tester's (the VM's spawn option), the server keeps the era's. */
+    tc_policy sp = w->cfg->policy, preset;
+    if (tc_policy_preset(sp.name, &preset) == TC_OK)
+        sp.min_heap_size = preset.min_heap_size;
     tc_proc *server;
-    tc_result r = tc_proc_new(w->mem, &w->cfg->policy, &server);
+    tc_result r = tc_proc_new(w->mem, &sp, &server);
     if (r != TC_OK)
         return r;
     r = place_on_heap(server, data_of(w->tester));

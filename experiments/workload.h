@@ -13,7 +13,8 @@
  * All processes run on one modelled scheduler (procs/sched.h): a round trip is two real
  * process switches, a send is procs/send.h's path, a lookup is a BIF that builds its result
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
- * the seed's timer:tc does, and counted.
+ * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
+ * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
  */
 #ifndef TC_EP_WORKLOAD_H
 #define TC_EP_WORKLOAD_H

@@ -1093,7 +1093,7 @@ static int cmd_explain(int argc, char **argv)
                    (double)vms[v].lookup.gcs * per, vs[v].lookup_us / (double)iterations,
                    vs[V_BASE].lookup_us / (double)iterations);
         printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n",
-               v == V_MIN_HEAP ? "the model gives every process the size, the VM the tester only"
+               v == V_MIN_HEAP ? "the tester's min_heap_size, on both sides; the server keeps the default"
                                : "eheap single-block carriers from 2 MiB instead of 512 KiB");
     }
     printf("  (min_heap_size %llu: the next heap size at or above TERM's %llu words plus %d results [{I, TERM}] of\n"
