@@ -324,6 +324,67 @@ if [ -f "$res/vm-etsbench-sizes.csv" ]; then
         }' "$res/vm-etsbench-sizes.csv" >"$der/etsbench-sizes.csv"
 fi
 
+# ---- the fidelity sweep (experiments/beam/sweep.sh, committed as report/data/fidelity-sweep.csv)
+# Per shape and criterion, the lengths where the model misses the VM, as ranges of the grid,
+# and the worst of them: GCs within 3 % (lookup and round trip), minor faults within 15 % or 200
+# (both), carriers within 2 per 1000 operations (both), and the same side of the round trip
+# where the VM is below 0.9 or above 1.1.
+if [ -f "$data/fidelity-sweep.csv" ]; then
+    awk "$lib"'
+        function rel(m, v) { return v > 0 ? (m - v) / v : (m > 0 ? 1 : 0) }
+        function miss(crit, L, how, m, v, badness,    k, n) {
+            k = shape SUBSEP crit
+            if (!(k in nmiss)) keys[++nk] = k
+            n = ++nmiss[k]; ml[k, n] = L; mi[k, n] = pts[shape]
+            if (badness >= worst[k]) { worst[k] = badness; worstat[k] = sprintf("L = %d: %s", L, how) }
+        }
+        # the missed lengths of key k as ranges of consecutive grid points: "250-1000 4250"
+        function ranges(k,    j, out, start) {
+            out = ""
+            for (j = 1; j <= nmiss[k]; j++) {
+                if (j == 1 || mi[k, j] != mi[k, j - 1] + 1) { if (j > 1) out = out (ml[k, j - 1] != start ? "-" ml[k, j - 1] : "") " "; start = ml[k, j]; out = out start }
+            }
+            return out (ml[k, nmiss[k]] != start ? "-" ml[k, nmiss[k]] : "")
+        }
+        !csv_row() { next }
+        { shape = csv_get("shape"); L = csv_get("payload_len") + 0; pts[shape]++; if (!(shape in seen)) { seen[shape] = 1; shapes[++ns] = shape }
+          mg = csv_get("model_lookup_gcs") + 0; vg = csv_get("vm_lookup_gcs") + 0
+          mrg = csv_get("model_rt_gcs") + 0; vrg = csv_get("vm_rt_gcs") + 0
+          mf = csv_get("model_lookup_faults") + 0; vf = csv_get("vm_lookup_faults") + 0
+          mrf = csv_get("model_rt_faults") + 0; vrf = csv_get("vm_rt_faults") + 0
+          mc = csv_get("model_lookup_carriers") + 0; vc = csv_get("vm_lookup_carriers") + 0
+          mrc = csv_get("model_rt_carriers") + 0; vrc = csv_get("vm_rt_carriers") + 0
+          mr = csv_get("model_ratio") + 0; vr = csv_get("vm_ratio") + 0
+          a = rel(mg, vg); b = rel(mrg, vrg); if (a < 0) a = -a; if (b < 0) b = -b
+          if (a > 0.03 || b > 0.03)
+              miss("GCs within 3 %", L, sprintf("lookup %d / %d, round trip %d / %d", mg, vg, mrg, vrg), 0, 0, a > b ? a : b)
+          d1 = mf - vf; if (d1 < 0) d1 = -d1; d2 = mrf - vrf; if (d2 < 0) d2 = -d2
+          if ((d1 > 200 && d1 > 0.15 * vf) || (d2 > 200 && d2 > 0.15 * vrf))
+              miss("faults within 15 % or 200", L, sprintf("lookup %d / %d, round trip %d / %d", mf, vf, mrf, vrf), 0, 0, d1 > d2 ? d1 : d2)
+          c1 = mc - vc; if (c1 < 0) c1 = -c1; c2 = mrc - vrc; if (c2 < 0) c2 = -c2
+          if (c1 > 2 || c2 > 2)
+              miss("carriers within 2", L, sprintf("lookup %d / %d, round trip %d / %d", mc, vc, mrc, vrc), 0, 0, c1 > c2 ? c1 : c2)
+          total++; if (vr < 0.9 || vr > 1.1) clear++
+          if ((vr < 0.9 || vr > 1.1) && ((vr < 1) != (mr < 1)))
+              miss("same side", L, sprintf("ratio %.2f / %.2f", mr, vr), 0, 0, (mr - vr) * (mr - vr))
+        }
+        END {
+            print "criterion,met,points" > sumf
+            split("GCs within 3 %|faults within 15 % or 200|carriers within 2|same side", crit, "|")
+            for (c = 1; c <= 4; c++) {
+                missed = 0
+                for (i = 1; i <= ns; i++) missed += nmiss[shapes[i], crit[c]]
+                printf "%s,%d,%d\n", crit[c], (c == 4 ? clear : total) - missed, c == 4 ? clear : total > sumf
+            }
+            print "shape,criterion,missed,points,lengths,worst"
+            if (nk == 0) print "-,none,0,0,-,-"
+            for (i = 1; i <= nk; i++) {
+                k = keys[i]; split(k, p, SUBSEP); r = ranges(k)
+                printf "%s,%s,%d,%d,\"%s\",\"%s\"\n", p[1], p[2], nmiss[k], pts[p[1]], r, worstat[k]
+            }
+        }' sumf="$der/sweep-summary.csv" "$data/fidelity-sweep.csv" >"$der/sweep-wrong.csv"
+fi
+
 # ---- termcopy explain --vm on five terms: each side's verdict and whether they agree ---------
 # The verdict is explain's own: the lookup is slower than a round trip when the ratio is above 1.
 if [ -f "$res/explain.csv" ]; then
