@@ -47,7 +47,7 @@ run() {
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
 # where the lists change sides, 3 rounds; --quick: one round of 100 calls per pass.
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
-fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 3)
+fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
