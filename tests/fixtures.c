@@ -240,3 +240,10 @@ static bool atom_walk(tc_term t, bool in_keys)
 }
 
 bool tc_vector_atom_hashed(tc_term t) { return atom_walk(t, false); }
+
+uint64_t tc_vector_flat_words(const tc_vector *v, tc_term t)
+{
+    return tc_vector_atom_hashed(t) ? tc_flat_ok(t) : v->flat_words;
+}
+
+const char *tc_vector_text(const tc_vector *v, tc_term t) { return tc_vector_atom_hashed(t) ? tc_print_ok(t) : v->literal; }
