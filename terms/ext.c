@@ -758,7 +758,7 @@ static bool close_frame(decoder *d, tc_term *out)
             ok = fail_at(d, d->start + f[FR_AT], TC_EPARSE, "MAP_EXT has a repeated key");
         else if (r == TC_EUNSUPPORTED)
             ok = fail_at(d, d->start + f[FR_AT], TC_EUNSUPPORTED,
-                         "MAP_EXT keys whose hashes agree on 128 bits: the VM's trie is not that deep");
+                         "MAP_EXT keys the map hash cannot read, or whose hashes agree on 128 bits (deeper than the VM's trie)");
         else if (r != TC_OK)
             ok = oom(d);
         else

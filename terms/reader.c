@@ -670,7 +670,7 @@ static bool close_frame(reader *r, tc_term tail, tc_term *out)
     } else {
         tc_result res = tc_term_map(r->a, v, n / 2, out); /* as `#{}` evaluates: the last of a repeated key wins */
         if (res == TC_EUNSUPPORTED)
-            ok = fail_at(r, r->p - 1, res, "map keys whose hashes agree on 128 bits: the VM's trie is not that deep");
+            ok = fail_at(r, r->p - 1, res, "map keys the map hash cannot read, or whose hashes agree on 128 bits (deeper than the VM's trie)");
         else if (res != TC_OK)
             ok = oom(r);
     }
