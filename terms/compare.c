@@ -91,11 +91,13 @@ static int cmp_bitstrings(tc_term a, tc_term b)
     return cmp_u64(xb, yb);
 }
 
+/* Hashmaps sort their keys with walk_compare, which may meet hashmaps among those keys: the
+ * recursion is as deep as hashmaps nest inside hashmap keys (33 keys or more a level). */
 static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order);
 
 /* The pairs of a map sorted by key in exact order (the map-key order erts_cmp uses):
  * kv[2i], kv[2i+1]. Merge sort, since the comparison itself can fail. */
-static tc_result sorted_pairs(tc_term m, uint64_t n, tc_term **out)
+static tc_result sorted_pairs(tc_term m, uint64_t n, tc_term **out) /* NOLINT(misc-no-recursion): see above */
 {
     size_t bytes = (n ? 2 * n : 2) * sizeof(tc_term);
     tc_term *kv = tc_mem_alloc(bytes), *tmp = tc_mem_alloc(bytes);
@@ -135,6 +137,7 @@ static tc_result sorted_pairs(tc_term m, uint64_t n, tc_term **out)
  * key order, as the flatmap case compares its keys tuple and values (erts_cmp's hashmap
  * phases reach the same verdict: the least key not in both decides, else the value at the
  * least key whose values differ). Queued on the stack as compare triples. */
+/* NOLINTNEXTLINE(misc-no-recursion): see above */
 static tc_result push_hashmaps(tc_wstack *s, tc_term a, tc_term b, uint64_t n, bool exact)
 {
     tc_term *ka = NULL, *kb = NULL;
@@ -162,7 +165,7 @@ static tc_result push_hashmaps(tc_wstack *s, tc_term a, tc_term b, uint64_t n, b
 
 /* Pairs still to compare sit on the stack as (a, b, exact) triples, so the first
  * difference in depth-first, left-to-right order decides. */
-static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order)
+static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order) /* NOLINT(misc-no-recursion): see above */
 {
     tc_wstack s;
     tc_wstack_init(&s);

@@ -385,7 +385,7 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 }
 
 /* Pops the next term to encode into *t; false when the walk is done. */
-static bool next_term(tc_wstack *s, tc_term *t, tc_result *r)
+static bool next_term(tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
 {
     if (tc_wstack_empty(s))
         return false;

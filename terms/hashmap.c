@@ -274,8 +274,8 @@ static unsigned slot_at(const entry *e, unsigned depth) { return (e->sw >> (28 -
 
 /* The node at `depth` over the n >= 2 distinct keys of e, which share every slot above it;
  * `size` is the map's key count when this is the head. */
-static tc_result build_node(tc_alloc *a, entry *e, size_t n, unsigned depth, uint64_t size,
-                            tc_term *out)
+/* NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
+static tc_result build_node(tc_alloc *a, entry *e, size_t n, unsigned depth, uint64_t size, tc_term *out)
 {
     if (depth % 8 == 0 && depth > 0) {
         if (depth >= TC_HAMT_MAX_DEPTH)
@@ -489,6 +489,7 @@ bool tc_map_iter_next(tc_map_iter *it, tc_term *key, tc_term *value)
 
 /* ==== the verifier's rules ================================================================ */
 
+/* NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
 static const char *check_node(const tc_term *p, unsigned depth, unsigned *slots, uint64_t *leaves)
 {
     tc_term h = p[0];

@@ -78,7 +78,7 @@ START_TEST(test_shape_is_the_vms)
     size_t len = 2;
     for (int i = 1; i <= 1000; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "%s<<\"%d\">> => %d", i > 1 ? "," : "", i, i);
-    snprintf(text + len, sizeof text - len, "}");
+    (void)snprintf(text + len, sizeof text - len, "}");
     shape s = shape_of(tc_read_ok(text));
     ck_assert_uint_eq(s.depth, 6);
     ck_assert_uint_eq(s.arrays, 1);
@@ -155,8 +155,8 @@ START_TEST(test_order_and_equality)
     /* Keys compare exactly: 1 and 1.0 are different keys, integers first; == ignores that in values. */
     char t1[2048] = "#{", t2[2048] = "#{";
     for (int i = 1; i <= 40; i++) {
-        snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), "%s%d => %d", i > 1 ? "," : "", i, i);
-        snprintf(t2 + strlen(t2), sizeof t2 - strlen(t2), "%s%d%s => %d.0", i > 1 ? "," : "", i, i == 40 ? ".0" : "", i);
+        (void)snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), "%s%d => %d", i > 1 ? "," : "", i, i);
+        (void)snprintf(t2 + strlen(t2), sizeof t2 - strlen(t2), "%s%d%s => %d.0", i > 1 ? "," : "", i, i == 40 ? ".0" : "", i);
     }
     strcat(t1, "}");
     strcat(t2, "}");
