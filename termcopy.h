@@ -16,6 +16,7 @@
 #include "terms/compare.h"
 #include "terms/ext.h"
 #include "terms/flatmap.h"
+#include "terms/hashmap.h"
 #include "terms/hash.h"
 #include "terms/layout.h"
 #include "terms/printer.h"

@@ -129,17 +129,15 @@ static size_t sub_binary_size(const shcopy *s, const tc_term *sb)
     return tc_sub_binary_copy_size(view);
 }
 
-/* The terms inside a tuple or flatmap, in the order both walks queue them. */
+/* The terms inside a tuple or map object, in the order both walks queue them. */
 static const tc_term *children(const tc_term *p, tc_term header, size_t *n)
 {
     if (tc_header_subtag(header) == TC_SUBTAG_ARITYVAL) {
         *n = tc_header_arity(header);
         return &p[1];
     }
-    if (tc_header_subtag(header) == TC_SUBTAG_MAP) {
-        *n = 1 + p[1]; /* keys tuple, then values */
-        return &p[2];
-    }
+    if (tc_header_subtag(header) == TC_SUBTAG_MAP)
+        return tc_layout_map_terms(header, p, n); /* keys tuple then values, or a node's children */
     *n = 0;
     return NULL;
 }

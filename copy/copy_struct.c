@@ -91,8 +91,8 @@ static void copy_boxed(fill *f, tc_term *slot, const tc_term *p)
             f->const_tuple = d; /* lets the scan skip it */
         break;
     }
-    case TC_SUBTAG_MAP:
-        n = 3 + p[1];
+    case TC_SUBTAG_MAP: /* a flatmap or a HAMT node: the scan reaches its term words */
+        n = tc_layout_words(h, p);
         d = f->htop;
         f->htop += n;
         memcpy(d, p, n * sizeof *d);

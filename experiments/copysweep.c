@@ -29,6 +29,7 @@
 #include "terms/atom.h"
 #include "terms/binary.h"
 #include "terms/flatmap.h"
+#include "terms/hashmap.h"
 #include "terms/size.h"
 
 /* A payload that cannot be built, or a copy that ran out of memory, ends the run (exit 1). */
@@ -206,6 +207,21 @@ static tc_term shape_flatmaps(tc_alloc *a, size_t words)
     return l;
 }
 
+/* maps:from_list([{I, I} || I <- lists:seq(1, K)]): one hashmap. K is sized so that the
+ * flat size is about the payload (10 keys to 37 words: a 2-word leaf cons per key and about
+ * 1.7 words of nodes; the row states the real flat size). */
+static tc_term shape_hashmap(tc_alloc *a, size_t words)
+{
+    size_t k = words * 10 / 37;
+    tc_term *kv = tc_mem_alloc(2 * k * sizeof *kv), m;
+    NEED(kv != NULL, "building the payloads");
+    for (size_t i = 0; i < k; i++)
+        kv[2 * i] = kv[2 * i + 1] = tc_make_small((int64_t)i + 1);
+    NEED(tc_term_map(a, kv, k, &m) == TC_OK, "building the payloads");
+    tc_mem_free(kv);
+    return m;
+}
+
 /* lists:foldl(fun(_, A) -> {A, A} end, leaf, lists:seq(1, D)): flat 3(2^D - 1), shared 3D. */
 static tc_term shape_shared_tree(tc_alloc *a, size_t words)
 {
@@ -228,6 +244,7 @@ static const struct {
     {"heap_binaries", shape_heap_binaries},
     {"refc_binaries", shape_refc_binaries},
     {"flatmaps", shape_flatmaps},
+    {"hashmap", shape_hashmap},
     {"shared_tree", shape_shared_tree},
 };
 

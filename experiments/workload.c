@@ -12,12 +12,13 @@
 #include "procs/gc.h"
 #include "procs/sched.h"
 #include "procs/verify.h"
+#include "terms/hashmap.h"
 #include "terms/arena.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
 #include "terms/size.h"
 
-const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary"};
+const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary", "map"};
 const char *const tc_ep_test_names[TC_EP_TESTS] = {"proc1",         "proc2",      "proc3", "ets_insert",
                                                    "ets_overwrite", "ets_lookup", "empty",      "pt_get"};
 
@@ -92,6 +93,18 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
         tc_mem_free(zero);
         break;
     }
+    case TC_EP_MAP: {
+        tc_term *kv = tc_mem_alloc(2 * (size_t)len * sizeof *kv);
+        if (!kv)
+            return TC_ENOMEM;
+        for (long i = 0; i < len; i++)
+            kv[2 * i] = kv[2 * i + 1] = tc_make_small(i + 1);
+        tc_result r = tc_term_map(a, kv, (size_t)len, &acc);
+        tc_mem_free(kv);
+        if (r != TC_OK)
+            return r;
+        break;
+    }
     default:
         return TC_EBADARG;
     }
@@ -121,11 +134,13 @@ static tc_result place_on_heap(tc_proc *p, tc_term t)
  * element from the tail with a heap test before each, the partial term live in x0: so the
  * tester's heap reaches its size through the same GCs as the VM's (lists:seq's history
  * decides the old heap, and the old heap's 1/8 floor decides the heap a lookup loop runs
- * in). A binary is one allocation either way, placed like a spawn argument.
+ * in). A binary is one allocation either way, placed like a spawn argument. So is a map:
+ * maps:from_list is one BIF over the list of pairs; the model places the finished map and
+ * leaves out the pair list the VM's comprehension builds first (5 L words of garbage).
  */
 static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
 {
-    if (sh == TC_EP_BINARY)
+    if (sh == TC_EP_BINARY || sh == TC_EP_MAP)
         return place_on_heap(p, arena_copy);
     tc_result r = TC_OK;
     bool as_list = sh != TC_EP_NESTED;

@@ -35,6 +35,7 @@ typedef enum tc_ep_shape {
     TC_EP_NESTED,  /* {1, {2, ... {L, []} ...}} */
     TC_EP_STRINGS, /* [integer_to_list(X) || X <- lists:seq(1, L)] */
     TC_EP_BINARY,  /* <<0:(8 * L)>>: heap binary up to 64 bytes, refc above */
+    TC_EP_MAP,     /* maps:from_list([{I, I} || I <- lists:seq(1, L)]): a hashmap past 32 keys */
     TC_EP_SHAPES
 } tc_ep_shape;
 

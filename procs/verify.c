@@ -122,10 +122,22 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
         if (h != TC_SUB_BIN_HEADER)
             return fail(v, "sub binary header malformed");
         break;
-    case TC_SUBTAG_MAP:
-        if (h != TC_MAP_HEADER_FLATMAP || hp + 1 >= end || hp[1] > TC_MAP_SMALL_MAP_LIMIT)
-            return fail(v, "map header is not a flatmap of at most 32 keys");
+    case TC_SUBTAG_MAP: {
+        /* A flatmap of at most 32 keys, or a HAMT head or inner node (hashmap.h): its
+         * bitmap gives its words, so a header of the wrong map arity is what can be wrong. */
+        unsigned bmp = tc_map_header_bitmap(h);
+        bool head = h == TC_MAP_HEADER_HAMT_HEAD_ARRAY || (h == TC_MAP_HEADER_HAMT_HEAD_BITMAP(bmp) && bmp != 0);
+        if (h == TC_MAP_HEADER_FLATMAP) {
+            if (hp + 1 >= end || hp[1] > TC_MAP_SMALL_MAP_LIMIT)
+                return fail(v, "flatmap of more than 32 keys");
+        } else if (head) {
+            if (hp + 1 >= end || hp[1] <= TC_MAP_SMALL_MAP_LIMIT)
+                return fail(v, "hashmap head of at most 32 keys");
+        } else if (h != TC_MAP_HEADER_HAMT_NODE_BITMAP(bmp) || bmp == 0) {
+            return fail(v, "map header is neither a flatmap nor a HAMT node of its map arity");
+        }
         break;
+    }
     default:
         return fail(v, "header subtag the model never builds");
     }

@@ -3,6 +3,7 @@
 #include "atom.h"
 #include "binary.h"
 #include "bignum.h"
+#include "hashmap.h"
 #include "wstack.h"
 
 enum term_class { NUMBER = 1, ATOM, REFERENCE, FUN, PORT, PID, TUPLE, MAP, NIL, LIST, BITSTRING };
@@ -90,9 +91,81 @@ static int cmp_bitstrings(tc_term a, tc_term b)
     return cmp_u64(xb, yb);
 }
 
+/* Hashmaps sort their keys with walk_compare, which may meet hashmaps among those keys: the
+ * recursion is as deep as hashmaps nest inside hashmap keys (33 keys or more a level). */
+static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order);
+
+/* The pairs of a map sorted by key in exact order (the map-key order erts_cmp uses):
+ * kv[2i], kv[2i+1]. Merge sort, since the comparison itself can fail. */
+static tc_result sorted_pairs(tc_term m, uint64_t n, tc_term **out) /* NOLINT(misc-no-recursion): see above */
+{
+    size_t bytes = (n ? 2 * n : 2) * sizeof(tc_term);
+    tc_term *kv = tc_mem_alloc(bytes), *tmp = tc_mem_alloc(bytes);
+    tc_result r = kv && tmp ? TC_OK : TC_ENOMEM;
+    if (r == TC_OK) {
+        tc_map_iter it;
+        tc_map_iter_init(&it, m, false);
+        for (uint64_t i = 0; tc_map_iter_next(&it, &kv[2 * i], &kv[2 * i + 1]); i++)
+            ;
+    }
+    for (uint64_t w = 1; r == TC_OK && w < n; w *= 2) {
+        for (uint64_t lo = 0; r == TC_OK && lo < n; lo += 2 * w) {
+            uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint64_t i = lo, j = mid, k = lo;
+            while (i < mid || j < hi) {
+                int c = -1;
+                if (i < mid && j < hi && (r = walk_compare(kv[2 * i], kv[2 * j], true, &c)) != TC_OK)
+                    break;
+                uint64_t from = j >= hi || (i < mid && c <= 0) ? i++ : j++;
+                tmp[2 * k] = kv[2 * from], tmp[2 * k + 1] = kv[2 * from + 1];
+                k++;
+            }
+        }
+        tc_term *x = kv;
+        kv = tmp, tmp = x;
+    }
+    tc_mem_free(tmp);
+    if (r != TC_OK) {
+        tc_mem_free(kv);
+        return r;
+    }
+    *out = kv;
+    return TC_OK;
+}
+
+/* Two maps of n keys, one of them a hashmap: keys in sorted order (exactly), then values in
+ * key order, as the flatmap case compares its keys tuple and values (erts_cmp's hashmap
+ * phases reach the same verdict: the least key not in both decides, else the value at the
+ * least key whose values differ). Queued on the stack as compare triples. */
+/* NOLINTNEXTLINE(misc-no-recursion): see above */
+static tc_result push_hashmaps(tc_wstack *s, tc_term a, tc_term b, uint64_t n, bool exact)
+{
+    tc_term *ka = NULL, *kb = NULL;
+    tc_result r = sorted_pairs(a, n, &ka);
+    if (r == TC_OK)
+        r = sorted_pairs(b, n, &kb);
+    if (r == TC_OK && !tc_wstack_reserve(s, 6 * n))
+        r = TC_ENOMEM;
+    if (r == TC_OK) {
+        for (uint64_t i = n; i > 0; i--) {
+            s->base[s->n++] = ka[2 * i - 1];
+            s->base[s->n++] = kb[2 * i - 1];
+            s->base[s->n++] = exact;
+        }
+        for (uint64_t i = n; i > 0; i--) {
+            s->base[s->n++] = ka[2 * i - 2];
+            s->base[s->n++] = kb[2 * i - 2];
+            s->base[s->n++] = true;
+        }
+    }
+    tc_mem_free(ka);
+    tc_mem_free(kb);
+    return r;
+}
+
 /* Pairs still to compare sit on the stack as (a, b, exact) triples, so the first
  * difference in depth-first, left-to-right order decides. */
-static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order)
+static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order) /* NOLINT(misc-no-recursion): see above */
 {
     tc_wstack s;
     tc_wstack_init(&s);
@@ -146,10 +219,16 @@ static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order)
                 continue;
             }
             case MAP: {
-                uint64_t n = tc_flatmap_size(a);
-                c = cmp_u64(n, tc_flatmap_size(b));
+                uint64_t n = tc_map_size(a);
+                c = cmp_u64(n, tc_map_size(b));
                 if (c)
                     break;
+                if (tc_is_hashmap(a) || tc_is_hashmap(b)) {
+                    r = push_hashmaps(&s, a, b, n, exact);
+                    if (r != TC_OK)
+                        goto done;
+                    goto pop;
+                }
                 if (!tc_wstack_reserve(&s, 3 * n)) {
                     r = TC_ENOMEM;
                     goto done;
@@ -175,6 +254,7 @@ static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order)
             if (c)
                 break;
         }
+    pop:
         if (tc_wstack_empty(&s))
             break;
         exact = tc_wstack_pop(&s);

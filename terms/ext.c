@@ -12,7 +12,11 @@
  * - Lists: STRING_EXT when proper, all 0..255 and shorter than 0xFFFF elements (the VM
  *   tests len < MAX_STRING_LEN, so 65,535 bytes is already LIST_EXT); else LIST_EXT with
  *   the full element count, the elements, then the tail.
- * - Maps: MAP_EXT, each key then its value, in flatmap (term) order.
+ * - Maps: MAP_EXT, each key then its value: a flatmap in key order, a hashmap in the reverse
+ *   of its iteration order (enc_term pushes a node's children in slot order on its stack, so
+ *   the last slot comes out first). binary_to_term builds a MAP_EXT of at most 32 pairs as a
+ *   flatmap and of more as a hashmap (dec_term, erts_hashmap_from_array), whatever the
+ *   encoder was; a repeated key is an error either way.
  * - Bitstrings: BINARY_EXT, or BIT_BINARY_EXT with the used bits of the last byte (1..7)
  *   and the unused bits zero.
  * - Local pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory), node
@@ -36,6 +40,8 @@
 #include "bignum.h"
 #include "binary.h"
 #include "flatmap.h"
+#include "hashmap.h"
+#include "layout.h"
 #include "wstack.h"
 
 /* Tags (erl_ext_dist). */
@@ -241,8 +247,9 @@ static tc_result put_bitstring(emitter *e, tc_term t)
  *   TERM  t                  one term
  *   CONS  cell               the car of cell, then the rest of its list
  *   ARRAY ptr n              n > 0 terms at ptr (tuple elements)
- *   MAP   keys values n      n key/value pairs, key first (flatmap order) */
-enum { K_TERM, K_CONS, K_ARRAY, K_MAP };
+ *   MAP   keys values n      n key/value pairs, key first (flatmap order)
+ *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node */
+enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE };
 
 static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
 static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
@@ -253,6 +260,20 @@ static bool push(tc_wstack *s, size_t k, const tc_term *w)
         return false;
     memcpy(&s->base[s->n], w, k * sizeof *w);
     s->n += k;
+    return true;
+}
+
+/* Queues a HAMT node's children in slot order, so the last is encoded first. */
+static bool push_hamt_children(tc_wstack *s, const tc_term *p)
+{
+    size_t n;
+    const tc_term *kids = tc_layout_map_terms(p[0], p, &n);
+    if (!tc_wstack_reserve(s, 2 * n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        s->base[s->n++] = kids[i];
+        s->base[s->n++] = K_HNODE;
+    }
     return true;
 }
 
@@ -346,11 +367,13 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     case TC_SUBTAG_SUB_BINARY:
         return put_bitstring(e, t);
     case TC_SUBTAG_MAP: {
-        if (p[0] != TC_MAP_HEADER_FLATMAP)
-            return TC_EUNSUPPORTED;
-        uint64_t n = tc_flatmap_size(t);
+        uint64_t n = tc_map_size(t);
+        if (n > UINT32_MAX)
+            return TC_ELIMIT;
         put8(e, MAP_EXT);
         put32(e, n);
+        if (tc_is_hashmap(t))
+            return push_hamt_children(s, p) ? TC_OK : TC_ENOMEM;
         const tc_term *keys = &tc_boxed_val(tc_flatmap_keys(t))[1];
         if (n > 0 && !push(s, 4, (const tc_term[]){word_of(keys), word_of(tc_flatmap_values(t)), n, K_MAP}))
             return TC_ENOMEM;
@@ -362,7 +385,7 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 }
 
 /* Pops the next term to encode into *t; false when the walk is done. */
-static bool next_term(tc_wstack *s, tc_term *t, tc_result *r)
+static bool next_term(tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
 {
     if (tc_wstack_empty(s))
         return false;
@@ -383,13 +406,24 @@ static bool next_term(tc_wstack *s, tc_term *t, tc_result *r)
             s->base[s->n++] = n - 1;
             s->base[s->n++] = K_ARRAY;
         }
-    } else {
+    } else if (kind == K_MAP) {
         uint64_t n = tc_wstack_pop(s);
         const tc_term *v = ptr_of(tc_wstack_pop(s)), *k = ptr_of(tc_wstack_pop(s));
         *t = k[0];
         if ((n > 1 && !push(s, 4, (const tc_term[]){word_of(k + 1), word_of(v + 1), n - 1, K_MAP})) ||
             !push(s, 2, (const tc_term[]){v[0], K_TERM}))
             *r = TC_ENOMEM;
+    } else {
+        tc_term child = tc_wstack_pop(s);
+        if (tc_is_list(child)) {
+            *t = tc_car(child);
+            s->base[s->n++] = tc_cdr(child); /* the two words just popped make room */
+            s->base[s->n++] = K_TERM;
+        } else if (!push_hamt_children(s, tc_boxed_val(child))) {
+            *r = TC_ENOMEM;
+        } else {
+            return next_term(s, t, r); /* a node has at least one child: one level deeper */
+        }
     }
     return true;
 }
@@ -710,12 +744,23 @@ static bool close_frame(decoder *d, tc_term *out)
         ok = built(d, *out = tc_term_list(d->a, v, n - 1, v[n - 1]));
     } else if (f[FR_KIND] == F_TUPLE) {
         ok = built(d, *out = tc_term_tuple(d->a, v, n));
-    } else {
+    } else if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
         tc_result r = tc_term_flatmap(d->a, v, n / 2, out);
         if (r != TC_OK)
             ok = oom(d); /* <= 32 keys: the only other failure is memory */
         else if (tc_flatmap_size(*out) != n / 2)
             ok = fail_at(d, d->start + f[FR_AT], TC_EPARSE, "MAP_EXT has a repeated key");
+        else
+            ok = true;
+    } else {
+        tc_result r = tc_term_hashmap_unique(d->a, v, n / 2, out);
+        if (r == TC_EPARSE)
+            ok = fail_at(d, d->start + f[FR_AT], TC_EPARSE, "MAP_EXT has a repeated key");
+        else if (r == TC_EUNSUPPORTED)
+            ok = fail_at(d, d->start + f[FR_AT], TC_EUNSUPPORTED,
+                         "MAP_EXT keys the map hash cannot read, or whose hashes agree on 128 bits (deeper than the VM's trie)");
+        else if (r != TC_OK)
+            ok = oom(d);
         else
             ok = true;
     }
@@ -782,10 +827,6 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
         uint64_t values = tag == LIST_EXT ? n + 1 : tag == MAP_EXT ? 2 * n : n;
         if (!fits(d, len_at, values, tag == LIST_EXT ? "LIST_EXT (elements + tail)" : tag == MAP_EXT ? "MAP_EXT (keys + values)" : "tuple arity"))
             return false;
-        if (tag == MAP_EXT && n > TC_MAP_SMALL_MAP_LIMIT)
-            return fail_at(d, at, TC_EUNSUPPORTED,
-                           "map of %llu keys: over 32 keys the VM builds a hashmap, which termcopy does not model yet",
-                           (unsigned long long)n);
         if (values == 0) {
             if (tag != MAP_EXT) {
                 *out = TC_EMPTY_TUPLE;

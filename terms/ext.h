@@ -21,7 +21,7 @@ TC_BEGIN_DECLS
 
 /* Bytes of term_to_binary(T, [{minor_version, minor}]) (version byte included), without
  * encoding. minor is 1 or 2 (else TC_EBADARG). TC_EUNSUPPORTED for a term the format
- * cannot hold here (a port, a hashmap), TC_ELIMIT past a 32-bit length field. */
+ * cannot hold here (a port), TC_ELIMIT past a 32-bit length field. */
 tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes) TC_MUST_CHECK;
 
 /* Writes the encoding into buf (cap bytes, at least tc_ext_size); *len is its length. */

@@ -2,6 +2,7 @@
 
 #include "binary.h"
 #include "flatmap.h"
+#include "layout.h"
 #include "wstack.h"
 
 static inline uint64_t fmix(uint64_t h)
@@ -89,6 +90,19 @@ tc_result tc_term_hash(tc_term t, uint64_t *hval)
                 h = mix_bits(h, x);
                 break;
             case TC_SUBTAG_MAP: {
+                if (tc_map_header_type(p[0]) != TC_MAP_HEADER_TAG_FLATMAP_HEAD) {
+                    /* =:= hashmaps have one shape (hashmap.h), so their nodes hash alike. */
+                    size_t k;
+                    const tc_term *kids = tc_layout_map_terms(p[0], p, &k);
+                    h = mix(h, p[0]);
+                    if (!tc_wstack_reserve(&s, k)) {
+                        r = TC_ENOMEM;
+                        break;
+                    }
+                    for (size_t i = 0; i < k; i++)
+                        s.base[s.n++] = kids[i];
+                    break;
+                }
                 uint64_t size = tc_flatmap_size(x);
                 h = mix(h, 'M' ^ (size << 8));
                 if (!tc_wstack_reserve(&s, size + 1)) {

@@ -6,7 +6,8 @@
  *
  * An area (a heap, a fragment, a stored object) is a sequence of cons cells and boxed
  * objects. Walked word by word, a header is followed by words that are not terms, except a
- * tuple's elements, a map's keys tuple and values, and a sub binary's last word (orig):
+ * tuple's elements, a flatmap's keys tuple and values, a HAMT node's children, and a sub
+ * binary's last word (orig):
  * those are left for the walk to read as terms, which is why a sub binary's arity is two
  * less than its size, as in erts. Every walk over an area in termcopy (the GC's scan and
  * relocation, copy_struct's scan, copy_shallow, the verifier) steps with
@@ -22,13 +23,35 @@
 
 TC_BEGIN_DECLS
 
+/* Words of a map object (erl_map.h: MAP_HEADER_FLATMAP_SZ + n, HAMT_HEAD_ARRAY_SZ,
+ * HAMT_HEAD_BITMAP_SZ(k), HAMT_NODE_BITMAP_SZ(k)); `hp[1]` is read only for a flatmap. */
+static inline size_t tc_layout_map_words(tc_term h, const tc_term *hp)
+{
+    switch (tc_map_header_type(h)) {
+    case TC_MAP_HEADER_TAG_FLATMAP_HEAD: return 3 + (size_t)hp[1];
+    case TC_MAP_HEADER_TAG_HAMT_HEAD_ARRAY: return 2 + 16;
+    case TC_MAP_HEADER_TAG_HAMT_HEAD_BITMAP: return 2 + (size_t)__builtin_popcount(tc_map_header_bitmap(h));
+    default: return 1 + (size_t)__builtin_popcount(tc_map_header_bitmap(h));
+    }
+}
+
+/* The term words of a map object: a flatmap's keys tuple and values, a HAMT node's
+ * children. Before them are the header and, in a flatmap or a head, the size word: the
+ * header's map arity plus one, as the VM's scan loops step (erl_gc.c, copy.c). */
+static inline const tc_term *tc_layout_map_terms(tc_term h, const tc_term *hp, size_t *n)
+{
+    size_t raw = 1 + tc_map_header_arity(h);
+    *n = tc_layout_map_words(h, hp) - raw;
+    return hp + raw;
+}
+
 /* From a header: how many words until the next word the walk must read. */
 static inline size_t tc_layout_header_step(const tc_term *hp)
 {
     tc_term h = hp[0];
     switch (tc_header_subtag(h)) {
     case TC_SUBTAG_ARITYVAL: return 1;
-    case TC_SUBTAG_MAP: return 2; /* header and the raw size word */
+    case TC_SUBTAG_MAP: return 1 + tc_map_header_arity(h); /* header and, but in an inner node, the size word */
     default: return 1 + (size_t)tc_header_arity(h);
     }
 }
@@ -44,7 +67,7 @@ static inline size_t tc_layout_step(const tc_term *hp)
 static inline size_t tc_layout_words(tc_term h, const tc_term *hp)
 {
     switch (tc_header_subtag(h)) {
-    case TC_SUBTAG_MAP: return 3 + (size_t)hp[1];
+    case TC_SUBTAG_MAP: return tc_layout_map_words(h, hp);
     case TC_SUBTAG_SUB_BINARY: return 2 + (size_t)tc_header_arity(h);
     default: return 1 + (size_t)tc_header_arity(h);
     }

@@ -7,6 +7,7 @@
 #include "atom.h"
 #include "bignum.h"
 #include "binary.h"
+#include "hashmap.h"
 #include "wstack.h"
 
 typedef struct strbuf {
@@ -299,13 +300,16 @@ tc_result tc_term_print(tc_term t, char **text, size_t *len)
             for (uint64_t i = n; ok && i >= 1; i--)
                 ok = push_item(&s, ITEM_TERM, tc_tuple_element(v, i)) && (i == 1 || PUSH_TEXT(&s, ","));
         } else if (tc_is_map(v)) {
-            uint64_t n = tc_flatmap_size(v);
-            tc_term keys = tc_flatmap_keys(v);
+            /* maps:next order (hashmap.h), pushed last pair first. */
+            uint64_t i = tc_map_size(v);
+            tc_map_iter it;
+            tc_term key, val;
+            tc_map_iter_init(&it, v, true);
             put(&b, "#{", 2);
             ok = PUSH_TEXT(&s, "}");
-            for (uint64_t i = n; ok && i >= 1; i--)
-                ok = push_item(&s, ITEM_TERM, tc_flatmap_values(v)[i - 1]) && PUSH_TEXT(&s, " => ") &&
-                     push_item(&s, ITEM_TERM, tc_tuple_element(keys, i)) && (i == 1 || PUSH_TEXT(&s, ","));
+            for (; ok && tc_map_iter_next(&it, &key, &val); i--)
+                ok = push_item(&s, ITEM_TERM, val) && PUSH_TEXT(&s, " => ") && push_item(&s, ITEM_TERM, key) &&
+                     (i == 1 || PUSH_TEXT(&s, ","));
         } else if (!put_scalar(&b, v)) {
             puts_(&b, "#Unknown<>");
         }

@@ -10,6 +10,7 @@
 #include "bignum.h"
 #include "binary.h"
 #include "flatmap.h"
+#include "hashmap.h"
 #include "wstack.h"
 
 /* Containers being read: a frame is (kind | state << 8, index of its first value). */
@@ -667,9 +668,9 @@ static bool close_frame(reader *r, tc_term tail, tc_term *out)
         *out = tc_term_tuple(r->a, v, n);
         ok = *out != TC_NON_VALUE || oom(r);
     } else {
-        tc_result res = tc_term_flatmap(r->a, v, n / 2, out);
+        tc_result res = tc_term_map(r->a, v, n / 2, out); /* as `#{}` evaluates: the last of a repeated key wins */
         if (res == TC_EUNSUPPORTED)
-            ok = fail_at(r, r->p - 1, res, "maps of more than 32 keys are hashmaps in the VM; termcopy does not build them yet");
+            ok = fail_at(r, r->p - 1, res, "map keys the map hash cannot read, or whose hashes agree on 128 bits (deeper than the VM's trie)");
         else if (res != TC_OK)
             ok = oom(r);
     }

@@ -1,6 +1,7 @@
 #include "size.h"
 
 #include "binary.h"
+#include "layout.h"
 #include "ptrset.h"
 #include "wstack.h"
 
@@ -70,14 +71,18 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                     t = p[arity];
                     continue;
                 case TC_SUBTAG_MAP: {
-                    uint64_t n = p[1];
-                    sum += 3 + n;
-                    for (uint64_t i = 0; i < n; i++)
-                        if (!tc_is_immed(p[3 + i]) && !tc_wstack_push(&s, p[3 + i])) {
+                    /* A flatmap: its keys tuple and values; a HAMT node: its children. */
+                    size_t n;
+                    const tc_term *kids = tc_layout_map_terms(p[0], p, &n);
+                    sum += tc_layout_map_words(p[0], p);
+                    if (n == 0)
+                        break;
+                    for (size_t i = 1; i < n; i++)
+                        if (!tc_is_immed(kids[i]) && !tc_wstack_push(&s, kids[i])) {
                             r = TC_ENOMEM;
                             goto done;
                         }
-                    t = p[2];
+                    t = kids[0];
                     continue;
                 }
                 case TC_SUBTAG_SUB_BINARY:

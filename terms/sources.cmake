@@ -2,5 +2,5 @@
 # verifier and both codecs (text and the external term format).
 set(TC_TERMS_SOURCES
   terms/base.c terms/atom.c terms/arena.c terms/binary.c terms/bignum.c terms/compare.c terms/hash.c
-  terms/ext.c terms/flatmap.c terms/ptrset.c terms/printer.c terms/reader.c terms/size.c
+  terms/ext.c terms/flatmap.c terms/hashmap.c terms/ptrset.c terms/printer.c terms/reader.c terms/size.c
   terms/term.c)

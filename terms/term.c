@@ -6,6 +6,7 @@
 #include "bignum.h"
 #include "binary.h"
 #include "compare.h"
+#include "hashmap.h"
 #include "ptrset.h"
 #include "wstack.h"
 
@@ -195,6 +196,23 @@ bool tc_term_verify(tc_term t, const char **why_out)
                 }
                 case TC_SUBTAG_MAP: {
                     uint64_t n = p[1];
+                    if (tc_map_header_type(h) == TC_MAP_HEADER_TAG_HAMT_NODE_BITMAP)
+                        FAIL("pointer to an inner HAMT node");
+                    if (tc_is_hashmap(t)) {
+                        const char *e = tc_hashmap_check(t);
+                        if (e)
+                            FAIL(e);
+                        if (!tc_wstack_reserve(&s, 2 * n))
+                            FAIL("out of memory while verifying");
+                        tc_map_iter it;
+                        tc_term k, v;
+                        tc_map_iter_init(&it, t, false);
+                        while (tc_map_iter_next(&it, &k, &v)) {
+                            s.base[s.n++] = k;
+                            s.base[s.n++] = v;
+                        }
+                        break;
+                    }
                     if (h != TC_MAP_HEADER_FLATMAP || n > TC_MAP_SMALL_MAP_LIMIT)
                         FAIL("map is not a flatmap of at most 32 keys");
                     tc_term keys = p[2];

@@ -16,6 +16,9 @@
  *   ProcBin        6   [REFC_BINARY 5, byte size, next, Binary*, bytes*, flags] (b > 64)
  *   sub binary     5   [SUB_BINARY 3, byte size, byte offset, packed bits, orig]
  *   flatmap      3+n   [MAP flatmap header, n, keys tuple, v1..vn] + keys tuple 1+n
+ *   HAMT head   2+k   [MAP head header (bitmap of k slots, or array: k = 16), n, k children]
+ *   HAMT node   1+k   [MAP node header (bitmap of k slots), k children]; a child is another
+ *                     node, or a list word to a cons [Key | Value] (2 words): hashmap.h
  *
  * Pointers are 8-byte aligned; bit 2 (erts' TAG_LITERAL_PTR on some builds) is never used:
  * literal membership is decided by address range, as on builds with a reserved literal
@@ -92,10 +95,33 @@ typedef uint64_t tc_term;
  * MAKE_MAP_HEADER(FLATMAP_HEAD, 1, 0). A flatmap's size is in the word after the header.
  */
 #define TC_MAP_HEADER_TAG_FLATMAP_HEAD 0x0u
+#define TC_MAP_HEADER_TAG_HAMT_NODE_BITMAP 0x1u
+#define TC_MAP_HEADER_TAG_HAMT_HEAD_ARRAY 0x2u
+#define TC_MAP_HEADER_TAG_HAMT_HEAD_BITMAP 0x3u
 #define TC_MAP_HEADER_TAG_SIZE 2
-#define TC_MAP_HEADER_FLATMAP \
-    TC_MAKE_HEADER((1u << TC_MAP_HEADER_TAG_SIZE) | TC_MAP_HEADER_TAG_FLATMAP_HEAD, TC_SUBTAG_MAP)
+#define TC_MAP_HEADER_ARITY_SIZE 8
+#define TC_MAKE_MAP_HEADER(type, arity, val) \
+    TC_MAKE_HEADER(((((uint64_t)(uint16_t)(val) << TC_MAP_HEADER_ARITY_SIZE) | (arity)) << TC_MAP_HEADER_TAG_SIZE) | (type), \
+                   TC_SUBTAG_MAP)
+#define TC_MAP_HEADER_FLATMAP TC_MAKE_MAP_HEADER(TC_MAP_HEADER_TAG_FLATMAP_HEAD, 1u, 0u)
+/* HAMT nodes (erl_map.h): a head holds the map's size in its second word and, unless all 16
+ * slots are used (HEAD_ARRAY), a bitmap of the used slots; an inner node has only the bitmap. */
+#define TC_MAP_HEADER_HAMT_HEAD_ARRAY TC_MAKE_MAP_HEADER(TC_MAP_HEADER_TAG_HAMT_HEAD_ARRAY, 1u, 0xFFFFu)
+#define TC_MAP_HEADER_HAMT_HEAD_BITMAP(bmp) TC_MAKE_MAP_HEADER(TC_MAP_HEADER_TAG_HAMT_HEAD_BITMAP, 1u, bmp)
+#define TC_MAP_HEADER_HAMT_NODE_BITMAP(bmp) TC_MAKE_MAP_HEADER(TC_MAP_HEADER_TAG_HAMT_NODE_BITMAP, 0u, bmp)
 #define TC_MAP_SMALL_MAP_LIMIT 32u
+
+/* erl_term.h MAP_HEADER_TYPE, MAP_HEADER_ARITY (words before the terms, less one) and
+ * MAP_HEADER_VAL (the bitmap). */
+static inline unsigned tc_map_header_type(tc_term h) { return (unsigned)(h >> TC_HEADER_ARITY_OFFS) & 0x3u; }
+static inline unsigned tc_map_header_arity(tc_term h)
+{
+    return (unsigned)(h >> (TC_HEADER_ARITY_OFFS + TC_MAP_HEADER_TAG_SIZE)) & 0xFFu;
+}
+static inline unsigned tc_map_header_bitmap(tc_term h)
+{
+    return (unsigned)(h >> (TC_HEADER_ARITY_OFFS + TC_MAP_HEADER_TAG_SIZE + TC_MAP_HEADER_ARITY_SIZE)) & 0xFFFFu;
+}
 
 /* Small integers: 60 bits on 64-bit, value << 4 | 0xF. */
 #define TC_SMALL_BITS 60

@@ -15,6 +15,7 @@
 #include "procs/proc.h"
 #include "procs/verify.h"
 #include "terms/binary.h"
+#include "terms/layout.h"
 #include "terms/printer.h"
 #include "terms/ptrset.h"
 #include "terms/wstack.h"
@@ -51,10 +52,13 @@ static void push_children(tc_wstack *s, const tc_term *obj, bool cons)
         for (uint64_t i = 1; i <= arity; i++)
             ck_assert(tc_wstack_push(s, obj[i]));
         break;
-    case TC_SUBTAG_MAP:
-        for (uint64_t i = 2; i < 3 + obj[1]; i++)
-            ck_assert(tc_wstack_push(s, obj[i]));
+    case TC_SUBTAG_MAP: {
+        size_t n;
+        const tc_term *terms = tc_layout_map_terms(h, obj, &n);
+        for (size_t i = 0; i < n; i++)
+            ck_assert(tc_wstack_push(s, terms[i]));
         break;
+    }
     case TC_SUBTAG_SUB_BINARY:
         ck_assert(tc_wstack_push(s, obj[TC_SB_ORIG]));
         break;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "terms/hashmap.h"
 #include "terms/atom.h"
 #include "terms/bignum.h"
 #include "terms/reader.h"
@@ -294,16 +295,26 @@ TC_PRINTF(3, 4) static void append(char *buf, size_t cap, const char *fmt, ...)
     ck_assert(n >= 0 && (size_t)n < cap - used);
 }
 
-START_TEST(test_hashmap_reported)
+START_TEST(test_hashmap_read)
 {
     char text[1024] = "#{";
     for (int i = 0; i < 33; i++)
         append(text, sizeof text, "%s%d => x", i ? "," : "", i);
     strcat(text, "}");
-    tc_term t;
-    tc_read_error err = {0};
-    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), text, strlen(text), &t, &err), TC_EUNSUPPORTED);
-    ck_assert(strstr(err.message, "more than 32 keys") != NULL);
+    tc_term t = tc_read_ok(text);
+    /* 33 keys are a hashmap: erts_debug:flat_size(maps:from_list([{I,x}||I<-lists:seq(0,32)])) */
+    ck_assert(tc_is_hashmap(t));
+    ck_assert_uint_eq(tc_flat_ok(t), 127);
+    ck_assert(tc_term_verify(t, NULL));
+    /* A repeated key keeps the last value, and 33 pairs over 32 keys are a flatmap. */
+    text[2] = '\0';
+    for (int i = 0; i < 33; i++)
+        append(text, sizeof text, "%s%d => %d", i ? "," : "", i % 32, i);
+    strcat(text, "}");
+    t = tc_read_ok(text);
+    ck_assert(!tc_is_hashmap(t));
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("#{1 => a, 1 => b}")), "#{1 => b}");
+    ck_assert_uint_eq(tc_map_size(t), 32);
     /* 32 keys are a flatmap of 3 + 32 + 33 words. */
     text[2] = '\0';
     for (int i = 0; i < 32; i++)
@@ -403,7 +414,7 @@ int main(void)
     tcase_add_test(tc, test_containers);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_atom_length_limit);
-    tcase_add_test(tc, test_hashmap_reported);
+    tcase_add_test(tc, test_hashmap_read);
     tcase_add_test(tc, test_deep_structures);
     tcase_add_test(tc, test_large_segment);
     tcase_add_test(tc, test_allocation_failure);

@@ -15,6 +15,9 @@ check() { # description, then the condition's exit status
 # decode of those bytes prints the row's ~w text.
 while IFS=$'\t' read -r expr lit _flat _shared bytes hex; do
     [ "$expr" = expr ] && continue
+    # A hashmap keyed by atoms has the shape of the atom table's indices, the VM's there and
+    # termcopy's here (terms/hashmap.h): the Check suites compare its value and byte count.
+    case "$expr" in *list_to_atom*) continue ;; esac
     out=$("$bin" encode "$lit")
     if [ "$hex" = "-" ]; then
         [ "${#out}" -eq $((2 * bytes)) ]; ok=$?; check "encode of $expr gave ${#out} hex digits, want $((2 * bytes))" "$ok"

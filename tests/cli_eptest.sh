@@ -13,7 +13,7 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 line='^\[\{proc,\{[0-9]+,[0-9]+,[0-9]+\}\},\{ets,\{[0-9]+,[0-9]+,[0-9]+\}\},\{empty,[0-9]+\}\]$'
 
 for era in r10b otp25; do
-    for shape in ints floats tuple nested strings binary; do
+    for shape in ints floats tuple nested strings binary map; do
         out=$("$bin" --era "$era" --shape "$shape" --len 300 --iterations 40 --repeats 1 --verify --csv "$tmp/$era-$shape.csv")
         rc=$?
         [ $rc -eq 0 ] && [[ "$out" =~ $line ]]; check "$era $shape: rc $rc, line '$out'" $?

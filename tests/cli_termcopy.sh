@@ -12,6 +12,9 @@ check() { # description, then the condition's exit status
 
 while IFS=$'\t' read -r expr lit flat shared _bytes _hex; do
     [ "$expr" = expr ] && continue
+    # A hashmap keyed by atoms has the shape of the atom table's indices, the VM's there and
+    # termcopy's here (terms/hashmap.h): the Check suites compare its value and byte count.
+    case "$expr" in *list_to_atom*) continue ;; esac
     out=$("$bin" size --tsv "$lit")
     [ "$out" = "$flat	$flat" ]; check "size --tsv of $expr gave '$out'" $?
     out=$(printf '%s' "$lit" | "$bin" print -)

@@ -7,6 +7,7 @@
 
 #include "procs/proc_impl.h"
 #include "terms/compare.h"
+#include "terms/hashmap.h"
 #include "terms/printer.h"
 #include "terms/reader.h"
 #include "terms/size.h"
@@ -205,3 +206,44 @@ tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path 
     from->policy.send_path = path;
     return tc_send(from, to, msg, to_busy, stats);
 }
+
+/* Does t hold an atom anywhere? With `in_keys` false: does a hashmap in t have such a key? */
+static bool atom_walk(tc_term t, bool in_keys) /* NOLINT(misc-no-recursion): test terms, shallow */
+{
+    for (;;) {
+        if (tc_is_atom(t))
+            return in_keys;
+        if (tc_is_list(t)) {
+            if (atom_walk(tc_car(t), in_keys))
+                return true;
+            t = tc_cdr(t);
+            continue;
+        }
+        if (!tc_is_boxed(t))
+            return false;
+        if (tc_is_tuple(t)) {
+            for (uint64_t i = 1; i <= tc_tuple_arity(t); i++)
+                if (atom_walk(tc_tuple_element(t, i), in_keys))
+                    return true;
+            return false;
+        }
+        if (!tc_is_map(t))
+            return false;
+        tc_map_iter it;
+        tc_term k, v;
+        tc_map_iter_init(&it, t, false);
+        while (tc_map_iter_next(&it, &k, &v))
+            if (atom_walk(k, in_keys || tc_is_hashmap(t)) || atom_walk(v, in_keys))
+                return true;
+        return false;
+    }
+}
+
+bool tc_vector_atom_hashed(tc_term t) { return atom_walk(t, false); }
+
+uint64_t tc_vector_flat_words(const tc_vector *v, tc_term t)
+{
+    return tc_vector_atom_hashed(t) ? tc_flat_ok(t) : v->flat_words;
+}
+
+const char *tc_vector_text(const tc_vector *v, tc_term t) { return tc_vector_atom_hashed(t) ? tc_print_ok(t) : v->literal; }

@@ -21,6 +21,16 @@ typedef struct tc_vector {
 /* All rows of the golden vectors (loaded once; the test fails if the file is unreadable). */
 const tc_vector *tc_vectors(size_t *count);
 
+/* True when some hashmap in t has a key holding an atom: its shape follows the atom-table
+ * indices (terms/hashmap.h), termcopy's and not the VM's that wrote the row, so only the
+ * value, the key count and the external byte count can be compared, not the order, the
+ * node words or the bytes. */
+bool tc_vector_atom_hashed(tc_term t);
+/* The row's flat size and ~w text as a check of `t` (the row's literal, read) should expect
+ * them: the VM's, or for an atom-hashed row t's own (see above). */
+uint64_t tc_vector_flat_words(const tc_vector *v, tc_term t);
+const char *tc_vector_text(const tc_vector *v, tc_term t);
+
 /* A fresh arena for the running test, freed by tc_fixture_teardown. */
 tc_arena *tc_fixture_arena(void);
 void tc_fixture_teardown(void);

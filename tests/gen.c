@@ -7,6 +7,7 @@
 #include "terms/bignum.h"
 #include "terms/binary.h"
 #include "terms/flatmap.h"
+#include "terms/hashmap.h"
 
 /* Recently built subterms, reused when sharing is asked for. */
 #define POOL 64
@@ -97,11 +98,61 @@ static tc_term remember(gen *g, tc_term t)
     return t;
 }
 
+/* A map of 33..200 pairs over mixed keys (integers, floats, atoms, binaries, strings,
+ * tuples, and now and then any term, a hashmap among them), so mostly a hashmap; a repeated
+ * key keeps its last value, and one value in ten is a random term (hashmaps nest). */
+static tc_term gen_hashmap(gen *g, unsigned depth) /* NOLINT(misc-no-recursion): depth bounded */
+{
+    size_t n = 33 + tc_rand_below(168);
+    tc_term *kv = tc_mem_alloc(2 * n * sizeof *kv);
+    ck_assert(kv != NULL);
+    for (size_t i = 0; i < n && !g->oom; i++) {
+        int64_t x = (int64_t)tc_rand_below(400);
+        tc_term k;
+        switch (tc_rand_below(8)) {
+        case 0: k = tc_make_small(x); break;
+        case 1: k = check(g, tc_term_float(g->a, (double)x / 4)); break;
+        case 2: k = gen_atom(); break;
+        case 3: {
+            unsigned char b[2] = {(unsigned char)x, (unsigned char)(x >> 8)};
+            k = check(g, tc_term_binary(g->a, b, 1 + (size_t)(x % 2)));
+            break;
+        }
+        case 4: {
+            tc_term e[2] = {tc_make_small(x), gen_atom()};
+            k = check(g, tc_term_tuple(g->a, e, 2));
+            break;
+        }
+        case 5: {
+            tc_term e[3] = {tc_make_small('k'), tc_make_small(x % 256), tc_make_small(x / 256)};
+            k = check(g, tc_term_list(g->a, e, 3, TC_NIL));
+            break;
+        }
+        case 6: k = gen_integer(g); break;
+        default: k = depth > 1 ? gen_term(g, depth / 2) : tc_make_small(-x); break;
+        }
+        kv[2 * i] = k;
+        kv[2 * i + 1] = i % 10 == 0 && depth > 1 ? gen_term(g, depth / 2) : tc_make_small((int64_t)i);
+    }
+    tc_term m = TC_NON_VALUE;
+    if (!g->oom) {
+        tc_result r = tc_term_map(g->a, kv, n, &m);
+        if (r == TC_ENOMEM)
+            g->oom = true;
+        else
+            ck_assert(r == TC_OK);
+    }
+    tc_mem_free(kv);
+    return g->oom ? TC_NON_VALUE : m;
+}
+
 /* gen_compound and gen_term recurse into each other one level less deep each time. */
 static tc_term gen_compound(gen *g, unsigned depth) /* NOLINT(misc-no-recursion): depth bounded */
 {
     tc_term elems[2 * 12];
     size_t n = tc_rand_below(6);
+    if (tc_rand_below(12) == 0)
+        return gen_hashmap(g, depth);
     switch (tc_rand_below(4)) {
     case 0: /* proper list, sometimes long */
         if (tc_rand_below(8) == 0)

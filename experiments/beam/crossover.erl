@@ -106,7 +106,7 @@ usage() ->
     "  --csv FILE|-     shape,payload_len,iterations,era,proc_us,lookup_us,ratio (default -)\n"
     "  --points FILE    shape,era,first_crossover_len,stable_crossover_len\n"
     "  --counts FILE    per point: minor faults, mseg carriers mapped and GCs of both passes\n"
-    "  --shape S        one shape only (default: ints floats tuple nested strings binary)\n"
+    "  --shape S        one shape only (default: ints floats tuple nested strings binary map)\n"
     "  --lens L1,L2,..  the grid (default 10 100 300 1000..10000 step 250 3000 30000)\n"
     "  --iterations N   at most N calls per pass (default 1000)\n"
     "  --budget W       words copied per pass that set N = min(N, W / flat size) (default 10000000)\n"

@@ -32,7 +32,7 @@
               era = "vm-otp25", flags = "", quick = false,
               ext}).               % external-format bytes: Data is binary_to_term of them
 
-shapes() -> [ints, floats, tuple, nested, strings, binary].
+shapes() -> [ints, floats, tuple, nested, strings, binary, map].
 
 %% ---- the seed's entry point -------------------------------------------------------------
 
@@ -49,6 +49,7 @@ payload(tuple, L) -> list_to_tuple(lists:seq(1, L));
 payload(nested, L) -> lists:foldl(fun(X, Acc) -> {X, Acc} end, [], lists:seq(L, 1, -1));
 payload(strings, L) -> [integer_to_list(X) || X <- lists:seq(1, L)];
 payload(binary, L) -> <<0:(8 * L)>>;
+payload(map, L) -> maps:from_list([{I, I} || I <- lists:seq(1, L)]);
 %% A user's term (termcopy explain --vm): decoded in the tester, so Data is on its heap as a
 %% built payload is.
 payload({ext, Bin}, _L) -> binary_to_term(Bin).
@@ -426,7 +427,7 @@ usage() ->
     "\n"
     "  --len L          payload length (default 1000)\n"
     "  --iterations N   calls per test (default 1000)\n"
-    "  --shape S        ints (default), floats, tuple, nested, strings, binary\n"
+    "  --shape S        ints (default), floats, tuple, nested, strings, binary, map\n"
     "  --ext HEX        Data is binary_to_term of these external-format bytes (hex), not a\n"
     "                   shape: the shape column says ext, --len is not used\n"
     "  --ext-file FILE  the same, the raw bytes read from FILE (termcopy explain --vm)\n"
