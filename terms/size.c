@@ -83,6 +83,18 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                 case TC_SUBTAG_SUB_BINARY:
                     sum += tc_sub_binary_copy_size(p);
                     break;
+                case TC_SUBTAG_FUN: {
+                    /* ErlFunThing: its words, then the creator and the environment as terms. */
+                    size_t nf = tc_fun_num_free(p);
+                    sum += TC_FUN_SIZE + nf;
+                    for (size_t i = 0; i < nf; i++)
+                        if (!tc_is_immed(p[TC_FUN_ENV + i]) && !tc_wstack_push(&s, p[TC_FUN_ENV + i])) {
+                            r = TC_ENOMEM;
+                            goto done;
+                        }
+                    t = p[TC_FUN_CREATOR];
+                    continue;
+                }
                 default:
                     sum += 1 + arity;
                     break;
