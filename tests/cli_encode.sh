@@ -39,7 +39,7 @@ done < "$vectors"
 check "round trip through both commands" $?
 "$bin" encode --help | grep -q 'minor_version, 2'; check "encode --help" $?
 "$bin" decode --help | grep -q 'binary_to_term'; check "decode --help" $?
-"$bin" --help | grep -q 'decode HEX'; check "--help lists decode" $?
+"$bin" --help | grep -q 'decode \[--ext\] HEX'; check "--help lists decode" $?
 
 # Bad input and bad usage: exit 2 and exactly one line on stderr.
 one_line_exit2() { # description, command...
