@@ -27,10 +27,10 @@ START_TEST(vectors_in_and_out)
     const tc_vector *v = tc_vectors(&n);
     tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
     for (size_t i = 0; i < n; i++) {
-        tc_term t = tc_read_ok(v[i].literal);
+        tc_term t = tc_vector_term(&v[i], NULL);
         tc_copy_compact *c = store_ok(t);
         ck_assert_uint_eq(tc_copy_compact_size(c), v[i].flat_words);
-        ck_assert_str_eq(tc_print_ok(tc_copy_compact_term(c)), v[i].literal);
+        ck_assert(tc_text_matches(tc_print_ok(tc_copy_compact_term(c)), v[i].literal));
         size_t used = tc_arena_used_words(tc_fixture_arena());
         tc_copy_stats st = {0};
         tc_term out, list;
@@ -41,7 +41,7 @@ START_TEST(vectors_in_and_out)
         ck_assert_int_eq(tc_copy_compact_out_list(a, c, &list, &st), TC_OK);
         ck_assert_uint_eq(tc_arena_used_words(tc_fixture_arena()) - used, 2 * v[i].flat_words + 2);
         ck_assert(tc_term_verify(out, NULL) && tc_term_verify(list, NULL));
-        ck_assert_str_eq(tc_print_ok(out), v[i].literal);
+        ck_assert(tc_text_matches(tc_print_ok(out), v[i].literal));
         ck_assert(tc_equal_ok(tc_car(list), t) && tc_is_nil(tc_cdr(list)));
         tc_copy_compact_free(c);
     }

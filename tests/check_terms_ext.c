@@ -119,7 +119,7 @@ START_TEST(test_golden_vectors)
     size_t n;
     const tc_vector *v = tc_vectors(&n);
     for (size_t i = 0; i < n; i++) {
-        tc_term t = tc_read_ok(v[i].literal);
+        tc_term t = tc_vector_term(&v[i], NULL);
         size_t len;
         unsigned char *b = encode_ok(t, 2, &len);
         ck_assert_msg(len == v[i].ext_bytes, "%s: %zu bytes, the VM wrote %llu", v[i].expr, len,
