@@ -132,13 +132,13 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
     case TC_SUBTAG_EXTERNAL_PID:
     case TC_SUBTAG_EXTERNAL_PORT:
     case TC_SUBTAG_EXTERNAL_REF: {
-        const char *why = hp + TC_EXT_DATA < end ? tc_ident_check(hp) : "thing runs past its area";
+        const char *why = hp + 1 + arity <= end ? tc_ident_check(hp) : "thing runs past its area";
         if (why)
             return fail(v, why);
         break;
     }
     case TC_SUBTAG_FUN: {
-        const char *why = hp + TC_FUN_CREATOR < end ? tc_fun_check(hp) : "fun runs past its area";
+        const char *why = hp + TC_FUN_SIZE <= end ? tc_fun_check(hp) : "fun runs past its area";
         if (why)
             return fail(v, why);
         break;

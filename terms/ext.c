@@ -747,15 +747,6 @@ static bool decode_float(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
-/* A pid's, port's or ref's node name. 'nonode@nohost' is interned first, so a remote name
- * never takes atom index 0, the dist channel that means this node when printed. */
-static bool decode_node_name(decoder *d, tc_term *sysname)
-{
-    if (tc_node_this_sysname() == TC_NON_VALUE)
-        return fail_at(d, d->p, TC_ELIMIT, "atom table full");
-    return decode_atom(d, sysname);
-}
-
 /* The node of a pid, port or ref: NULL for this node (dec_is_this_node), else the entry of
  * the remote node with one reference taken (dec_get_node); *ok false on an error. */
 static tc_node *decode_node(decoder *d, tc_term sysname, uint32_t creation, bool *ok)
@@ -774,7 +765,7 @@ static tc_node *decode_node(decoder *d, tc_term sysname, uint32_t creation, bool
 static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
 {
     tc_term sysname;
-    if (!decode_node_name(d, &sysname))
+    if (!decode_atom(d, &sysname))
         return false;
     const unsigned char *id_at = d->p;
     if (!need(d, tag == NEW_PID_EXT ? 12 : 9, "a pid's ID, serial and creation"))
@@ -802,7 +793,7 @@ static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
 static bool decode_port(decoder *d, unsigned tag, tc_term *out)
 {
     tc_term sysname;
-    if (!decode_node_name(d, &sysname))
+    if (!decode_atom(d, &sysname))
         return false;
     const unsigned char *id_at = d->p;
     if (!need(d, tag == V4_PORT_EXT ? 12 : tag == NEW_PORT_EXT ? 8 : 5, "a port's ID and creation"))
@@ -844,7 +835,7 @@ static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
             return fail_at(d, len_at, TC_EPARSE, "reference of %zu numbers (1..5)", count);
     }
     tc_term sysname;
-    if (!decode_node_name(d, &sysname))
+    if (!decode_atom(d, &sysname))
         return false;
     uint32_t creation = 0, num[TC_REF_MAX_NUMBERS] = {0};
     if (tag == REFERENCE_EXT) {
