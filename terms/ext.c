@@ -1208,6 +1208,8 @@ static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size
     if (z == 1)
         r = header_error(err, 6, TC_EPARSE, "compressed term inflates past its declared %llu bytes",
                          (unsigned long long)size);
+    else if (z == -2)
+        r = header_error(err, 6, TC_ENOMEM, "out of memory inflating the compressed term");
     else if (z < 0)
         r = header_error(err, 6, TC_EPARSE, "compressed term is not a valid zlib stream");
     else if (got != size)
