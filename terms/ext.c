@@ -15,14 +15,28 @@
  * - Maps: MAP_EXT, each key then its value, in flatmap (term) order.
  * - Bitstrings: BINARY_EXT, or BIT_BINARY_EXT with the used bits of the last byte (1..7)
  *   and the unused bits zero.
- * - Local pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory), node
- *   'nonode@nohost', process number, serial, creation 0 (a node that is not distributed).
+ * - Pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory): the node name,
+ *   process number, serial, creation; a local pid's node is 'nonode@nohost', creation 0 (a
+ *   node that is not distributed). Ports: NEW_PORT_EXT, or V4_PORT_EXT past 28 bits of
+ *   number. References: NEWER_REFERENCE_EXT, the count of 32-bit numbers, node, creation,
+ *   numbers (enc_term's REF_DEF).
+ * - Funs: EXPORT_EXT (module, function, arity as an integer) or NEW_FUN_EXT (size, arity,
+ *   uniq, index, free-variable count, module, old index and old uniq as integers, the creator
+ *   pid, the free variables), its size patched in after the free variables (enc_term's
+ *   ENC_PATCH_FUN_SIZE).
+ * - COMPRESSED (tc_ext_encode_compressed): the plain form deflated, kept only when the
+ *   stream fits in the plain length less 5, as erts_term_to_binary does.
  *
  * Decoding follows dec_term's rules (zero top bytes of a bignum are dropped, LIST_EXT of 0
  * elements is its tail, a BIT_BINARY_EXT uses 1..8 bits of a non-empty last byte, a map
- * key may not repeat, floats must be finite, an atom has at most 255 characters) and is
- * stricter in two places: bytes after the term (binary_to_term/1 ignores them) and a bignum
- * sign byte other than 0 or 1 are TC_EPARSE. Every declared count is checked against the
+ * key may not repeat, floats must be finite, an atom has at most 255 characters; a pid,
+ * port or ref of 'nonode@nohost' with creation 0 is local, any other gets the entry of its
+ * node; a local ref has at most 3 numbers, number 0 under 2^18; a fun has at most 255 free
+ * variables; FUN_EXT is refused since OTP 23) and is stricter in these places: bytes after
+ * the term (binary_to_term/1 ignores them), a bignum sign byte other than 0 or 1, a
+ * reference of 0 numbers (dec_term reads one number past it), a fun's old index, old uniq
+ * or export arity written as a bignum (dec_term accepts a bignum of small value), a fun
+ * creator that is not a pid, and bytes after a COMPRESSED stream are TC_EPARSE. Every declared count is checked against the
  * bytes left before anything is built for it, where decoded_size would have caught it.
  */
 #include "ext.h"
