@@ -83,7 +83,7 @@ START_TEST(words_are_the_vms)
     ck_assert(!tc_offheap_is_member(e));
     /* The printed channel of a remote node is its name's atom index. */
     char want[64];
-    snprintf(want, sizeof want, "<%llu.1.2>", (unsigned long long)tc_atom_index(n->sysname));
+    (void)snprintf(want, sizeof want, "<%llu.1.2>", (unsigned long long)tc_atom_index(n->sysname));
     ck_assert_str_eq(tc_print_ok(pid), want);
     ck_assert_uint_gt(tc_atom_index(n->sysname), 3);
 }
