@@ -71,8 +71,8 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
         }
         size_t k = tc_layout_header_step(&src[i]);
         tc_copy_object_words(&dst[i], &src[i], k);
-        if (tc_header_subtag(w) == TC_SUBTAG_REFC_BINARY)
-            tc_copy_adopt_proc_bin(oh, &dst[i]);
+        if (tc_offheap_is_member(&src[i])) /* from src: a fun's creator is not copied yet */
+            tc_offheap_adopt(oh, &dst[i]);
         i += k;
     }
     return relocate(c->root, delta);

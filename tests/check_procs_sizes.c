@@ -786,6 +786,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("heaps_sizes");
     TCase *tc = tcase_create("sizes");
+    tcase_set_timeout(tc, 120); /* the VM-sized loops take seconds under ASan on a loaded machine */
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
     tcase_add_test(tc, otp25_ets_loop_word_test);
