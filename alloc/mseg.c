@@ -44,6 +44,7 @@ typedef struct seg {
 /* One allocator instance with its own mseg instance: carriers, free blocks, segment cache. */
 typedef struct inst {
     mbc *carriers;
+    size_t mbcs; /* multiblock carriers mapped (get_next_mbc_size's count) */
     freeblk *free_list;
     seg *cache;         /* oldest first, newest last */
     unsigned ncached;
@@ -85,10 +86,39 @@ tc_mseg_config tc_mseg_ets_alloc_config(void)
     c.rsbcst = 20; /* SET_DEFAULT_ALLOC_OPTS: the ERTS_DEFAULT_ALLCTR_INIT value, kept by ets_alloc */
     c.instances = 1;
     c.thread_safe = true;
+    /* ERTS_DEFAULT_ALLCTR_INIT smbcs 1 MiB, lmbcs 10 MiB, mbcgs 10, halved by adjust_tpref
+     * for the two schedulers the VM runs with (+S 2:2: ERTS_MIN(4, 2), ERTS_MIN(2, 2)). */
+    c.smbcs = 512 * 1024;
+    c.lmbcs = 5 * 1024 * 1024;
+    c.mbcgs = 10;
     return c;
 }
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static size_t ceil_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* The size of the next multiblock carrier for a block of `need` bytes. With growth stages:
+ * get_next_mbc_size (smbcs, growing by (lmbcs - smbcs) / mbcgs per carrier mapped, lmbcs
+ * from the mbcgs-th on; at least the block and the carrier header, create_carrier), mapped
+ * as a power-of-two segment (create_carrier's ERTS_MSEG_FLG_2POW: mseg_alloc rounds to the
+ * 16 KiB alignment, then to a power of two). Without: mbc_bytes. */
+static size_t next_mbc_bytes(const tc_mseg *m, const inst *i, size_t need)
+{
+    const tc_mseg_config *c = &m->cfg;
+    if (c->mbcgs == 0)
+        return c->mbc_bytes;
+    size_t sz = i->mbcs >= c->mbcgs ? c->lmbcs : i->mbcs * (c->lmbcs - c->smbcs) / c->mbcgs + c->smbcs;
+    if (sz < need + sizeof(mbc))
+        sz = need + sizeof(mbc);
+    return ceil_pow2(round_up(sz, TC_MSEG_SACRR_UNIT));
+}
 
 static void *map_fresh(tc_mseg *m, inst *i, size_t bytes)
 {
@@ -121,6 +151,8 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
         m->cfg.instances = TC_MSEG_MAX_INSTANCES;
     m->cur = m->cfg.instances > 1 ? 1 : 0;
     m->page = (size_t)sysconf(_SC_PAGESIZE);
+    if (m->cfg.lmbcs < m->cfg.smbcs)
+        m->cfg.mbcgs = 0;
     if (m->cfg.mbc_bytes < m->cfg.sbct + HDR + sizeof(mbc))
         m->cfg.mbc_bytes = round_up(m->cfg.sbct + HDR + sizeof(mbc), m->page);
     m->in = tc_mem_calloc(m->cfg.instances, sizeof *m->in);
@@ -216,10 +248,12 @@ static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
                 return free_take(pp, need);
         if (attempt)
             break;
-        mbc *c = map_fresh(m, i, m->cfg.mbc_bytes);
+        size_t cbytes = next_mbc_bytes(m, i, need);
+        mbc *c = map_fresh(m, i, cbytes);
         if (!c)
             return NULL;
-        c->bytes = m->cfg.mbc_bytes;
+        c->bytes = cbytes;
+        i->mbcs++;
         c->inst = (unsigned)(i - m->in);
         c->next = i->carriers;
         i->carriers = c;

@@ -41,11 +41,12 @@
  * (realloc_thr_pref).
  *
  * Where this differs from erts, and why:
- * - Multiblock carriers have one size (mbc_bytes) and stay mapped until the source is
- *   freed. erts grows carrier sizes (get_next_mbc_size), maps them through the same mseg
- *   cache (power-of-two segments) and returns empty carriers to mseg; for blocks below sbct
- *   both give the same observable fact: a block placed in a fresh carrier faults, a block
- *   placed in recycled space does not. The counts of mbc carriers mapped differ.
+ * - Multiblock carriers stay mapped until the source is freed; erts returns an empty one to
+ *   mseg. They are sized as erts sizes them (get_next_mbc_size, power-of-two segments) when
+ *   the config has growth stages (ets_alloc's), otherwise they have one size, mbc_bytes
+ *   (eheap's: its small blocks recycle warm carriers after warm-up either way, and its mbc
+ *   count is not compared). There is no main carrier (erts: mmbcs, created at start-up;
+ *   for ets_alloc 64 KiB with two schedulers, too small for the objects measured).
  * - Blocks inside mbcs are placed address-ordered first fit with coalescing (eheap_alloc is
  *   good fit, ets_alloc best fit); placement inside warm carriers does not change which
  *   pages are fresh.
@@ -82,7 +83,9 @@ typedef struct tc_mseg_config {
     size_t asbcst;        /* bytes: ... and below this absolute amount */
     unsigned rsbcmt;      /* % : an sbc block realloc'd below sbct moves to an mbc only when
                              its resized carrier would be at least this share slack (80) */
-    size_t mbc_bytes;     /* size of each multiblock carrier */
+    size_t mbc_bytes;     /* size of each multiblock carrier when mbcgs is 0 */
+    size_t smbcs, lmbcs;  /* with mbcgs > 0: the first and the largest mbc size, ... */
+    unsigned mbcgs;       /* ... reached in this many growth stages (get_next_mbc_size) */
     unsigned instances;   /* allocator instances, 1..TC_MSEG_MAX_INSTANCES (0 counts as 1) */
     bool thread_safe;     /* every call under one mutex: the source is shared by threads */
 } tc_mseg_config;

@@ -259,6 +259,34 @@ START_TEST(instances_have_own_caches)
 }
 END_TEST
 
+/* ets_alloc's multiblock carriers grow as get_next_mbc_size says, each a power-of-two
+ * segment: smbcs 512 KiB, then 512 KiB + n * 460.8 KiB rounded up to a power of two (1, 2,
+ * 2, 4 MiB ...), lmbcs 5 MiB (an 8 MiB segment) from the tenth on; 400 KiB blocks. */
+START_TEST(multiblock_carriers_grow)
+{
+    tc_mseg_config c = tc_mseg_ets_alloc_config();
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    static const size_t mib[] = {0, 1, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8};
+    void *blocks[400];
+    size_t n = 0, want = 512 * KIB;
+    for (unsigned carriers = 1; carriers <= 12; carriers++) {
+        if (carriers > 1)
+            want += mib[carriers - 1] * 1024 * KIB;
+        while (st->carriers_mapped < carriers) {
+            ck_assert(n < 400);
+            ck_assert((blocks[n++] = tc_mseg_alloc_block(m, 400 * KIB)) != NULL);
+        }
+        ck_assert_uint_eq(st->bytes_mapped, want);
+    }
+    ck_assert_uint_eq(st->sbc_blocks, 0);
+    while (n)
+        tc_mseg_free_block(m, blocks[--n]);
+    tc_mseg_free(m);
+}
+END_TEST
+
 /* Writing a fresh 1 MiB carrier faults its pages; writing a recycled one does not (1 MiB:
  * too small for a transparent huge page, so the count does not depend on THP). */
 START_TEST(fresh_pages_fault)
@@ -316,6 +344,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cache_good_fit_is_strict);
     tcase_add_test(tc, sbc_shrink_absolute_threshold);
     tcase_add_test(tc, instances_have_own_caches);
+    tcase_add_test(tc, multiblock_carriers_grow);
     tcase_add_test(tc, fresh_pages_fault);
     tcase_add_test(tc, injected_failures);
     suite_add_tcase(s, tc);
