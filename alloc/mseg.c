@@ -346,6 +346,7 @@ static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
  * cached segment is unmapped to make room. */
 static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
+    COUNT(m, i, sbc_frees, 1);
     if (m->cfg.cache_slots == 0) {
         unmap(m, i, b, b->bytes, 1);
         return;
@@ -456,6 +457,7 @@ static void *move_block(tc_mseg *m, void *block, size_t bytes)
 static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
 {
     size_t want = round_up(bytes + HDR, TC_MSEG_SACRR_UNIT); /* ERTS_SACRR_UNIT_CEILING */
+    COUNT(m, i, sbc_resizes, 1);
     if (want <= b->bytes) {
         size_t diff = b->bytes - want;
         if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes))

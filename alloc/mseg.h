@@ -110,6 +110,8 @@ typedef struct tc_mseg_stats {
     uint64_t sbc_blocks;        /* blocks placed in single-block carriers */
     uint64_t mbc_blocks;        /* blocks placed in multiblock carriers */
     uint64_t sbc_remaps;        /* sbc reallocs that changed the mapping (mremap, tail unmap) */
+    uint64_t sbc_resizes;       /* sbc reallocs that resized the carrier (mseg_realloc calls) */
+    uint64_t sbc_frees;         /* sbcs given back (mseg_dealloc calls: cached or unmapped) */
     uint64_t bytes_mapped;      /* total bytes ever mapped */
     uint64_t bytes_unmapped;    /* total bytes ever unmapped */
     uint64_t live_blocks;       /* blocks allocated and not yet freed */

@@ -38,7 +38,7 @@ static const tc_bench_cli_spec spec = {
     .nextras = 3,
 };
 
-enum { NFIELDS = 14, MAX_META = 32 };
+enum { NFIELDS = 14, MAX_META = 96 };
 static const char *const field_names[NFIELDS] = {
     "heap_size_s", "heap_block_size_s", "old_heap_size_s", "old_heap_block_size_s", "mbuf_size_s",
     "stack_size_s", "recent_size_s", "heap_size_e", "heap_block_size_e", "old_heap_size_e",
