@@ -399,9 +399,12 @@ static blk *new_block(tc_mseg *m, inst *i, size_t bytes)
 
 /* A block goes back to the instance that owns it, whichever instance frees it: erts frees a
  * block of another instance through that instance's delayed-dealloc queue
- * (erts_alcu_free_thr_pref -> enqueue_dealloc_other_instance), and the owner empties the
- * queue before its next operation (ERTS_ALCU_HANDLE_DD_IN_OP, or its aux work first), so no
- * operation of the owner can see the difference. */
+ * (erts_alcu_free_thr_pref -> enqueue_dealloc_other_instance, which notifies the owner), and
+ * the owner empties it in its aux work (the aux thread for instance 0, a scheduler between
+ * processes) and up to two entries at the start of each of its own operations
+ * (ERTS_ALCU_HANDLE_DD_IN_OP, ERTS_ALCU_DD_OPS_LIM_LOW). The modelled loops queue one or two
+ * blocks per GC and switch processes between GCs, so the owner's next operation finds them
+ * freed, as here. */
 static void release_block(tc_mseg *m, blk *b)
 {
     inst *i = owner_of(m, b);
