@@ -103,17 +103,23 @@ static uint64_t live_carriers(const tc_mseg_stats *s)
     return (s->carriers_mapped - s->cache_misses) + (s->sbc_blocks - s->sbc_frees);
 }
 
-static void meta_counts(FILE *out, const char *prefix, const tc_mseg_stats *a, const tc_mseg_stats *b)
+/* `# PREFIXNAME: value`, or n/a when nothing measures it. */
+static void meta_at(FILE *out, const char *prefix, const char *name, bool known, long long v)
 {
     char key[64];
-    snprintf(key, sizeof key, "%seheap_mseg_alloc", prefix);
-    tc_bench_meta(out, key, "%llu", (unsigned long long)(mseg_allocs(b) - mseg_allocs(a)));
-    snprintf(key, sizeof key, "%seheap_mseg_dealloc", prefix);
-    tc_bench_meta(out, key, "%llu", (unsigned long long)(b->sbc_frees - a->sbc_frees));
-    snprintf(key, sizeof key, "%seheap_mseg_realloc", prefix);
-    tc_bench_meta(out, key, "%llu", (unsigned long long)(b->sbc_resizes - a->sbc_resizes));
-    snprintf(key, sizeof key, "%seheap_carriers", prefix);
-    tc_bench_meta(out, key, "%lld", (long long)(live_carriers(b) - live_carriers(a)));
+    (void)snprintf(key, sizeof key, "%s%s", prefix, name); /* the keys are short and fixed */
+    if (!known)
+        tc_bench_meta(out, key, "n/a");
+    else
+        tc_bench_meta(out, key, "%lld", v);
+}
+
+static void meta_counts(FILE *out, const char *prefix, const tc_mseg_stats *a, const tc_mseg_stats *b)
+{
+    meta_at(out, prefix, "eheap_mseg_alloc", true, (long long)(mseg_allocs(b) - mseg_allocs(a)));
+    meta_at(out, prefix, "eheap_mseg_dealloc", true, (long long)(b->sbc_frees - a->sbc_frees));
+    meta_at(out, prefix, "eheap_mseg_realloc", true, (long long)(b->sbc_resizes - a->sbc_resizes));
+    meta_at(out, prefix, "eheap_carriers", true, (long long)live_carriers(b) - (long long)live_carriers(a));
 }
 
 static int fail(const char *what, tc_result r)
@@ -194,20 +200,16 @@ int main(int argc, char **argv)
         meta_counts(out, "loop_", &m0, ms);
         for (unsigned k = 0; k < ninst; k++) {
             const tc_mseg_stats *is = tc_mseg_instance_stats(loop.mem, k);
-            char prefix[32], key[64];
-            snprintf(prefix, sizeof prefix, "loop_i%u_", k);
+            char prefix[32];
+            (void)snprintf(prefix, sizeof prefix, "loop_i%u_", k); /* at most 21 bytes */
             meta_counts(out, prefix, &i0[k], is);
-            static const char *const ets_keys[] = {"mseg_alloc", "mseg_dealloc", "mseg_realloc", "carriers"};
-            for (int e = 0; e < 4; e++) {
-                snprintf(key, sizeof key, "%sets_%s", prefix, ets_keys[e]);
-                tc_bench_meta(out, key, "n/a");
-            }
-            snprintf(key, sizeof key, "%smseg_create", prefix);
-            tc_bench_meta(out, key, "%llu", (unsigned long long)(is->carriers_mapped - i0[k].carriers_mapped));
-            snprintf(key, sizeof key, "%scache_hits", prefix);
-            tc_bench_meta(out, key, "%llu", (unsigned long long)(is->cache_hits - i0[k].cache_hits));
-            snprintf(key, sizeof key, "%scached_segments", prefix);
-            tc_bench_meta(out, key, "%u", tc_mseg_instance_cached(loop.mem, k));
+            static const char *const ets_keys[] = {"ets_mseg_alloc", "ets_mseg_dealloc", "ets_mseg_realloc",
+                                                   "ets_carriers"};
+            for (int e = 0; e < 4; e++)
+                meta_at(out, prefix, ets_keys[e], false, 0);
+            meta_at(out, prefix, "mseg_create", true, (long long)(is->carriers_mapped - i0[k].carriers_mapped));
+            meta_at(out, prefix, "cache_hits", true, (long long)(is->cache_hits - i0[k].cache_hits));
+            meta_at(out, prefix, "cached_segments", true, (long long)tc_mseg_instance_cached(loop.mem, k));
         }
         tc_bench_meta(out, "loop_minor_faults", "%llu", (unsigned long long)faults);
         tc_bench_meta(out, "loop_result_words", "%zu", loop.result_words);
