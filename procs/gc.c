@@ -582,7 +582,13 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;
+    /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
+     * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
+    bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0;
+    unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
+    if (dirty)
+        tc_mseg_instance_set(p->mem, was);
     if (r == TC_OK)
         p->stats.gcs_at_schedule++;
     return r;
