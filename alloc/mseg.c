@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* mremap, MAP_ANONYMOUS */
 #include "mseg.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,22 +10,27 @@
  * Every block starts with this header (16 bytes keeps the payload 16-aligned). In an mbc,
  * `bytes` is the whole block including the header; in an sbc it is the whole mapping,
  * whose first 16 bytes are the header (so, as in the VM, creating an sbc writes its first
- * page at once).
+ * page at once). `where` is the block's mbc (16-aligned, low bit clear) or, for an sbc,
+ * SBC_TAG(instance): a block always knows the instance that owns it, as an erts block knows
+ * its carrier's allocator.
  */
 typedef struct blk {
     size_t bytes;
-    struct mbc *mbc; /* NULL for an sbc */
+    uintptr_t where;
 } blk;
 
 #define HDR sizeof(blk)
 #define MIN_BLOCK (2 * HDR) /* a free block needs room for its list link */
+#define SBC_TAG(ix) (((uintptr_t)(ix) << 1) | 1u)
+#define IS_SBC(b) (((b)->where & 1u) != 0)
 
 typedef struct mbc {
-    struct mbc *next;
+    _Alignas(16) struct mbc *next;
     size_t bytes;
-} mbc; /* 16 bytes: the blocks after it stay 16-aligned */
+    unsigned inst; /* the instance that owns the carrier and every block in it */
+} mbc; /* padded to 32 bytes: the blocks after it stay 16-aligned */
 
-/* Free mbc blocks, in one address-ordered list across carriers; the link is after the header. */
+/* Free mbc blocks, in one address-ordered list per instance; the link is after the header. */
 typedef struct freeblk {
     blk h;
     struct freeblk *next;
@@ -35,15 +41,27 @@ typedef struct seg {
     size_t bytes;
 } seg;
 
+/* One allocator instance with its own mseg instance: carriers, free blocks, segment cache. */
+typedef struct inst {
+    mbc *carriers;
+    size_t mbcs; /* multiblock carriers mapped (get_next_mbc_size's count) */
+    freeblk *free_list;
+    seg *cache;         /* oldest first, newest last */
+    unsigned ncached;
+    tc_mseg_stats st;
+} inst;
+
 struct tc_mseg {
     tc_mseg_config cfg;
     size_t page;
-    mbc *carriers;
-    freeblk *free_list;
-    seg *cache; /* oldest first */
-    unsigned ncached;
-    tc_mseg_stats st;
+    unsigned cur; /* the calling thread's instance (erts_get_thr_alloc_ix) */
+    inst *in;
+    tc_mseg_stats total;
+    pthread_mutex_t lock; /* used when cfg.thread_safe */
 };
+
+/* A counter of instance `i` and the source's total move together. */
+#define COUNT(m, i, field, n) ((i)->st.field += (n), (m)->total.field += (n))
 
 tc_mseg_config tc_mseg_default_config(void)
 {
@@ -53,32 +71,72 @@ tc_mseg_config tc_mseg_default_config(void)
         .rmcbf = 20,
         .amcbf = 4 * 1024 * 1024,
         .rsbcst = 50,
-        .asbcst = 4 * 1024 * 1024,
+        .asbcst = TC_MSEG_ASBCST,
         .rsbcmt = 80,
         .mbc_bytes = 1024 * 1024,
+        .instances = 2,
+        .thread_safe = false,
     };
+    return c;
+}
+
+tc_mseg_config tc_mseg_ets_alloc_config(void)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.rsbcst = 20; /* SET_DEFAULT_ALLOC_OPTS: the ERTS_DEFAULT_ALLCTR_INIT value, kept by ets_alloc */
+    c.instances = 1;
+    c.thread_safe = true;
+    /* ERTS_DEFAULT_ALLCTR_INIT smbcs 1 MiB, lmbcs 10 MiB, mbcgs 10, halved by adjust_tpref
+     * for the two schedulers the VM runs with (+S 2:2: ERTS_MIN(4, 2), ERTS_MIN(2, 2)). */
+    c.smbcs = 512 * 1024;
+    c.lmbcs = 5 * 1024 * 1024;
+    c.mbcgs = 10;
     return c;
 }
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-static void *map_fresh(tc_mseg *m, size_t bytes)
+static size_t ceil_pow2(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+/* The size of the next multiblock carrier for a block of `need` bytes. With growth stages:
+ * get_next_mbc_size (smbcs, growing by (lmbcs - smbcs) / mbcgs per carrier mapped, lmbcs
+ * from the mbcgs-th on; at least the block and the carrier header, create_carrier), mapped
+ * as a power-of-two segment (create_carrier's ERTS_MSEG_FLG_2POW: mseg_alloc rounds to the
+ * 16 KiB alignment, then to a power of two). Without: mbc_bytes. */
+static size_t next_mbc_bytes(const tc_mseg *m, const inst *i, size_t need)
+{
+    const tc_mseg_config *c = &m->cfg;
+    if (c->mbcgs == 0)
+        return c->mbc_bytes;
+    size_t sz = i->mbcs >= c->mbcgs ? c->lmbcs : i->mbcs * (c->lmbcs - c->smbcs) / c->mbcgs + c->smbcs;
+    if (sz < need + sizeof(mbc))
+        sz = need + sizeof(mbc);
+    return ceil_pow2(round_up(sz, TC_MSEG_SACRR_UNIT));
+}
+
+static void *map_fresh(tc_mseg *m, inst *i, size_t bytes)
 {
     /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 (cppcheck's posix.cfg wants >= 0) */
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    m->st.carriers_mapped++;
-    m->st.bytes_mapped += bytes;
+    COUNT(m, i, carriers_mapped, 1);
+    COUNT(m, i, bytes_mapped, bytes);
     return p;
 }
 
-static void unmap(tc_mseg *m, void *p, size_t bytes, int whole_carrier)
+static void unmap(tc_mseg *m, inst *i, void *p, size_t bytes, int whole_carrier)
 {
     TC_CHECK(munmap(p, bytes) == 0);
-    m->st.bytes_unmapped += bytes;
+    COUNT(m, i, bytes_unmapped, bytes);
     if (whole_carrier)
-        m->st.carriers_unmapped++;
+        COUNT(m, i, carriers_unmapped, 1);
 }
 
 tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
@@ -87,32 +145,52 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
     if (!m)
         return NULL;
     m->cfg = cfg ? *cfg : tc_mseg_default_config();
+    if (m->cfg.instances == 0)
+        m->cfg.instances = 1;
+    if (m->cfg.instances > TC_MSEG_MAX_INSTANCES)
+        m->cfg.instances = TC_MSEG_MAX_INSTANCES;
+    m->cur = m->cfg.instances > 1 ? 1 : 0;
     m->page = (size_t)sysconf(_SC_PAGESIZE);
+    if (m->cfg.lmbcs < m->cfg.smbcs)
+        m->cfg.mbcgs = 0;
     if (m->cfg.mbc_bytes < m->cfg.sbct + HDR + sizeof(mbc))
         m->cfg.mbc_bytes = round_up(m->cfg.sbct + HDR + sizeof(mbc), m->page);
-    if (m->cfg.cache_slots) {
-        m->cache = tc_mem_calloc(m->cfg.cache_slots, sizeof *m->cache);
-        if (!m->cache) {
-            tc_mem_free(m);
-            return NULL;
-        }
-    }
+    m->in = tc_mem_calloc(m->cfg.instances, sizeof *m->in);
+    if (!m->in)
+        goto fail;
+    for (unsigned k = 0; k < m->cfg.instances && m->cfg.cache_slots; k++)
+        if (!(m->in[k].cache = tc_mem_calloc(m->cfg.cache_slots, sizeof *m->in[k].cache)))
+            goto fail;
+    if (m->cfg.thread_safe && pthread_mutex_init(&m->lock, NULL) != 0)
+        goto fail;
     return m;
+fail:
+    for (unsigned k = 0; m->in && k < m->cfg.instances; k++)
+        tc_mem_free(m->in[k].cache);
+    tc_mem_free(m->in);
+    tc_mem_free(m);
+    return NULL;
 }
 
 void tc_mseg_free(tc_mseg *m)
 {
     if (!m)
         return;
-    TC_ASSERT(m->st.live_blocks == 0);
-    for (unsigned i = 0; i < m->ncached; i++)
-        unmap(m, m->cache[i].base, m->cache[i].bytes, 1);
-    while (m->carriers) {
-        mbc *c = m->carriers;
-        m->carriers = c->next;
-        unmap(m, c, c->bytes, 1);
+    TC_ASSERT(m->total.live_blocks == 0);
+    for (unsigned k = 0; k < m->cfg.instances; k++) {
+        inst *i = &m->in[k];
+        for (unsigned s = 0; s < i->ncached; s++)
+            unmap(m, i, i->cache[s].base, i->cache[s].bytes, 1);
+        while (i->carriers) {
+            mbc *c = i->carriers;
+            i->carriers = c->next;
+            unmap(m, i, c, c->bytes, 1);
+        }
+        tc_mem_free(i->cache);
     }
-    tc_mem_free(m->cache);
+    if (m->cfg.thread_safe)
+        pthread_mutex_destroy(&m->lock);
+    tc_mem_free(m->in);
     tc_mem_free(m);
 }
 
@@ -121,19 +199,19 @@ void tc_mseg_free(tc_mseg *m)
 static char *blk_end(const blk *b) { return (char *)b + b->bytes; }
 
 /* Inserts a free block in address order, merging with neighbours of the same carrier. */
-static void free_insert(tc_mseg *m, blk *b)
+static void free_insert(inst *i, blk *b)
 {
-    freeblk **pp = &m->free_list, *prev = NULL;
+    freeblk **pp = &i->free_list, *prev = NULL;
     while (*pp && (char *)*pp < (char *)b) {
         prev = *pp;
         pp = &(*pp)->next;
     }
     freeblk *f = (freeblk *)b, *next = *pp;
-    if (next && next->h.mbc == b->mbc && blk_end(b) == (char *)next) {
+    if (next && next->h.where == b->where && blk_end(b) == (char *)next) {
         b->bytes += next->h.bytes;
         next = next->next;
     }
-    if (prev && prev->h.mbc == b->mbc && blk_end(&prev->h) == (char *)b) {
+    if (prev && prev->h.where == b->where && blk_end(&prev->h) == (char *)b) {
         prev->h.bytes += b->bytes;
         prev->next = next;
         return;
@@ -149,7 +227,7 @@ static blk *free_take(freeblk **pp, size_t need)
     if (f->h.bytes - need >= MIN_BLOCK) {
         freeblk *rest = (freeblk *)((char *)f + need);
         rest->h.bytes = f->h.bytes - need;
-        rest->h.mbc = f->h.mbc;
+        rest->h.where = f->h.where;
         rest->next = f->next;
         *pp = rest;
         f->h.bytes = need;
@@ -161,38 +239,41 @@ static blk *free_take(freeblk **pp, size_t need)
 
 static size_t mbc_need(size_t bytes) { return bytes + HDR < MIN_BLOCK ? MIN_BLOCK : round_up(bytes + HDR, 16); }
 
-static blk *mbc_alloc(tc_mseg *m, size_t bytes)
+static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t need = mbc_need(bytes);
     for (int attempt = 0; attempt < 2; attempt++) {
-        for (freeblk **pp = &m->free_list; *pp; pp = &(*pp)->next)
+        for (freeblk **pp = &i->free_list; *pp; pp = &(*pp)->next)
             if ((*pp)->h.bytes >= need)
                 return free_take(pp, need);
         if (attempt)
             break;
-        mbc *c = map_fresh(m, m->cfg.mbc_bytes);
+        size_t cbytes = next_mbc_bytes(m, i, need);
+        mbc *c = map_fresh(m, i, cbytes);
         if (!c)
             return NULL;
-        c->bytes = m->cfg.mbc_bytes;
-        c->next = m->carriers;
-        m->carriers = c;
+        c->bytes = cbytes;
+        i->mbcs++;
+        c->inst = (unsigned)(i - m->in);
+        c->next = i->carriers;
+        i->carriers = c;
         blk *all = (blk *)(c + 1);
         all->bytes = c->bytes - sizeof *c;
-        all->mbc = c;
-        free_insert(m, all);
+        all->where = (uintptr_t)c;
+        free_insert(i, all);
     }
     return NULL;
 }
 
 /* Resizes an mbc block in place if it can; false when it would have to move. */
-static int mbc_resize_in_place(tc_mseg *m, blk *b, size_t bytes)
+static int mbc_resize_in_place(inst *i, blk *b, size_t bytes)
 {
     size_t need = mbc_need(bytes);
     if (need > b->bytes) {
-        freeblk **pp = &m->free_list;
+        freeblk **pp = &i->free_list;
         while (*pp && (char *)*pp < blk_end(b))
             pp = &(*pp)->next;
-        if (!*pp || (char *)*pp != blk_end(b) || (*pp)->h.mbc != b->mbc || b->bytes + (*pp)->h.bytes < need)
+        if (!*pp || (char *)*pp != blk_end(b) || (*pp)->h.where != b->where || b->bytes + (*pp)->h.bytes < need)
             return 0;
         blk *got = free_take(pp, need - b->bytes);
         b->bytes += got->bytes;
@@ -201,123 +282,223 @@ static int mbc_resize_in_place(tc_mseg *m, blk *b, size_t bytes)
     if (b->bytes - need >= MIN_BLOCK) {
         blk *tail = (blk *)((char *)b + need);
         tail->bytes = b->bytes - need;
-        tail->mbc = b->mbc;
+        tail->where = b->where;
         b->bytes = need;
-        free_insert(m, tail);
+        free_insert(i, tail);
     }
     return 1;
 }
 
 /* ---- single-block carriers and the segment cache ------------------------------------- */
 
-static blk *sbc_alloc(tc_mseg *m, size_t bytes)
+/* cache_get_segment (erl_mseg.c), unpowered segments: newest first, the first segment whose
+ * excess is a good fit (strictly below rmcbf % and amcbf bytes) is taken whole; when none is,
+ * the one with the least excess (the newest of equals) is split, its rest staying cached in
+ * the same place. Both count as a hit. Returns the slot taken whole, or -1 when split. */
+static int cache_take(tc_mseg *m, inst *i, size_t want, char **base, size_t *got)
 {
-    size_t want = round_up(bytes + HDR, m->page);
-    unsigned best = m->ncached;
-    for (unsigned i = 0; i < m->ncached; i++)
-        if (m->cache[i].bytes >= want && (best == m->ncached || m->cache[i].bytes < m->cache[best].bytes))
-            best = i;
-    char *base;
-    size_t got;
-    if (best < m->ncached) {
-        m->st.cache_hits++;
-        seg s = m->cache[best];
-        size_t excess = s.bytes - want;
-        if (excess <= m->cfg.amcbf && excess * 100 <= (size_t)m->cfg.rmcbf * want) {
-            memmove(&m->cache[best], &m->cache[best + 1], (m->ncached - best - 1) * sizeof *m->cache);
-            m->ncached--;
-            got = s.bytes;
-        } else {
-            /* A bad fit: split it; the rest stays cached in the same slot. */
-            m->cache[best].base = s.base + want;
-            m->cache[best].bytes = excess;
-            got = want;
+    int best = -1;
+    for (int s = (int)i->ncached - 1; s >= 0; s--) {
+        size_t have = i->cache[s].bytes;
+        if (have < want)
+            continue;
+        size_t excess = have - want;
+        if (excess * 100 < (size_t)m->cfg.rmcbf * want && excess < m->cfg.amcbf) {
+            *base = i->cache[s].base;
+            *got = have;
+            memmove(&i->cache[s], &i->cache[s + 1], (i->ncached - (unsigned)s - 1) * sizeof *i->cache);
+            i->ncached--;
+            return s;
         }
-        base = s.base;
+        if (best < 0 || excess < i->cache[best].bytes - want)
+            best = s;
+    }
+    if (best < 0)
+        return -2;
+    *base = i->cache[best].base;
+    *got = want;
+    i->cache[best].base += want;
+    i->cache[best].bytes -= want;
+    return -1;
+}
+
+static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
+{
+    size_t want = round_up(bytes + HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
+    char *base = NULL;
+    size_t got = 0;
+    if (i->ncached && cache_take(m, i, want, &base, &got) != -2) {
+        COUNT(m, i, cache_hits, 1);
     } else {
-        m->st.cache_misses++;
-        base = map_fresh(m, want);
+        COUNT(m, i, cache_misses, 1);
+        base = map_fresh(m, i, want);
         if (!base)
             return NULL;
         got = want;
     }
     blk *b = (blk *)base;
     b->bytes = got;
-    b->mbc = NULL;
+    b->where = SBC_TAG(i - m->in);
     return b;
 }
 
-static void sbc_free(tc_mseg *m, blk *b)
+/* cache_bless_segment: a free slot takes the segment as the newest; with none, the oldest
+ * cached segment is unmapped to make room. */
+static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
+    COUNT(m, i, sbc_frees, 1);
     if (m->cfg.cache_slots == 0) {
-        unmap(m, b, b->bytes, 1);
+        unmap(m, i, b, b->bytes, 1);
         return;
     }
-    if (m->ncached == m->cfg.cache_slots) {
-        unmap(m, m->cache[0].base, m->cache[0].bytes, 1);
-        memmove(&m->cache[0], &m->cache[1], (m->ncached - 1) * sizeof *m->cache);
-        m->ncached--;
+    if (i->ncached == m->cfg.cache_slots) {
+        unmap(m, i, i->cache[0].base, i->cache[0].bytes, 1);
+        memmove(&i->cache[0], &i->cache[1], (i->ncached - 1) * sizeof *i->cache);
+        i->ncached--;
     }
-    m->cache[m->ncached].base = (char *)b;
-    m->cache[m->ncached].bytes = b->bytes;
-    m->ncached++;
+    i->cache[i->ncached].base = (char *)b;
+    i->cache[i->ncached].bytes = b->bytes;
+    i->ncached++;
 }
 
 /* ---- the block interface ------------------------------------------------------------- */
 
 static blk *hdr_of(const void *block) { return (blk *)((char *)(uintptr_t)block - HDR); }
 
+static inst *owner_of(tc_mseg *m, const blk *b)
+{
+    unsigned ix = IS_SBC(b) ? (unsigned)(b->where >> 1) : ((const mbc *)b->where)->inst;
+    return &m->in[ix];
+}
+
+static void lock(tc_mseg *m)
+{
+    if (m->cfg.thread_safe)
+        TC_CHECK(pthread_mutex_lock(&m->lock) == 0);
+}
+
+static void unlock(tc_mseg *m)
+{
+    if (m->cfg.thread_safe)
+        TC_CHECK(pthread_mutex_unlock(&m->lock) == 0);
+}
+
+static blk *new_block(tc_mseg *m, inst *i, size_t bytes)
+{
+    blk *b;
+    if (bytes >= m->cfg.sbct) {
+        if ((b = sbc_alloc(m, i, bytes)))
+            COUNT(m, i, sbc_blocks, 1);
+    } else if ((b = mbc_alloc(m, i, bytes))) {
+        COUNT(m, i, mbc_blocks, 1);
+    }
+    if (b)
+        COUNT(m, i, live_blocks, 1);
+    return b;
+}
+
+/* A block goes back to the instance that owns it, whichever instance frees it: erts frees a
+ * block of another instance through that instance's delayed-dealloc queue
+ * (erts_alcu_free_thr_pref -> enqueue_dealloc_other_instance, which notifies the owner), and
+ * the owner empties it in its aux work (the aux thread for instance 0, a scheduler between
+ * processes) and up to two entries at the start of each of its own operations
+ * (ERTS_ALCU_HANDLE_DD_IN_OP, ERTS_ALCU_DD_OPS_LIM_LOW). The modelled loops queue one or two
+ * blocks per GC and switch processes between GCs, so the owner's next operation finds them
+ * freed, as here. */
+static void release_block(tc_mseg *m, blk *b)
+{
+    inst *i = owner_of(m, b);
+    TC_ASSERT(i->st.live_blocks > 0);
+    i->st.live_blocks--;
+    m->total.live_blocks--;
+    if (IS_SBC(b))
+        sbc_free(m, i, b);
+    else
+        free_insert(i, b);
+}
+
 void *tc_mseg_alloc_block(tc_mseg *m, size_t bytes)
 {
     if (tc_mem_inject_failure() || bytes > SIZE_MAX / 2)
         return NULL;
-    blk *b;
-    if (bytes >= m->cfg.sbct) {
-        b = sbc_alloc(m, bytes);
-        if (b)
-            m->st.sbc_blocks++;
-    } else {
-        b = mbc_alloc(m, bytes);
-        if (b)
-            m->st.mbc_blocks++;
-    }
-    if (!b)
-        return NULL;
-    m->st.live_blocks++;
-    return (char *)b + HDR;
+    lock(m);
+    blk *b = new_block(m, &m->in[m->cur], bytes);
+    unlock(m);
+    return b ? (char *)b + HDR : NULL;
 }
 
 void tc_mseg_free_block(tc_mseg *m, void *block)
 {
     if (!block)
         return;
-    blk *b = hdr_of(block);
-    TC_ASSERT(m->st.live_blocks > 0);
-    m->st.live_blocks--;
-    if (b->mbc)
-        free_insert(m, b);
-    else
-        sbc_free(m, b);
+    lock(m);
+    release_block(m, hdr_of(block));
+    unlock(m);
 }
 
 size_t tc_mseg_block_bytes(const void *block) { return hdr_of(block)->bytes - HDR; }
-int tc_mseg_block_is_sbc(const void *block) { return hdr_of(block)->mbc == NULL; }
+int tc_mseg_block_is_sbc(const void *block) { return IS_SBC(hdr_of(block)); }
 
+unsigned tc_mseg_block_instance(const tc_mseg *m, const void *block)
+{
+    return (unsigned)(owner_of((tc_mseg *)(uintptr_t)m, hdr_of(block)) - m->in);
+}
+
+/* A new block from the calling instance, the data copied, the old block released to its owner. */
 static void *move_block(tc_mseg *m, void *block, size_t bytes)
 {
-    /* alloc_block consumes its own injection point; this call already had one. */
-    blk *b = bytes >= m->cfg.sbct ? sbc_alloc(m, bytes) : mbc_alloc(m, bytes);
+    blk *b = new_block(m, &m->in[m->cur], bytes);
     if (!b)
         return NULL;
-    if (b->mbc)
-        m->st.mbc_blocks++;
-    else
-        m->st.sbc_blocks++;
     size_t old = tc_mseg_block_bytes(block);
     memcpy((char *)b + HDR, block, old < bytes ? old : bytes);
-    m->st.live_blocks++;
-    tc_mseg_free_block(m, block);
+    release_block(m, hdr_of(block));
     return (char *)b + HDR;
+}
+
+/* resize_carrier + mseg_realloc for an sbc block of the calling instance. */
+static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
+{
+    size_t want = round_up(bytes + HDR, TC_MSEG_SACRR_UNIT); /* ERTS_SACRR_UNIT_CEILING */
+    COUNT(m, i, sbc_resizes, 1);
+    if (want <= b->bytes) {
+        size_t diff = b->bytes - want;
+        if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes))
+            return (char *)b + HDR; /* small shrink: the carrier keeps its size */
+        unmap(m, i, (char *)b + want, diff, 0);
+        b->bytes = want;
+        COUNT(m, i, sbc_remaps, 1);
+        return (char *)b + HDR;
+    }
+    void *nb = mremap(b, b->bytes, want, MREMAP_MAYMOVE); /* mseg_recreate */
+    if (nb == MAP_FAILED)
+        return NULL;
+    COUNT(m, i, sbc_remaps, 1);
+    COUNT(m, i, bytes_mapped, want - ((blk *)nb)->bytes);
+    ((blk *)nb)->bytes = want;
+    return (char *)nb + HDR;
+}
+
+static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
+{
+    blk *b = hdr_of(block);
+    inst *i = owner_of(m, b);
+    if (i != &m->in[m->cur])
+        return move_block(m, block, bytes); /* realloc_thr_pref: another instance's block moves */
+    int want_sbc = bytes >= m->cfg.sbct;
+    if (!IS_SBC(b)) {
+        if (!want_sbc && mbc_resize_in_place(i, b, bytes))
+            return block;
+        return move_block(m, block, bytes);
+    }
+    if (!want_sbc) {
+        /* do_erts_alcu_realloc: below sbct the block stays in its carrier unless the carrier
+         * resized for it (super-aligned unit) would be rsbcmt % or more slack. */
+        size_t used = bytes + HDR, crr = round_up(used, TC_MSEG_SACRR_UNIT);
+        if ((crr - used) * 100 >= (size_t)m->cfg.rsbcmt * crr)
+            return move_block(m, block, bytes);
+    }
+    return sbc_resize(m, i, b, bytes);
 }
 
 void *tc_mseg_realloc_block(tc_mseg *m, void *block, size_t bytes)
@@ -326,34 +507,38 @@ void *tc_mseg_realloc_block(tc_mseg *m, void *block, size_t bytes)
         return tc_mseg_alloc_block(m, bytes);
     if (tc_mem_inject_failure() || bytes > SIZE_MAX / 2)
         return NULL;
-    blk *b = hdr_of(block);
-    int want_sbc = bytes >= m->cfg.sbct;
-    if (b->mbc) {
-        if (!want_sbc && mbc_resize_in_place(m, b, bytes))
-            return block;
-        return move_block(m, block, bytes);
-    }
-    size_t want = round_up(bytes + HDR, m->page);
-    if (!want_sbc && (want - (bytes + HDR)) * 100 >= (size_t)m->cfg.rsbcmt * want)
-        return move_block(m, block, bytes); /* the resized carrier would be mostly slack */
-    if (want <= b->bytes) {
-        size_t diff = b->bytes - want;
-        if (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes)
-            return block; /* small shrink: the carrier keeps its size */
-        unmap(m, (char *)b + want, diff, 0);
-        b->bytes = want;
-        m->st.sbc_remaps++;
-        return block;
-    }
-    void *nb = mremap(b, b->bytes, want, MREMAP_MAYMOVE);
-    if (nb == MAP_FAILED)
-        return NULL;
-    m->st.sbc_remaps++;
-    m->st.bytes_mapped += want - ((blk *)nb)->bytes;
-    ((blk *)nb)->bytes = want;
-    return (char *)nb + HDR;
+    lock(m);
+    void *r = realloc_locked(m, block, bytes);
+    unlock(m);
+    return r;
 }
 
-const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m) { return &m->st; }
+unsigned tc_mseg_instance_set(tc_mseg *m, unsigned ix)
+{
+    unsigned was = m->cur;
+    TC_ASSERT(ix < m->cfg.instances);
+    m->cur = ix < m->cfg.instances ? ix : was;
+    return was;
+}
+
+unsigned tc_mseg_instance_get(const tc_mseg *m) { return m->cur; }
+unsigned tc_mseg_instances(const tc_mseg *m) { return m->cfg.instances; }
+
+const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m) { return &m->total; }
+
+const tc_mseg_stats *tc_mseg_instance_stats(const tc_mseg *m, unsigned ix)
+{
+    return ix < m->cfg.instances ? &m->in[ix].st : NULL;
+}
+
 const tc_mseg_config *tc_mseg_config_get(const tc_mseg *m) { return &m->cfg; }
-unsigned tc_mseg_cached(const tc_mseg *m) { return m->ncached; }
+
+unsigned tc_mseg_instance_cached(const tc_mseg *m, unsigned ix) { return ix < m->cfg.instances ? m->in[ix].ncached : 0; }
+
+unsigned tc_mseg_cached(const tc_mseg *m)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < m->cfg.instances; k++)
+        n += m->in[k].ncached;
+    return n;
+}

@@ -1,42 +1,72 @@
 /*
- * mseg.h — the memory process heaps come from: eheap_alloc's carriers and the mseg segment
- * cache (erts: erl_alloc_util.c carriers and its realloc; erl_mseg.c cache_get_segment,
- * cache_bless_segment, mseg_realloc).
+ * mseg.h — the memory process heaps and ETS objects come from: an alloc_util allocator
+ * (eheap_alloc, ets_alloc) with its instances, their carriers and each instance's mseg
+ * segment cache (erts: erl_alloc_util.c carriers and its realloc; erl_mseg.c
+ * cache_get_segment, cache_bless_segment, mseg_realloc; erl_alloc.c the instances).
  *
  * A block smaller than sbct (512 KiB) is carved from a multiblock carrier (mbc); a block of
- * sbct bytes or more gets a single-block carrier (sbc): its own page-rounded mmap. A freed
- * sbc goes to a segment cache of `cache_slots` entries (0: no cache, straight munmap); the
- * oldest entry is unmapped when the cache is full. A request takes the smallest cached
- * segment that holds it: whole when the excess is within rmcbf % and amcbf bytes (a "good
- * fit"), otherwise split, the rest staying cached. Nothing is pre-touched: a fresh mapping
- * faults each page on its first write, exactly as the VM's heaps do.
+ * sbct bytes or more gets a single-block carrier (sbc): its own page-rounded mmap
+ * (create_carrier; mseg_alloc's ERTS_PAGEALIGNED_CEILING). A freed sbc goes to the segment
+ * cache of its instance, `cache_slots` entries (0: no cache, straight munmap); when the cache
+ * is full the oldest entry is unmapped (cache_bless_segment). A request looks at the cached
+ * segments newest first and takes the first whose excess is a good fit, strictly below
+ * rmcbf % and amcbf bytes, whole; when none is, it splits the one with the least excess (the
+ * newest of equals), the rest staying cached in its place (cache_get_segment). Nothing is
+ * pre-touched: a fresh mapping faults each page on its first write, as the VM's heaps do.
  *
  * Realloc follows alloc_util (do_erts_alcu_realloc, resize_carrier, mseg_realloc): an sbc
- * block stays in its sbc whatever its new size, even below sbct, unless the page-rounded
- * carrier for the new size would be rsbcmt % (80) or more slack, i.e. under a page or so
- * of data: only then is it copied into an mbc. The sbc is then resized: a shrink keeps the
- * mapping while it is below both asbcst bytes and rsbcst % of the carrier (eheap: 50 %),
- * otherwise the tail is unmapped; a growth is mremap'ed (it may move). An mbc block that
- * grows to sbct or more is copied into a new sbc. This is what makes the heaps of the 7.2
- * loop hit or miss the cache by payload length: a GC's new heap above sbct shrunk below
- * half its carrier leaves a small sbc, which the cache keeps after the next GC but cannot
- * hand to the next large new heap (on the VM: L=4250, 200 mseg creates, 199 mseg reallocs,
- * 190 destroys per 1000 lookups; L=4500, whose new heaps stay below sbct, none;
- * experiments/beam/gctrace.erl).
+ * block stays in its sbc whatever its new size, even below sbct, unless the carrier resized
+ * for it would be rsbcmt % (80) or more slack: only then is it copied into an mbc. A resized
+ * sbc is sized in the super-aligned unit, 16 KiB on 64-bit (ERTS_SACRR_UNIT_CEILING,
+ * ERTS_MMAP_SUPERALIGNED_BITS 14), not in pages. A shrink keeps the mapping while it is below
+ * both asbcst bytes (4,145,152: ERTS_DEFAULT_ALLCTR_INIT's 2*1024*2024) and rsbcst % of the
+ * carrier (eheap: 50 %, ets: 20 %), otherwise the tail is unmapped; a growth is mremap'ed
+ * (mseg_recreate; it may move). An mbc block that grows to sbct or more is copied into a new
+ * sbc. This is what makes the heaps of the 7.2 loop hit or miss the cache by payload length:
+ * a GC's new heap above sbct shrunk below half its carrier leaves a small sbc, which the cache
+ * keeps after the next GC but cannot hand to the next large new heap (on the VM: L=4250, 200
+ * mseg creates, 199 mseg reallocs, 190 destroys per 1000 lookups; L=4500, whose new heaps stay
+ * below sbct, none; experiments/beam/gctrace.erl).
+ *
+ * Instances (erl_alloc.c erts_alloc_register_scheduler, erl_alloc_util.c get_pref_allctr):
+ * eheap_alloc and ets_alloc are thread-preferred; each normal scheduler N allocates from
+ * instance N, and a dirty scheduler from instance 0 (with the default +Mdai 0). Each instance
+ * has its own carriers, and, since an alloc_util instance maps through the mseg instance of
+ * the calling thread (erl_mseg.c ERTS_MSEG_ALLCTR_SS), its own segment cache. The source
+ * holds `instances` of them (default 2: instance 0 and the modelled scheduler's instance 1,
+ * which is current when the source is made); tc_mseg_instance_set is erts_get_thr_alloc_ix's
+ * answer for the calling code. A block returns to the instance that owns it whoever frees it
+ * (delayed dealloc, see mseg.c release_block); a realloc of another instance's block
+ * allocates a new block from the current instance, copies and frees the old one to its owner
+ * (realloc_thr_pref).
  *
  * Where this differs from erts, and why:
- * - Multiblock carriers have one size (mbc_bytes) and stay mapped until the source is
- *   freed. erts grows carrier sizes and returns empty carriers to mseg; for blocks below
- *   sbct both give the same observable fact: after warm-up their pages are recycled (warm).
- * - Blocks inside mbcs are placed address-ordered first fit with coalescing; placement
- *   inside warm carriers does not change which pages are fresh.
- * - The cache is never drained by time (erts runs a periodic check): the model has no clock.
- * - One source serves one thread (eheap instances are per scheduler); no locking.
+ * - Multiblock carriers stay mapped until the source is freed; erts returns an empty one to
+ *   mseg. They are sized as erts sizes them (get_next_mbc_size, power-of-two segments) when
+ *   the config has growth stages (ets_alloc's), otherwise they have one size, mbc_bytes
+ *   (eheap's: its small blocks recycle warm carriers after warm-up either way, and its mbc
+ *   count is not compared). There is no main carrier (erts: mmbcs, created at start-up;
+ *   for ets_alloc 64 KiB with two schedulers, too small for the objects measured).
+ * - Blocks inside mbcs are placed address-ordered first fit with coalescing (eheap_alloc is
+ *   good fit, ets_alloc best fit); placement inside warm carriers does not change which
+ *   pages are fresh.
+ * - The cache is never drained by time: erts drops one cached segment per instance about
+ *   once a second (mseg_cache_check, an aux-work timeout scheduled by mseg_dealloc) while the
+ *   cache is not empty. The model has no clock, and none of its events stands for elapsed
+ *   time; a measured loop of 1000 operations takes far less than a second, so the VM drops
+ *   at most one segment in it. Left out.
+ * - Each instance's cache holds sbcs only (the mbcs are not in it): erts' cache also holds an
+ *   instance's freed mbcs of any allocator using that mseg instance, and a blessed sbc evicts
+ *   them first when no sbc is cached.
+ * - The source's instances share one lock when thread_safe (an ETS table used by several
+ *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
+ *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.
  * Every block request first asks tc_mem_inject_failure(), so tc_mem_fail_at reaches it.
  */
 #ifndef TC_MSEG_H
 #define TC_MSEG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,12 +83,24 @@ typedef struct tc_mseg_config {
     size_t asbcst;        /* bytes: ... and below this absolute amount */
     unsigned rsbcmt;      /* % : an sbc block realloc'd below sbct moves to an mbc only when
                              its resized carrier would be at least this share slack (80) */
-    size_t mbc_bytes;     /* size of each multiblock carrier */
+    size_t mbc_bytes;     /* size of each multiblock carrier when mbcgs is 0 */
+    size_t smbcs, lmbcs;  /* with mbcgs > 0: the first and the largest mbc size, ... */
+    unsigned mbcgs;       /* ... reached in this many growth stages (get_next_mbc_size) */
+    unsigned instances;   /* allocator instances, 1..TC_MSEG_MAX_INSTANCES (0 counts as 1) */
+    bool thread_safe;     /* every call under one mutex: the source is shared by threads */
 } tc_mseg_config;
 
-/* erts defaults: sbct 512 KiB, mcs 10, rmcbf 20, amcbf 4 MiB, eheap rsbcst 50, asbcst 4 MiB,
- * rsbcmt 80. */
+#define TC_MSEG_MAX_INSTANCES 64u
+#define TC_MSEG_DIRTY_INSTANCE 0u           /* where a dirty scheduler allocates (+Mdai 0) */
+#define TC_MSEG_ASBCST 4145152u             /* bytes: erl_alloc_util.h 2*1024*2024 */
+#define TC_MSEG_SACRR_UNIT ((size_t)16384u) /* a resized sbc's size unit (64-bit) */
+
+/* eheap_alloc's erts defaults: sbct 512 KiB, mcs 10, rmcbf 20, amcbf 4 MiB, rsbcst 50 (set by
+ * set_default_eheap_alloc_opts), asbcst 4,145,152, rsbcmt 80; instances 0 and 1. */
 tc_mseg_config tc_mseg_default_config(void);
+/* ets_alloc's (set_default_ets_alloc_opts keeps the alloc_util defaults: rsbcst 20), one
+ * instance, thread_safe (a table's objects may be stored and freed by any thread). */
+tc_mseg_config tc_mseg_ets_alloc_config(void);
 
 typedef struct tc_mseg_stats {
     uint64_t carriers_mapped;   /* mmap calls (sbc and mbc carriers) */
@@ -68,6 +110,8 @@ typedef struct tc_mseg_stats {
     uint64_t sbc_blocks;        /* blocks placed in single-block carriers */
     uint64_t mbc_blocks;        /* blocks placed in multiblock carriers */
     uint64_t sbc_remaps;        /* sbc reallocs that changed the mapping (mremap, tail unmap) */
+    uint64_t sbc_resizes;       /* sbc reallocs that resized the carrier (mseg_realloc calls) */
+    uint64_t sbc_frees;         /* sbcs given back (mseg_dealloc calls: cached or unmapped) */
     uint64_t bytes_mapped;      /* total bytes ever mapped */
     uint64_t bytes_unmapped;    /* total bytes ever unmapped */
     uint64_t live_blocks;       /* blocks allocated and not yet freed */
@@ -79,7 +123,8 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg) TC_MUST_CHECK;
 /* Unmaps every carrier and cached segment; all blocks must have been freed. */
 void tc_mseg_free(tc_mseg *m);
 
-/* A block of at least `bytes` bytes, 16-aligned, or NULL when out of memory. */
+/* A block of at least `bytes` bytes, 16-aligned, from the current instance, or NULL when out
+ * of memory. */
 void *tc_mseg_alloc_block(tc_mseg *m, size_t bytes) TC_MUST_CHECK;
 void tc_mseg_free_block(tc_mseg *m, void *block);
 /* Resizes keeping the first min(old, new) bytes; NULL (block untouched) when out of memory. */
@@ -88,11 +133,22 @@ void *tc_mseg_realloc_block(tc_mseg *m, void *block, size_t bytes) TC_MUST_CHECK
 size_t tc_mseg_block_bytes(const void *block);
 /* True when the block sits in a single-block carrier. */
 int tc_mseg_block_is_sbc(const void *block);
+/* The instance that owns the block. */
+unsigned tc_mseg_block_instance(const tc_mseg *m, const void *block);
 
+/* Makes `ix` the current instance (the one allocations come from) and returns the previous
+ * one: the calling thread's erts_get_thr_alloc_ix. */
+unsigned tc_mseg_instance_set(tc_mseg *m, unsigned ix);
+unsigned tc_mseg_instance_get(const tc_mseg *m);
+unsigned tc_mseg_instances(const tc_mseg *m);
+
+/* Counters summed over the instances, and one instance's (NULL past the last). */
 const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m);
+const tc_mseg_stats *tc_mseg_instance_stats(const tc_mseg *m, unsigned ix);
 const tc_mseg_config *tc_mseg_config_get(const tc_mseg *m);
-/* Segments in the cache now. */
+/* Segments in the caches now: all instances', and one instance's. */
 unsigned tc_mseg_cached(const tc_mseg *m);
+unsigned tc_mseg_instance_cached(const tc_mseg *m, unsigned ix);
 
 TC_END_DECLS
 

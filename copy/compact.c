@@ -7,13 +7,30 @@
 #include "../terms/size.h"
 
 struct tc_copy_compact {
+    tc_mseg *mem;       /* where the block came from; NULL: the C heap */
     tc_offheap offheap; /* the ProcBins in tpl (DbTerm.first_oh) */
     tc_term root;       /* absolute pointer into tpl, or a term with no words */
     size_t size;
     tc_term tpl[];
 };
 
-tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats)
+static void *block_alloc(tc_mseg *mem, size_t bytes)
+{
+    return mem ? tc_mseg_alloc_block(mem, bytes) : tc_mem_alloc(bytes);
+}
+
+void tc_copy_compact_free(tc_copy_compact *c)
+{
+    if (!c)
+        return;
+    tc_offheap_release_until(&c->offheap, NULL);
+    if (c->mem)
+        tc_mseg_free_block(c->mem, c);
+    else
+        tc_mem_free(c);
+}
+
+tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot, tc_copy_stats *stats)
 {
     uint64_t words;
     tc_result r = tc_term_flat_size(t, &words);
@@ -21,9 +38,16 @@ tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *st
         return r;
     if (words > (SIZE_MAX - sizeof(tc_copy_compact)) / sizeof(tc_term))
         return TC_ENOMEM;
-    tc_copy_compact *c = tc_mem_alloc(sizeof *c + words * sizeof(tc_term));
-    if (!c)
-        return TC_ENOMEM;
+    size_t bytes = sizeof(tc_copy_compact) + words * sizeof(tc_term);
+    tc_copy_compact *c = *slot;
+    if (c && c->size == words) {
+        tc_offheap_release_until(&c->offheap, NULL); /* erts_cleanup_offheap; the block is reused */
+    } else {
+        if (!(c = block_alloc(mem, bytes)))
+            return TC_ENOMEM; /* the old object, if any, is untouched */
+        c->mem = mem;
+        tc_copy_compact_free(*slot);
+    }
     c->offheap.first = NULL;
     c->offheap.overhead = 0;
     c->size = words;
@@ -33,16 +57,14 @@ tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *st
         stats->words_written += words;
         stats->passes += 2;
     }
-    *out = c;
+    *slot = c;
     return TC_OK;
 }
 
-void tc_copy_compact_free(tc_copy_compact *c)
+tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats)
 {
-    if (!c)
-        return;
-    tc_offheap_release_until(&c->offheap, NULL);
-    tc_mem_free(c);
+    *out = NULL;
+    return tc_copy_compact_store(NULL, t, out, stats);
 }
 
 tc_term tc_copy_compact_term(const tc_copy_compact *c) { return c->root; }
@@ -71,8 +93,8 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
         }
         size_t k = tc_layout_header_step(&src[i]);
         tc_copy_object_words(&dst[i], &src[i], k);
-        if (tc_header_subtag(w) == TC_SUBTAG_REFC_BINARY)
-            tc_copy_adopt_proc_bin(oh, &dst[i]);
+        if (tc_offheap_is_member(&src[i])) /* from src: a fun's creator is not copied yet */
+            tc_offheap_adopt(oh, &dst[i]);
         i += k;
     }
     return relocate(c->root, delta);

@@ -6,7 +6,14 @@
  * In: size_object, one block of exactly that many words (its own allocation, as ets_alloc
  * gives a DbTerm; not a heap), and copy_struct into it, so the stored term has
  * copy_struct's two-ended layout and absolute internal pointers. The block records its
- * size and owns the references of the ProcBins in it (DbTerm.first_oh).
+ * size and owns the references of the ProcBins in it (DbTerm.first_oh). The block comes
+ * from a memory source (alloc/mseg.h: the table's ets_alloc) or from the C heap.
+ * Storing over an old object is db_store_term's: when the sizes are equal the old block is
+ * reused in place (its ProcBin references released first), so an overwrite of an object
+ * with one of the same size touches no new memory. Where this differs from erts: with
+ * different sizes erts reallocs the block (db_realloc_term), which may keep it in place;
+ * here a new block is taken and the old one freed (as erts with realloc_always_moves), so
+ * that a failed allocation leaves the old object whole.
  *
  * Out: copy_shallow, one linear pass over the stored words adding a constant offset to
  * every pointer, so the copy keeps the stored layout exactly (a stored list still has its
@@ -18,14 +25,20 @@
 #define TC_COPY_COMPACT_H
 
 #include "stats.h"
+#include "../alloc/mseg.h"
 #include "../terms/term.h"
 
 TC_BEGIN_DECLS
 
 typedef struct tc_copy_compact tc_copy_compact;
 
-/* Stores `t` as a new compact block. TC_ENOMEM leaves nothing allocated. */
+/* Stores `t` as a new compact block from the C heap. TC_ENOMEM leaves nothing allocated. */
 tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats) TC_MUST_CHECK;
+/* db_store_term: stores `t` in *slot. *slot NULL: a new block from `mem` (NULL: the C heap);
+ * otherwise the old object's block is reused when the sizes are equal, else replaced by a
+ * new block from `mem`. TC_ENOMEM leaves *slot and its object as they were. */
+tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot,
+                                tc_copy_stats *stats) TC_MUST_CHECK;
 /* Drops the block and its ProcBin references (erts_cleanup_offheap + free). NULL is fine. */
 void tc_copy_compact_free(tc_copy_compact *c);
 

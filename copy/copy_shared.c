@@ -129,9 +129,14 @@ static size_t sub_binary_size(const shcopy *s, const tc_term *sb)
     return tc_sub_binary_copy_size(view);
 }
 
-/* The terms inside a tuple or map object, in the order both walks queue them. */
+/* The terms inside a tuple, a map object (flatmap or HAMT node) or a fun, in the order both
+ * walks queue them. */
 static const tc_term *children(const tc_term *p, tc_term header, size_t *n)
 {
+    if (tc_header_subtag(header) == TC_SUBTAG_FUN) {
+        *n = 1 + tc_fun_num_free(p); /* creator, then the environment */
+        return &p[TC_FUN_CREATOR];
+    }
     if (tc_header_subtag(header) == TC_SUBTAG_ARITYVAL) {
         *n = tc_header_arity(header);
         return &p[1];
@@ -227,8 +232,8 @@ static tc_term perform_boxed(shcopy *s, const tc_term *p, tc_term header, bool d
         return tc_copy_flatten_sub_binary(p, header_of(s, tc_boxed_val(p[TC_SB_ORIG])), d, words, s->oh);
     memcpy(d, p, words * sizeof *d);
     d[0] = header;
-    if (tc_header_subtag(header) == TC_SUBTAG_REFC_BINARY)
-        tc_copy_adopt_proc_bin(s->oh, d);
+    if (tc_offheap_is_member(d))
+        tc_offheap_adopt(s->oh, d);
     for (size_t i = 0; i < n; i++)
         if (!tc_is_immed(kids[i]))
             queue_push(&s->q, kids[i], &d[(kids - p) + i]);

@@ -1,19 +1,9 @@
 #include "copy_struct.h"
 
-#include <stdatomic.h>
-
 #include "copy_struct_impl.h"
 #include "../terms/binary.h"
 #include "../terms/layout.h"
 #include "../terms/size.h"
-
-void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb)
-{
-    tc_binary *bin = (tc_binary *)(uintptr_t)pb[TC_PB_VAL];
-    atomic_fetch_add(&bin->refc, 1);
-    pb[TC_PB_FLAGS] = 0;
-    tc_offheap_link(oh, pb);
-}
 
 tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
                                    tc_offheap *oh)
@@ -32,7 +22,7 @@ tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_te
         bin[TC_PB_SIZE] = real_size;
         bin[TC_PB_VAL] = real[TC_PB_VAL];
         bin[TC_PB_BYTES] = real[TC_PB_BYTES] + offs;
-        tc_copy_adopt_proc_bin(oh, bin);
+        tc_offheap_adopt(oh, bin);
         used = TC_PROC_BIN_SIZE;
     } else {
         used = TC_HEAP_BIN_SIZE(real_size);
@@ -101,7 +91,20 @@ static void copy_boxed(fill *f, tc_term *slot, const tc_term *p)
         f->hbot -= TC_PROC_BIN_SIZE;
         d = f->hbot;
         memcpy(d, p, TC_PROC_BIN_SIZE * sizeof *d);
-        tc_copy_adopt_proc_bin(f->oh, d);
+        tc_offheap_adopt(f->oh, d);
+        break;
+    case TC_SUBTAG_FUN:
+    case TC_SUBTAG_EXTERNAL_PID:
+    case TC_SUBTAG_EXTERNAL_PORT:
+    case TC_SUBTAG_EXTERNAL_REF:
+        /* At htop as copy_struct_x puts them (a fun's creator and env are scanned there),
+         * taking a reference and linking the copy into the destination's off-heap list. */
+        n = tc_layout_words(h, p);
+        d = f->htop;
+        f->htop += n;
+        memcpy(d, p, n * sizeof *d);
+        if (tc_offheap_is_member(d))
+            tc_offheap_adopt(f->oh, d);
         break;
     case TC_SUBTAG_SUB_BINARY: {
         size_t w = tc_sub_binary_copy_size(p);

@@ -1,18 +1,16 @@
 /*
- * copy_struct_impl.h — the per-object steps every copier in copy/ shares: adopting a
- * ProcBin into a new off-heap list and flattening a sub binary (erts does both inline in
- * copy_struct, copy_shallow and copy_shared_perform).
+ * copy_struct_impl.h — the per-object steps every copier in copy/ shares: flattening a sub
+ * binary (erts does it inline in copy_struct, copy_shallow and copy_shared_perform). A raw
+ * copy of an off-heap member (ProcBin, external thing, local fun) is adopted with
+ * tc_offheap_adopt (terms/offheap.h).
  */
 #ifndef TC_COPY_STRUCT_IMPL_H
 #define TC_COPY_STRUCT_IMPL_H
 
 #include <string.h>
 
+#include "../terms/offheap.h"
 #include "../terms/term.h"
-
-/* A ProcBin just copied to `pb` becomes one more reference: refcount raised, linked into
- * `oh`, writable flags cleared (a copy is never writable). */
-void tc_copy_adopt_proc_bin(tc_offheap *oh, tc_term *pb);
 
 /*
  * Writes the flattened copy of the sub binary `sb` into dst[0 .. words): the sub binary

@@ -16,8 +16,13 @@
  * Start values the hook cannot see after the fact come from the state the previous GC left:
  * nothing but a GC touches the old heap or high_water.
  * The '#' metadata ends with the loop's counters as `# loop_KEY: value`, the keys
- * gctrace.erl writes; what the model has no counter for is n/a: eheap_mseg_alloc is the
- * segment requests (cache hits + misses), dealloc, realloc and the carrier count are n/a.
+ * gctrace.erl writes: eheap_mseg_alloc is the carriers the heap allocator asked mseg for
+ * (sbc cache hits + every carrier mapped), eheap_mseg_dealloc the sbcs given back,
+ * eheap_mseg_realloc the sbc resizes, eheap_carriers the change in live carriers (mbcs and
+ * sbcs). Then the same per allocator instance, `i<N>_eheap_mseg_alloc` ..., and for the
+ * instance's segment cache `i<N>_mseg_create` (mapped), `i<N>_cache_hits` and
+ * `i<N>_cached_segments` (at the end, not a delta). The model's loop stores nothing in a
+ * table, so the ets_alloc keys gctrace.erl writes (`i<N>_ets_mseg_alloc` ...) are n/a.
  */
 #include <stdlib.h>
 
@@ -91,6 +96,32 @@ static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
     a->recent = r->e[6];
 }
 
+/* The carriers the allocator asked mseg for, gave back, resized, and holds. */
+static uint64_t mseg_allocs(const tc_mseg_stats *s) { return s->cache_hits + s->carriers_mapped; }
+static uint64_t live_carriers(const tc_mseg_stats *s)
+{
+    return (s->carriers_mapped - s->cache_misses) + (s->sbc_blocks - s->sbc_frees);
+}
+
+/* `# PREFIXNAME: value`, or n/a when nothing measures it. */
+static void meta_at(FILE *out, const char *prefix, const char *name, bool known, long long v)
+{
+    char key[64];
+    (void)snprintf(key, sizeof key, "%s%s", prefix, name); /* the keys are short and fixed */
+    if (!known)
+        tc_bench_meta(out, key, "n/a");
+    else
+        tc_bench_meta(out, key, "%lld", v);
+}
+
+static void meta_counts(FILE *out, const char *prefix, const tc_mseg_stats *a, const tc_mseg_stats *b)
+{
+    meta_at(out, prefix, "eheap_mseg_alloc", true, (long long)(mseg_allocs(b) - mseg_allocs(a)));
+    meta_at(out, prefix, "eheap_mseg_dealloc", true, (long long)(b->sbc_frees - a->sbc_frees));
+    meta_at(out, prefix, "eheap_mseg_realloc", true, (long long)(b->sbc_resizes - a->sbc_resizes));
+    meta_at(out, prefix, "eheap_carriers", true, (long long)live_carriers(b) - (long long)live_carriers(a));
+}
+
 static int fail(const char *what, tc_result r)
 {
     fprintf(stderr, "gctrace: %s: %s\n", what, tc_result_name(r));
@@ -124,7 +155,10 @@ int main(int argc, char **argv)
     trace_acc acc = {0};
     tc_proc_set_trace(loop.p, on_event, &acc);
     const tc_mseg_stats *ms = tc_mseg_stats_get(loop.mem);
-    tc_mseg_stats m0 = *ms;
+    tc_mseg_stats m0 = *ms, i0[TC_MSEG_MAX_INSTANCES];
+    unsigned ninst = tc_mseg_instances(loop.mem);
+    for (unsigned k = 0; k < ninst; k++)
+        i0[k] = *tc_mseg_instance_stats(loop.mem, k);
     tc_faults f;
     tc_faults_begin(&f);
     for (size_t i = 0; i < lookups && r == TC_OK && !acc.oom; i++) {
@@ -163,11 +197,20 @@ int main(int argc, char **argv)
         tc_bench_meta(out, "loop_lookups", "%zu", lookups);
         tc_bench_meta(out, "loop_carriers_mapped", "%llu", (unsigned long long)(ms->carriers_mapped - m0.carriers_mapped));
         tc_bench_meta(out, "loop_cache_hits", "%llu", (unsigned long long)(ms->cache_hits - m0.cache_hits));
-        tc_bench_meta(out, "loop_eheap_mseg_alloc", "%llu",
-                      (unsigned long long)(ms->cache_hits + ms->cache_misses - m0.cache_hits - m0.cache_misses));
-        tc_bench_meta(out, "loop_eheap_mseg_dealloc", "n/a");
-        tc_bench_meta(out, "loop_eheap_mseg_realloc", "n/a");
-        tc_bench_meta(out, "loop_eheap_carriers", "n/a");
+        meta_counts(out, "loop_", &m0, ms);
+        for (unsigned k = 0; k < ninst; k++) {
+            const tc_mseg_stats *is = tc_mseg_instance_stats(loop.mem, k);
+            char prefix[32];
+            (void)snprintf(prefix, sizeof prefix, "loop_i%u_", k); /* at most 21 bytes */
+            meta_counts(out, prefix, &i0[k], is);
+            static const char *const ets_keys[] = {"ets_mseg_alloc", "ets_mseg_dealloc", "ets_mseg_realloc",
+                                                   "ets_carriers"};
+            for (int e = 0; e < 4; e++)
+                meta_at(out, prefix, ets_keys[e], false, 0);
+            meta_at(out, prefix, "mseg_create", true, (long long)(is->carriers_mapped - i0[k].carriers_mapped));
+            meta_at(out, prefix, "cache_hits", true, (long long)(is->cache_hits - i0[k].cache_hits));
+            meta_at(out, prefix, "cached_segments", true, (long long)tc_mseg_instance_cached(loop.mem, k));
+        }
         tc_bench_meta(out, "loop_minor_faults", "%llu", (unsigned long long)faults);
         tc_bench_meta(out, "loop_result_words", "%zu", loop.result_words);
         tc_bench_meta(out, "loop_unattributed", "0");

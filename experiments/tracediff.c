@@ -38,7 +38,7 @@ static const tc_bench_cli_spec spec = {
     .nextras = 3,
 };
 
-enum { NFIELDS = 14, MAX_META = 32 };
+enum { NFIELDS = 14, MAX_META = 96 };
 static const char *const field_names[NFIELDS] = {
     "heap_size_s", "heap_block_size_s", "old_heap_size_s", "old_heap_block_size_s", "mbuf_size_s",
     "stack_size_s", "recent_size_s", "heap_size_e", "heap_block_size_e", "old_heap_size_e",
@@ -219,6 +219,23 @@ static void summary(const trace *m, const trace *v)
            meta(m, "carriers_mapped"), meta(v, "carriers_mapped"), meta(m, "cache_hits"), meta(v, "cache_hits"),
            meta(m, "eheap_mseg_alloc"), meta(v, "eheap_mseg_alloc"), meta(m, "minor_faults"),
            meta(v, "minor_faults"));
+    /* Each side's allocator instances (the VM's process may run on any scheduler's). */
+    for (int s = 0; s < 2; s++) {
+        printf("  %s instances (eheap mseg alloc/dealloc/realloc, segments mapped, cache hits, cached):",
+               s ? "VM" : "model");
+        for (unsigned ix = 0; ix < 8; ix++) {
+            char k[6][48];
+            static const char *const names[6] = {"eheap_mseg_alloc", "eheap_mseg_dealloc", "eheap_mseg_realloc",
+                                                 "mseg_create", "cache_hits", "cached_segments"};
+            for (int j = 0; j < 6; j++)
+                (void)snprintf(k[j], sizeof k[j], "i%u_%s", ix, names[j]); /* at most 22 bytes */
+            if (strcmp(meta(t[s], k[0]), "n/a") == 0)
+                continue;
+            printf(" i%u %s/%s/%s, %s, %s, %s;", ix, meta(t[s], k[0]), meta(t[s], k[1]), meta(t[s], k[2]),
+                   meta(t[s], k[3]), meta(t[s], k[4]), meta(t[s], k[5]));
+        }
+        putchar('\n');
+    }
 }
 
 /* The trajectory: heap and old-heap block sizes and fragment words, at start and end. */

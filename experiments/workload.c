@@ -38,6 +38,7 @@ typedef struct world {
     tc_mseg *mem;
     tc_sched sched;
     tc_proc *tester;
+    const tc_ets *table; /* its ets_alloc source's carriers count with the heaps' */
     tc_copy_stats copy;
     tc_term get_atom;
 } world;
@@ -312,6 +313,7 @@ typedef struct snapshot {
     uint64_t t_ns;
     long faults;
     tc_mseg_stats mem;
+    uint64_t ets_carriers;
     tc_copy_stats copy;
     tc_sched_stats sched;
     uint64_t gcs, gc_words, frags; /* of the processes in the pass */
@@ -328,7 +330,8 @@ static void add_proc(snapshot *s, const tc_proc *p)
 static snapshot take(const world *w, const tc_proc *other)
 {
     snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
-                  .sched = w->sched.stats};
+                  .sched = w->sched.stats,
+                  .ets_carriers = w->table ? tc_mseg_stats_get(tc_ets_mem(w->table))->carriers_mapped : 0};
     add_proc(&s, w->tester);
     if (other)
         add_proc(&s, other);
@@ -346,7 +349,7 @@ static tc_ep_counts diff(const snapshot *a, const snapshot *b)
     c.words_sized = b->copy.words_sized - a->copy.words_sized;
     c.words_copied = b->copy.words_written - a->copy.words_written;
     c.fragments = (b->copy.fragments - a->copy.fragments) + (b->frags - a->frags);
-    c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped;
+    c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped + (b->ets_carriers - a->ets_carriers);
     c.switches = b->sched.switches - a->sched.switches;
     c.io_polls = b->sched.io_polls - a->sched.io_polls;
     return c;
@@ -440,8 +443,8 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
         goto out;
     for (int k = TC_EP_PROC1; k <= TC_EP_PROC3 && r == TC_OK; k++)
         r = pass_proc(&w, k, &out[k]);
-    if (r == TC_OK)
-        r = tc_ets_new(&eo, &table);
+    if (r == TC_OK && (r = tc_ets_new(&eo, &table)) == TC_OK)
+        w.table = table;
     if (r == TC_OK)
         r = pass_loop(&w, table, NULL, OP_INSERT, TC_EP_INSERT, &out[TC_EP_INSERT]);
     if (r == TC_OK)

@@ -32,10 +32,10 @@ void tc_gc_offset_heap(tc_term *hp, size_t n, ptrdiff_t offs, const tc_term *lo,
     for (; hp < end; hp += tc_layout_step(hp)) {
         if (!tc_is_header(*hp)) {
             offset_word(hp, ob, lo, hi);
-        } else if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
-            tc_term *next = (tc_term *)(uintptr_t)hp[TC_PB_NEXT];
+        } else if (tc_offheap_is_member(hp)) {
+            tc_term *next = (tc_term *)(uintptr_t)hp[TC_OH_NEXT];
             if (next && tc_layout_in(next, lo, hi))
-                hp[TC_PB_NEXT] += ob;
+                hp[TC_OH_NEXT] += ob;
         }
     }
 }
@@ -151,7 +151,9 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
     }
 }
 
-/* sweep_off_heap: moved ProcBins are relinked, old-heap ones kept by a minor GC, the rest dropped. */
+/* sweep_off_heap: moved members (ProcBins, external things, local funs) are relinked,
+ * old-heap ones kept by a minor GC, the rest dropped: a binary, node entry or fun entry
+ * reference each. */
 static void sweep_offheap(gc *g)
 {
     tc_proc *p = g->p;
@@ -161,19 +163,17 @@ static void sweep_offheap(gc *g)
         tc_term *live = NULL, *next;
         if (!tc_is_header(pb[0])) {
             live = tc_boxed_val(pb[0]);
-            next = (tc_term *)(uintptr_t)live[TC_PB_NEXT];
+            next = (tc_term *)(uintptr_t)live[TC_OH_NEXT];
         } else {
-            next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-            if (!g->major && tc_layout_in(pb, g->old_lo, g->old_hi)) {
+            next = (tc_term *)(uintptr_t)pb[TC_OH_NEXT];
+            if (!g->major && tc_layout_in(pb, g->old_lo, g->old_hi))
                 live = pb;
-            } else {
-                p->off_heap.overhead -= pb[TC_PB_SIZE];
-                tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
-            }
+            else
+                tc_offheap_drop(&p->off_heap, pb);
         }
         if (live) {
             if (last)
-                last[TC_PB_NEXT] = (tc_term)(uintptr_t)live;
+                last[TC_OH_NEXT] = (tc_term)(uintptr_t)live;
             else
                 p->off_heap.first = live;
             last = live;
@@ -181,7 +181,7 @@ static void sweep_offheap(gc *g)
         pb = next;
     }
     if (last)
-        last[TC_PB_NEXT] = 0;
+        last[TC_OH_NEXT] = 0;
 }
 
 /* The new heap replaces the young generation: stack to its top, old block and fragments freed. */
@@ -582,7 +582,13 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;
+    /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
+     * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
+    bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0;
+    unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
+    if (dirty)
+        tc_mseg_instance_set(p->mem, was);
     if (r == TC_OK)
         p->stats.gcs_at_schedule++;
     return r;

@@ -78,7 +78,8 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
 
 /* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
  * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
- * where a delayed long GC runs (on the dirty scheduler: no long-GC check) [I: the modern
+ * where a delayed long GC runs (on the dirty scheduler: no long-GC check, and its heaps come
+ * from the memory source's instance 0, TC_MSEG_DIRTY_INSTANCE) [I: the modern
  * scheduler's own check was not read; the VM's trace shows the delayed GC there with the
  * dropped result dead, gctrace.erl]. */
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;

@@ -240,9 +240,9 @@ void proc_splice_offheap(tc_offheap *into, tc_offheap *from)
     tc_term *pb = from->first;
     if (!pb)
         return;
-    while (pb[TC_PB_NEXT])
-        pb = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-    pb[TC_PB_NEXT] = (tc_term)(uintptr_t)into->first;
+    while (pb[TC_OH_NEXT])
+        pb = (tc_term *)(uintptr_t)pb[TC_OH_NEXT];
+    pb[TC_OH_NEXT] = (tc_term)(uintptr_t)into->first;
     into->first = from->first;
     into->overhead += from->overhead;
     from->first = NULL;

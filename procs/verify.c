@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "../terms/fun.h"
+#include "../terms/ident.h"
 #include "../terms/ptrset.h"
 #include "heapsize.h"
 #include "proc_impl.h"
@@ -138,6 +140,21 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
         }
         break;
     }
+    case TC_SUBTAG_REF:
+    case TC_SUBTAG_EXTERNAL_PID:
+    case TC_SUBTAG_EXTERNAL_PORT:
+    case TC_SUBTAG_EXTERNAL_REF: {
+        const char *why = hp + 1 + arity <= end ? tc_ident_check(hp) : "thing runs past its area";
+        if (why)
+            return fail(v, why);
+        break;
+    }
+    case TC_SUBTAG_FUN: {
+        const char *why = hp + TC_FUN_SIZE <= end ? tc_fun_check(hp) : "fun runs past its area";
+        if (why)
+            return fail(v, why);
+        break;
+    }
     default:
         return fail(v, "header subtag the model never builds");
     }
@@ -158,7 +175,7 @@ static bool scan_area(vctx *v, const tc_term *lo, const tc_term *hi, unsigned ki
         }
         if (!check_header(v, hp, hi))
             return false;
-        if (tc_header_subtag(*hp) == TC_SUBTAG_REFC_BINARY) {
+        if (tc_offheap_is_member(hp)) {
             if (tc_ptrset_add(pbs, hp) < 0)
                 return fail(v, "out of memory while verifying");
             (*npbs)++;
@@ -167,7 +184,8 @@ static bool scan_area(vctx *v, const tc_term *lo, const tc_term *hi, unsigned ki
     return true;
 }
 
-/* The list `oh` must hold exactly the `n` ProcBins in `found`, once each, and their bytes. */
+/* The list `oh` must hold exactly the `n` off-heap members (ProcBins, external things,
+ * local funs) in `found`, once each, and the ProcBins' bytes. */
 static bool check_offheap(vctx *v, const tc_offheap *oh, tc_ptrset *found, size_t n)
 {
     tc_ptrset seen;
@@ -175,9 +193,9 @@ static bool check_offheap(vctx *v, const tc_offheap *oh, tc_ptrset *found, size_
     size_t count = 0;
     uint64_t bytes = 0;
     bool ok = true;
-    for (const tc_term *pb = oh->first; pb; pb = (const tc_term *)(uintptr_t)pb[TC_PB_NEXT]) {
+    for (const tc_term *pb = oh->first; pb; pb = (const tc_term *)(uintptr_t)pb[TC_OH_NEXT]) {
         if (++count > n) {
-            ok = fail(v, "off-heap list longer than the ProcBins on the heap (or a cycle)");
+            ok = fail(v, "off-heap list longer than the members on the heap (or a cycle)");
             break;
         }
         int fresh = tc_ptrset_add(&seen, pb), known = tc_ptrset_add(found, pb);
@@ -186,14 +204,15 @@ static bool check_offheap(vctx *v, const tc_offheap *oh, tc_ptrset *found, size_
             break;
         }
         if (!fresh || known) {
-            ok = fail(v, known ? "off-heap list entry that is not a ProcBin of this process"
-                               : "ProcBin twice on the off-heap list");
+            ok = fail(v, known ? "off-heap list entry that is not a member object of this process"
+                               : "object twice on the off-heap list");
             break;
         }
-        bytes += pb[TC_PB_SIZE];
+        if (tc_header_subtag(pb[0]) == TC_SUBTAG_REFC_BINARY)
+            bytes += pb[TC_PB_SIZE];
     }
     if (ok && count != n)
-        ok = fail(v, "a ProcBin of this process is missing from its off-heap list");
+        ok = fail(v, "an off-heap member of this process is missing from its off-heap list");
     if (ok && bytes != oh->overhead)
         ok = fail(v, "off-heap overhead differs from the ProcBins' byte total");
     tc_ptrset_destroy(&seen);

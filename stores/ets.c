@@ -41,6 +41,7 @@ typedef struct node {
 
 struct tc_ets {
     tc_ets_opts opts;
+    tc_mseg *mem; /* ets_alloc: where the stored objects live */
     tc_ets_locks *locks;
     atomic_size_t nactive, szm;
     atomic_bool resizing;
@@ -74,7 +75,8 @@ static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats 
     node *n = tc_mem_alloc(sizeof *n + len);
     if (!n)
         return TC_ENOMEM;
-    r = tc_copy_compact_in(t->opts.compressed ? key : obj, &n->dbterm, stats);
+    n->dbterm = NULL;
+    r = tc_copy_compact_store(t->mem, t->opts.compressed ? key : obj, &n->dbterm, stats);
     if (r == TC_OK && t->opts.compressed) {
         r = tc_ext_encode_into(obj, EXT_MINOR, n->ext, len, &len);
         if (r != TC_OK)
@@ -90,6 +92,21 @@ static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats 
     atomic_fetch_add_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
     atomic_fetch_add_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
     *out = n;
+    return TC_OK;
+}
+
+/* db_store_term over an existing object: the object's block is reused when the size is the
+ * same (copy/compact.h). Not for a compressed table, whose node holds the encoded object. */
+static tc_result restore_node(tc_ets *t, node *n, tc_term obj, tc_copy_stats *stats)
+{
+    size_t words = tc_copy_compact_size(n->dbterm), bytes = node_bytes(n);
+    tc_result r = tc_copy_compact_store(t->mem, obj, &n->dbterm, stats);
+    if (r != TC_OK)
+        return r;
+    atomic_fetch_sub_explicit(&t->stored_words, words, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
     return TC_OK;
 }
 
@@ -264,11 +281,14 @@ tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out)
     if (!t)
         return TC_ENOMEM;
     t->opts = *opts;
-    t->seg[0] = tc_mem_calloc(FIRST_SEGSZ, sizeof(node *));
+    tc_mseg_config mc = tc_mseg_ets_alloc_config();
+    t->mem = tc_mseg_new(&mc);
+    t->seg[0] = t->mem ? tc_mem_calloc(FIRST_SEGSZ, sizeof(node *)) : NULL;
     tc_result r = t->seg[0] ? tc_ets_locks_new(opts->lock_mode, opts->meta_lock, opts->bucket_locks, &t->locks)
                             : TC_ENOMEM;
     if (r != TC_OK) {
         tc_mem_free(t->seg[0]);
+        tc_mseg_free(t->mem);
         tc_mem_free(t);
         return r;
     }
@@ -292,8 +312,11 @@ void tc_ets_free(tc_ets *t)
     for (unsigned i = 0; i < t->nsegs; i++)
         tc_mem_free(t->seg[i]);
     tc_ets_locks_free(t->locks);
+    tc_mseg_free(t->mem);
     tc_mem_free(t);
 }
+
+const tc_mseg *tc_ets_mem(const tc_ets *t) { return t->mem; }
 
 tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a)
 {
@@ -325,10 +348,10 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     enter(t, TC_ETS_WRITE, hval);
     node **link, *n = NULL;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
-    if (r == TC_OK)
-        r = make_node(t, obj, hval, stats, &n);
-    if (r == TC_OK) {
-        node *old = *link;
+    node *old = r == TC_OK ? *link : NULL;
+    if (old && !t->opts.compressed) {
+        r = restore_node(t, old, obj, stats); /* replace_dbterm: the node stays */
+    } else if (r == TC_OK && (r = make_node(t, obj, hval, stats, &n)) == TC_OK) {
         n->next = old ? old->next : NULL;
         *link = n;
         if (old)

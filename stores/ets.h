@@ -26,10 +26,19 @@
  * - The hash is termcopy's own (terms/hash.h), not make_internal_hash; its values are
  *   reduced below MAX_HASH as the VM's are, so lock and bucket choice follow the same
  *   arithmetic.
- * - Node and DbTerm are two allocations (copy/compact.h owns the DbTerm block); an
- *   overwrite stores a new block and frees the old one instead of reusing a block of equal
- *   size. A compressed table encodes the whole object, not each non-key element, so its
- *   update_counter re-encodes the object.
+ * - Node and DbTerm are two allocations: the node from the C heap, the DbTerm block
+ *   (copy/compact.h) from the table's own ets_alloc source (alloc/mseg.h
+ *   tc_mseg_ets_alloc_config: multiblock carriers below sbct 512 KiB, single-block ones
+ *   above, rsbcst 20), where erts allocates HashDbTerm with its DbTerm as one ets_alloc
+ *   block (ERTS_ALC_T_DB_TERM, erl_alloc.types). So an object's pages fault as the VM's do:
+ *   an insert writes fresh carrier pages, and an overwrite with an object of the same size
+ *   reuses the old block in place (db_put_hash -> replace_dbterm -> db_store_term), writing
+ *   no new page; a different size takes a new block (copy/compact.h). The VM's table uses
+ *   the ets_alloc instance of the scheduler that runs the BIF; the model gives each table
+ *   one instance, locked (erts locks a thread-preferred instance too), so threads writing
+ *   one table share it. A compressed table's node holds the encoded object, so its
+ *   overwrite makes a new node. A compressed table encodes the whole object, not each
+ *   non-key element, so its update_counter re-encodes the object.
  * - No shrinking, no safe_fixtable (pseudo-deleted objects), no bag types, no decentralised
  *   counters. The segment table has a fixed capacity (about 4M buckets) so it is never
  *   replaced under readers (erts defers that free through thread progress); past it the
@@ -42,6 +51,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../alloc/mseg.h"
 #include "../copy/stats.h"
 #include "ets_lock.h"
 #include "../terms/term.h"
@@ -64,6 +74,8 @@ typedef struct tc_ets tc_ets;
 tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out) TC_MUST_CHECK;
 /* Frees every object and the table. Nobody may be using it. */
 void tc_ets_free(tc_ets *t);
+/* The table's ets_alloc source, for its counters (carriers mapped, blocks). */
+const tc_mseg *tc_ets_mem(const tc_ets *t);
 
 /* The lock phase alone, for measuring it: hashes the key, then takes and releases exactly
  * the locks an operation of access `a` on that key takes, touching nothing else. */

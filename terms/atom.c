@@ -175,6 +175,21 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
     return TC_OK;
 }
 
+/* The table starts as the VM's does (atom.names: false, true, '_', 'nonode@nohost' are
+ * atoms 0..3), so atom 0 is never a node's name: a remote node's dist channel, printed in
+ * its pids, ports and refs, is its name's atom index and 0 means this node. */
+static tc_result seed_locked(void)
+{
+    static const char *const first[] = {"false", "true", "_", "nonode@nohost"};
+    for (size_t i = atomic_load(&atom_count); i < sizeof first / sizeof *first; i++) {
+        tc_term t;
+        tc_result r = intern_locked(first[i], strlen(first[i]), &t);
+        if (r != TC_OK)
+            return r;
+    }
+    return TC_OK;
+}
+
 tc_result tc_atom_intern(const char *name, size_t len, tc_term *out)
 {
     long chars = tc_utf8_length(name, len);
@@ -183,7 +198,9 @@ tc_result tc_atom_intern(const char *name, size_t len, tc_term *out)
     if ((unsigned long)chars > TC_MAX_ATOM_CHARACTERS)
         return TC_ELIMIT;
     pthread_mutex_lock(&intern_lock);
-    tc_result r = intern_locked(name, len, out);
+    tc_result r = atomic_load(&atom_count) < 4 ? seed_locked() : TC_OK;
+    if (r == TC_OK)
+        r = intern_locked(name, len, out);
     pthread_mutex_unlock(&intern_lock);
     return r;
 }

@@ -4,6 +4,7 @@
  * One table per program, as in the VM: an atom term carries its table index
  * (index << 6 | 0x0B), names are UTF-8 of at most 255 characters, and atoms are never
  * freed. Lookups by index take no lock; interning takes a mutex, so threads may share it.
+ * The first four atoms are the VM's first four (false, true, '_', 'nonode@nohost').
  */
 #ifndef TC_ATOM_H
 #define TC_ATOM_H

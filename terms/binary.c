@@ -17,13 +17,6 @@ tc_term tc_term_heap_binary(tc_alloc *a, const unsigned char *data, size_t bytes
     return tc_make_boxed(p);
 }
 
-void tc_offheap_link(tc_offheap *oh, tc_term *pb)
-{
-    pb[TC_PB_NEXT] = (tc_term)(uintptr_t)oh->first;
-    oh->first = pb;
-    oh->overhead += pb[TC_PB_SIZE];
-}
-
 tc_term tc_term_refc_binary(tc_alloc *a, const unsigned char *data, size_t bytes)
 {
     if (bytes > SIZE_MAX - sizeof(tc_binary))
@@ -132,32 +125,4 @@ void tc_binary_release(tc_binary *bin)
 {
     if (atomic_fetch_sub(&bin->refc, 1) == 1)
         tc_mem_free(bin);
-}
-
-void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop)
-{
-    for (tc_term *pb = oh->first; pb && pb != stop;) {
-        tc_term *next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-        oh->overhead -= pb[TC_PB_SIZE];
-        tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
-        /* A tuple of as many words, all [], in its place: garbage that walks and verifiers
-         * step over, where a ProcBin left off its list would be a broken heap. */
-        pb[0] = TC_MAKE_HEADER(TC_PROC_BIN_SIZE - 1, TC_SUBTAG_ARITYVAL);
-        for (unsigned i = 1; i < TC_PROC_BIN_SIZE; i++)
-            pb[i] = TC_NIL;
-        pb = next;
-    }
-    oh->first = stop;
-}
-
-void tc_offheap_release_until(tc_offheap *oh, tc_term *stop)
-{
-    tc_term *pb = oh->first;
-    while (pb && pb != stop) {
-        tc_term *next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
-        oh->overhead -= pb[TC_PB_SIZE];
-        tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
-        pb = next;
-    }
-    oh->first = stop;
 }

@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 
+#include "offheap.h"
 #include "term.h"
 
 TC_BEGIN_DECLS
@@ -68,15 +69,6 @@ tc_term tc_bitstring_real(tc_term t);
 
 /* Drops one reference to an off-heap block, freeing it at zero. */
 void tc_binary_release(tc_binary *bin);
-/* Walks `oh` from its head, releasing every ProcBin until `stop` (exclusive), and makes
- * `stop` the new head. */
-void tc_offheap_release_until(tc_offheap *oh, tc_term *stop);
-/* The same for terms a failed operation abandons on a heap it cannot take words back from
- * (a process heap or fragment): each released ProcBin's words are overwritten with a tuple
- * of [] of the same size, so the heap still verifies. */
-void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop);
-/* Links a ProcBin at `pb` into `oh` and counts its bytes in the overhead. */
-void tc_offheap_link(tc_offheap *oh, tc_term *pb);
 
 TC_END_DECLS
 

@@ -3,7 +3,9 @@
 #include "atom.h"
 #include "binary.h"
 #include "bignum.h"
+#include "fun.h"
 #include "hashmap.h"
+#include "ident.h"
 #include "wstack.h"
 
 enum term_class { NUMBER = 1, ATOM, REFERENCE, FUN, PORT, PID, TUPLE, MAP, NIL, LIST, BITSTRING };
@@ -163,6 +165,101 @@ static tc_result push_hashmaps(tc_wstack *s, tc_term a, tc_term b, uint64_t n, b
     return r;
 }
 
+/* The node a pid, port or ref belongs to, and the VM's CMP_NODES order of two: by name,
+ * then by creation (erl_utils.c erts_cmp_compound). */
+static void node_of(tc_term t, tc_term *sysname, uint32_t *creation)
+{
+    if (tc_is_boxed(t) && tc_is_external(t)) {
+        const tc_node *n = tc_external_node(t);
+        *sysname = n->sysname;
+        *creation = n->creation;
+    } else {
+        *sysname = tc_node_this_sysname();
+        *creation = 0;
+    }
+}
+
+static int cmp_nodes(tc_term a, tc_term b)
+{
+    tc_term na, nb;
+    uint32_t ca, cb;
+    node_of(a, &na, &ca);
+    node_of(b, &nb, &cb);
+    if (na != nb)
+        return cmp_atoms(na, nb);
+    return cmp_u64(ca, cb);
+}
+
+/* Pids: serial, number, node; ports: node, number (erts_cmp_compound's pid_common and
+ * EXTERNAL_PORT cases; two local ones compare by their data word). */
+static int cmp_pids(tc_term a, tc_term b)
+{
+    if (tc_is_pid(a) && tc_is_pid(b))
+        return cmp_u64(a >> TC_TAG_IMMED1_SIZE, b >> TC_TAG_IMMED1_SIZE);
+    uint32_t sa = tc_is_pid(a) ? tc_pid_serial(a) : tc_external_pid_serial(a);
+    uint32_t sb = tc_is_pid(b) ? tc_pid_serial(b) : tc_external_pid_serial(b);
+    uint32_t xa = tc_is_pid(a) ? tc_pid_number(a) : tc_external_pid_number(a);
+    uint32_t xb = tc_is_pid(b) ? tc_pid_number(b) : tc_external_pid_number(b);
+    int c = sa != sb ? cmp_u64(sa, sb) : cmp_u64(xa, xb);
+    return c ? c : cmp_nodes(a, b);
+}
+
+static int cmp_ports(tc_term a, tc_term b)
+{
+    int c = cmp_nodes(a, b);
+    if (c)
+        return c;
+    uint64_t xa = tc_is_port(a) ? tc_port_number(a) : tc_external_port_number(a);
+    uint64_t xb = tc_is_port(b) ? tc_port_number(b) : tc_external_port_number(b);
+    return cmp_u64(xa, xb);
+}
+
+/* Node, then the 32-bit numbers from the most significant, a longer ref's extra top
+ * numbers compared with zero (the ref_common case). */
+static int cmp_refs(tc_term a, tc_term b)
+{
+    int c = cmp_nodes(a, b);
+    if (c)
+        return c;
+    uint32_t na[TC_REF_MAX_NUMBERS], nb[TC_REF_MAX_NUMBERS];
+    size_t la = tc_ref_numbers(a, na), lb = tc_ref_numbers(b, nb);
+    for (; la > lb; la--)
+        if (na[la - 1] != 0)
+            return 1;
+    for (; lb > la; lb--)
+        if (nb[lb - 1] != 0)
+            return -1;
+    for (size_t i = la; i-- > 0;)
+        if (na[i] != nb[i])
+            return na[i] < nb[i] ? -1 : 1;
+    return 0;
+}
+
+/* Funs without their environments: local ones by module, index, old_uniq and num_free,
+ * export ones by module, function and arity; a local fun sorts first. The environments of
+ * two local funs that tie are compared next, element by element. */
+static int cmp_fun_heads(const tc_term *a, const tc_term *b)
+{
+    bool la = tc_fun_is_local(a), lb = tc_fun_is_local(b);
+    if (la != lb)
+        return la ? -1 : 1;
+    int c;
+    if (la) {
+        const tc_fun_entry *x = tc_fun_entry_of(a), *y = tc_fun_entry_of(b);
+        if ((c = cmp_atoms(x->module, y->module)) != 0)
+            return c;
+        if (x->index != y->index)
+            return x->index < y->index ? -1 : 1;
+        if (x->old_uniq != y->old_uniq)
+            return x->old_uniq < y->old_uniq ? -1 : 1;
+        return cmp_u64(tc_fun_num_free(a), tc_fun_num_free(b));
+    }
+    const tc_export *x = tc_fun_export_of(a), *y = tc_fun_export_of(b);
+    if ((c = cmp_atoms(x->module, y->module)) != 0 || (c = cmp_atoms(x->function, y->function)) != 0)
+        return c;
+    return cmp_u64(x->arity, y->arity);
+}
+
 /* Pairs still to compare sit on the stack as (a, b, exact) triples, so the first
  * difference in depth-first, left-to-right order decides. */
 static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order) /* NOLINT(misc-no-recursion): see above */
@@ -186,9 +283,33 @@ static tc_result walk_compare(tc_term a, tc_term b, bool exact, int *order) /* N
                 c = cmp_atoms(a, b);
                 break;
             case PID:
-            case PORT:
-                c = cmp_u64(a >> TC_TAG_IMMED1_SIZE, b >> TC_TAG_IMMED1_SIZE);
+                c = cmp_pids(a, b);
                 break;
+            case PORT:
+                c = cmp_ports(a, b);
+                break;
+            case REFERENCE:
+                c = cmp_refs(a, b);
+                break;
+            case FUN: {
+                const tc_term *pa = tc_boxed_val(a), *pb = tc_boxed_val(b);
+                size_t n = tc_fun_num_free(pa);
+                c = cmp_fun_heads(pa, pb);
+                if (c || !tc_fun_is_local(pa) || n == 0)
+                    break;
+                if (!tc_wstack_reserve(&s, 3 * n)) {
+                    r = TC_ENOMEM;
+                    goto done;
+                }
+                for (size_t i = n; i > 1; i--) {
+                    s.base[s.n++] = pa[TC_FUN_ENV + i - 1];
+                    s.base[s.n++] = pb[TC_FUN_ENV + i - 1];
+                    s.base[s.n++] = exact;
+                }
+                a = pa[TC_FUN_ENV];
+                b = pb[TC_FUN_ENV];
+                continue;
+            }
             case LIST:
                 if (!tc_wstack_reserve(&s, 3)) {
                     r = TC_ENOMEM;

@@ -19,14 +19,28 @@
  *   encoder was; a repeated key is an error either way.
  * - Bitstrings: BINARY_EXT, or BIT_BINARY_EXT with the used bits of the last byte (1..7)
  *   and the unused bits zero.
- * - Local pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory), node
- *   'nonode@nohost', process number, serial, creation 0 (a node that is not distributed).
+ * - Pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory): the node name,
+ *   process number, serial, creation; a local pid's node is 'nonode@nohost', creation 0 (a
+ *   node that is not distributed). Ports: NEW_PORT_EXT, or V4_PORT_EXT past 28 bits of
+ *   number. References: NEWER_REFERENCE_EXT, the count of 32-bit numbers, node, creation,
+ *   numbers (enc_term's REF_DEF).
+ * - Funs: EXPORT_EXT (module, function, arity as an integer) or NEW_FUN_EXT (size, arity,
+ *   uniq, index, free-variable count, module, old index and old uniq as integers, the creator
+ *   pid, the free variables), its size patched in after the free variables (enc_term's
+ *   ENC_PATCH_FUN_SIZE).
+ * - COMPRESSED (tc_ext_encode_compressed): the plain form deflated, kept only when the
+ *   stream fits in the plain length less 5, as erts_term_to_binary does.
  *
  * Decoding follows dec_term's rules (zero top bytes of a bignum are dropped, LIST_EXT of 0
  * elements is its tail, a BIT_BINARY_EXT uses 1..8 bits of a non-empty last byte, a map
- * key may not repeat, floats must be finite, an atom has at most 255 characters) and is
- * stricter in two places: bytes after the term (binary_to_term/1 ignores them) and a bignum
- * sign byte other than 0 or 1 are TC_EPARSE. Every declared count is checked against the
+ * key may not repeat, floats must be finite, an atom has at most 255 characters; a pid,
+ * port or ref of 'nonode@nohost' with creation 0 is local, any other gets the entry of its
+ * node; a local ref has at most 3 numbers, number 0 under 2^18; a fun has at most 255 free
+ * variables; FUN_EXT is refused since OTP 23) and is stricter in these places: bytes after
+ * the term (binary_to_term/1 ignores them), a bignum sign byte other than 0 or 1, a
+ * reference of 0 numbers (dec_term reads one number past it), a fun's old index, old uniq
+ * or export arity written as a bignum (dec_term accepts a bignum of small value), a fun
+ * creator that is not a pid, and bytes after a COMPRESSED stream are TC_EPARSE. Every declared count is checked against the
  * bytes left before anything is built for it, where decoded_size would have caught it.
  */
 #include "ext.h"
@@ -40,9 +54,12 @@
 #include "bignum.h"
 #include "binary.h"
 #include "flatmap.h"
+#include "fun.h"
 #include "hashmap.h"
+#include "ident.h"
 #include "layout.h"
 #include "wstack.h"
+#include "zlib_impl.h"
 
 /* Tags (erl_ext_dist). */
 enum {
@@ -246,10 +263,12 @@ static tc_result put_bitstring(emitter *e, tc_term t)
 /* What is left to encode, on the walk's stack (kind on top):
  *   TERM  t                  one term
  *   CONS  cell               the car of cell, then the rest of its list
- *   ARRAY ptr n              n > 0 terms at ptr (tuple elements)
+ *   ARRAY ptr n              n > 0 terms at ptr (tuple elements, a fun's environment)
  *   MAP   keys values n      n key/value pairs, key first (flatmap order)
- *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node */
-enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE };
+ *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node
+ *   PATCH pos                a NEW_FUN_EXT's size field at pos, written once its
+ *                            environment is (enc_term's ENC_PATCH_FUN_SIZE) */
+enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE, K_PATCH };
 
 static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
 static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
@@ -307,6 +326,98 @@ static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
     return push(s, 2, (const tc_term[]){list, K_CONS}) ? TC_OK : TC_ENOMEM;
 }
 
+/* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
+static void put_node(emitter *e, tc_term t, unsigned minor)
+{
+    size_t len;
+    if (tc_is_boxed(t) && tc_is_external(t)) {
+        const tc_node *n = tc_external_node(t);
+        const char *name = tc_atom_name(n->sysname, &len);
+        put_atom_text(e, name, len, minor);
+        return;
+    }
+    put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
+}
+
+static uint32_t creation_of(tc_term t) { return tc_is_boxed(t) && tc_is_external(t) ? tc_external_node(t)->creation : 0; }
+
+/* NEW_PID_EXT, always (OTP 23 made 32-bit creations mandatory). */
+static void put_pid(emitter *e, tc_term t, unsigned minor)
+{
+    put8(e, NEW_PID_EXT);
+    put_node(e, t, minor);
+    put32(e, tc_is_pid(t) ? tc_pid_number(t) : tc_external_pid_number(t));
+    put32(e, tc_is_pid(t) ? tc_pid_serial(t) : tc_external_pid_serial(t));
+    put32(e, creation_of(t));
+}
+
+/* enc_term: V4_PORT_EXT when the number passes 28 bits (ERTS_MAX_V3_PORT_NUMBER), else
+ * NEW_PORT_EXT; NEWER_REFERENCE_EXT for every ref. */
+static void put_ident(emitter *e, tc_term t, unsigned minor)
+{
+    if (tc_is_any_pid(t)) {
+        put_pid(e, t, minor);
+    } else if (tc_is_any_port(t)) {
+        uint64_t num = tc_is_port(t) ? tc_port_number(t) : tc_external_port_number(t);
+        bool v4 = num >= (UINT64_C(1) << TC_PORT_NUMBER_BITS);
+        put8(e, v4 ? V4_PORT_EXT : NEW_PORT_EXT);
+        put_node(e, t, minor);
+        if (v4)
+            put32(e, num >> 32);
+        put32(e, num & 0xFFFFFFFFu);
+        put32(e, creation_of(t));
+    } else {
+        uint32_t num[TC_REF_MAX_NUMBERS];
+        size_t n = tc_ref_numbers(t, num);
+        put8(e, NEWER_REFERENCE_EXT);
+        put16(e, (unsigned)n);
+        put_node(e, t, minor);
+        put32(e, creation_of(t));
+        for (size_t i = 0; i < n; i++)
+            put32(e, num[i]);
+    }
+}
+
+/* EXPORT_EXT (module, function, arity as an integer), or NEW_FUN_EXT: its size, arity, uniq,
+ * index, free-variable count, module, old index and old uniq as integers, the creator pid,
+ * then the environment, after which the size is patched in. */
+static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned minor)
+{
+    size_t len;
+    const char *name;
+    if (!tc_fun_is_local(p)) {
+        const tc_export *x = tc_fun_export_of(p);
+        put8(e, EXPORT_EXT);
+        name = tc_atom_name(x->module, &len);
+        put_atom_text(e, name, len, minor);
+        name = tc_atom_name(x->function, &len);
+        put_atom_text(e, name, len, minor);
+        return put_integer(e, tc_make_small(x->arity));
+    }
+    const tc_fun_entry *fe = tc_fun_entry_of(p);
+    size_t nf = tc_fun_num_free(p);
+    put8(e, NEW_FUN_EXT);
+    size_t size_at = e->pos;
+    put32(e, 0);
+    put8(e, tc_fun_arity(p));
+    put_bytes(e, fe->uniq, sizeof fe->uniq);
+    put32(e, fe->index);
+    put32(e, nf);
+    name = tc_atom_name(fe->module, &len);
+    put_atom_text(e, name, len, minor);
+    tc_result r = put_integer(e, tc_make_small(fe->old_index));
+    if (r == TC_OK)
+        r = put_integer(e, tc_make_small(fe->old_uniq));
+    if (r != TC_OK)
+        return r;
+    put_pid(e, p[TC_FUN_CREATOR], minor);
+    if (!push(s, 2, (const tc_term[]){size_at, K_PATCH}))
+        return TC_ENOMEM;
+    if (nf > 0 && !push(s, 3, (const tc_term[]){word_of(&p[TC_FUN_ENV]), nf, K_ARRAY}))
+        return TC_ENOMEM;
+    return TC_OK;
+}
+
 /* Writes one term's header (or all of it, for a leaf) and queues its children. */
 static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 {
@@ -322,12 +433,8 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
         put8(e, NIL_EXT);
         return TC_OK;
     }
-    if (tc_is_pid(t)) {
-        put8(e, NEW_PID_EXT);
-        put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
-        put32(e, tc_pid_number(t));
-        put32(e, tc_pid_serial(t));
-        put32(e, 0); /* creation of a node that is not distributed */
+    if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
+        put_ident(e, t, minor);
         return TC_OK;
     }
     if (tc_is_list(t))
@@ -366,6 +473,8 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
         return put_bitstring(e, t);
+    case TC_SUBTAG_FUN:
+        return put_fun(e, s, p, minor);
     case TC_SUBTAG_MAP: {
         uint64_t n = tc_map_size(t);
         if (n > UINT32_MAX)
@@ -384,12 +493,24 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     }
 }
 
-/* Pops the next term to encode into *t; false when the walk is done. */
-static bool next_term(tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
+/* Pops the next term to encode into *t, patching fun sizes on the way; false when the walk
+ * is done. */
+static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
 {
-    if (tc_wstack_empty(s))
-        return false;
-    tc_term kind = tc_wstack_pop(s);
+    tc_term kind;
+    for (;;) {
+        if (tc_wstack_empty(s))
+            return false;
+        kind = tc_wstack_pop(s);
+        if (kind != K_PATCH)
+            break;
+        size_t at = (size_t)tc_wstack_pop(s);
+        if (writing(e, 0)) { /* the write pass, and the whole fun fitted */
+            uint64_t v = e->pos - at;
+            for (int k = 0; k < 4; k++)
+                e->buf[at + (size_t)k] = (unsigned char)(v >> (24 - 8 * k));
+        }
+    }
     if (kind == K_TERM) {
         *t = tc_wstack_pop(s);
     } else if (kind == K_CONS) {
@@ -422,7 +543,7 @@ static bool next_term(tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-
         } else if (!push_hamt_children(s, tc_boxed_val(child))) {
             *r = TC_ENOMEM;
         } else {
-            return next_term(s, t, r); /* a node has at least one child: one level deeper */
+            return next_term(e, s, t, r); /* a node has at least one child: one level deeper */
         }
     }
     return true;
@@ -436,7 +557,7 @@ static tc_result walk(tc_term t, unsigned minor, emitter *e)
     tc_result r = TC_OK;
     do
         r = put_term(e, &s, t, minor);
-    while (r == TC_OK && next_term(&s, &t, &r) && r == TC_OK);
+    while (r == TC_OK && next_term(e, &s, &t, &r) && r == TC_OK);
     tc_wstack_destroy(&s);
     return r;
 }
@@ -488,11 +609,12 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
 
 /* Open containers, four words each: kind, values still to come, index of the first value
  * on the value stack, offset of the container's tag. */
-enum { F_LIST, F_TUPLE, F_MAP };
+enum { F_LIST, F_TUPLE, F_MAP, F_FUN };
 enum { FR_KIND, FR_LEFT, FR_START, FR_AT, FRAME_WORDS };
 
 typedef struct decoder {
     const unsigned char *start, *p, *end;
+    const char *where; /* "byte", or "uncompressed byte" inside a COMPRESSED term */
     tc_alloc *a;
     tc_read_error *err;
     tc_result res;
@@ -509,7 +631,7 @@ TC_PRINTF(4, 5) static void record_failure(decoder *d, const unsigned char *at, 
     if (d->err) {
         size_t off = (size_t)(at - d->start);
         d->err->offset = off;
-        int k = snprintf(d->err->message, sizeof d->err->message, "byte %zu: ", off);
+        int k = snprintf(d->err->message, sizeof d->err->message, "%s %zu: ", d->where, off);
         va_list ap;
         va_start(ap, fmt);
         (void)vsnprintf(d->err->message + k, sizeof d->err->message - (size_t)k, fmt, ap); /* truncated is fine */
@@ -673,27 +795,205 @@ static bool decode_float(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
-static bool decode_pid(decoder *d, unsigned tag, const unsigned char *at, tc_term *out)
+/* The node of a pid, port or ref: NULL for this node (dec_is_this_node), else the entry of
+ * the remote node with one reference taken (dec_get_node); *ok false on an error. */
+static tc_node *decode_node(decoder *d, tc_term sysname, uint32_t creation, bool *ok)
 {
-    tc_term node;
-    if (!decode_atom(d, &node))
+    *ok = true;
+    if (tc_node_is_this(sysname, creation))
+        return NULL;
+    tc_node *n = tc_node_find_or_insert(sysname, creation);
+    if (!n)
+        *ok = oom(d);
+    return n;
+}
+
+/* NEW_PID_EXT and PID_EXT (8-bit creation, 0..3: is_tiny_creation). A local pid's number
+ * and serial must fit the VM's fields; a remote one's are taken as they come. */
+static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
+{
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
         return false;
     const unsigned char *id_at = d->p;
     if (!need(d, tag == NEW_PID_EXT ? 12 : 9, "a pid's ID, serial and creation"))
         return false;
     uint32_t number = get32(d), serial = get32(d);
     uint32_t creation = tag == NEW_PID_EXT ? get32(d) : get8(d);
+    if (tag == PID_EXT && creation > 3)
+        return fail_at(d, id_at + 8, TC_EPARSE, "PID_EXT creation %lu (a tiny creation is 0..3)", (unsigned long)creation);
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_pid(d->a, n, number, serial);
+        return built(d, *out);
+    }
     if (number >= PID_NUMBER_LIMIT)
         return fail_at(d, id_at, TC_ELIMIT, "pid process number %lu does not fit the VM's 28 bits",
                        (unsigned long)number);
-    size_t len;
-    const char *name = tc_atom_name(node, &len);
-    if (len != LOCAL_NODE_LEN || memcmp(name, local_node, len) != 0 || creation != 0)
-        return fail_at(d, at, TC_EUNSUPPORTED,
-                       "pid of node '%.*s' creation %lu: only local pids ('nonode@nohost', creation 0) are modelled",
-                       (int)(len > 64 ? 64 : len), name, (unsigned long)creation);
     *out = tc_make_pid(number, serial);
     return true;
+}
+
+/* V4_PORT_EXT (64-bit number), NEW_PORT_EXT, PORT_EXT (8-bit creation). */
+static bool decode_port(decoder *d, unsigned tag, tc_term *out)
+{
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
+        return false;
+    const unsigned char *id_at = d->p;
+    if (!need(d, tag == V4_PORT_EXT ? 12 : tag == NEW_PORT_EXT ? 8 : 5, "a port's ID and creation"))
+        return false;
+    uint64_t number = get32(d);
+    if (tag == V4_PORT_EXT)
+        number = number << 32 | get32(d);
+    uint32_t creation = tag == PORT_EXT ? get8(d) : get32(d);
+    if (tag == PORT_EXT && creation > 3)
+        return fail_at(d, d->p - 1, TC_EPARSE, "PORT_EXT creation %lu (a tiny creation is 0..3)", (unsigned long)creation);
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_port(d->a, n, number);
+        return built(d, *out);
+    }
+    if (number >= (UINT64_C(1) << TC_PORT_NUMBER_BITS))
+        return fail_at(d, id_at, TC_ELIMIT, "local port number %llu does not fit the VM's 28 bits",
+                       (unsigned long long)number);
+    *out = tc_make_port((uint32_t)number);
+    return true;
+}
+
+/* NEWER_REFERENCE_EXT (32-bit creation), NEW_REFERENCE_EXT (8-bit), REFERENCE_EXT (one
+ * number). dec_term's rules: at most 5 numbers; a local ref at most 3 (fewer are padded with
+ * zeros) and its number 0 below 2^18. termcopy also refuses a count of 0, which dec_term
+ * reads one number past. */
+static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    size_t count = 1;
+    if (tag != REFERENCE_EXT) {
+        if (!need(d, 2, "a reference's length"))
+            return false;
+        count = get16(d);
+        if (count == 0 || count > TC_REF_MAX_NUMBERS)
+            return fail_at(d, len_at, TC_EPARSE, "reference of %zu numbers (1..5)", count);
+    }
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
+        return false;
+    uint32_t creation = 0, num[TC_REF_MAX_NUMBERS] = {0};
+    if (tag == REFERENCE_EXT) {
+        if (!need(d, 5, "REFERENCE_EXT's ID and creation"))
+            return false;
+        num[0] = get32(d);
+        creation = get8(d);
+    } else {
+        if (!need(d, (tag == NEWER_REFERENCE_EXT ? 4 : 1) + 4 * count, "a reference's creation and numbers"))
+            return false;
+        creation = tag == NEWER_REFERENCE_EXT ? get32(d) : get8(d);
+        for (size_t i = 0; i < count; i++)
+            num[i] = get32(d);
+    }
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_ref(d->a, n, num, count);
+        return built(d, *out);
+    }
+    if (count > TC_REF_NUMBERS)
+        return fail_at(d, len_at, TC_EPARSE, "local reference of %zu numbers (this node makes 3)", count);
+    if (num[0] >= (UINT32_C(1) << 18))
+        return fail_at(d, len_at, TC_EPARSE, "local reference number 0 is %lu, past its 18 bits", (unsigned long)num[0]);
+    *out = tc_term_local_ref(d->a, num);
+    return built(d, *out);
+}
+
+/* An integer field of a fun that dec_term requires to be a small: SMALL_INTEGER_EXT or
+ * INTEGER_EXT here (a small written as a bignum, which dec_term would accept, is refused). */
+static bool decode_small_field(decoder *d, const char *what, int64_t *v)
+{
+    const unsigned char *at = d->p;
+    if (left(d) >= 2 && d->p[0] == SMALL_INTEGER_EXT) {
+        *v = d->p[1];
+        d->p += 2;
+        return true;
+    }
+    if (left(d) >= 5 && d->p[0] == INTEGER_EXT) {
+        d->p++;
+        *v = (int32_t)get32(d);
+        return true;
+    }
+    return fail_at(d, at, TC_EPARSE, "expected %s as SMALL_INTEGER_EXT or INTEGER_EXT", what);
+}
+
+/* EXPORT_EXT: module, function, a non-negative arity (a byte in the fun, MAX_ARG 255). */
+static bool decode_export(decoder *d, tc_term *out)
+{
+    tc_term m, f;
+    int64_t arity;
+    if (!decode_atom(d, &m) || !decode_atom(d, &f))
+        return false;
+    const unsigned char *at = d->p;
+    if (!decode_small_field(d, "EXPORT_EXT's arity", &arity))
+        return false;
+    if (arity < 0 || arity > TC_FUN_MAX_FREE)
+        return fail_at(d, at, arity < 0 ? TC_EPARSE : TC_ELIMIT, "EXPORT_EXT arity %lld (0..255)", (long long)arity);
+    tc_export *e = tc_export_get(m, f, (unsigned)arity);
+    if (!e)
+        return oom(d);
+    *out = tc_term_export_fun(d->a, e);
+    return built(d, *out);
+}
+
+static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at);
+
+/* NEW_FUN_EXT: the fun object is built (and linked) before its environment, as dec_term
+ * builds it, and the environment's values fill it when its frame closes. The size field is
+ * not checked (dec_term ignores it: OTP 23..25 can write it too large). */
+static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *opened)
+{
+    if (!need(d, 4 + 1 + 16 + 4 + 4, "NEW_FUN_EXT's fixed fields"))
+        return false;
+    d->p += 4;
+    unsigned arity = get8(d);
+    const unsigned char *uniq = d->p;
+    d->p += 16;
+    uint32_t index = get32(d);
+    const unsigned char *nf_at = d->p;
+    uint32_t num_free = get32(d);
+    if (num_free > TC_FUN_MAX_FREE)
+        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %ld (0..255)", (long)(int32_t)num_free);
+    if (!fits(d, nf_at, num_free, "NEW_FUN_EXT free variables"))
+        return false;
+    tc_term module, creator;
+    int64_t old_index, old_uniq;
+    if (!decode_atom(d, &module) || !decode_small_field(d, "NEW_FUN_EXT's old index", &old_index) ||
+        !decode_small_field(d, "NEW_FUN_EXT's old uniq", &old_uniq))
+        return false;
+    const unsigned char *pid_at = d->p;
+    if (left(d) == 0 || (d->p[0] != NEW_PID_EXT && d->p[0] != PID_EXT))
+        return fail_at(d, pid_at, TC_EPARSE, "expected NEW_FUN_EXT's creator pid (tag 88 or 103)");
+    if (!decode_pid(d, get8(d), &creator))
+        return false;
+    tc_fun_entry *fe = tc_fun_entry_put(module, (int32_t)old_uniq, (int32_t)old_index, uniq, index, arity);
+    if (!fe)
+        return oom(d);
+    *out = tc_term_local_fun(d->a, fe, creator, NULL, num_free);
+    if (!built(d, *out))
+        return false;
+    if (num_free == 0)
+        return true;
+    /* The environment is [] until the frame fills it; the fun sits below the frame. */
+    if (!tc_wstack_push(&d->vals, *out))
+        return oom(d);
+    *opened = true;
+    return open_frame(d, F_FUN, num_free, at);
 }
 
 static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
@@ -744,6 +1044,11 @@ static bool close_frame(decoder *d, tc_term *out)
         ok = built(d, *out = tc_term_list(d->a, v, n - 1, v[n - 1]));
     } else if (f[FR_KIND] == F_TUPLE) {
         ok = built(d, *out = tc_term_tuple(d->a, v, n));
+    } else if (f[FR_KIND] == F_FUN) {
+        *out = v[-1];
+        memcpy(&tc_boxed_val(*out)[TC_FUN_ENV], v, n * sizeof *v);
+        start--; /* the fun itself, pushed below the frame */
+        ok = true;
     } else if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
         tc_result r = tc_term_flatmap(d->a, v, n / 2, out);
         if (r != TC_OK)
@@ -844,19 +1149,21 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
         return decode_binary(d, tag, out);
     case NEW_PID_EXT:
     case PID_EXT:
-        return decode_pid(d, tag, at, out);
+        return decode_pid(d, tag, out);
     case NEW_PORT_EXT:
     case PORT_EXT:
     case V4_PORT_EXT:
-        return fail_at(d, at, TC_EUNSUPPORTED, "a port (tag %u): termcopy does not model ports", tag);
+        return decode_port(d, tag, out);
     case REFERENCE_EXT:
     case NEW_REFERENCE_EXT:
     case NEWER_REFERENCE_EXT:
-        return fail_at(d, at, TC_EUNSUPPORTED, "a reference (tag %u): termcopy does not model references", tag);
-    case NEW_FUN_EXT:
-    case FUN_EXT:
+        return decode_ref(d, tag, out);
     case EXPORT_EXT:
-        return fail_at(d, at, TC_EUNSUPPORTED, "a fun (tag %u): termcopy does not model funs", tag);
+        return decode_export(d, out);
+    case NEW_FUN_EXT:
+        return decode_fun(d, at, out, opened);
+    case FUN_EXT:
+        return fail_at(d, at, TC_EPARSE, "FUN_EXT (tag 117): the old fun format, which binary_to_term refuses since OTP 23");
     default:
         return fail_at(d, at, TC_EPARSE, "unknown or misplaced tag %u", tag);
     }
@@ -887,26 +1194,17 @@ static bool parse(decoder *d, tc_term *result)
     }
 }
 
-tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+/* The term in bytes[first..len) (first: just past the version byte), into a. */
+static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
+                             tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes, bytes + len, a, err, TC_OK, {0}, {0}};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
     tc_term v = TC_NON_VALUE;
-    if (len == 0) {
-        record_failure(&d, d.p, TC_EPARSE, "empty input (expected the version byte 131)");
-    } else if (bytes[0] != TC_EXT_VERSION) {
-        record_failure(&d, d.p, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
-    } else if (len > 1 && bytes[1] == COMPRESSED) {
-        d.p += 2;
-        if (need(&d, 4, "the compressed term's size"))
-            record_failure(&d, bytes + 1, TC_EUNSUPPORTED, "compressed term (tag 80): termcopy is built without zlib");
-    } else {
-        d.p++;
-        if (parse(&d, &v) && d.p != d.end)
-            record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
-    }
+    if (parse(&d, &v) && d.p != d.end)
+        record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
     tc_wstack_destroy(&d.vals);
     tc_wstack_destroy(&d.frames);
     if (d.res != TC_OK) {
@@ -915,4 +1213,123 @@ tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_
     }
     *out = v;
     return TC_OK;
+}
+
+/* One error before any term is built: the version byte or the COMPRESSED wrapper. */
+TC_PRINTF(4, 5) static tc_result header_error(tc_read_error *err, size_t at, tc_result r, const char *fmt, ...)
+{
+    if (err) {
+        err->offset = at;
+        int k = snprintf(err->message, sizeof err->message, "byte %zu: ", at);
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(err->message + k, sizeof err->message - (size_t)k, fmt, ap); /* truncated is fine */
+        va_end(ap);
+    }
+    return r;
+}
+
+/*
+ * COMPRESSED: the uncompressed size (4 bytes), then a zlib stream of exactly that many bytes
+ * (erts_binary2term_prepare inflates into a buffer of the declared size and fails unless it
+ * fills exactly). A declared size past what deflate can expand the stream to (1032:1, its
+ * best ratio, plus a margin for the zlib header) is refused before anything is allocated, so a
+ * lie costs no memory; a stream that inflates to more or fewer bytes is refused too.
+ */
+#define ZLIB_MAX_RATIO 1032u
+
+static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
+                                   tc_read_error *err)
+{
+    if (len < 6)
+        return header_error(err, 2, TC_EPARSE, "input ends inside the compressed term's size (4 bytes needed, %zu left)",
+                            len - 2);
+    uint64_t size = (uint64_t)bytes[2] << 24 | (uint64_t)bytes[3] << 16 | (uint64_t)bytes[4] << 8 | bytes[5];
+    size_t clen = len - 6;
+    if (size == 0)
+        return header_error(err, 2, TC_EPARSE, "compressed term declares 0 bytes uncompressed");
+    if (size > (uint64_t)clen * ZLIB_MAX_RATIO + 64)
+        return header_error(err, 2, TC_EPARSE,
+                            "compressed term declares %llu bytes uncompressed, more than zlib can expand its %zu "
+                            "bytes to",
+                            (unsigned long long)size, clen);
+    unsigned char *buf = tc_mem_alloc((size_t)size + 1);
+    if (!buf)
+        return header_error(err, 2, TC_ENOMEM, "out of memory for %llu uncompressed bytes", (unsigned long long)size);
+    buf[0] = TC_EXT_VERSION;
+    size_t got = 0;
+    int z = tc_zlib_inflate(bytes + 6, clen, buf + 1, (size_t)size, &got);
+    tc_result r;
+    if (z == 1)
+        r = header_error(err, 6, TC_EPARSE, "compressed term inflates past its declared %llu bytes",
+                         (unsigned long long)size);
+    else if (z == -2)
+        r = header_error(err, 6, TC_ENOMEM, "out of memory inflating the compressed term");
+    else if (z < 0)
+        r = header_error(err, 6, TC_EPARSE, "compressed term is not a valid zlib stream");
+    else if (got != size)
+        r = header_error(err, 2, TC_EPARSE, "compressed term declares %llu bytes but inflates to %zu",
+                         (unsigned long long)size, got);
+    else if (z == 2)
+        r = header_error(err, 6, TC_EPARSE, "bytes after the end of the zlib stream");
+    else
+        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", out, err);
+    tc_mem_free(buf);
+    return r;
+}
+
+tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+{
+    if (len == 0)
+        return header_error(err, 0, TC_EPARSE, "empty input (expected the version byte 131)");
+    if (bytes[0] != TC_EXT_VERSION)
+        return header_error(err, 0, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
+    if (len > 1 && bytes[1] == COMPRESSED)
+        return decode_compressed(a, bytes, len, out, err);
+    return decode_term(a, bytes, 1, len, "byte", out, err);
+}
+
+/* term_to_binary(T, [{compressed, Level}, {minor_version, M}]): the plain encoding, then
+ * deflate with an output limit of its length less 5 (erts_term_to_binary_simple gives zlib no
+ * more room than that, and the chunked path stops there too); the plain encoding when the
+ * stream does not fit, or the term is under 5 bytes. */
+tc_result tc_ext_encode_compressed(tc_term t, unsigned minor, int level, unsigned char **bytes, size_t *len)
+{
+    if (level < 0 || level > 9)
+        return TC_EBADARG;
+    unsigned char *plain;
+    size_t n;
+    tc_result r = tc_ext_encode(t, minor, &plain, &n);
+    if (r != TC_OK || level == 0 || n - 1 < 5)
+        goto plain_out;
+    size_t cap = n - 1 - 5;
+    unsigned char *z = tc_mem_alloc(6 + cap);
+    if (!z) {
+        tc_mem_free(plain);
+        return TC_ENOMEM;
+    }
+    size_t zlen;
+    int zr = tc_zlib_deflate(plain + 1, n - 1, level, z + 6, cap, &zlen);
+    if (zr < 0) {
+        tc_mem_free(z);
+        tc_mem_free(plain);
+        return TC_ENOMEM;
+    }
+    if (zr == 0) {
+        z[0] = TC_EXT_VERSION;
+        z[1] = COMPRESSED;
+        for (int k = 0; k < 4; k++)
+            z[2 + k] = (unsigned char)((n - 1) >> (24 - 8 * k));
+        tc_mem_free(plain);
+        *bytes = z;
+        *len = 6 + zlen;
+        return TC_OK;
+    }
+    tc_mem_free(z);
+plain_out:
+    if (r == TC_OK) {
+        *bytes = plain;
+        *len = n;
+    }
+    return r;
 }

@@ -2,6 +2,8 @@
 
 #include "binary.h"
 #include "flatmap.h"
+#include "fun.h"
+#include "ident.h"
 #include "layout.h"
 #include "wstack.h"
 
@@ -114,6 +116,41 @@ tc_result tc_term_hash(tc_term t, uint64_t *hval)
                     s.base[s.n++] = tc_flatmap_values(x)[i];
                 break;
             }
+            case TC_SUBTAG_REF:
+            case TC_SUBTAG_EXTERNAL_REF: {
+                /* The numbers with zero top ones dropped, as =:= ignores them, and the node. */
+                uint32_t num[TC_REF_MAX_NUMBERS];
+                size_t k = tc_ref_numbers(x, num);
+                while (k > 1 && num[k - 1] == 0)
+                    k--;
+                h = mix(h, 'R' ^ (k << 8));
+                for (size_t i = 0; i < k; i++)
+                    h = mix(h, num[i]);
+                if (tc_header_subtag(p[0]) == TC_SUBTAG_EXTERNAL_REF)
+                    h = mix(mix(h, tc_external_node(x)->sysname), tc_external_node(x)->creation);
+                break;
+            }
+            case TC_SUBTAG_EXTERNAL_PID:
+            case TC_SUBTAG_EXTERNAL_PORT:
+                h = mix(mix(h, p[0]), p[TC_EXT_DATA]);
+                h = mix(mix(h, tc_external_node(x)->sysname), tc_external_node(x)->creation);
+                break;
+            case TC_SUBTAG_FUN:
+                /* What =:= compares: module, index and old_uniq of a local fun (or the one
+                 * export entry of M:F/A), then the environment. */
+                if (tc_fun_is_local(p)) {
+                    const tc_fun_entry *fe = tc_fun_entry_of(p);
+                    h = mix(mix(mix(h, fe->module), fe->index), (uint32_t)fe->old_uniq);
+                } else {
+                    h = mix(mix(h, 'F'), p[TC_FUN_ENTRY]);
+                }
+                if (!tc_wstack_reserve(&s, tc_fun_num_free(p))) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                for (size_t i = 0; i < tc_fun_num_free(p); i++)
+                    s.base[s.n++] = p[TC_FUN_ENV + i];
+                break;
             default: /* kinds the model does not build: the kind alone */
                 h = mix(h, tc_header_subtag(p[0]));
                 break;

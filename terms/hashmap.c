@@ -5,6 +5,8 @@
 #include "binary.h"
 #include "compare.h"
 #include "flatmap.h"
+#include "fun.h"
+#include "ident.h"
 #include "layout.h"
 #include "wstack.h"
 
@@ -12,15 +14,22 @@
 
 #define HCONST 0x9e3779b9u
 #define HCONST_4 0x78dde6e4u
+#define HCONST_5 0x1715609du
+#define HCONST_6 0xb54cda56u
+#define HCONST_7 0x5384540fu
+#define HCONST_8 0xf1bbcdc8u
 #define HCONST_9 0x8ff34781u
 #define HCONST_10 0x2e2ac13au
 #define HCONST_11 0xcc623af3u
 #define HCONST_12 0x6a99b4acu
 #define HCONST_13 0x08d12e65u
+#define HCONST_14 0xa708a81eu
 #define HCONST_15 0x454021d7u
 #define HCONST_16 0xe3779b90u
 #define HCONST_17 0x81af1549u
 #define HCONST_18 0x1fe68f02u
+#define HCONST_20 0x5c558274u
+#define HCONST_21 0xfa8cfc2du
 #define HCONST_22 0x98c475e6u
 #define INTERNAL_HASH_SALT 3432918353u
 
@@ -209,6 +218,57 @@ tc_result tc_map_hash(tc_term key, unsigned level, uint32_t *out)
                 uint64_t bits = tc_float_val(t) == 0.0 ? 0 : p[1]; /* -0.0 hashes as 0.0 */
                 hash2(&hash, (uint32_t)bits, (uint32_t)(bits >> 32), HCONST_12);
                 break;
+            }
+            case TC_SUBTAG_REF: {
+                uint32_t num[TC_REF_MAX_NUMBERS];
+                (void)tc_ref_numbers(t, num); /* an ordinary ref has 3 */
+                hash2(&hash, num[0], 0, HCONST_7);
+                hash2(&hash, num[1], num[2], HCONST_8);
+                break;
+            }
+            case TC_SUBTAG_EXTERNAL_REF: {
+                /* The node by its entry's address, as the VM's POINTER_HASH: instance-specific */
+                uint32_t num[TC_REF_MAX_NUMBERS];
+                size_t n = tc_ref_numbers(t, num);
+                uintptr_t node = (uintptr_t)tc_external_node(t);
+                hash2(&hash, (uint32_t)node, (uint32_t)((uint64_t)node >> 32), HCONST_7);
+                hash2(&hash, n > 0 ? num[0] : 0, 0, HCONST_7);
+                hash2(&hash, n > 1 ? num[1] : 0, n > 2 ? num[2] : 0, HCONST_8);
+                break;
+            }
+            case TC_SUBTAG_EXTERNAL_PID:
+            case TC_SUBTAG_EXTERNAL_PORT: {
+                bool pid = tc_header_subtag(h) == TC_SUBTAG_EXTERNAL_PID;
+                uint32_t con = pid ? HCONST_5 : HCONST_6;
+                uintptr_t node = (uintptr_t)tc_external_node(t);
+                hash2(&hash, (uint32_t)node, (uint32_t)((uint64_t)node >> 32), con);
+                if (pid)
+                    hash2(&hash, tc_external_pid_number(t), tc_external_pid_serial(t), con);
+                else
+                    hash2(&hash, (uint32_t)tc_external_port_number(t), (uint32_t)(tc_external_port_number(t) >> 32), con);
+                break;
+            }
+            case TC_SUBTAG_FUN: {
+                if (!tc_fun_is_local(p)) { /* the export entry's address: instance-specific */
+                    uintptr_t e = (uintptr_t)tc_fun_export_of(p);
+                    hash2(&hash, (uint32_t)e, (uint32_t)((uint64_t)e >> 32), HCONST_14);
+                    break;
+                }
+                const tc_fun_entry *fe = tc_fun_entry_of(p);
+                size_t nf = tc_fun_num_free(p);
+                /* the module as an atom word, like any atom key: instance-specific */
+                hash2(&hash, (uint32_t)nf, (uint32_t)fe->module, HCONST_20);
+                hash2(&hash, fe->index, (uint32_t)fe->old_uniq, HCONST_21);
+                if (nf == 0)
+                    break;
+                if (!tc_wstack_reserve(&s, nf)) {
+                    r = TC_ENOMEM;
+                    goto done;
+                }
+                for (size_t i = nf; i > 1; i--) /* the first free variable is hashed first */
+                    s.base[s.n++] = p[TC_FUN_ENV + i - 1];
+                t = p[TC_FUN_ENV];
+                continue;
             }
             default:
                 r = TC_EUNSUPPORTED;

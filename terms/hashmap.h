@@ -18,7 +18,10 @@
  * word, so an atom key hashes by its atom-table index. termcopy's indices are its own
  * (atom.h): a map keyed by atoms (or by terms holding atoms) has the shape the VM gives for
  * the same indices, which is a different VM's atom table than the one `erl` starts with.
- * Integer, float, string, binary and tuple-of-those keys hash exactly as the VM's.
+ * The same holds for what the VM hashes by an address (POINTER_HASH): a remote pid's, port's
+ * or ref's node entry and an export fun's entry hash by termcopy's entries, and a local fun
+ * by its module's atom word. Integer, float, string, binary, local-ref and tuple-of-those
+ * keys hash exactly as the VM's.
  * Construction refuses (TC_EUNSUPPORTED) keys whose hashes agree on 128 bits, where the VM
  * would salt past level 3 (`ASSERT(lvl < 32)`).
  */

@@ -6,8 +6,9 @@
  *
  * An area (a heap, a fragment, a stored object) is a sequence of cons cells and boxed
  * objects. Walked word by word, a header is followed by words that are not terms, except a
- * tuple's elements, a flatmap's keys tuple and values, a HAMT node's children, and a sub
- * binary's last word (orig):
+ * tuple's elements, a flatmap's keys tuple and values, a HAMT node's children, a sub
+ * binary's last word (orig), and a fun's creator and environment (the words after its 3
+ * counted ones):
  * those are left for the walk to read as terms, which is why a sub binary's arity is two
  * less than its size, as in erts. Every walk over an area in termcopy (the GC's scan and
  * relocation, copy_struct's scan, copy_shallow, the verifier) steps with
@@ -69,6 +70,7 @@ static inline size_t tc_layout_words(tc_term h, const tc_term *hp)
     switch (tc_header_subtag(h)) {
     case TC_SUBTAG_MAP: return tc_layout_map_words(h, hp);
     case TC_SUBTAG_SUB_BINARY: return 2 + (size_t)tc_header_arity(h);
+    case TC_SUBTAG_FUN: return TC_FUN_SIZE + tc_fun_num_free(hp); /* creator and env follow */
     default: return 1 + (size_t)tc_header_arity(h);
     }
 }

@@ -7,7 +7,9 @@
 #include "atom.h"
 #include "bignum.h"
 #include "binary.h"
+#include "fun.h"
 #include "hashmap.h"
+#include "ident.h"
 #include "wstack.h"
 
 typedef struct strbuf {
@@ -229,6 +231,76 @@ static void put_bitstring(strbuf *b, tc_term t)
     put(b, ">>", 2);
 }
 
+/* erl_printf_term.c: a remote node's pid, port or ref names it by its dist channel, the
+ * atom index of its name (dist_entry_channel_no); this node is channel 0. */
+static uint64_t channel_of(tc_term t)
+{
+    return tc_is_external(t) ? tc_atom_index(tc_external_node(t)->sysname) : 0;
+}
+
+static void put_signed(strbuf *b, int64_t v)
+{
+    char tmp[24];
+    (void)snprintf(tmp, sizeof tmp, "%lld", (long long)v); /* 20 bytes at most */
+    puts_(b, tmp);
+}
+
+/* Pids, ports, refs and funs as erlang:pid_to_list, port_to_list, ref_to_list and
+ * fun_to_list write them (io_lib:write calls them): <C.N.S>, #Port<C.N>, #Ref<C.nk..n0>,
+ * `fun M:F/A` and #Fun<Module.OldIndex.OldUniq>. */
+static bool put_ident(strbuf *b, tc_term t)
+{
+    if (tc_is_any_pid(t)) {
+        put(b, "<", 1);
+        put_u64(b, channel_of(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_pid(t) ? tc_pid_number(t) : tc_external_pid_number(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_pid(t) ? tc_pid_serial(t) : tc_external_pid_serial(t));
+        put(b, ">", 1);
+    } else if (tc_is_any_port(t)) {
+        put(b, "#Port<", 6);
+        put_u64(b, channel_of(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_port(t) ? tc_port_number(t) : tc_external_port_number(t));
+        put(b, ">", 1);
+    } else if (tc_is_any_ref(t)) {
+        uint32_t num[TC_REF_MAX_NUMBERS];
+        put(b, "#Ref<", 5);
+        put_u64(b, channel_of(t));
+        for (size_t i = tc_ref_numbers(t, num); i-- > 0;) {
+            put(b, ".", 1);
+            put_u64(b, num[i]);
+        }
+        put(b, ">", 1);
+    } else if (tc_is_fun(t)) {
+        const tc_term *p = tc_boxed_val(t);
+        if (tc_fun_is_local(p)) {
+            const tc_fun_entry *fe = tc_fun_entry_of(p);
+            size_t len;
+            const char *name = tc_atom_name(fe->module, &len);
+            put(b, "#Fun<", 5);
+            put(b, name, len);
+            put(b, ".", 1);
+            put_signed(b, fe->old_index);
+            put(b, ".", 1);
+            put_signed(b, fe->old_uniq);
+            put(b, ">", 1);
+        } else {
+            const tc_export *e = tc_fun_export_of(p);
+            put(b, "fun ", 4);
+            put_atom(b, e->module);
+            put(b, ":", 1);
+            put_atom(b, e->function);
+            put(b, "/", 1);
+            put_u64(b, e->arity);
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
 static bool put_scalar(strbuf *b, tc_term t)
 {
     if (tc_is_small(t)) {
@@ -239,16 +311,8 @@ static bool put_scalar(strbuf *b, tc_term t)
         put_atom(b, t);
     } else if (tc_is_nil(t)) {
         put(b, "[]", 2);
-    } else if (tc_is_pid(t)) {
-        put(b, "<0.", 3);
-        put_u64(b, tc_pid_number(t));
-        put(b, ".", 1);
-        put_u64(b, tc_pid_serial(t));
-        put(b, ">", 1);
-    } else if (tc_is_port(t)) {
-        put(b, "#Port<0.", 8);
-        put_u64(b, t >> TC_TAG_IMMED1_SIZE);
-        put(b, ">", 1);
+    } else if (put_ident(b, t)) {
+        return true;
     } else if (tc_is_float(t)) {
         char tmp[40];
         put(b, tmp, tc_float_format(tc_float_val(t), tmp));

@@ -10,7 +10,9 @@
 #include "bignum.h"
 #include "binary.h"
 #include "flatmap.h"
+#include "fun.h"
 #include "hashmap.h"
+#include "ident.h"
 #include "wstack.h"
 
 /* Containers being read: a frame is (kind | state << 8, index of its first value). */
@@ -428,7 +430,9 @@ static bool read_pid(reader *r, tc_term *out)
     if (!read_decimal_u64(r, UINT32_MAX, &node, "a pid's node number"))
         return false;
     if (node != 0)
-        return fail_at(r, at, TC_EUNSUPPORTED, "only local pids <0.N.S> are modelled");
+        return fail_at(r, at, TC_EUNSUPPORTED,
+                       "a remote pid's text names its node by the VM's dist channel number, which text cannot "
+                       "resolve (list_to_pid/1 refuses it unless connected); give its external bytes with --ext");
     if (peek(r) != '.')
         return expected(r, "'.' in a pid");
     r->p++;
@@ -444,6 +448,102 @@ static bool read_pid(reader *r, tc_term *out)
     r->p++;
     *out = tc_make_pid((uint32_t)num, (uint32_t)serial);
     return true;
+}
+
+/* A prefix that must be there, as in "#Ref<". */
+static bool accept(reader *r, const char *text)
+{
+    size_t n = strlen(text);
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, text, n) != 0)
+        return false;
+    r->p += n;
+    return true;
+}
+
+/* #Ref<0.A.B.C> and #Port<0.N>, as ref_to_list and port_to_list write a local one (and
+ * list_to_ref, list_to_port read it); a remote one, and a fun's #Fun<...>, cannot be built
+ * from its text. */
+static bool read_hash_ident(reader *r, tc_term *out)
+{
+    const unsigned char *at = r->p;
+    if (accept(r, "#Fun<"))
+        return fail_at(r, at, TC_EUNSUPPORTED,
+                       "a fun's text #Fun<...> does not hold its code or free variables; give the fun's "
+                       "external bytes (term_to_binary) with --ext");
+    bool ref = accept(r, "#Ref<");
+    if (!ref && !accept(r, "#Port<")) {
+        r->p++;
+        return expected(r, "'{', 'Ref<' or 'Port<' after '#'");
+    }
+    uint64_t node = 0, num[TC_REF_NUMBERS] = {0};
+    if (!read_decimal_u64(r, UINT32_MAX, &node, ref ? "a reference's node number" : "a port's node number"))
+        return false;
+    if (node != 0)
+        return fail_at(r, at, TC_EUNSUPPORTED,
+                       "a remote %s's text names its node by the VM's dist channel number, which text cannot "
+                       "resolve; give its external bytes with --ext", ref ? "reference" : "port");
+    size_t n = ref ? TC_REF_NUMBERS : 1;
+    for (size_t i = 0; i < n; i++) {
+        if (peek(r) != '.')
+            return expected(r, ref ? "'.' in a reference" : "'.' in a port");
+        r->p++;
+        /* Printed most significant first; number 0 (printed last) has 18 bits, as
+         * binary_to_term insists for a local ref, and a port number 28. */
+        uint64_t max = !ref ? (UINT64_C(1) << TC_PORT_NUMBER_BITS) - 1 : i == n - 1 ? (UINT64_C(1) << 18) - 1 : UINT32_MAX;
+        if (!read_decimal_u64(r, max, &num[n - 1 - i], ref ? "a reference number" : "a port number"))
+            return false;
+    }
+    if (peek(r) != '>')
+        return expected(r, ref ? "'>' closing a reference" : "'>' closing a port");
+    r->p++;
+    if (!ref) {
+        *out = tc_make_port((uint32_t)num[0]);
+        return true;
+    }
+    uint32_t n32[TC_REF_NUMBERS] = {(uint32_t)num[0], (uint32_t)num[1], (uint32_t)num[2]};
+    *out = tc_term_local_ref(r->a, n32);
+    return *out != TC_NON_VALUE || oom(r);
+}
+
+static bool read_any_atom(reader *r, tc_term *out);
+
+/* fun M:F/A, as fun_to_list writes an export fun. */
+static bool read_export_fun(reader *r, tc_term *out)
+{
+    r->p += 3;
+    tc_term m, f;
+    uint64_t arity = 0;
+    skip_ws(r);
+    if (!read_any_atom(r, &m))
+        return false;
+    skip_ws(r);
+    if (peek(r) != ':')
+        return expected(r, "':' in fun M:F/A");
+    r->p++;
+    skip_ws(r);
+    if (!read_any_atom(r, &f))
+        return false;
+    skip_ws(r);
+    if (peek(r) != '/')
+        return expected(r, "'/' in fun M:F/A");
+    r->p++;
+    skip_ws(r);
+    if (!read_decimal_u64(r, TC_FUN_MAX_FREE, &arity, "a fun's arity"))
+        return false;
+    tc_export *e = tc_export_get(m, f, (unsigned)arity);
+    *out = e ? tc_term_export_fun(r->a, e) : TC_NON_VALUE;
+    return *out != TC_NON_VALUE || oom(r);
+}
+
+static bool read_any_atom(reader *r, tc_term *out)
+{
+    if (peek(r) == '\'')
+        return read_quoted_atom(r, out);
+    const unsigned char *q = r->p;
+    long u = at_end(r) ? -1 : tc_utf8_decode(&q, r->end);
+    if (u >= 0 && tc_atom_is_lower_start(u))
+        return read_bare_atom(r, out);
+    return expected(r, "an atom");
 }
 
 /* ---- binaries -------------------------------------------------------------------------- */
@@ -631,6 +731,9 @@ static bool read_scalar(reader *r, tc_term *out)
         return peek_at(r, 1) == '<' ? read_binary(r, out) : read_pid(r, out);
     if (c == '$' || c == '-' || c == '+' || (c >= '0' && c <= '9'))
         return read_number(r, out);
+    if (c == 'f' && peek_at(r, 1) == 'u' && peek_at(r, 2) == 'n' &&
+        (peek_at(r, 3) == ' ' || peek_at(r, 3) == '\t' || peek_at(r, 3) == '\n'))
+        return read_export_fun(r, out);
     const unsigned char *q = r->p;
     long u = at_end(r) ? -1 : tc_utf8_decode(&q, r->end);
     if (u >= 0 && tc_atom_is_lower_start(u))
@@ -704,8 +807,8 @@ static bool parse(reader *r, tc_term *result)
             else if (tc_term_flatmap(r->a, NULL, 0, &v) != TC_OK)
                 return oom(r);
         } else if (c == '#') {
-            r->p++;
-            return expected(r, "'{' after '#'");
+            if (!read_hash_ident(r, &v))
+                return false;
         } else if (!read_scalar(r, &v)) {
             return false;
         }

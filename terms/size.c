@@ -25,8 +25,8 @@ uint64_t tc_sub_binary_copy_size(const tc_term *sb)
 }
 
 /* One walk for all sizes: `seen` NULL counts every reach, else each object once; objects
- * in [lit_lo, lit_hi) are literals and count 0. */
-static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, const tc_term *lit_hi,
+ * in [lit_lo, lit_hi) are literals and count 0; `creators`: a local fun's creator counts. */
+static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, const tc_term *lit_hi, bool creators,
                            uint64_t *words)
 {
     tc_wstack s;
@@ -88,6 +88,21 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                 case TC_SUBTAG_SUB_BINARY:
                     sum += tc_sub_binary_copy_size(p);
                     break;
+                case TC_SUBTAG_FUN: {
+                    /* ErlFunThing: its words, then the environment and (flat only, see
+                     * size.h) the creator as terms. */
+                    size_t nf = tc_fun_num_free(p);
+                    sum += TC_FUN_SIZE + nf;
+                    for (size_t i = 0; i < nf; i++)
+                        if (!tc_is_immed(p[TC_FUN_ENV + i]) && !tc_wstack_push(&s, p[TC_FUN_ENV + i])) {
+                            r = TC_ENOMEM;
+                            goto done;
+                        }
+                    if (!creators)
+                        break;
+                    t = p[TC_FUN_CREATOR];
+                    continue;
+                }
                 default:
                     sum += 1 + arity;
                     break;
@@ -105,18 +120,21 @@ done:
     return r;
 }
 
-tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, NULL, NULL, words); }
+tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, NULL, NULL, true, words); }
 
 tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end, uint64_t *words)
 {
-    return walk_size(t, NULL, lit_start, lit_end, words);
+    return walk_size(t, NULL, lit_start, lit_end, true, words);
 }
 
-tc_result tc_term_shared_size(tc_term t, uint64_t *words)
+static tc_result shared_walk(tc_term t, bool creators, uint64_t *words)
 {
     tc_ptrset seen;
     tc_ptrset_init(&seen);
-    tc_result r = walk_size(t, &seen, NULL, NULL, words);
+    tc_result r = walk_size(t, &seen, NULL, NULL, creators, words);
     tc_ptrset_destroy(&seen);
     return r;
 }
+
+tc_result tc_term_shared_size(tc_term t, uint64_t *words) { return shared_walk(t, false, words); }
+tc_result tc_term_shared_copy_size(tc_term t, uint64_t *words) { return shared_walk(t, true, words); }

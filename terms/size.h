@@ -5,7 +5,11 @@
  * ETS insert) allocates: a subterm reached twice is counted twice. Shared size is
  * `erts_debug:size/1`: each object once. Both count what a copy would produce, so a sub
  * binary counts its flattened form, and the shared `{}` counts 0. Both walk with an
- * explicit stack.
+ * explicit stack. erts_debug:size/1 is Erlang code (kernel's erts_debug.erl fun_size): a
+ * local fun counts its words and its environment but not its creator, so the shared size
+ * of a fun made on another node (an external pid as creator) is 4 words less than what
+ * copy.c's size_shared, and copy_shared, count. tc_term_shared_size follows
+ * erts_debug:size/1; tc_term_shared_copy_size is size_shared, the words copy_shared takes.
  */
 #ifndef TC_SIZE_H
 #define TC_SIZE_H
@@ -16,6 +20,7 @@ TC_BEGIN_DECLS
 
 tc_result tc_term_flat_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 tc_result tc_term_shared_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
+tc_result tc_term_shared_copy_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 /* size_object_litopt: the flat size with objects in [lit_start, lit_end) counted 0, as the
  * modern send sizes a message whose literal subterms it will not copy. */
 tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end,

@@ -6,7 +6,9 @@
 #include "bignum.h"
 #include "binary.h"
 #include "compare.h"
+#include "fun.h"
 #include "hashmap.h"
+#include "ident.h"
 #include "ptrset.h"
 #include "wstack.h"
 
@@ -230,6 +232,27 @@ bool tc_term_verify(tc_term t, const char **why_out)
                     s.base[s.n++] = keys;
                     for (uint64_t i = 0; i < n; i++)
                         s.base[s.n++] = p[3 + i];
+                    break;
+                }
+                case TC_SUBTAG_REF:
+                case TC_SUBTAG_EXTERNAL_PID:
+                case TC_SUBTAG_EXTERNAL_PORT:
+                case TC_SUBTAG_EXTERNAL_REF: {
+                    const char *e = tc_ident_check(p);
+                    if (e)
+                        FAIL(e);
+                    break;
+                }
+                case TC_SUBTAG_FUN: {
+                    const char *e = tc_fun_check(p);
+                    if (e)
+                        FAIL(e);
+                    size_t nf = tc_fun_num_free(p);
+                    if (!tc_wstack_reserve(&s, nf + 1))
+                        FAIL("out of memory while verifying");
+                    s.base[s.n++] = p[TC_FUN_CREATOR];
+                    for (size_t i = 0; i < nf; i++)
+                        s.base[s.n++] = p[TC_FUN_ENV + i];
                     break;
                 }
                 default:

@@ -19,6 +19,14 @@
  *   HAMT head   2+k   [MAP head header (bitmap of k slots, or array: k = 16), n, k children]
  *   HAMT node   1+k   [MAP node header (bitmap of k slots), k children]; a child is another
  *                     node, or a list word to a cons [Key | Value] (2 words): hashmap.h
+ *   local ref      3   [REF 2, 0xFFFFFFFF | num0 << 32, num1 | num2 << 32]   (ErtsORefThing)
+ *   external pid   4   [EXTERNAL_PID 3, node*, next, num | serial << 32]      (ExternalThing)
+ *   external port  4   [EXTERNAL_PORT 3, node*, next, 64-bit number]
+ *   external ref 3+d   [EXTERNAL_REF 2+d, node*, next, count | num0 << 32, num1 | num2 << 32, ..]
+ *                      d = count/2 + 1 words: the 32-bit count, then the numbers, zero-padded
+ *   fun          5+f   [FUN 3, entry*, next, arity | num_free << 8, creator, env1..envf]
+ *                      (ErlFunThing; an export fun `fun M:F/A` has f = 0, creator 'external',
+ *                      entry* its export entry, next NULL, and is on no off-heap list)
  *
  * Pointers are 8-byte aligned; bit 2 (erts' TAG_LITERAL_PTR on some builds) is never used:
  * literal membership is decided by address range, as on builds with a reserved literal
@@ -137,6 +145,24 @@ static inline unsigned tc_map_header_bitmap(tc_term h)
 #define TC_HEAP_BIN_SIZE(bytes) (2u + ((size_t)(bytes) + TC_WORD_BYTES - 1) / TC_WORD_BYTES)
 #define TC_TUPLE_SIZE(arity) ((arity) == 0 ? 0u : 1u + (size_t)(arity))
 #define TC_FLATMAP_SIZE(n) (3u + (size_t)(n) + TC_TUPLE_SIZE(n))
+/* erl_term.h ERTS_REF_THING_SIZE, EXTERNAL_THING_HEAD_SIZE, EXTERNAL_PID_HEAP_SIZE and
+ * make_external_ref_header (64-bit: the 32-bit count and the numbers, rounded up to words);
+ * erl_fun.h ERL_FUN_SIZE and HEADER_FUN (arity ERL_FUN_SIZE - 2: creator and env are terms). */
+#define TC_REF_THING_SIZE 3u
+#define TC_REF_NUMBERS 3u
+#define TC_REF_MAX_NUMBERS 5u /* ERTS_MAX_REF_NUMBERS */
+#define TC_ORDINARY_REF_MARKER UINT64_C(0xFFFFFFFF)
+#define TC_EXTERNAL_THING_HEAD_SIZE 3u
+#define TC_EXTERNAL_PID_SIZE 4u
+#define TC_EXTERNAL_PORT_SIZE 4u
+#define TC_EXTERNAL_REF_SIZE(count) (TC_EXTERNAL_THING_HEAD_SIZE + (size_t)(count) / 2 + 1)
+#define TC_FUN_SIZE 5u
+#define TC_FUN_HEADER TC_MAKE_HEADER(TC_FUN_SIZE - 2, TC_SUBTAG_FUN)
+#define TC_FUN_MAX_FREE 255u /* MAX_ARG: num_free and arity are bytes */
+/* Word offsets of the things above (the off-heap link `next` is word 2 in every one, as in
+ * erts' struct erl_off_heap_header). */
+enum { TC_EXT_NODE = 1, TC_OH_NEXT = 2, TC_EXT_DATA = 3 };
+enum { TC_FUN_ENTRY = 1, TC_FUN_ARITY_FREE = 3, TC_FUN_CREATOR = 4, TC_FUN_ENV = 5 };
 #define TC_MAX_ATOM_CHARACTERS 255u
 
 /* ---- primary tag ---------------------------------------------------------------------- */
@@ -198,6 +224,19 @@ static inline uint32_t tc_pid_serial(tc_term t)
     return (uint32_t)(t >> (TC_TAG_IMMED1_SIZE + TC_PID_NUMBER_BITS));
 }
 
+/*
+ * Local port #Port<0.N>: the data field holds the port number (28 bits, _PORT_NUM_SIZE).
+ * Where termcopy differs: the VM's pid and port words (erts_ptab_make_id) put the process
+ * or port table index in the high 32 bits; termcopy keeps the number and serial in place.
+ * No size, order, text or external byte depends on it.
+ */
+#define TC_PORT_NUMBER_BITS 28
+static inline tc_term tc_make_port(uint32_t number)
+{
+    return ((uint64_t)number << TC_TAG_IMMED1_SIZE) | TC_TAG_IMMED1_PORT;
+}
+static inline uint32_t tc_port_number(tc_term t) { return (uint32_t)(t >> TC_TAG_IMMED1_SIZE); }
+
 /* ---- headers -------------------------------------------------------------------------- */
 
 static inline uint64_t tc_header_arity(tc_term h) { return h >> TC_HEADER_ARITY_OFFS; }
@@ -224,6 +263,17 @@ static inline bool tc_is_bitstring(tc_term t)
     return s == TC_SUBTAG_REFC_BINARY || s == TC_SUBTAG_HEAP_BINARY || s == TC_SUBTAG_SUB_BINARY;
 }
 static inline bool tc_is_map(tc_term t) { return tc_is_boxed(t) && tc_boxed_subtag(t) == TC_SUBTAG_MAP; }
+static inline bool tc_is_fun(tc_term t) { return tc_is_boxed(t) && tc_boxed_subtag(t) == TC_SUBTAG_FUN; }
+static inline bool tc_is_local_ref(tc_term t) { return tc_is_boxed(t) && tc_boxed_subtag(t) == TC_SUBTAG_REF; }
+/* An external pid, port or ref: a thing with a node pointer, on the off-heap list. */
+static inline bool tc_header_is_external(tc_term h)
+{
+    unsigned s = tc_header_subtag(h);
+    return s == TC_SUBTAG_EXTERNAL_PID || s == TC_SUBTAG_EXTERNAL_PORT || s == TC_SUBTAG_EXTERNAL_REF;
+}
+static inline bool tc_is_external(tc_term t) { return tc_is_boxed(t) && tc_header_is_external(tc_boxed_val(t)[0]); }
+/* Free variables of the fun object at p. */
+static inline size_t tc_fun_num_free(const tc_term *p) { return (size_t)((p[TC_FUN_ARITY_FREE] >> 8) & 0xFF); }
 
 static inline uint64_t tc_tuple_arity(tc_term t) { return tc_header_arity(tc_boxed_val(t)[0]); }
 /* Element i, 1-based as in element/2. */
@@ -284,8 +334,8 @@ tc_term tc_term_list(tc_alloc *a, const tc_term *elems, size_t n, tc_term tail);
 
 /*
  * Checks one term graph against the rules above: tags known, headers well formed, bignums
- * normalised, binary sizes consistent, flatmap keys sorted and unique, atoms in the table.
- * Walks iteratively; returns false and says why in `why` (may be NULL).
+ * normalised, binary sizes consistent, flatmap keys sorted and unique, atoms in the table,
+ * references, external things and funs as tc_ident_check and tc_fun_check see them. Walks iteratively; returns false and says why in `why` (may be NULL).
  */
 bool tc_term_verify(tc_term t, const char **why);
 

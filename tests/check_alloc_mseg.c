@@ -1,7 +1,9 @@
 /*
  * The memory source: which carrier a block lands in, the segment cache (hits, misses,
- * eviction, bad-fit splitting), the sbc realloc keep/remap rule, blocks crossing sbct,
- * first-touch faults of fresh carriers against recycled ones, and injected failures.
+ * eviction, bad-fit splitting, newest first good fit, the strict bound), the sbc realloc
+ * keep/remap rule in its 16 KiB unit and asbcst, blocks crossing sbct, the instances and
+ * their own caches, first-touch faults of fresh carriers against recycled ones, and
+ * injected failures.
  */
 #include <string.h>
 
@@ -27,6 +29,12 @@ START_TEST(defaults)
     ck_assert_uint_eq(c.cache_slots, 10);
     ck_assert_uint_eq(c.rsbcst, 50);
     ck_assert_uint_eq(c.rsbcmt, 80);
+    ck_assert_uint_eq(c.asbcst, 2 * 1024 * 2024); /* erl_alloc_util.h, not 4 MiB */
+    ck_assert_uint_eq(c.instances, 2);
+    tc_mseg_config e = tc_mseg_ets_alloc_config();
+    ck_assert_uint_eq(e.sbct, 512 * KIB);
+    ck_assert_uint_eq(e.rsbcst, 20);
+    ck_assert_uint_eq(e.asbcst, 4145152);
 }
 END_TEST
 
@@ -106,12 +114,14 @@ END_TEST
 
 /*
  * sbc realloc: 121536 words (972,288 bytes + 16 header = 238 pages) to 75113 words
- * (147 pages) shrinks by 91 pages = 38 % < rsbcst 50 %: the carrier keeps its size.
- * 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped. Growing maps more (mremap).
- * Below sbct the block stays in its sbc (3000 KiB to 100 KiB: 26 pages of which under a
- * page is slack, < rsbcmt 80 %; the shrink is > 50 %: remapped). Only a block whose
- * carrier would be mostly slack moves to an mbc: 100 bytes + 16 in a 4096-byte page is
- * 97 % slack. From there 1000 KiB goes back to a single-block carrier.
+ * (a 592 KiB carrier in 16 KiB units) shrinks by 37 % < rsbcst 50 %: the carrier keeps its
+ * size. 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped, leaving the 600 KiB + 16
+ * rounded up to the super-aligned unit, 608 KiB (resize_carrier's ERTS_SACRR_UNIT_CEILING,
+ * not a page). Growing maps more (mremap). Below sbct the block stays in its sbc (3000 KiB
+ * to 100 KiB: 112 KiB of which 12 KiB is slack, < rsbcmt 80 %; the shrink is > 50 %:
+ * remapped). Only a block whose carrier would be mostly slack moves to an mbc: 100 bytes +
+ * 16 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
+ * carrier.
  */
 START_TEST(single_block_realloc)
 {
@@ -126,14 +136,14 @@ START_TEST(single_block_realloc)
     memset(b, 7, 600 * KIB);
     b = tc_mseg_realloc_block(m, b, 600 * KIB);
     ck_assert_uint_eq(st->sbc_remaps, 1);
-    ck_assert_uint_lt(tc_mseg_block_bytes(b), 604 * KIB);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 608 * KIB - 16);
     b = tc_mseg_realloc_block(m, b, 3000 * KIB);
     ck_assert_uint_eq(st->sbc_remaps, 2);
     ck_assert_uint_eq(((unsigned char *)b)[600 * KIB - 1], 7);
     b = tc_mseg_realloc_block(m, b, 100 * KIB);
     ck_assert(tc_mseg_block_is_sbc(b));
     ck_assert_uint_eq(st->sbc_remaps, 3);
-    ck_assert_uint_lt(tc_mseg_block_bytes(b), 104 * KIB);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 112 * KIB - 16);
     ck_assert_uint_eq(((unsigned char *)b)[100 * KIB - 1], 7);
     b = tc_mseg_realloc_block(m, b, 100);
     ck_assert(!tc_mseg_block_is_sbc(b));
@@ -143,6 +153,136 @@ START_TEST(single_block_realloc)
     ck_assert_uint_eq(((unsigned char *)b)[0], 7);
     tc_mseg_free_block(m, a);
     tc_mseg_free_block(m, b);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* cache_get_segment looks newest first and takes the first good fit: of a cached 600 KiB
+ * (an exact fit, older) and 652 KiB (9 % excess, newer), a 600 KiB request gets the newer. */
+START_TEST(cache_first_good_fit_newest)
+{
+    tc_mseg *m = source(10);
+    void *a = tc_mseg_alloc_block(m, 600 * KIB - 16), *b = tc_mseg_alloc_block(m, 652 * KIB - 16);
+    ck_assert(a && b);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, b);
+    void *c = tc_mseg_alloc_block(m, 600 * KIB - 16);
+    ck_assert_ptr_eq(c, b);
+    ck_assert_uint_eq(tc_mseg_block_bytes(c), 652 * KIB - 16); /* taken whole */
+    ck_assert_uint_eq(tc_mseg_cached(m), 1);
+    tc_mseg_free_block(m, c);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* The good-fit bound is strict: 768 KiB for a 640 KiB request is exactly 20 % excess, a bad
+ * fit, so the segment is split (640 KiB taken, 128 KiB left cached) rather than taken whole.
+ * Of two bad fits the one with less excess is split. */
+START_TEST(cache_good_fit_is_strict)
+{
+    tc_mseg *m = source(10);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *big = tc_mseg_alloc_block(m, 2048 * KIB - 16), *a = tc_mseg_alloc_block(m, 768 * KIB - 16);
+    ck_assert(big && a);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, big);
+    void *b = tc_mseg_alloc_block(m, 640 * KIB - 16);
+    ck_assert_ptr_eq(b, a);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 640 * KIB - 16);
+    ck_assert_uint_eq(st->cache_hits, 1);
+    ck_assert_uint_eq(tc_mseg_cached(m), 2); /* 2 MiB and the 128 KiB rest */
+    ck_assert_uint_eq(st->cache_misses, 2);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* asbcst is 4,145,152 bytes: a 10 MiB carrier shrunk by 254 units of 16 KiB (4,161,536
+ * bytes, 40 %, under rsbcst 50 % and under 4 MiB) passes asbcst, so its tail is unmapped. */
+START_TEST(sbc_shrink_absolute_threshold)
+{
+    tc_mseg *m = source(10);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 10240 * KIB - 16);
+    ck_assert(a != NULL);
+    size_t to = 10240 * KIB - 254 * 16 * KIB;
+    a = tc_mseg_realloc_block(m, a, to - 16);
+    ck_assert(a != NULL);
+    ck_assert_uint_eq(st->sbc_remaps, 1);
+    ck_assert_uint_eq(tc_mseg_block_bytes(a), to - 16);
+    /* A shrink of 252 units (4,128,768 bytes, under asbcst) keeps the carrier. */
+    void *b = tc_mseg_alloc_block(m, 10240 * KIB - 16);
+    b = tc_mseg_realloc_block(m, b, 10240 * KIB - 252 * 16 * KIB - 16);
+    ck_assert(b != NULL);
+    ck_assert_uint_eq(st->sbc_remaps, 1);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 10240 * KIB - 16);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* Instances: instance 1 (the scheduler's) is current; a dirty scheduler's instance 0 has its
+ * own cache, so a segment freed by one is not a hit for the other; a block goes back to the
+ * instance that owns it, whoever frees it; a realloc of another instance's block moves it. */
+START_TEST(instances_have_own_caches)
+{
+    tc_mseg *m = source(10);
+    ck_assert_uint_eq(tc_mseg_instances(m), 2);
+    ck_assert_uint_eq(tc_mseg_instance_get(m), 1);
+    void *a = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_uint_eq(tc_mseg_block_instance(m, a), 1);
+    tc_mseg_free_block(m, a);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 1);
+    ck_assert_uint_eq(tc_mseg_instance_set(m, TC_MSEG_DIRTY_INSTANCE), 1);
+    void *b = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_uint_eq(tc_mseg_block_instance(m, b), 0);
+    ck_assert_uint_eq(tc_mseg_instance_stats(m, 0)->cache_misses, 1);
+    ck_assert_uint_eq(tc_mseg_instance_stats(m, 0)->cache_hits, 0);
+    void *small = tc_mseg_alloc_block(m, 1000);
+    ck_assert_uint_eq(tc_mseg_block_instance(m, small), 0);
+    tc_mseg_instance_set(m, 1);
+    /* Freed from instance 1's code, b still goes to instance 0's cache. */
+    memset(b, 5, 16);
+    void *c = tc_mseg_realloc_block(m, b, 600 * KIB);
+    ck_assert_ptr_ne(c, NULL);
+    ck_assert_uint_eq(tc_mseg_block_instance(m, c), 1);
+    ck_assert_uint_eq(((unsigned char *)c)[15], 5);
+    ck_assert_uint_eq(tc_mseg_instance_stats(m, 1)->cache_hits, 1); /* a's segment */
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 0), 1);             /* b's */
+    tc_mseg_free_block(m, small);
+    tc_mseg_free_block(m, c);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(m)->cache_hits, 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(m)->live_blocks, 0);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* ets_alloc's multiblock carriers grow as get_next_mbc_size says, each a power-of-two
+ * segment: smbcs 512 KiB, then 512 KiB + n * 460.8 KiB rounded up to a power of two (1, 2,
+ * 2, 4 MiB ...), lmbcs 5 MiB (an 8 MiB segment) from the tenth on; 400 KiB blocks. */
+START_TEST(multiblock_carriers_grow)
+{
+    tc_mseg_config c = tc_mseg_ets_alloc_config();
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    static const size_t mib[] = {0, 1, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8};
+    void *blocks[400];
+    size_t n = 0, want = 512 * KIB;
+    for (unsigned carriers = 1; carriers <= 12; carriers++) {
+        if (carriers > 1)
+            want += mib[carriers - 1] * 1024 * KIB;
+        while (st->carriers_mapped < carriers) {
+            ck_assert(n < 400);
+            ck_assert((blocks[n++] = tc_mseg_alloc_block(m, 400 * KIB)) != NULL);
+        }
+        ck_assert_uint_eq(st->bytes_mapped, want);
+    }
+    ck_assert_uint_eq(st->sbc_blocks, 0);
+    while (n)
+        tc_mseg_free_block(m, blocks[--n]);
     tc_mseg_free(m);
 }
 END_TEST
@@ -200,6 +340,11 @@ static Suite *suite(void)
     tcase_add_test(tc, single_block_cache);
     tcase_add_test(tc, no_cache_unmaps);
     tcase_add_test(tc, single_block_realloc);
+    tcase_add_test(tc, cache_first_good_fit_newest);
+    tcase_add_test(tc, cache_good_fit_is_strict);
+    tcase_add_test(tc, sbc_shrink_absolute_threshold);
+    tcase_add_test(tc, instances_have_own_caches);
+    tcase_add_test(tc, multiblock_carriers_grow);
     tcase_add_test(tc, fresh_pages_fault);
     tcase_add_test(tc, injected_failures);
     suite_add_tcase(s, tc);

@@ -27,12 +27,12 @@ START_TEST(vectors_in_and_out)
     const tc_vector *v = tc_vectors(&n);
     tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
     for (size_t i = 0; i < n; i++) {
-        tc_term t = tc_read_ok(v[i].literal);
+        tc_term t = tc_vector_term(&v[i], NULL);
         uint64_t flat = tc_vector_flat_words(&v[i], t);
         const char *text = tc_vector_text(&v[i], t);
         tc_copy_compact *c = store_ok(t);
         ck_assert_uint_eq(tc_copy_compact_size(c), flat);
-        ck_assert_str_eq(tc_print_ok(tc_copy_compact_term(c)), text);
+        ck_assert(tc_text_matches(tc_print_ok(tc_copy_compact_term(c)), text));
         size_t used = tc_arena_used_words(tc_fixture_arena());
         tc_copy_stats st = {0};
         tc_term out, list;
@@ -43,7 +43,7 @@ START_TEST(vectors_in_and_out)
         ck_assert_int_eq(tc_copy_compact_out_list(a, c, &list, &st), TC_OK);
         ck_assert_uint_eq(tc_arena_used_words(tc_fixture_arena()) - used, 2 * flat + 2);
         ck_assert(tc_term_verify(out, NULL) && tc_term_verify(list, NULL));
-        ck_assert_str_eq(tc_print_ok(out), text);
+        ck_assert(tc_text_matches(tc_print_ok(out), text));
         ck_assert(tc_equal_ok(tc_car(list), t) && tc_is_nil(tc_cdr(list)));
         tc_copy_compact_free(c);
     }

@@ -27,7 +27,7 @@ START_TEST(every_strategy_copies_random_terms_exactly)
         tc_arena_mark src_mark = tc_arena_get_mark(src_arena);
         tc_term t = tc_gen_term(tc_arena_alloc(src_arena), 1 + (unsigned)tc_rand_below(6), tc_rand_below(2));
         ck_assert(t != TC_NON_VALUE);
-        uint64_t flat = tc_flat_ok(t), shared = tc_shared_ok(t);
+        uint64_t flat = tc_flat_ok(t), shared = tc_shared_copy_ok(t);
         tc_arena_mark m = tc_arena_get_mark(dst);
         size_t used = tc_arena_used_words(dst);
         tc_term c;
@@ -61,7 +61,8 @@ START_TEST(every_strategy_copies_random_terms_exactly)
         ck_assert_str_eq(tc_print_ok(t), before);
         ck_assert(tc_term_verify(t, NULL));
         check_copy(t, c, "copy_shared");
-        ck_assert_uint_eq(tc_shared_ok(c), shared);
+        ck_assert_uint_eq(tc_shared_copy_ok(c), shared);
+        ck_assert_uint_eq(tc_shared_ok(c), tc_shared_ok(t));
 
         tc_copy_literal_area *la = tc_copy_literal_area_new(shared + 3);
         ck_assert(la != NULL);

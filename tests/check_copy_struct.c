@@ -34,9 +34,9 @@ START_TEST(vectors_copy_in_flat_size)
     size_t n;
     const tc_vector *v = tc_vectors(&n);
     for (size_t i = 0; i < n; i++) {
-        tc_term t = tc_read_ok(v[i].literal);
+        tc_term t = tc_vector_term(&v[i], NULL);
         tc_term c = copy_ok(tc_fixture_arena(), t, NULL, tc_vector_flat_words(&v[i], t));
-        ck_assert_str_eq(tc_print_ok(c), tc_vector_text(&v[i], t));
+        ck_assert(tc_text_matches(tc_print_ok(c), tc_vector_text(&v[i], t)));
     }
 }
 END_TEST

@@ -62,6 +62,10 @@ static void push_children(tc_wstack *s, const tc_term *obj, bool cons)
     case TC_SUBTAG_SUB_BINARY:
         ck_assert(tc_wstack_push(s, obj[TC_SB_ORIG]));
         break;
+    case TC_SUBTAG_FUN: /* the creator, then the environment */
+        for (size_t i = TC_FUN_CREATOR; i < TC_FUN_SIZE + tc_fun_num_free(obj); i++)
+            ck_assert(tc_wstack_push(s, obj[i]));
+        break;
     default:
         break;
     }

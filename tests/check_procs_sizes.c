@@ -266,7 +266,9 @@ END_TEST
  * Memory: the L5 new heap's carrier (121536 words, 238 pages) shrunk to 75113 (147 pages)
  * is 38 % smaller, < rsbcst 50 %: kept as it is. The delayed GC's 318187-word heap shrunk
  * to 28690 words stays in its sbc (a 57-page carrier is not 80 % slack: rsbcmt) and loses
- * its tail (91 % >= 50 %): one remap.
+ * its tail (91 % >= 50 %): one remap. The delayed GC runs on a dirty scheduler, so that heap
+ * is allocator instance 0's (erl_alloc.c: a dirty scheduler's alc_ix is 0); the L19 GC on the
+ * scheduler allocates from instance 1 and frees it into instance 0's segment cache.
  */
 START_TEST(otp25_ets_loop_vm)
 {
@@ -286,6 +288,12 @@ START_TEST(otp25_ets_loop_vm)
         ck_assert_uint_eq(p->heap_sz, heap_after[i]);
         if (i == 4) /* 238 pages to 147: the carrier keeps its size */
             ck_assert_uint_eq(tc_mseg_stats_get(r.mem)->sbc_remaps, 0);
+        if (i == 13) /* the delayed GC ran on a dirty scheduler: its heap is instance 0's */
+            ck_assert_uint_eq(tc_mseg_block_instance(r.mem, p->heap), TC_MSEG_DIRTY_INSTANCE);
+        if (i == 18) { /* back on the scheduler: instance 1's heap; the old one went home */
+            ck_assert_uint_eq(tc_mseg_block_instance(r.mem, p->heap), 1);
+            ck_assert_uint_eq(tc_mseg_instance_cached(r.mem, TC_MSEG_DIRTY_INSTANCE), 1);
+        }
     }
     ck_assert_uint_eq(r.nev, 4); /* GCs at lookups 1, 5, 14 (delayed), 19 */
     ck_assert(r.ev[0].kind == TC_HEAP_EV_MAJOR && r.ev[0].heap_after == 28690 && r.ev[0].copied == 20005);
@@ -786,6 +794,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("heaps_sizes");
     TCase *tc = tcase_create("sizes");
+    tcase_set_timeout(tc, 120); /* the VM-sized loops take seconds under ASan on a loaded machine */
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
     tcase_add_test(tc, otp25_ets_loop_word_test);

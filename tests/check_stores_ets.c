@@ -1,6 +1,7 @@
 /*
  * The ETS set table: insert, overwrite, lookup, delete and update_counter against what
- * ets does, growth, the compressed option, out of memory, and a concurrent stress test per
+ * ets does, the objects' blocks in the table's ets_alloc (an equal-size overwrite in place),
+ * growth, the compressed option, out of memory, and a concurrent stress test per
  * lock mode compared with a sequential oracle. The seed is printed; TC_SEED repeats a run.
  */
 #include <pthread.h>
@@ -93,6 +94,45 @@ START_TEST(overwrite_keeps_one_object_per_key)
         ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_read_ok("k"))), "[{k,two}]");
         tc_ets_free(t);
     }
+}
+END_TEST
+
+/* {K, lists:seq(From, From + L - 1)}. */
+static tc_term big_object(long k, long from, long len)
+{
+    tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
+    tc_term l = TC_NIL;
+    for (long i = len - 1; i >= 0; i--)
+        ck_assert((l = tc_term_cons(a, tc_make_small(from + i), l)) != TC_NON_VALUE);
+    tc_term el[2] = {tc_make_small(k), l};
+    tc_term t = tc_term_tuple(a, el, 2);
+    ck_assert(t != TC_NON_VALUE);
+    return t;
+}
+
+/* Objects are ets_alloc blocks (db_store_term): a 160 KB object (20003 words, below sbct) is
+ * placed in a multiblock carrier of the table's source, and an overwrite with an object of
+ * the same size reuses its block in place (no new block, no new carrier: what keeps the
+ * VM's overwrite loop at a few faults); an object of another size takes a new block. */
+START_TEST(objects_live_in_ets_alloc)
+{
+    tc_ets *t = table_ok(TC_ETS_LOCK_NONE, false);
+    const tc_mseg_stats *ms = tc_mseg_stats_get(tc_ets_mem(t));
+    insert_ok(t, big_object(1, 1, 10000));
+    ck_assert_uint_eq(ms->mbc_blocks, 1);
+    ck_assert_uint_eq(ms->sbc_blocks, 0);
+    ck_assert_uint_eq(ms->carriers_mapped, 1);
+    insert_ok(t, big_object(1, 2, 10000));
+    ck_assert_uint_eq(ms->mbc_blocks, 1);
+    ck_assert_uint_eq(ms->live_blocks, 1);
+    ck_assert_uint_eq(ms->carriers_mapped, 1);
+    tc_term o = object_ok(t, tc_make_small(1));
+    ck_assert_uint_eq(tc_car(tc_tuple_element(o, 2)), tc_make_small(2));
+    insert_ok(t, tc_read_ok("{1, [1,2,3]}"));
+    ck_assert_uint_eq(ms->mbc_blocks, 2);
+    ck_assert_uint_eq(ms->live_blocks, 1);
+    ck_assert_str_eq(tc_print_ok(lookup_ok(t, tc_make_small(1))), "[{1,[1,2,3]}]");
+    tc_ets_free(t);
 }
 END_TEST
 
@@ -524,6 +564,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, insert_lookup_delete_in_every_mode);
     tcase_add_test(tc, overwrite_keeps_one_object_per_key);
+    tcase_add_test(tc, objects_live_in_ets_alloc);
     tcase_add_test(tc, delete_frees_the_storage);
     tcase_add_test(tc, a_lookup_result_is_independent_of_later_changes);
     tcase_add_test(tc, random_terms_compressed_and_plain_agree);

@@ -63,8 +63,13 @@ START_TEST(test_literal_sizes_and_print)
     const tc_vector *v = tc_vectors(&n);
     size_t atom_rows = 0;
     ck_assert_uint_ge(n, 40);
+    size_t decoded = 0;
     for (size_t i = 0; i < n; i++) {
-        tc_term t = tc_read_ok(v[i].literal);
+        /* The literal read as text, or for a row text cannot carry (a fun, a remote pid, port
+         * or ref) the VM's own bytes decoded: either way sizes and text are the VM's. */
+        bool from_ext;
+        tc_term t = tc_vector_term(&v[i], &from_ext);
+        decoded += from_ext;
         if (tc_vector_atom_hashed(t)) {
             /* The VM's order and node words follow its atom indices: the value must survive. */
             ck_assert_msg(tc_equal_ok(tc_read_ok(tc_print_ok(t)), t), "%s: printed %s", v[i].expr, tc_print_ok(t));
@@ -73,11 +78,15 @@ START_TEST(test_literal_sizes_and_print)
         }
         ck_assert_msg(tc_flat_ok(t) == v[i].flat_words, "%s: flat size %llu, VM says %llu", v[i].expr,
                       (unsigned long long)tc_flat_ok(t), (unsigned long long)v[i].flat_words);
-        ck_assert_msg(strcmp(tc_print_ok(t), v[i].literal) == 0, "%s: printed %s", v[i].expr, tc_print_ok(t));
-        /* Read from text, nothing is shared: shared size equals flat size. */
-        ck_assert_uint_eq(tc_shared_ok(t), v[i].flat_words);
+        ck_assert_msg(tc_text_matches(tc_print_ok(t), v[i].literal), "%s: printed %s", v[i].expr, tc_print_ok(t));
+        /* Read from text, nothing is shared: shared size equals flat size. Decoded, neither:
+         * but erts_debug:size/1 leaves out a local fun's creator (size.h). */
+        ck_assert_msg(tc_shared_ok(t) == (from_ext ? v[i].shared_words : v[i].flat_words),
+                      "%s: shared size %llu, VM says %llu", v[i].expr, (unsigned long long)tc_shared_ok(t),
+                      (unsigned long long)v[i].shared_words);
     }
     ck_assert_uint_le(atom_rows, 2); /* the two atom-keyed hashmap rows, no more */
+    ck_assert_uint_ge(decoded, 10);
 }
 END_TEST
 
@@ -86,7 +95,9 @@ START_TEST(test_sharing_rows_rebuilt)
     size_t n, rebuilt = 0;
     const tc_vector *v = tc_vectors(&n);
     for (size_t i = 0; i < n; i++) {
-        if (v[i].shared_words == v[i].flat_words)
+        bool from_ext;
+        (void)tc_vector_term(&v[i], &from_ext);
+        if (v[i].shared_words == v[i].flat_words || from_ext) /* decoded: see above */
             continue;
         tc_term t = build_shared(v[i].expr);
         ck_assert_msg(t != TC_NON_VALUE, "no sharing builder for row %s", v[i].expr);

@@ -63,7 +63,7 @@ printf 'key\twords\tvalue\tsource\ngarbage\n' >"$tmp/bad.tsv"
 [ $? -eq 2 ] && grep -q 'bad.tsv:2:' "$tmp/bad.err"; check "bad line exits 2 with its line number" $?
 "$tool" predict --calibration "$cal" '{1,' >/dev/null 2>&1; [ $? -eq 2 ]; check "bad term exits 2" $?
 "$tool" predict --help | grep -q 'usage: termcopy predict'; check "predict --help" $?
-"$tool" --help | grep -q 'predict \[--calibration FILE\] TERM'; check "listed in termcopy --help" $?
+"$tool" --help | grep -q 'predict \[--calibration FILE\] \[--ext\] TERM'; check "listed in termcopy --help" $?
 
 echo "cli_predict: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -8,6 +8,7 @@
 #include "procs/proc_impl.h"
 #include "terms/compare.h"
 #include "terms/hashmap.h"
+#include "terms/ext.h"
 #include "terms/printer.h"
 #include "terms/reader.h"
 #include "terms/size.h"
@@ -31,13 +32,13 @@ const tc_vector *tc_vectors(size_t *count)
                 header = false;
                 continue;
             }
-            char *cols[6];
+            char *cols[7];
             char *s = line;
-            for (int i = 0; i < 6; i++) {
+            for (int i = 0; i < 7; i++) {
                 cols[i] = s;
                 s = strchr(s, '\t');
-                if (i < 5) {
-                    ck_assert_msg(s != NULL, "vector row has fewer than 6 columns");
+                if (i < 6) {
+                    ck_assert_msg(s != NULL, "vector row has fewer than 7 columns");
                     *s++ = '\0';
                 }
             }
@@ -51,6 +52,7 @@ const tc_vector *tc_vectors(size_t *count)
             v->shared_words = strtoull(cols[3], NULL, 10);
             v->ext_bytes = strtoull(cols[4], NULL, 10);
             v->ext_hex = strdup(cols[5]);
+            v->ext_compressed_hex = strdup(cols[6]);
         }
         free(line);
         (void)fclose(f); /* read only */
@@ -127,11 +129,85 @@ const char *tc_print_ok(tc_term t)
 
 tc_term tc_deep_copy_ok(tc_term t)
 {
-    char *text;
-    ck_assert(tc_term_print(t, &text, NULL) == TC_OK);
-    tc_term r = tc_read_ok(text);
-    tc_mem_free(text);
+    unsigned char *b;
+    size_t n;
+    ck_assert(tc_ext_encode(t, 2, &b, &n) == TC_OK);
+    tc_term r;
+    tc_read_error err = {0};
+    tc_result res = tc_ext_decode(tc_arena_alloc(tc_fixture_arena()), b, n, &r, &err);
+    tc_mem_free(b);
+    ck_assert_msg(res == TC_OK, "decoding a deep copy: %s", err.message);
     return r;
+}
+
+unsigned char *tc_from_hex(const char *hex, size_t *n)
+{
+    size_t len = strlen(hex);
+    ck_assert_msg(len % 2 == 0, "odd hex string");
+    unsigned char *b = malloc(len / 2 + 1);
+    ck_assert(b != NULL);
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = tc_hex_digit(hex[2 * i]), lo = tc_hex_digit(hex[2 * i + 1]);
+        ck_assert_msg(hi >= 0 && lo >= 0, "not hex: %.20s", hex);
+        b[i] = (unsigned char)(hi << 4 | lo);
+    }
+    *n = len / 2;
+    return b;
+}
+
+tc_term tc_vector_term(const tc_vector *v, bool *from_ext)
+{
+    tc_term t;
+    tc_read_error err = {0};
+    tc_result r = tc_term_read(tc_arena_alloc(tc_fixture_arena()), v->literal, strlen(v->literal), &t, &err);
+    if (from_ext)
+        *from_ext = r == TC_EUNSUPPORTED;
+    if (r == TC_EUNSUPPORTED) {
+        ck_assert_msg(strcmp(v->ext_hex, "-") != 0, "%s: no text form and no ext_hex", v->expr);
+        size_t n;
+        unsigned char *b = tc_from_hex(v->ext_hex, &n);
+        r = tc_ext_decode(tc_arena_alloc(tc_fixture_arena()), b, n, &t, &err);
+        free(b);
+    }
+    ck_assert_msg(r == TC_OK, "%s: %s at %zu: %s", v->expr, tc_result_name(r), err.offset, err.message);
+    const char *why;
+    ck_assert_msg(tc_term_verify(t, &why), "%s: fails the verifier: %s", v->expr, why);
+    return t;
+}
+
+/* Copies s to out with every dist channel number other than 0 ('<' digits '.', not inside
+ * "<<") replaced by 'C'. */
+static void mask_channels(const char *s, char *masked)
+{
+    for (size_t i = 0; s[i];) {
+        *masked++ = s[i];
+        bool opener = s[i] == '<' && (i == 0 || s[i - 1] != '<') && s[i + 1] != '<';
+        i++;
+        if (!opener)
+            continue;
+        size_t j = i;
+        while (s[j] >= '0' && s[j] <= '9')
+            j++;
+        if (j > i && s[j] == '.' && !(j == i + 1 && s[i] == '0')) {
+            *masked++ = 'C';
+            i = j;
+        }
+    }
+    *masked = '\0';
+}
+
+bool tc_text_matches(const char *text, const char *vm)
+{
+    if (strcmp(text, vm) == 0)
+        return true;
+    char *a = malloc(strlen(text) + 1), *b = malloc(strlen(vm) + 1);
+    ck_assert(a && b);
+    mask_channels(text, a);
+    mask_channels(vm, b);
+    bool same = strcmp(a, b) == 0;
+    free(a);
+    free(b);
+    return same;
 }
 
 uint64_t tc_flat_ok(tc_term t)
@@ -145,6 +221,13 @@ uint64_t tc_shared_ok(tc_term t)
 {
     uint64_t w;
     ck_assert(tc_term_shared_size(t, &w) == TC_OK);
+    return w;
+}
+
+uint64_t tc_shared_copy_ok(tc_term t)
+{
+    uint64_t w;
+    ck_assert(tc_term_shared_copy_size(t, &w) == TC_OK);
     return w;
 }
 

@@ -7,6 +7,7 @@
 #define TC_TEST_FIXTURES_H
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "procs/send.h"
@@ -14,12 +15,22 @@
 #include "terms/term.h"
 
 typedef struct tc_vector {
-    char *expr, *literal, *ext_hex;
+    char *expr, *literal, *ext_hex, *ext_compressed_hex; /* hex columns: "-" past 512 bytes */
     uint64_t flat_words, shared_words, ext_bytes;
 } tc_vector;
 
 /* All rows of the golden vectors (loaded once; the test fails if the file is unreadable). */
 const tc_vector *tc_vectors(size_t *count);
+/* The row's term in the fixture arena: its literal read as text, or, when the text cannot
+ * carry the term (a fun, a remote pid, port or ref: the reader says TC_EUNSUPPORTED), its
+ * ext_hex decoded. *from_ext (may be NULL) says which. */
+tc_term tc_vector_term(const tc_vector *v, bool *from_ext);
+/* ~w text as termcopy prints it equals the VM's: the same, except that a remote node's dist
+ * channel number (the atom index of its name, in <C.N.S>, #Port<C.N>, #Ref<C...>) is each
+ * program's own. */
+bool tc_text_matches(const char *printed, const char *vm);
+/* The bytes of a hex string (free with free()). */
+unsigned char *tc_from_hex(const char *hex, size_t *n);
 
 /* True when some hashmap in t has a key holding an atom: its shape follows the atom-table
  * indices (terms/hashmap.h), termcopy's and not the VM's that wrote the row, so only the
@@ -49,13 +60,15 @@ tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path 
 
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
-/* An independent copy of t in the fixture arena, made by printing and reading back (so it
+/* An independent copy of t in the fixture arena, made by encoding and decoding it (so it
  * shares nothing with t and does not depend on any copier under test). */
 tc_term tc_deep_copy_ok(tc_term t);
 /* The ~w text of t in a static-lifetime buffer owned by the fixture (freed at teardown). */
 const char *tc_print_ok(tc_term t);
 uint64_t tc_flat_ok(tc_term t);
 uint64_t tc_shared_ok(tc_term t);
+/* tc_term_shared_copy_size: what copy_shared allocates. */
+uint64_t tc_shared_copy_ok(tc_term t);
 int tc_compare_ok(tc_term a, tc_term b);
 int tc_equal_ok(tc_term a, tc_term b);
 

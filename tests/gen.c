@@ -7,7 +7,9 @@
 #include "terms/bignum.h"
 #include "terms/binary.h"
 #include "terms/flatmap.h"
+#include "terms/fun.h"
 #include "terms/hashmap.h"
+#include "terms/ident.h"
 
 /* Recently built subterms, reused when sharing is asked for. */
 #define POOL 64
@@ -91,6 +93,71 @@ static tc_term gen_bitstring(gen *g)
 
 static tc_term gen_term(gen *g, unsigned depth);
 
+/* A remote node entry (two names, two creations), with one reference for the caller. */
+static tc_node *gen_node(gen *g)
+{
+    static const char *const names[] = {"a@b.c.dx", "x@y"};
+    const char *name = names[tc_rand_below(2)];
+    tc_term atom;
+    ck_assert(tc_atom_intern(name, strlen(name), &atom) == TC_OK);
+    tc_node *n = tc_node_find_or_insert(atom, (uint32_t)tc_rand_below(2) + 1);
+    if (!n)
+        g->oom = true;
+    return n;
+}
+
+/* Pids, ports and refs of this node and of others. */
+static tc_term gen_ident(gen *g)
+{
+    uint32_t num[TC_REF_MAX_NUMBERS];
+    for (size_t i = 0; i < TC_REF_MAX_NUMBERS; i++)
+        num[i] = (uint32_t)tc_rand();
+    num[0] &= (1u << 18) - 1;
+    switch (tc_rand_below(6)) {
+    case 0: return tc_make_pid((uint32_t)tc_rand_below(1u << 20), (uint32_t)tc_rand_below(3));
+    case 1: return tc_make_port((uint32_t)tc_rand_below(1u << 28));
+    case 2: return check(g, tc_term_local_ref(g->a, num));
+    default: {
+        tc_node *n = gen_node(g);
+        if (!n)
+            return TC_NON_VALUE;
+        unsigned k = (unsigned)tc_rand_below(3);
+        if (k == 0)
+            return check(g, tc_term_external_pid(g->a, n, num[1], num[2]));
+        if (k == 1)
+            return check(g, tc_term_external_port(g->a, n, tc_rand_below(2) ? num[1] : tc_rand()));
+        return check(g, tc_term_external_ref(g->a, n, num, 1 + tc_rand_below(TC_REF_MAX_NUMBERS)));
+    }
+    }
+}
+
+/* fun M:F/A, or a local fun of one of a few entries with `n` free variables, made here or on
+ * another node. */
+static tc_term gen_fun(gen *g, const tc_term *env, size_t n)
+{
+    tc_term m, f;
+    ck_assert(tc_atom_intern("golden", 6, &m) == TC_OK && tc_atom_intern("f", 1, &f) == TC_OK);
+    if (n == 0 && tc_rand_below(2)) {
+        tc_export *e = tc_export_get(m, f, (unsigned)tc_rand_below(3));
+        return e ? check(g, tc_term_export_fun(g->a, e)) : check(g, TC_NON_VALUE);
+    }
+    static const unsigned char uniq[16] = {0xC8, 0xAF, 0xC7, 0x99};
+    tc_term creator = tc_make_pid(9, 0);
+    if (tc_rand_below(3) == 0) {
+        tc_node *node = gen_node(g);
+        if (!node)
+            return TC_NON_VALUE;
+        creator = check(g, tc_term_external_pid(g->a, node, 9, 0));
+        if (g->oom)
+            return TC_NON_VALUE;
+    }
+    int32_t index = (int32_t)tc_rand_below(3);
+    tc_fun_entry *fe = tc_fun_entry_put(m, 105217596, index, uniq, (uint32_t)index, 1);
+    if (!fe)
+        return check(g, TC_NON_VALUE);
+    return check(g, tc_term_local_fun(g->a, fe, creator, env, n));
+}
+
 static tc_term remember(gen *g, tc_term t)
 {
     if (t != TC_NON_VALUE && !tc_is_immed(t))
@@ -153,7 +220,11 @@ static tc_term gen_compound(gen *g, unsigned depth) /* NOLINT(misc-no-recursion)
     size_t n = tc_rand_below(6);
     if (tc_rand_below(12) == 0)
         return gen_hashmap(g, depth);
-    switch (tc_rand_below(4)) {
+    switch (tc_rand_below(5)) {
+    case 4: /* a fun and its environment */
+        for (size_t i = 0; i < n; i++)
+            elems[i] = gen_term(g, depth - 1);
+        return g->oom ? TC_NON_VALUE : gen_fun(g, elems, n);
     case 0: /* proper list, sometimes long */
         if (tc_rand_below(8) == 0)
             n = 50 + tc_rand_below(200);
@@ -206,7 +277,7 @@ static tc_term gen_term(gen *g, unsigned depth) /* NOLINT(misc-no-recursion): de
     case 1: return remember(g, gen_float(g));
     case 2: return gen_atom();
     case 3: return tc_rand_below(2) ? TC_NIL : TC_EMPTY_TUPLE;
-    case 4: return tc_make_pid((uint32_t)tc_rand_below(1u << 20), (uint32_t)tc_rand_below(3));
+    case 4: return remember(g, gen_ident(g));
     case 5: return remember(g, gen_bitstring(g));
     case 6: return remember(g, gen_integer(g));
     default: return remember(g, gen_compound(g, depth));

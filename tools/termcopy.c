@@ -26,15 +26,17 @@ static const char usage_main[] =
     "usage: termcopy COMMAND [OPTIONS] TERM\n"
     "\n"
     "TERM is Erlang term text (as io_lib:format(\"~w\") writes it, or any literal term);\n"
-    "'-' reads it from standard input.\n"
+    "'-' reads it from standard input. With --ext (every command takes it) TERM is the hex of an\n"
+    "external-format binary (term_to_binary's bytes), and '-' reads hex or the raw bytes.\n"
     "\n"
     "commands:\n"
-    "  size [--tsv] TERM   flat and shared size in 64-bit words (erts_debug:flat_size, erts_debug:size)\n"
-    "  print TERM          the term as ~w prints it\n"
-    "  encode [--minor 1|2] TERM\n"
-    "                      term_to_binary(TERM, [{minor_version, 2}]) (or 1) as hex\n"
-    "  decode HEX          binary_to_term of the hex bytes, printed as ~w\n"
-    "  predict [--calibration FILE] TERM\n"
+    "  size [--tsv] [--ext] TERM\n"
+    "                      flat and shared size in 64-bit words (erts_debug:flat_size, erts_debug:size)\n"
+    "  print [--ext] TERM  the term as ~w prints it\n"
+    "  encode [--minor 1|2] [--compressed] [--ext] TERM\n"
+    "                      term_to_binary(TERM, [{minor_version, 2}]) (or 1; [compressed, ...]) as hex\n"
+    "  decode [--ext] HEX  binary_to_term of the hex bytes (COMPRESSED too), printed as ~w\n"
+    "  predict [--calibration FILE] [--ext] TERM\n"
     "                      sizes, and the predicted cost of a send, a round trip, an ETS lookup\n"
     "                      (each era) and a persistent_term get on this machine\n"
     "  explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
@@ -44,38 +46,47 @@ static const char usage_main[] =
     "'termcopy COMMAND --help' describes one command. Bad input: a one-line message, exit 2.\n";
 
 static const char usage_size[] =
-    "usage: termcopy size [--tsv] TERM\n"
+    "usage: termcopy size [--tsv] [--ext] TERM\n"
     "\n"
     "Prints the flat size (what a copy by send or ETS insert allocates; shared subterms are\n"
     "counted each time they are reached) and the shared size (each subterm once), in words\n"
     "of the 64-bit VM (OTP 25 layout).\n"
-    "  --tsv   print exactly FLAT<TAB>SHARED on one line\n";
+    "  --tsv   print exactly FLAT<TAB>SHARED on one line\n"
+    "  --ext   TERM is the hex of an external-format binary ('-': hex or raw bytes on stdin)\n";
 
 static const char usage_print[] =
-    "usage: termcopy print TERM\n"
+    "usage: termcopy print [--ext] TERM\n"
     "\n"
-    "Reads TERM and prints it exactly as io_lib:format(\"~w\", [T]) does on OTP 25.\n";
+    "Reads TERM and prints it exactly as io_lib:format(\"~w\", [T]) does on OTP 25: a remote\n"
+    "pid, port or ref names its node by the atom index of the node's name (the VM's dist\n"
+    "channel), a local fun as #Fun<Module.OldIndex.OldUniq>, an export fun as fun M:F/A.\n"
+    "  --ext   TERM is the hex of an external-format binary ('-': hex or raw bytes on stdin)\n";
 
 static const char usage_encode[] =
-    "usage: termcopy encode [--minor 1|2] TERM\n"
+    "usage: termcopy encode [--minor 1|2] [--compressed] [--ext] TERM\n"
     "\n"
     "Prints the external term format of TERM (what term_to_binary writes, version byte 131\n"
     "first) as uppercase hex on one line.\n"
     "  --minor 2   the default here: atoms always UTF-8 (SMALL_ATOM_UTF8_EXT), as\n"
     "              term_to_binary(T, [{minor_version, 2}]) and the golden vectors; OTP 26's default\n"
-    "  --minor 1   OTP 25's term_to_binary/1 default: Latin-1 atoms as ATOM_EXT\n";
+    "  --minor 1   OTP 25's term_to_binary/1 default: Latin-1 atoms as ATOM_EXT\n"
+    "  --compressed  term_to_binary(T, [compressed, ...]): zlib level 6 (COMPRESSED, tag 80) when\n"
+    "              that is no longer than the plain form, else the plain form, as the VM\n"
+    "  --ext       TERM is the hex of an external-format binary ('-': hex or raw bytes on stdin),\n"
+    "              re-encoded as the VM re-encodes what binary_to_term built\n";
 
 static const char usage_decode[] =
-    "usage: termcopy decode HEX\n"
+    "usage: termcopy decode [--ext] HEX\n"
     "\n"
     "Decodes HEX (the external term format, version byte 131 first; whitespace is ignored;\n"
-    "'-' reads it from standard input) as binary_to_term/1 does, with strict checks, and\n"
-    "prints the term as ~w.\n";
+    "'-' reads hex, or the raw bytes, from standard input; a COMPRESSED term is inflated) as\n"
+    "binary_to_term/1 does, with strict checks, and prints the term as ~w. --ext is accepted\n"
+    "for uniformity: decode always reads the external format.\n";
 
 #define DEFAULT_CALIBRATION "results/calibration.tsv"
 
 static const char usage_predict[] =
-    "usage: termcopy predict [--calibration FILE] TERM\n"
+    "usage: termcopy predict [--calibration FILE] [--ext] TERM\n"
     "\n"
     "Prints TERM's flat and shared size, the size of the ETS object {1, TERM} (an integer key,\n"
     "stored as one compact block; the table's per-object node header is not counted), its\n"
@@ -87,6 +98,7 @@ static const char usage_predict[] =
     "length, interpolated at TERM's flat size, and beyond the largest length scaled by its\n"
     "cost per word); the file used is named in the output.\n"
     "  --calibration FILE  the calibration to use (default " DEFAULT_CALIBRATION ")\n"
+    "  --ext               TERM is the hex of an external-format binary ('-': hex or raw bytes)\n"
     "No calibration: says how to make one and exits 2.\n";
 
 static int fail(const char *fmt, const char *detail)
@@ -161,6 +173,80 @@ static bool read_term_arg(const char *arg, tc_arena *arena, tc_term *out)
     return true;
 }
 
+/* Hex text to bytes (whitespace between digits ignored); NULL after printing why. */
+static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
+{
+    unsigned char *bytes = malloc(len / 2 + 1);
+    if (!bytes) {
+        fail("%s", "out of memory");
+        return NULL;
+    }
+    size_t digits = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        int v = tc_hex_digit(c);
+        if (v < 0) {
+            fprintf(stderr, "termcopy: bad hex: %s 0x%02X at character %zu\n",
+                    c >= 0x21 && c <= 0x7E ? "not a hex digit:" : "byte", c, i);
+            free(bytes);
+            return NULL;
+        }
+        if (digits % 2 == 0)
+            bytes[digits / 2] = (unsigned char)(v << 4);
+        else
+            bytes[digits / 2] |= (unsigned char)v;
+        digits++;
+    }
+    if (digits % 2) {
+        fprintf(stderr, "termcopy: bad hex: odd number of hex digits (%zu)\n", digits);
+        free(bytes);
+        return NULL;
+    }
+    *n = digits / 2;
+    return bytes;
+}
+
+/* The term of the operand: text, or with --ext the hex of (or, from standard input, the raw
+ * bytes of) an external-format binary, decoded as 'termcopy decode' does. */
+static bool read_ext_arg(const char *arg, tc_arena *arena, tc_term *out)
+{
+    size_t len, n;
+    char *stdin_text;
+    const char *text = operand_text(arg, &len, &stdin_text);
+    if (!text)
+        return false;
+    unsigned char *bytes;
+    if (stdin_text && len > 0 && (unsigned char)text[0] == TC_EXT_VERSION) {
+        bytes = malloc(len);
+        if (bytes)
+            memcpy(bytes, text, len);
+        else
+            fail("%s", "out of memory");
+        n = len;
+    } else {
+        bytes = parse_hex(text, len, &n);
+    }
+    free(stdin_text);
+    if (!bytes)
+        return false;
+    tc_read_error err = {0};
+    tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n, out, &err);
+    free(bytes);
+    if (r == TC_ENOMEM)
+        fail("%s", "out of memory decoding the term");
+    else if (r != TC_OK)
+        fprintf(stderr, "termcopy: bad external term (%s): %s\n", tc_result_name(r), err.message);
+    return r == TC_OK;
+}
+
+/* The operand of every command: TERM text, or with --ext an external-format binary. */
+static bool read_operand(const char *arg, bool ext, tc_arena *arena, tc_term *out)
+{
+    return ext ? read_ext_arg(arg, arena, out) : read_term_arg(arg, arena, out);
+}
+
 /* --help or -h among the options; after "--" it is an operand (a TERM), not a request. */
 static bool wants_help(int argc, char **argv)
 {
@@ -227,7 +313,7 @@ static int parse_args(int argc, char **argv, option *opts, const char **term, co
 
 static int cmd_size(int argc, char **argv)
 {
-    option opts[] = {{"--tsv", false, false, NULL}, {NULL, false, false, NULL}};
+    option opts[] = {{"--tsv", false, false, NULL}, {"--ext", false, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
     int rc = parse_args(argc, argv, opts, &arg, "size");
     if (rc)
@@ -238,7 +324,7 @@ static int cmd_size(int argc, char **argv)
     tc_term t;
     uint64_t flat, shared;
     rc = EXIT_USAGE;
-    if (read_term_arg(arg, arena, &t)) {
+    if (read_operand(arg, opts[1].set, arena, &t)) {
         if (tc_term_flat_size(t, &flat) != TC_OK || tc_term_shared_size(t, &shared) != TC_OK) {
             fail("%s", "out of memory sizing the term");
         } else {
@@ -257,8 +343,9 @@ static int cmd_size(int argc, char **argv)
 
 static int cmd_print(int argc, char **argv)
 {
+    option opts[] = {{"--ext", false, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
-    int rc = parse_args(argc, argv, NULL, &arg, "print");
+    int rc = parse_args(argc, argv, opts, &arg, "print");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -268,7 +355,7 @@ static int cmd_print(int argc, char **argv)
     char *text;
     size_t len;
     rc = EXIT_USAGE;
-    if (read_term_arg(arg, arena, &t)) {
+    if (read_operand(arg, opts[0].set, arena, &t)) {
         if (tc_term_print(t, &text, &len) != TC_OK) {
             fail("%s", "out of memory printing the term");
         } else {
@@ -284,7 +371,10 @@ static int cmd_print(int argc, char **argv)
 
 static int cmd_encode(int argc, char **argv)
 {
-    option opts[] = {{"--minor", true, false, NULL}, {NULL, false, false, NULL}};
+    option opts[] = {{"--minor", true, false, NULL},
+                     {"--ext", false, false, NULL},
+                     {"--compressed", false, false, NULL},
+                     {NULL, false, false, NULL}};
     const char *arg;
     int rc = parse_args(argc, argv, opts, &arg, "encode");
     if (rc)
@@ -304,8 +394,9 @@ static int cmd_encode(int argc, char **argv)
     unsigned char *bytes;
     size_t len;
     rc = EXIT_USAGE;
-    if (read_term_arg(arg, arena, &t)) {
-        tc_result r = tc_ext_encode(t, minor, &bytes, &len);
+    if (read_operand(arg, opts[1].set, arena, &t)) {
+        tc_result r = opts[2].set ? tc_ext_encode_compressed(t, minor, TC_EXT_COMPRESSED_LEVEL, &bytes, &len)
+                                  : tc_ext_encode(t, minor, &bytes, &len);
         if (r != TC_OK) {
             fail("cannot encode the term: %s", tc_result_name(r));
         } else {
@@ -320,72 +411,22 @@ static int cmd_encode(int argc, char **argv)
     return rc;
 }
 
-/* Hex text to bytes (whitespace between digits ignored); NULL after printing why. */
-static unsigned char *parse_hex(const char *text, size_t len, size_t *n)
-{
-    unsigned char *bytes = malloc(len / 2 + 1);
-    if (!bytes) {
-        fail("%s", "out of memory");
-        return NULL;
-    }
-    size_t digits = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            continue;
-        int v = tc_hex_digit(c);
-        if (v < 0) {
-            fprintf(stderr, "termcopy: bad hex: %s 0x%02X at character %zu\n",
-                    c >= 0x21 && c <= 0x7E ? "not a hex digit:" : "byte", c, i);
-            free(bytes);
-            return NULL;
-        }
-        if (digits % 2 == 0)
-            bytes[digits / 2] = (unsigned char)(v << 4);
-        else
-            bytes[digits / 2] |= (unsigned char)v;
-        digits++;
-    }
-    if (digits % 2) {
-        fprintf(stderr, "termcopy: bad hex: odd number of hex digits (%zu)\n", digits);
-        free(bytes);
-        return NULL;
-    }
-    *n = digits / 2;
-    return bytes;
-}
-
 static int cmd_decode(int argc, char **argv)
 {
+    option opts[] = {{"--ext", false, false, NULL}, {NULL, false, false, NULL}}; /* what decode always reads */
     const char *arg;
-    int rc = parse_args(argc, argv, NULL, &arg, "decode");
+    int rc = parse_args(argc, argv, opts, &arg, "decode");
     if (rc)
         return rc;
-    size_t len, n;
-    char *stdin_text;
-    const char *text = operand_text(arg, &len, &stdin_text);
-    if (!text)
-        return EXIT_USAGE;
-    unsigned char *bytes = parse_hex(text, len, &n);
-    free(stdin_text);
-    if (!bytes)
-        return EXIT_USAGE;
     tc_arena *arena = tc_arena_new(0);
-    if (!arena) {
-        free(bytes);
+    if (!arena)
         return fail("%s", "out of memory");
-    }
     tc_term t;
-    tc_read_error err = {0};
-    tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n, &t, &err);
-    free(bytes);
     char *out;
     size_t out_len;
     rc = EXIT_USAGE;
-    if (r == TC_ENOMEM) {
-        fail("%s", "out of memory decoding the term");
-    } else if (r != TC_OK) {
-        fprintf(stderr, "termcopy: bad external term (%s): %s\n", tc_result_name(r), err.message);
+    if (!read_ext_arg(arg, arena, &t)) {
+        /* said why */
     } else if (tc_term_print(t, &out, &out_len) != TC_OK) {
         fail("%s", "out of memory printing the term");
     } else {
@@ -536,7 +577,7 @@ static bool predict_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *
 
 static int cmd_predict(int argc, char **argv)
 {
-    option opts[] = {{"--calibration", true, false, NULL}, {NULL, false, false, NULL}};
+    option opts[] = {{"--calibration", true, false, NULL}, {"--ext", false, false, NULL}, {NULL, false, false, NULL}};
     const char *arg;
     int rc = parse_args(argc, argv, opts, &arg, "predict");
     if (rc)
@@ -572,7 +613,7 @@ static int cmd_predict(int argc, char **argv)
     uint64_t flat, shared;
     size_t stored, ext;
     rc = EXIT_USAGE;
-    if (read_term_arg(arg, arena, &t) && predict_sizes(arena, t, &flat, &shared, &stored, &ext)) {
+    if (read_operand(arg, opts[1].set, arena, &t) && predict_sizes(arena, t, &flat, &shared, &stored, &ext)) {
         double w = (double)flat;
         const cal_key *grid = k[2];
         printf("calibration:      %s (%s)\n", path, cal.origin[0] ? cal.origin : "no metadata");
@@ -877,39 +918,6 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
 
 /* ---- the command ---- */
 
-/* The term of the operand: text, or with --ext the hex of (or, from standard input, the raw
- * bytes of) an external-format binary, decoded as 'termcopy decode' does. */
-static bool read_ext_arg(const char *arg, tc_arena *arena, tc_term *out)
-{
-    size_t len, n;
-    char *stdin_text;
-    const char *text = operand_text(arg, &len, &stdin_text);
-    if (!text)
-        return false;
-    unsigned char *bytes;
-    if (stdin_text && len > 0 && (unsigned char)text[0] == TC_EXT_VERSION) {
-        bytes = malloc(len);
-        if (bytes)
-            memcpy(bytes, text, len);
-        else
-            fail("%s", "out of memory");
-        n = len;
-    } else {
-        bytes = parse_hex(text, len, &n);
-    }
-    free(stdin_text);
-    if (!bytes)
-        return false;
-    tc_read_error err = {0};
-    tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n, out, &err);
-    free(bytes);
-    if (r == TC_ENOMEM)
-        fail("%s", "out of memory decoding the term");
-    else if (r != TC_OK)
-        fprintf(stderr, "termcopy: bad external term (%s): %s\n", tc_result_name(r), err.message);
-    return r == TC_OK;
-}
-
 /* A count option: an integer in [lo, hi]; false after saying why (one line). */
 static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
 {
@@ -983,7 +991,7 @@ static int cmd_explain(int argc, char **argv)
     memset(model, 0, sizeof model);
     memset(vms, 0, sizeof vms);
     rc = EXIT_USAGE;
-    if (!(opts[O_EXT].set ? read_ext_arg(arg, arena, &t) : read_term_arg(arg, arena, &t)) ||
+    if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
         !predict_sizes(arena, t, &flat, &shared, &stored, &ext_len))
         goto out;
     if (want_vm) {

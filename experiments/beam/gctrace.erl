@@ -48,6 +48,10 @@
 %% eheap_mseg_realloc (eheap_alloc's calls into mseg_alloc, all instances), eheap_carriers
 %% (eheap_alloc's mbc + sbc carriers at the end minus at the start) and minor_faults (the OS
 %% process, /proc/self/stat field 10): deltas over the loop; the VM's other processes add a few.
+%% Then per allocator instance N (0: the dirty schedulers' and the aux thread's, 1..: the
+%% schedulers'): i<N>_eheap_mseg_alloc, i<N>_eheap_mseg_dealloc, i<N>_eheap_mseg_realloc,
+%% i<N>_eheap_carriers, the same four for ets_alloc (i<N>_ets_...), and for mseg_alloc's
+%% instance N i<N>_mseg_create, i<N>_cache_hits (deltas) and i<N>_cached_segments (at the end).
 -module(gctrace).
 -export([main/0]).
 
@@ -97,9 +101,9 @@ run(T, N, Flags) ->
 
 rows(Len, N, File, Flags) ->
     {T, _} = table(Len),
-    M0 = mseg_counts(), E0 = eheap_counts(), F0 = eptest:minflt(),
+    I0 = instance_counts(), M0 = mseg_counts(), E0 = eheap_counts(), F0 = eptest:minflt(),
     Events = run(T, N, [garbage_collection]),
-    F1 = eptest:minflt(), E1 = eheap_counts(), M1 = mseg_counts(),
+    F1 = eptest:minflt(), E1 = eheap_counts(), M1 = mseg_counts(), I1 = instance_counts(),
     W = erts_debug:flat_size(hd(ets:lookup(T, 1))) + 2,
     {Rows, Unattributed} = ops(gc_rows(Events, []), W),
     [Create, _Alloc, Hits | _] = [A - B || {A, B} <- lists:zip(M1, M0)],
@@ -109,7 +113,9 @@ rows(Len, N, File, Flags) ->
             {"len", Len}, {"lookups", N}, {"carriers_mapped", Create}, {"cache_hits", Hits},
             {"eheap_mseg_alloc", EA}, {"eheap_mseg_dealloc", ED}, {"eheap_mseg_realloc", ER},
             {"eheap_carriers", EC}, {"minor_faults", F1 - F0}, {"result_words", W},
-            {"unattributed", Unattributed}],
+            {"unattributed", Unattributed}]
+        ++ [{K, case lists:suffix("cached_segments", K) of true -> V1; false -> V1 - V0 end}
+            || {{K, V0}, {K, V1}} <- lists:zip(I0, I1)],
     Meta = eptest:metadata("gctrace --rows (the lookup loop's GCs on the real VM)", Flags)
         ++ [{"loop_" ++ K, integer_to_list(V)} || {K, V} <- Loop],
     eptest:write_file(File, Meta, row_header(),
@@ -224,6 +230,28 @@ eheap_counts() ->
     Carriers = lists:sum([C || I <- Is, K <- [mbcs, sbcs],
                                {carriers, C, _, _} <- proplists:get_value(K, I, [])]),
     [count(mseg_alloc, Calls), count(mseg_dealloc, Calls), count(mseg_realloc, Calls), Carriers].
+
+%% Per instance: eheap_alloc's and ets_alloc's calls into mseg_alloc and their carriers, and
+%% mseg_alloc's creates, cache hits and cached segments, as [{"i<N>_key", Value}].
+instance_counts() ->
+    Alloc = fun(Name, Tag) ->
+                    [{io_lib:format("i~b_~s_~s", [N, Tag, K]), V}
+                     || {instance, N, I} <- erlang:system_info({allocator, Name}),
+                        {K, V} <- alloc_counts(I)]
+            end,
+    Mseg = [{io_lib:format("i~b_~s", [N, K]), V}
+            || {instance, N, I} <- erlang:system_info({allocator, mseg_alloc}),
+               Kind <- [proplists:get_value(memkind, I)],
+               {K, V} <- [{"mseg_create", count(mseg_create, proplists:get_value(calls, Kind))},
+                          {"cache_hits", proplists:get_value(cache_hits, proplists:get_value(status, Kind))},
+                          {"cached_segments", proplists:get_value(cached_segments, proplists:get_value(status, Kind))}]],
+    [{lists:flatten(K), V} || {K, V} <- Alloc(eheap_alloc, "eheap") ++ Alloc(ets_alloc, "ets") ++ Mseg].
+
+alloc_counts(I) ->
+    Calls = proplists:get_value(calls, I),
+    [{"mseg_alloc", count(mseg_alloc, Calls)}, {"mseg_dealloc", count(mseg_dealloc, Calls)},
+     {"mseg_realloc", count(mseg_realloc, Calls)},
+     {"carriers", lists:sum([C || K <- [mbcs, sbcs], {carriers, C, _, _} <- proplists:get_value(K, I, [])])}].
 
 count(K, Calls) -> lists:sum([G * 1000000000 + C || {Name, G, C} <- Calls, Name =:= K]).
 

@@ -3,10 +3,11 @@
 -mode(compile).
 %% expression of the input file (one per line; blank lines and lines starting with % skipped)
 %% the term it builds, its ~w text, flat size of its canonical form, shared size as built,
-%% and its external bytes.
+%% its external bytes, and its bytes under term_to_binary's `compressed` (zlib level 6: the
+%% plain form again when compressing does not make it smaller).
 main([File]) ->
     {ok, Bin} = file:read_file(File),
-    io:put_chars("expr\tliteral\tflat_size_words\tshared_size_words\text_bytes\text_hex\n"),
+    io:put_chars("expr\tliteral\tflat_size_words\tshared_size_words\text_bytes\text_hex\text_compressed_hex\n"),
     lists:foreach(fun row/1, [L || L <- binary:split(Bin, <<"\n">>, [global]),
                                    L =/= <<>>, binary:first(L) =/= $%]);
 main(_) ->
@@ -18,12 +19,13 @@ row(Line) ->
     T = eval(Expr),
     Ext = term_to_binary(T, [{minor_version, 2}]),
     Canon = binary_to_term(Ext),
-    Hex = case byte_size(Ext) > 512 of
-              true -> "-";
-              false -> [io_lib:format("~2.16.0B", [B]) || <<B>> <= Ext]
-          end,
-    io:format("~ts\t~w\t~b\t~b\t~b\t~s~n",
-              [Expr, T, erts_debug:flat_size(Canon), shared_size(T, Canon), byte_size(Ext), Hex]).
+    io:format("~ts\t~w\t~b\t~b\t~b\t~s\t~s~n",
+              [Expr, T, erts_debug:flat_size(Canon), shared_size(T, Canon), byte_size(Ext), hex(Ext),
+               hex(term_to_binary(T, [compressed, {minor_version, 2}]))]).
+
+%% Uppercase hex, or "-" past 512 bytes.
+hex(Bin) when byte_size(Bin) > 512 -> "-";
+hex(Bin) -> [io_lib:format("~2.16.0B", [B]) || <<B>> <= Bin].
 
 %% erts_debug:size/1 of the term as the expression built it (sharing counted once), with its
 %% binaries counted in the canonical form: erl_eval builds <<...>> as a writable refc binary,

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     uint64_t flat, shared, got;
-    TC_CHECK(tc_term_flat_size(t, &flat) == TC_OK && tc_term_shared_size(t, &shared) == TC_OK);
+    TC_CHECK(tc_term_flat_size(t, &flat) == TC_OK && tc_term_shared_copy_size(t, &shared) == TC_OK);
 
     size_t used = tc_arena_used_words(arena);
     TC_CHECK(tc_copy_struct(a, t, NULL, &c, NULL) == TC_OK);
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     TC_CHECK(tc_copy_shared(a, t, &c, NULL) == TC_OK);
     check_copy(t, c);
-    TC_CHECK(tc_term_shared_size(c, &got) == TC_OK && got == shared);
+    TC_CHECK(tc_term_shared_copy_size(c, &got) == TC_OK && got == shared);
     check_copy(before, t);
 
     tc_copy_literal_area *la = tc_copy_literal_area_new(2 * shared + 64);
