@@ -381,7 +381,7 @@ int main(int argc, char **argv)
     rc = 0;
     bool with_vm = cli.extra[X_VM].given;
     tc_vm *vm = NULL;
-    if (with_vm && !(vm = tc_vm_start("unitcost", TC_BENCH_SOURCE_DIR "/experiments/beam")))
+    if (with_vm && !(vm = tc_vm_start("unitcost", NULL)))
         return 2;
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc) {

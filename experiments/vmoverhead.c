@@ -75,7 +75,7 @@ bool tc_vmoh_measure_with(const char *prog, tc_vm *vm, const tc_policy *pol, tc_
 
 bool tc_vmoh_measure(const char *prog, const char *beam_dir, const tc_policy *pol, tc_vmoh *out)
 {
-    tc_vm *vm = tc_vm_start(prog, beam_dir ? beam_dir : TC_BENCH_SOURCE_DIR "/experiments/beam");
+    tc_vm *vm = tc_vm_start(prog, beam_dir);
     if (!vm)
         return false;
     bool ok = tc_vmoh_measure_with(prog, vm, pol, out);

@@ -44,8 +44,8 @@ bool tc_vmoh_model_fixed(const char *prog, const tc_policy *pol, long n, int rep
 tc_vmoh tc_vmoh_of(const tc_vm_fixed *vm, const tc_vm_fixed *model);
 /* Both sides and the phase, the VM's from `vm` (a session the caller owns). */
 bool tc_vmoh_measure_with(const char *prog, tc_vm *vm, const tc_policy *pol, tc_vmoh *out);
-/* The same in a session of its own (started and stopped here, the sources of
- * TC_BENCH_SOURCE_DIR/experiments/beam or `beam_dir`). */
+/* The same in a session of its own (started and stopped here on the sources in `beam_dir`,
+ * NULL: the source tree's; see tc_vm_start). */
 bool tc_vmoh_measure(const char *prog, const char *beam_dir, const tc_policy *pol, tc_vmoh *out);
 
 /* The phase of one eptest pass of `iterations` operations of test `test` (tc_ep_* test

@@ -80,6 +80,8 @@ tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
     vm->prog = prog;
     if (!tc_vm_installed())
         return start_fail(vm, "needs erl and erlc on PATH (install Erlang/OTP: apt-get install erlang-nox)");
+    if (!beam_dir)
+        beam_dir = TC_BENCH_SOURCE_DIR "/experiments/beam";
     char src[2][4096];
     static const char *const names[] = {"eptest.erl", "unitcost.erl"};
     for (int i = 0; i < 2; i++)

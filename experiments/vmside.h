@@ -21,8 +21,8 @@ typedef struct tc_vm tc_vm;
 /* Whether erl and erlc are executable files on PATH. */
 bool tc_vm_installed(void);
 
-/* Compiles eptest.erl and unitcost.erl from `beam_dir` into a temporary directory and starts
- * erl on them. NULL after one line on stderr (prefixed "PROG: ") when erl or erlc is missing,
+/* Compiles eptest.erl and unitcost.erl from `beam_dir` (NULL: the source tree's
+ * experiments/beam) into a temporary directory and starts erl on them. NULL after one line on stderr (prefixed "PROG: ") when erl or erlc is missing,
  * the sources are not there, or the VM does not start. */
 tc_vm *tc_vm_start(const char *prog, const char *beam_dir);
 /* Asks the VM to quit, waits for it and removes the temporary directory. NULL: nothing. */
