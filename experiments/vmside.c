@@ -18,7 +18,7 @@ struct tc_vm {
     char dir[64];    /* the temporary directory of the .beam files */
 };
 
-static bool on_path(const char *name)
+bool tc_vm_on_path(const char *name)
 {
     const char *path = getenv("PATH");
     char file[4096];
@@ -32,7 +32,7 @@ static bool on_path(const char *name)
     return false;
 }
 
-bool tc_vm_installed(void) { return on_path("erl") && on_path("erlc"); }
+bool tc_vm_installed(void) { return tc_vm_on_path("erl") && tc_vm_on_path("erlc"); }
 
 static const char *const beams[] = {"eptest.beam", "unitcost.beam"};
 

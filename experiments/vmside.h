@@ -18,7 +18,9 @@ typedef struct tc_vm tc_vm;
 /* The emulator flags every session runs with (recorded in the CSVs' metadata). */
 #define TC_VM_FLAGS "+S 2:2"
 
-/* Whether erl and erlc are executable files on PATH. */
+/* Whether `name` is an executable file in a PATH directory. */
+bool tc_vm_on_path(const char *name);
+/* Whether erl and erlc both are. */
 bool tc_vm_installed(void);
 
 /* Compiles eptest.erl and unitcost.erl from `beam_dir` (NULL: the source tree's
