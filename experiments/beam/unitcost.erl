@@ -73,7 +73,10 @@ worker(Unit, Shape, L, R) ->
                    [{min_heap_size, (R + 3) * (W + 5) + 10000}];
                _ -> []
            end,
-    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), run(Unit, data(Shape, L), R)} end, [monitor | Opts]),
+    %% A fullsweep after building lays Data out as the collector's copy does: the model's Data
+    %% has been through the same collection (unitcost.c), so both walk the same layout.
+    Body = fun() -> D = data(Shape, L), erlang:garbage_collect(), Parent ! {self(), run(Unit, D, R)} end,
+    {Pid, Ref} = spawn_opt(Body, [monitor | Opts]),
     receive
         {Pid, Ns} -> erlang:demonitor(Ref, [flush]), Ns;
         {'DOWN', Ref, process, Pid, Why} -> error({worker_died, Why})
