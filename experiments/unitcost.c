@@ -69,7 +69,7 @@ static const tc_bench_cli_spec spec = {
     .nshapes = TC_EP_SHAPES,
     .shape_dflt = "every shape",
     .quick = "three sizes (1 Ki, 32 Ki, 1 Mi words) and fewer repeats: under a minute with --vm",
-    .csv = "unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns: ns per word (encode, decode: per\n"
+    .csv = "unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns: ns per word (encode, decode: per "
            "byte; the *_fixed units: per operation, words 0); vm_ns and model_over_vm n/a without --vm",
     .extras = extras,
     .nextras = NEXTRAS,
@@ -264,10 +264,11 @@ static void num(FILE *f, double v, bool present)
         fputs(",n/a", f);
 }
 
-/* One unit's row: on stdout with the minor faults of one operation on each side (mf, vf),
- * in the CSV without them. */
+/* One unit's row: on stdout with the minor faults of one operation on each side (mf, vf)
+ * and the VM's figure less its faults at this machine's cost of one (the harness's
+ * calibration; `size` the unit's denominator, 0: not per word), in the CSV without them. */
 static void row(FILE *csv, const char *unit, const char *shape, size_t words, double m, double vm, bool has_vm,
-                double floor, bool has_floor, double mf, double vf)
+                double floor, bool has_floor, double mf, double vf, double size)
 {
     printf("%-17s %-8s %8zu %10.4f", unit, shape, words, m);
     if (has_vm)
@@ -279,10 +280,12 @@ static void row(FILE *csv, const char *unit, const char *shape, size_t words, do
     else
         printf(" %10s", "n/a");
     printf(" %9.1f", mf);
-    if (has_vm)
-        printf(" %9.1f\n", vf);
+    if (has_vm && size > 0)
+        printf(" %9.1f %10.4f\n", vf, vm - vf * tc_bench_calibrate()->fault_ns.median / size);
+    else if (has_vm)
+        printf(" %9.1f %10s\n", vf, "n/a");
     else
-        printf(" %9s\n", "n/a");
+        printf(" %9s %10s\n", "n/a", "n/a");
     if (!csv)
         return;
     fprintf(csv, "%s,%s,%zu", unit, shape, words);
@@ -351,11 +354,11 @@ static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, i
         double size = per_byte ? bytes : (double)words;
         double floor = u == SIZE_OBJECT ? chain_w : per_byte ? memcpy_w / TC_WORD_BYTES : memcpy_w;
         row(csv, unit_names[u], name, words, per(m[u], t->model[u], size), per(v[u], t->vm[u], size), vm != NULL,
-            floor, true, mf[u], vf[u]);
+            floor, true, mf[u], vf[u], size);
     }
-    row(csv, "memcpy", name, words, memcpy_w, 0, false, memcpy_w, true, mf[MEMCPY], 0);
+    row(csv, "memcpy", name, words, memcpy_w, 0, false, memcpy_w, true, mf[MEMCPY], 0, 0);
     if (!binary)
-        row(csv, "load_chain", name, words, chain_w, 0, false, chain_w, true, 0, 0);
+        row(csv, "load_chain", name, words, chain_w, 0, false, chain_w, true, 0, 0, 0);
     (void)fflush(stdout);
     subject_destroy(&s);
     tc_arena_free(src);
@@ -372,10 +375,10 @@ static void measure_fixed(FILE *csv, tc_vm *vm, bool quick)
         (vm && !tc_vm_fixed_costs(vm, TC_VMOH_N, reps, &v)))
         exit(1);
     tc_bench_progress_end();
-    row(csv, "round_trip_fixed", "nil", 0, m.round_trip, v.round_trip, vm != NULL, 0, false, 0, 0);
-    row(csv, "lookup_fixed", "nil", 0, m.lookup, v.lookup, vm != NULL, 0, false, 0, 0);
-    row(csv, "insert_fixed", "nil", 0, m.insert, v.insert, vm != NULL, 0, false, 0, 0);
-    row(csv, "pt_get_fixed", "nil", 0, m.pt_get, v.pt_get, vm != NULL, 0, false, 0, 0);
+    row(csv, "round_trip_fixed", "nil", 0, m.round_trip, v.round_trip, vm != NULL, 0, false, 0, 0, 0);
+    row(csv, "lookup_fixed", "nil", 0, m.lookup, v.lookup, vm != NULL, 0, false, 0, 0, 0);
+    row(csv, "insert_fixed", "nil", 0, m.insert, v.insert, vm != NULL, 0, false, 0, 0, 0);
+    row(csv, "pt_get_fixed", "nil", 0, m.pt_get, v.pt_get, vm != NULL, 0, false, 0, 0, 0);
     if (vm) {
         tc_vmoh oh = tc_vmoh_of(&v, &m);
         tc_vmoh_print(stdout, &oh, "");
@@ -415,10 +418,11 @@ int main(int argc, char **argv)
         fputs("unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns\n", csv);
     }
     printf("ns per word (encode, decode: per byte; *_fixed: per operation); medians; model - [] on both sides;\n"
-           "m_faults, vm_faults: minor faults in one operation (a first-touch fault costs %.0f ns here)\n",
+           "m_faults, vm_faults: minor faults per operation (the VM's over its loop, the untimed work between\n"
+           "operations included); vm-faults: vm_ns less vm_faults x %.0f ns (one first-touch fault here)\n",
            tc_bench_calibrate()->fault_ns.median);
-    printf("%-17s %-8s %8s %10s %10s %7s %10s %9s %9s\n", "unit", "shape", "words", "model_ns", "vm_ns", "m/vm",
-           "floor_ns", "m_faults", "vm_faults");
+    printf("%-17s %-8s %8s %10s %10s %7s %10s %9s %9s %10s\n", "unit", "shape", "words", "model_ns", "vm_ns", "m/vm",
+           "floor_ns", "m_faults", "vm_faults", "vm-faults");
     measure_fixed(csv, vm, cli.quick);
     for (size_t z = 0; z < nsizes; z++) {
         int reps = reps_for(sizes[z], cli.quick, cli.repeats);

@@ -6,8 +6,9 @@
 %% Commands, one a line; each answer ends with a line "end":
 %%   point UNIT SHAPE L R   R timed operations of UNIT on eptest:payload(SHAPE, L) (SHAPE nil:
 %%                          the payload []), each in its own os:perf_counter region; answers
-%%                          "ns NS faults F": the median ns of one operation and the mean
-%%                          minor faults of the OS process in one. UNIT is
+%%                          "ns NS faults F": the median ns of one operation and the minor
+%%                          faults of the OS process per operation (over the loop, the
+%%                          untimed work after each included). UNIT is
 %%                          size_object   erts_debug:flat_size(Data) (size_object)
 %%                          copy_struct   ets:insert(T, {1, Data}) of a key not in the set
 %%                                        (db_store_term: size_object + copy_struct), deleted
@@ -85,20 +86,20 @@ worker(Unit, Shape, L, R) ->
 -define(WARMUP, 2).
 
 %% R samples of F() after ?WARMUP untimed ones; After() runs untimed after each. Returns the
-%% samples and the minor faults of the OS process inside the timed regions (read just
-%% outside each: reading them costs a file read).
+%% samples and the minor faults of the OS process over the R operations and their After()s:
+%% read around the loop, not each operation, because reading them is a file read whose
+%% wake-up and cold caches would land in the next sample.
 samples(F, After, R) ->
     [begin F(), After() end || _ <- lists:seq(1, ?WARMUP)],
-    Rows = [begin
-                F0 = eptest:minflt(),
-                T0 = os:perf_counter(nanosecond),
-                _ = F(),
-                T1 = os:perf_counter(nanosecond),
-                F1 = eptest:minflt(),
-                After(),
-                {T1 - T0, F1 - F0}
-            end || _ <- lists:seq(1, R)],
-    {[T || {T, _} <- Rows], lists:sum([Fl || {_, Fl} <- Rows])}.
+    F0 = eptest:minflt(),
+    Ns = [begin
+              T0 = os:perf_counter(nanosecond),
+              _ = F(),
+              T1 = os:perf_counter(nanosecond),
+              After(),
+              T1 - T0
+          end || _ <- lists:seq(1, R)],
+    {Ns, eptest:minflt() - F0}.
 
 none() -> ok.
 
