@@ -176,7 +176,9 @@ static void subject_init(subject *s, tc_term t, uint64_t flat)
     /* words/2 cells of two words, each pointing at the one below, walked from the top. */
     s->cells = flat / 2 ? (size_t)flat / 2 : 1;
     void **cells = tc_mem_alloc(s->cells * 2 * sizeof *cells);
-    NEED(cells != NULL, "the load chain");
+    if (!cells)
+        tc_bench_oom("unitcost", "the load chain");
+    /* cppcheck-suppress nullPointerRedundantCheck ; tc_bench_oom does not return */
     cells[0] = &cells[0];
     for (size_t i = 1; i < s->cells; i++) {
         cells[2 * i] = &cells[2 * (i - 1)];

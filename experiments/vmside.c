@@ -180,6 +180,18 @@ static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
     return false;
 }
 
+/* The number after `key` and a space in `line`; false when there is none. */
+static bool field(const char *line, const char *key, double *out)
+{
+    const char *p = strstr(line, key);
+    if (!p || p[strlen(key)] != ' ')
+        return false;
+    p += strlen(key) + 1;
+    char *end;
+    *out = strtod(p, &end);
+    return end != p;
+}
+
 bool tc_vm_point(tc_vm *vm, const char *unit, const char *shape, long len, int reps, double *ns, double *faults)
 {
     char cmd[160], lines[1][128];
@@ -187,7 +199,7 @@ bool tc_vm_point(tc_vm *vm, const char *unit, const char *shape, long len, int r
     (void)snprintf(cmd, sizeof cmd, "point %s %s %ld %d\n", unit, shape, len, reps);
     if (!ask(vm, cmd, lines, 1, &n))
         return false;
-    if (n != 1 || sscanf(lines[0], "ns %lf faults %lf", ns, faults) != 2) {
+    if (n != 1 || strncmp(lines[0], "ns ", 3) != 0 || !field(lines[0], "ns", ns) || !field(lines[0], "faults", faults)) {
         fprintf(stderr, "%s: --vm: no time in the VM's answer to '%s %s %ld'\n", vm->prog, unit, shape, len);
         return false;
     }
@@ -196,25 +208,18 @@ bool tc_vm_point(tc_vm *vm, const char *unit, const char *shape, long len, int r
 
 bool tc_vm_fixed_costs(tc_vm *vm, long n, int reps, tc_vm_fixed *out)
 {
-    char cmd[64], lines[4][128], name[64];
+    char cmd[64], lines[4][128];
     int got;
     (void)snprintf(cmd, sizeof cmd, "fixed %ld %d\n", n, reps);
     if (!ask(vm, cmd, lines, 4, &got))
         return false;
     int seen = 0;
     for (int i = 0; i < got; i++) {
-        double v;
-        if (sscanf(lines[i], "%63s %lf", name, &v) != 2)
-            continue;
-        double *slot = strcmp(name, "round_trip_fixed") == 0 ? &out->round_trip
-                       : strcmp(name, "lookup_fixed") == 0   ? &out->lookup
-                       : strcmp(name, "insert_fixed") == 0   ? &out->insert
-                       : strcmp(name, "pt_get_fixed") == 0   ? &out->pt_get
-                                                             : NULL;
-        if (slot) {
-            *slot = v;
-            seen++;
-        }
+        static const char *const names[4] = {"round_trip_fixed", "lookup_fixed", "insert_fixed", "pt_get_fixed"};
+        double *slots[4] = {&out->round_trip, &out->lookup, &out->insert, &out->pt_get};
+        for (int k = 0; k < 4; k++)
+            if (strncmp(lines[i], names[k], strlen(names[k])) == 0 && field(lines[i], names[k], slots[k]))
+                seen++;
     }
     if (seen != 4) {
         fprintf(stderr, "%s: --vm: the VM's fixed costs are incomplete\n", vm->prog);
