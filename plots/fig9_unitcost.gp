@@ -20,7 +20,7 @@ do for [i = 1:words(units)] {
     set title u
     set xlabel i > 3 ? 'flat size in words (log)' : ''
     set ylabel (i == 1 || i == 4) ? 'ns (log)' : ''
-    if (i == 5) { set key top left font ',9' } else { unset key }
+    if (i == 5) { set key at graph 0.98, graph 0.42 right center font ',9' } else { unset key }
     ns = i <= 4 ? 5 : 6 # the binary's flat size is a 6-word ProcBin: per byte only
     plot for [k = 1:ns] rows(u, word(shapes, k)) using @u_words:@u_model_ns \
             with linespoints lw 2 pt 7 ps 0.6 lc rgb c_shape[k] title word(shapes, k), \
