@@ -67,12 +67,18 @@ run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-n
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res/fidelity.csv"
+rm -rf "$res/vm" "$res/fidelity.csv" "$res/fidelity-vm-overhead.csv"
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" "$res/vm"
     run fidelity experiments/beam/fidelity.sh "${fid[@]}" "$bin/eptest" "$res/fidelity.csv"
+    # The short lengths with the vm_overhead phase charged, against the VM in the same rounds.
+    run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" --vm-overhead --lens "10 100 1000" \
+        "$bin/eptest" "$res/fidelity-vm-overhead.csv"
+    # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
+    run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
+    run unitcost "$bin/unitcost" "${q[@]}" --csv "$res/unitcost.csv"
 fi
 
 # ---- derived tables ----------------------------------------------------------------------

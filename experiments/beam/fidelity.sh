@@ -5,26 +5,30 @@
 # takes the median of each side's per-round lookup/proc ratios.
 #
 # usage: experiments/beam/fidelity.sh [--rounds R] [--repeats K] [--lens "L1 L2 ..."]
-#                                     [--iterations N] EPTEST_BINARY OUTPUT_CSV
+#                                     [--iterations N] [--vm-overhead] EPTEST_BINARY OUTPUT_CSV
 #   EPTEST_BINARY  the model's experiments/eptest
 #   --rounds R     rounds (default 3)
 #   --repeats K    fresh testers per run on each side, medians (default 3)
 #   --lens "..."   payload lengths (default "1000 3000 10000 30000")
 #   --iterations N calls per pass on both sides (default 1000, the seed's)
+#   --vm-overhead  the model's eptest runs with --vm-overhead (the VM's fixed per-operation
+#                  costs the model does not execute, measured in that run, added as a phase):
+#                  its rows' source is model+vm_overhead instead of model
 #
 # proc is the median of a run's three proc passes, lookup its ets_lookup pass (each already a
 # median over the run's K testers). Exits 0 without writing when erl is not installed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rounds=3 repeats=3 lens="1000 3000 10000 30000" iterations=1000
+rounds=3 repeats=3 lens="1000 3000 10000 30000" iterations=1000 oh=() side=model
 while [ $# -gt 0 ]; do
     case "$1" in
     --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
     --repeats) repeats="${2:?--repeats needs a number}"; shift ;;
     --lens) lens="${2:?--lens needs lengths}"; shift ;;
     --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
-    --help|-h) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --vm-overhead) oh=(--vm-overhead) side=model+vm_overhead ;;
+    --help|-h) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fidelity.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -67,7 +71,7 @@ row() {
 }
 
 {
-    echo "# experiment: fidelity (model eptest --era otp25 and VM eptest, alternated, $rounds rounds)"
+    echo "# experiment: fidelity (model eptest --era otp25 ${oh[*]+${oh[*]} }and VM eptest, alternated, $rounds rounds)"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# lens: $lens"
@@ -81,8 +85,9 @@ for r in $(seq 1 "$rounds"); do
     for l in $lens; do
         k=$((k + 1))
         echo "fidelity.sh: round $r of $rounds, L = $l ($k of $total)" >&2
-        "$model" --era otp25 --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/m.csv" >/dev/null || exit 1
-        row "$r" model "$tmp/m.csv" >>"$tmp/rows" || exit 1
+        "$model" --era otp25 --len "$l" --iterations "$iterations" --repeats "$repeats" ${oh[@]+"${oh[@]}"} \
+            --csv "$tmp/m.csv" >/dev/null || exit 1
+        row "$r" "$side" "$tmp/m.csv" >>"$tmp/rows" || exit 1
         # shellcheck disable=SC2086 # flags are words by design
         erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" \
             --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/v.csv" >/dev/null || exit 1
