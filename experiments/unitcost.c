@@ -242,6 +242,10 @@ static long len_for(tc_ep_shape sh, size_t words)
         return l;
     }
     case TC_EP_BINARY: return (long)(words * TC_WORD_BYTES);
+    /* a hashmap of L small keys is about 3.8 words a key (37,898 for 10,000: the [K | V]
+     * leaves and the nodes' headers and slots); only the point's length, the figures divide
+     * by the term's own flat size */
+    case TC_EP_MAP: return (long)(words * 10 / 38);
     case TC_EP_SHAPES: break;
     }
     return 0;
