@@ -31,15 +31,18 @@
 #include "terms/arena.h"
 #include "terms/binary.h"
 #include "terms/size.h"
+#include "vmoverhead.h"
 #include "workload.h"
 
 /* Samples per second: a pass of a few milliseconds still gets tens of samples per run (the
  * cost of a sample is why profiled runs are not the timed ones). */
 #define TC_BREAKDOWN_HZ 5000
 
-enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP, PHASES };
-static const char *const phase_names[PHASES] = {"size", "copy", "gc_copy", "page_fault", "heap_alloc",
-                                                "io_poll", "switch", "loop"};
+/* vm_overhead is not in the model's time: it is the VM's fixed per-operation cost the model
+ * does not execute (vmoverhead.h), added to the pass with --vm-overhead, else 0. */
+enum { PH_SIZE, PH_COPY, PH_GC, PH_FAULT, PH_ALLOC, PH_POLL, PH_SWITCH, PH_LOOP, PH_VMOH, PHASES };
+static const char *const phase_names[PHASES] = {"size",    "copy",   "gc_copy", "page_fault", "heap_alloc",
+                                                "io_poll", "switch", "loop",    "vm_overhead"};
 
 /* Leaf-most match decides, each function named by its address (profiler.h): static ones by
  * the public functions they are reached through. The size walk is what the public size
@@ -253,7 +256,8 @@ static tc_result measure_units(const tc_ep_config *cfg, unit_costs *u)
 }
 
 /* Counter-based phase times of one pass. */
-static void counter_phases(int test, const tc_ep_counts *c, const unit_costs *u, double out[PHASES])
+static void counter_phases(int test, const tc_ep_counts *c, const unit_costs *u, const tc_vmoh *oh, long iterations,
+                           double out[PHASES])
 {
     double copy_unit = test == TC_EP_LOOKUP ? u->shallow_word : u->copy_word;
     out[PH_SIZE] = (double)c->words_sized * u->size_word;
@@ -268,6 +272,7 @@ static void counter_phases(int test, const tc_ep_counts *c, const unit_costs *u,
         sum += out[k];
     double total = c->us * 1000.0;
     out[PH_LOOP] = total > sum ? total - sum : 0;
+    out[PH_VMOH] = tc_vmoh_pass_us(oh, test, iterations) * 1000.0;
 }
 
 /* The profiler of the test that is running: one per test, started and stopped by the hook
@@ -293,11 +298,20 @@ static void pass_hook(void *ctx, int test, bool begin)
         tc_prof_stop(ps->p[test]);
 }
 
+enum { X_VM_OVERHEAD, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_VM_OVERHEAD] = {"vm-overhead", NULL,
+                       "measure on the installed VM (erl on PATH) the fixed per-operation cost the model does "
+                       "not execute, per era, and add it to every test as the phase vm_overhead (vmoverhead.h)",
+                       {0}},
+};
+
 static const tc_bench_cli_spec spec = {
     .prog = "breakdown",
     .about = "Splits each eptest test's time into phases (size, copy, gc_copy, page_fault,\n"
              "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
-             "measured in the same run, and by a sampling profiler over the same passes.",
+             "measured in the same run, and by a sampling profiler over the same passes; with\n"
+             "--vm-overhead also the VM's fixed cost the model does not execute (vm_overhead).",
     .era = "both",
     .era_both = true,
     .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, 10000 for otp25"},
@@ -308,6 +322,8 @@ static const tc_bench_cli_spec spec = {
     .csv = "one row per era, test and phase: "
            "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share",
     TC_EP_CLI_SWITCHES,
+    .extras = extras,
+    .nextras = NEXTRAS,
 };
 
 int main(int argc, char **argv)
@@ -319,9 +335,14 @@ int main(int argc, char **argv)
     rc = 0;
     long runs = cli.repeats ? cli.repeats : cli.quick ? 2 : 10;
     const char *csv_path = cli.csv;
+    tc_vm *vm = cli.extra[X_VM_OVERHEAD].given ? tc_vm_start("breakdown", NULL) : NULL;
+    if (cli.extra[X_VM_OVERHEAD].given && !vm)
+        return 2;
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
-    if (rc)
+    if (rc) {
+        tc_vm_stop(vm);
         return rc;
+    }
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "breakdown (eptest phases by counters x unit costs, and by SIGPROF samples)");
@@ -345,10 +366,19 @@ int main(int argc, char **argv)
         tc_result r = tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), 1000, &cfg);
         if (r != TC_OK) {
             fprintf(stderr, "breakdown: %s: %s\n", era, tc_result_name(r));
+            tc_vm_stop(vm);
             return 1;
         }
-        if (csv)
+        tc_vmoh oh = {0};
+        if (vm && !tc_vmoh_measure_with("breakdown", vm, &cfg.policy, &oh)) {
+            tc_vm_stop(vm);
+            return 2;
+        }
+        if (csv) {
             tc_ep_meta_config(csv, &cfg);
+            tc_vmoh_meta(csv, &oh, "not measured: add --vm-overhead (needs erl) to charge it; its rows are 0");
+        }
+        tc_vmoh_print(stdout, &oh, "not measured: add --vm-overhead (needs erl) to charge it");
         unit_costs u = {0};
         tc_bench_progress("breakdown %s: unit costs", era);
         r = measure_units(&cfg, &u);
@@ -404,7 +434,7 @@ int main(int argc, char **argv)
                 }
             }
             double ph[PHASES];
-            counter_phases(t, &counts[pick * TC_EP_TESTS + t], &u, ph);
+            counter_phases(t, &counts[pick * TC_EP_TESTS + t], &u, &oh, cfg.iterations, ph);
             tc_prof_report rep;
             if (tc_prof_report_phases(ps.p[t], table, NTABLE + TC_EP_STEP_FNS, &rep) != TC_OK) {
                 fprintf(stderr, "breakdown: attributing the samples of %s failed\n", tc_ep_test_names[t]);
@@ -435,6 +465,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < TC_EP_TESTS; t++)
             tc_prof_free(ps.p[t]);
     }
+    tc_vm_stop(vm);
     if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
         return 2;
     return tc_bench_exit_status("breakdown", status);

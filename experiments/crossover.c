@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "terms/arena.h"
 #include "terms/size.h"
+#include "vmoverhead.h"
 #include "workload.h"
 
 /* ints: every 250 from 1000 to 10000 with a few points around; other shapes: a coarse grid. */
@@ -56,10 +57,15 @@ static tc_result iterations_for(tc_ep_shape shape, long len, long cap, long *out
     return TC_OK;
 }
 
-enum { X_SUMMARY, NEXTRAS };
+enum { X_SUMMARY, X_VM_OVERHEAD, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_SUMMARY] = {"summary", "FILE|-", "one row per shape and era, after '#' metadata lines: "
                                         "shape,era,crossover_len,ratio_at_1000,ratio_at_10000", {0}},
+    [X_VM_OVERHEAD] = {"vm-overhead", NULL,
+                       "measure on the installed VM (erl on PATH) the fixed per-operation cost the model does "
+                       "not execute, per era, and add it to every point as the phase vm_overhead "
+                       "(vmoverhead.h): proc_us, lookup_us and ratio then include it",
+                       {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -92,6 +98,20 @@ int main(int argc, char **argv)
     long repeats = cli.repeats ? cli.repeats : quick ? 1 : 3;
     int first_shape = cli.shape >= 0 ? cli.shape : 0, last_shape = cli.shape >= 0 ? cli.shape : TC_EP_SHAPES - 1;
     const char *summary_path = cli.extra[X_SUMMARY].value;
+    /* The phase per era: the VM's fixed costs once, the model's under each era's rules. */
+    tc_vmoh oh[2] = {{0}, {0}};
+    if (cli.extra[X_VM_OVERHEAD].given) {
+        tc_vm *vm = tc_vm_start("crossover", NULL);
+        bool ok = vm != NULL;
+        for (int e = 0; ok && e < cli.neras; e++) {
+            tc_ep_config cfg;
+            ok = tc_ep_cli_config(&cli, e, TC_EP_MIN_LEN, 1, &cfg) == TC_OK &&
+                 tc_vmoh_measure_with("crossover", vm, &cfg.policy, &oh[e]);
+        }
+        tc_vm_stop(vm);
+        if (!ok)
+            return 2;
+    }
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     FILE *summary = rc ? NULL : tc_bench_cli_open_csv(&cli, "--summary", summary_path, &rc);
     if (rc)
@@ -105,6 +125,8 @@ int main(int argc, char **argv)
             tc_ep_config cfg;
             if (tc_ep_cli_config(&cli, e, TC_EP_MIN_LEN, 1, &cfg) == TC_OK)
                 tc_ep_meta_config(csv, &cfg); /* what every point runs, at its own length and calls */
+            tc_bench_meta(csv, "era_of_vm_overhead", "%s", cli.eras[e]);
+            tc_vmoh_meta(csv, &oh[e], "not measured: add --vm-overhead (needs erl) to charge it");
         }
         fprintf(csv, "shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n");
     }
@@ -142,6 +164,9 @@ int main(int argc, char **argv)
                             tc_result_name(r));
                     return 1;
                 }
+                g.proc_us += tc_vmoh_pass_us(&oh[e], TC_EP_PROC1, cfg.iterations);
+                g.lookup_us += tc_vmoh_pass_us(&oh[e], TC_EP_LOOKUP, cfg.iterations);
+                g.ratio = g.proc_us > 0 ? g.lookup_us / g.proc_us : 0;
                 if (!crossing && g.ratio > 1.0)
                     crossing = grid[i];
                 if (grid[i] == 1000)

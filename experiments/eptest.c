@@ -20,15 +20,21 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "vmoverhead.h"
 #include "workload.h"
 
 /* ---- the command line -------------------------------------------------------------------- */
 
-enum { X_VERIFY, X_KEEP_RESULT, X_HOT_KEY, NEXTRAS };
+enum { X_VERIFY, X_KEEP_RESULT, X_HOT_KEY, X_VM_OVERHEAD, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_VERIFY] = {"verify", NULL, "run the heap verifier after every pass", {0}},
     [X_KEEP_RESULT] = {"keep-result", NULL, "the lookup result stays live until the next lookup", {0}},
     [X_HOT_KEY] = {"hot-key", NULL, "look up key 1 every time instead of keys 1..N", {0}},
+    [X_VM_OVERHEAD] = {"vm-overhead", NULL,
+                       "measure on the installed VM (erl on PATH) the fixed per-operation cost the model does "
+                       "not execute and add it to every pass as the phase vm_overhead (vmoverhead.h); "
+                       "the CSV's median_us then includes it and its metadata says so",
+                       {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -52,7 +58,10 @@ typedef struct options {
     tc_ep_config cfg;
     long repeats;
     const char *csv;
+    tc_vmoh oh; /* present with --vm-overhead */
 } options;
+
+#define OH_HOW "not measured: add --vm-overhead (needs erl) to charge it"
 
 static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
 {
@@ -83,12 +92,18 @@ static void write_csv(FILE *csv, const options *o, const tc_bench_summary *sum, 
                   c->policy.mem.cache_slots, c->policy.mem.sbct, (unsigned long long)c->policy.min_heap_size,
                   c->hot_key ? ", hot key" : "", c->keep_result ? ", result kept" : "");
     tc_bench_meta(csv, "repeats", "%ld (times are medians; counts are from the first run)", o->repeats);
+    tc_vmoh_meta(csv, &o->oh, OH_HOW);
+    if (o->oh.present)
+        tc_bench_meta(csv, "vm_overhead_included", "median_us of every pass includes iterations x its operation's "
+                                                   "phase (proc: round trip, ets_insert and ets_overwrite: insert, "
+                                                   "ets_lookup: lookup, empty: none)");
     fprintf(csv, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_copied,words_copied,"
                  "fragments,carriers_mapped,switches,io_polls\n");
     for (int t = 0; t < TC_EP_TESTS; t++) {
         const tc_ep_counts *k = &counts[t];
         fprintf(csv, "%s,%s,%ld,%ld,%s,%.1f,%.1f,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", tc_ep_test_names[t],
-                tc_ep_shape_names[c->shape], c->len, c->iterations, c->policy.name, sum[t].median,
+                tc_ep_shape_names[c->shape], c->len, c->iterations, c->policy.name,
+                sum[t].median + tc_vmoh_pass_us(&o->oh, t, c->iterations),
                 sum[t].q3 - sum[t].q1, k->faults, (unsigned long long)k->gcs, (unsigned long long)k->gc_words,
                 (unsigned long long)k->words_copied, (unsigned long long)k->fragments,
                 (unsigned long long)k->carriers_mapped, (unsigned long long)k->switches,
@@ -104,6 +119,8 @@ int main(int argc, char **argv)
     if (rc != TC_BENCH_CLI_RUN)
         return tc_bench_exit_status("eptest", rc);
     rc = 0;
+    if (cli.extra[X_VM_OVERHEAD].given && !tc_vmoh_measure("eptest", NULL, &o.cfg.policy, &o.oh))
+        return 2;
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", o.csv, &rc);
     if (rc)
         return rc;
@@ -136,6 +153,15 @@ int main(int argc, char **argv)
     printf("[{proc,{%.0f,%.0f,%.0f}},{ets,{%.0f,%.0f,%.0f}},{empty,%.0f}]\n", sum[TC_EP_PROC1].median,
            sum[TC_EP_PROC2].median, sum[TC_EP_PROC3].median, sum[TC_EP_INSERT].median, sum[TC_EP_OVERWRITE].median,
            sum[TC_EP_LOOKUP].median, sum[TC_EP_EMPTY].median);
+    if (o.oh.present) { /* else stdout is the seed's line alone; the CSV says the phase is absent */
+        tc_vmoh_print(stdout, &o.oh, OH_HOW);
+        double with[TC_EP_TESTS];
+        for (int t = 0; t < TC_EP_TESTS; t++)
+            with[t] = sum[t].median + tc_vmoh_pass_us(&o.oh, t, o.cfg.iterations);
+        printf("with vm_overhead: [{proc,{%.0f,%.0f,%.0f}},{ets,{%.0f,%.0f,%.0f}},{empty,%.0f}]\n", with[TC_EP_PROC1],
+               with[TC_EP_PROC2], with[TC_EP_PROC3], with[TC_EP_INSERT], with[TC_EP_OVERWRITE], with[TC_EP_LOOKUP],
+               with[TC_EP_EMPTY]);
+    }
     int status = 0;
     if (csv) {
         write_csv(csv, &o, sum, counts);

@@ -115,8 +115,7 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
     return TC_OK;
 }
 
-/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack. */
-static tc_result place_on_heap(tc_proc *p, tc_term t)
+tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t)
 {
     uint64_t words;
     tc_result r = tc_term_flat_size(t, &words);
@@ -142,7 +141,7 @@ static tc_result place_on_heap(tc_proc *p, tc_term t)
 static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
 {
     if (sh == TC_EP_BINARY || sh == TC_EP_MAP)
-        return place_on_heap(p, arena_copy);
+        return tc_ep_place_on_heap(p, arena_copy);
     tc_result r = TC_OK;
     bool as_list = sh != TC_EP_NESTED;
     tc_term *x = tc_proc_x(p);
@@ -382,7 +381,7 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     tc_result r = tc_proc_new(w->mem, &sp, &server);
     if (r != TC_OK)
         return r;
-    r = place_on_heap(server, data_of(w->tester));
+    r = tc_ep_place_on_heap(server, data_of(w->tester));
     tc_task client_task, server_task;
     rpc_state cs = {w, &server_task, w->cfg->iterations, false};
     rpc_state ss = {w, &client_task, w->cfg->iterations, false};
@@ -436,7 +435,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK)
         goto out;
     if (cfg->payload != TC_NON_VALUE)
-        r = place_on_heap(w.tester, cfg->payload);
+        r = tc_ep_place_on_heap(w.tester, cfg->payload);
     else if ((r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) == TC_OK)
         r = build_on_heap(w.tester, cfg->shape, cfg->len, payload);
     if (r != TC_OK)

@@ -62,6 +62,10 @@ typedef struct tc_ep_config {
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
 tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
 
+/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack (its
+ * bottom slot when the stack was empty). */
+tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t) TC_MUST_CHECK;
+
 /* The era's defaults: its policy (L 1000, N 1000, ints). */
 tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
 

@@ -45,5 +45,5 @@ c_lookup_op = '#d62728'
 c_update    = '#9467bd'
 c_counter   = '#8c564b'
 # phases of figure 4 (its columns, by name), in breakdown's order, and the colour of each
-phases = 'size copy gc_copy page_fault heap_alloc io_poll switch loop'
-array c_phase[8] = ['#1f77b4', '#aec7e8', '#d62728', '#ff7f0e', '#ffbb78', '#9467bd', '#2ca02c', '#cccccc']
+phases = 'size copy gc_copy page_fault heap_alloc io_poll switch loop vm_overhead'
+array c_phase[9] = ['#1f77b4', '#aec7e8', '#d62728', '#ff7f0e', '#ffbb78', '#9467bd', '#2ca02c', '#cccccc', '#8c564b']

@@ -73,6 +73,11 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
     run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
     run fidelity-tuple experiments/beam/fidelity.sh "${fid[@]}" --shapes tuple --lens "$fid_tuple" "$bin/eptest" "$res/fidelity-tuple.csv"
+    # The short lengths with the vm_overhead phase charged, against the VM in the same rounds.
+    run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" --vm-overhead --lens "10 100 1000" \
+        "$bin/eptest" "$res/fidelity-vm-overhead.csv"
+    # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
+    run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's
     # verdict and the VM's, alternated, for each term as its text.
     explain_row() { # LABEL TERM
@@ -96,6 +101,7 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     } >"$res/explain.csv"
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
+    run unitcost "$bin/unitcost" "${q[@]}" --csv "$res/unitcost.csv"
 fi
 
 # ---- derived tables ----------------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include "terms/printer.h"
 #include "terms/reader.h"
 #include "terms/size.h"
+#include "vmoverhead.h"
 #include "workload.h"
 
 #define EXIT_USAGE 2
@@ -679,7 +680,10 @@ static const char usage_explain[] =
     "                  PATH; missing: one line, exit 2) with TERM as its external bytes, one run\n"
     "                  at a time alternated with the model's, each remedy too (min_heap_size as\n"
     "                  the tester's spawn option, +MHsbct as an emulator flag); adds the VM's\n"
-    "                  column. The VM's GCs are of all processes; it does not count words\n"
+    "                  column. The VM's GCs are of all processes; it does not count words. Also\n"
+    "                  measures the vm_overhead phase (the VM's fixed per-operation cost the\n"
+    "                  model does not execute: experiments/vmoverhead.h) and prints the model's\n"
+    "                  verdict with it added; without --vm the phase is absent\n"
     "  --tsv           one line: model_ratio vm_ratio model_lookup_gcs vm_lookup_gcs\n"
     "                  model_lookup_faults vm_lookup_faults verdict, tab-separated; counts per\n"
     "                  1000 lookups; vm_* are '-' without --vm; verdict is 'slower' or 'faster',\n"
@@ -762,21 +766,6 @@ typedef struct explain_vm {
     char erl_src[4096];  /* eptest.erl */
 } explain_vm;
 
-/* Whether `name` is an executable file in a PATH directory. */
-static bool on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char file[4096];
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-        if (n > 0 && snprintf(file, sizeof file, "%.*s/%s", (int)n, path, name) < (int)sizeof file &&
-            access(file, X_OK) == 0)
-            return true;
-        path += n + (path[n] == ':');
-    }
-    return false;
-}
-
 /* eptest.erl: installed beside the command (<prefix>/share/termcopy), else the source tree's. */
 static bool find_eptest(char *out, size_t cap)
 {
@@ -811,10 +800,10 @@ static void explain_vm_cleanup(explain_vm *vm)
 /* Finds erl, erlc and eptest.erl, compiles it and writes the term's external bytes. */
 static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ext_len)
 {
-    if (!on_path("erl") || !on_path("erlc")) {
+    if (!tc_vm_on_path("erl") || !tc_vm_on_path("erlc")) {
         fprintf(stderr, "termcopy explain: --vm needs erl and erlc on PATH, and %s not found "
                         "(install Erlang/OTP, e.g. apt-get install erlang-nox, or run without --vm)\n",
-                on_path("erl") ? "erlc is" : "erl is");
+                tc_vm_on_path("erl") ? "erlc is" : "erl is");
         return false;
     }
     if (!find_eptest(vm->erl_src, sizeof vm->erl_src) || strchr(vm->erl_src, '\'')) {
@@ -1003,6 +992,7 @@ static int cmd_explain(int argc, char **argv)
         if (!explain_vm_setup(&vm, ext, ext_len))
             goto out;
     }
+    tc_vmoh oh = {0};
     /* The configurations: OTP 25 as the VM ships it, then one remedy each. */
     tc_ep_config cfg[NVARIANTS];
     if (tc_ep_config_for_era("otp25", &cfg[V_BASE]) != TC_OK) {
@@ -1013,6 +1003,15 @@ static int cmd_explain(int argc, char **argv)
     cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
     cfg[V_BASE].iterations = iterations;
     cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_BASE];
+    if (want_vm) { /* the phase, on the unitcost.erl beside the eptest.erl found */
+        char dir[4096];
+        (void)snprintf(dir, sizeof dir, "%s", vm.erl_src); /* the same size */
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (!tc_vmoh_measure("termcopy explain", slash ? dir : ".", &cfg[V_BASE].policy, &oh))
+            goto out;
+    }
     /* min_heap_size: the young heap holds Data (flat words, on the tester's heap as a spawn
      * argument) and EXPLAIN_MIN_HEAP_RESULTS results [{I, TERM}] (flat + 3 for the tuple + 2
      * for the cons) before it must collect; the next size of the heap-size table above it. */
@@ -1070,6 +1069,16 @@ static int cmd_explain(int argc, char **argv)
                "           so the model's times and ratios are not a release build's (its counts are)\n",
                TC_DEBUG_LEVEL);
     print_verdict("model", &ms[V_BASE]);
+    tc_vmoh_print(stdout, &oh, "not measured: --vm measures it on the VM");
+    if (oh.present) {
+        explain_series with = model[V_BASE];
+        for (int k = 0; k < with.n; k++) {
+            with.proc_us[k] += tc_vmoh_pass_us(&oh, TC_EP_PROC1, iterations);
+            with.lookup_us[k] += tc_vmoh_pass_us(&oh, TC_EP_LOOKUP, iterations);
+        }
+        explain_summary ws = explain_summarize(&with);
+        print_verdict("model + vm_overhead", &ws);
+    }
     if (want_vm)
         print_verdict("VM", &vs[V_BASE]);
     const explain_series *mb = &model[V_BASE], *vb = want_vm ? &vms[V_BASE] : NULL;

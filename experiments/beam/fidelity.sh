@@ -5,7 +5,7 @@
 # takes the median of each side's per-round lookup/proc ratios.
 #
 # usage: experiments/beam/fidelity.sh [--rounds R] [--repeats K] [--lens "L1 L2 ..."]
-#                                     [--shapes "S1 S2 ..."] [--iterations N]
+#                                     [--shapes "S1 S2 ..."] [--iterations N] [--vm-overhead]
 #                                     EPTEST_BINARY OUTPUT_CSV
 #   EPTEST_BINARY  the model's experiments/eptest
 #   --rounds R     rounds (default 3)
@@ -13,13 +13,16 @@
 #   --lens "..."   payload lengths (default "1000 3000 10000 30000")
 #   --shapes "..." payload shapes, as eptest --shape takes them (default "ints")
 #   --iterations N calls per pass on both sides (default 1000, the seed's)
+#   --vm-overhead  the model's eptest runs with --vm-overhead (the VM's fixed per-operation
+#                  costs the model does not execute, measured in that run, added as a phase):
+#                  its rows' source is model+vm_overhead instead of model
 #
 # proc is the median of a run's three proc passes, lookup its ets_lookup pass (each already a
 # median over the run's K testers). Exits 0 without writing when erl is not installed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rounds=3 repeats=3 lens="1000 3000 10000 30000" shapes=ints iterations=1000
+rounds=3 repeats=3 lens="1000 3000 10000 30000" shapes=ints iterations=1000 oh=() side=model
 while [ $# -gt 0 ]; do
     case "$1" in
     --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
@@ -27,7 +30,8 @@ while [ $# -gt 0 ]; do
     --lens) lens="${2:?--lens needs lengths}"; shift ;;
     --shapes) shapes="${2:?--shapes needs shapes}"; shift ;;
     --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
-    --help|-h) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --vm-overhead) oh=(--vm-overhead) side=model+vm_overhead ;;
+    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fidelity.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -80,7 +84,7 @@ row() {
 }
 
 {
-    echo "# experiment: fidelity (model eptest --era otp25 and VM eptest, alternated, $rounds rounds)"
+    echo "# experiment: fidelity (model eptest --era otp25 ${oh[*]+${oh[*]} }and VM eptest, alternated, $rounds rounds)"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# lens: $lens"
@@ -98,8 +102,8 @@ for r in $(seq 1 "$rounds"); do
             k=$((k + 1))
             echo "fidelity.sh: round $r of $rounds, $s L = $l ($k of $total)" >&2
             "$model" --era otp25 --shape "$s" --len "$l" --iterations "$iterations" --repeats "$repeats" \
-                --csv "$tmp/m.csv" >/dev/null || exit 1
-            row "$r" model "$tmp/m.csv" >>"$tmp/rows" || exit 1
+                ${oh[@]+"${oh[@]}"} --csv "$tmp/m.csv" >/dev/null || exit 1
+            row "$r" "$side" "$tmp/m.csv" >>"$tmp/rows" || exit 1
             # shellcheck disable=SC2086 # flags are words by design
             erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" \
                 --shape "$s" --len "$l" --iterations "$iterations" --repeats "$repeats" --csv "$tmp/v.csv" >/dev/null || exit 1
