@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     --shapes) shapes="${2:?--shapes needs shapes}"; shift ;;
     --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
     --vm-overhead) oh=(--vm-overhead) side=model+vm_overhead ;;
-    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fidelity.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -46,9 +46,9 @@ number --iterations "$iterations"
 number --repeats "$repeats"
 for l in $lens; do number --lens "$l"; done
 for s in $shapes; do
-    case " ints floats tuple nested strings binary " in
+    case " ints floats tuple nested strings binary map " in
     *" $s "*) ;;
-    *) echo "fidelity.sh: --shapes: no shape '$s' (ints floats tuple nested strings binary)" >&2; exit 2 ;;
+    *) echo "fidelity.sh: --shapes: no shape '$s' (ints floats tuple nested strings binary map)" >&2; exit 2 ;;
     esac
 done
 [ -x "$model" ] || { echo "fidelity.sh: $model is not an executable" >&2; exit 2; }
