@@ -6,20 +6,22 @@
 %% Each SHAPE:L runs in a fresh process whose min_heap_size holds a batch of decoded results
 %% beside the payload, and whose min_bin_vheap_size holds a batch of encodings, so a batch
 %% collects at most at its start (erlang:garbage_collect/0 runs before each, untimed). A batch
-%% is K calls back to back (K: about 2 ms of work, at least 1), timed with
-%% erlang:monotonic_time(nanosecond); the figure is the median over the batches of the time
-%% per call divided by byte_size(term_to_binary(Data)).
+%% is K = 500000 div ext_bytes calls back to back (at least 1), timed with
+%% erlang:monotonic_time(nanosecond); the figures are the median and the minimum over the
+%% batches of the time per call divided by byte_size(term_to_binary(Data)) (on a shared
+%% machine a batch the OS interrupted is only ever longer).
 %%
 %% Usage: erlc -o DIR experiments/beam/eptest.erl experiments/beam/codec.erl
 %%        erl -noshell +S 2:2 -pa DIR -s codec main -extra [--batches N] SHAPE:L ...
-%% prints, per SHAPE:L, the CSV row codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr
+%% prints, per SHAPE:L, the CSV row codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,
+%% min_ns_per_byte
 %% for encode and for decode (copysweep --codec's columns).
 -module(codec).
 -export([main/0]).
 
 main() ->
-    {Batches, Specs} = args(init:get_plain_arguments(), 21, []),
-    io:format("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr~n"),
+    {Batches, Specs} = args(init:get_plain_arguments(), 41, []),
+    io:format("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte~n"),
     lists:foreach(fun({Shape, L}) -> run(Shape, L, Batches) end, Specs),
     halt(0).
 
@@ -28,20 +30,23 @@ args(["--batches", N | T], _, Acc) -> args(T, list_to_integer(N), Acc);
 args([Spec | T], B, Acc) ->
     case string:split(Spec, ":") of
         [S, L] ->
-            Shape = list_to_existing_atom(S),
-            true = lists:member(Shape, eptest:shapes()),
-            args(T, B, [{Shape, list_to_integer(L)} | Acc]);
+            case [Sh || Sh <- eptest:shapes(), atom_to_list(Sh) =:= S] of
+                [Shape] -> args(T, B, [{Shape, list_to_integer(L)} | Acc]);
+                [] -> usage(Spec)
+            end;
         _ ->
-            io:format(standard_error, "codec: expected SHAPE:L, got '~s'~n", [Spec]),
-            halt(2)
+            usage(Spec)
     end.
+
+usage(Spec) ->
+    io:format(standard_error, "codec: expected SHAPE:L (SHAPE one of ~p), got '~s'~n", [eptest:shapes(), Spec]),
+    halt(2).
 
 run(Shape, L, Batches) ->
     Probe = eptest:payload(Shape, L),
     Flat = erts_debug:flat_size(Probe),
     Bytes = byte_size(term_to_binary(Probe)),
-    %% About 2 ms a batch at ~1 ns a byte.
-    K = max(1, 2000000 div Bytes),
+    K = max(1, 500000 div Bytes),
     Heap = (K + 3) * (Flat + 8) + 1000,
     Parent = self(),
     {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), measure(Shape, L, K, Batches)} end,
@@ -58,8 +63,8 @@ run(Shape, L, Batches) ->
 
 row(Codec, Shape, L, Flat, Bytes, Samples) ->
     PerByte = [S / Bytes || S <- Samples],
-    io:format("~s,~s,~b,~b,~b,~.4f,~.4f~n",
-              [Codec, Shape, L, Flat, Bytes, eptest:median(PerByte), eptest:iqr(PerByte)]).
+    io:format("~s,~s,~b,~b,~b,~.4f,~.4f,~.4f~n",
+              [Codec, Shape, L, Flat, Bytes, eptest:median(PerByte), eptest:iqr(PerByte), lists:min(PerByte)]).
 
 measure(Shape, L, K, Batches) ->
     Data = eptest:payload(Shape, L),
