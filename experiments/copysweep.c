@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "copy/compact.h"
+#include "copy/compact_impl.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
@@ -518,7 +519,7 @@ static const tc_prof_phase_map profile_phases[] = {
     {TC_PROF_FN(tc_term_flat_size), "size"},         {TC_PROF_FN(tc_term_flat_size_litopt), "size"},
     {TC_PROF_FN(tc_copy_struct_fill), "copy"},       {TC_PROF_FN(tc_copy_compact_in), "copy"},
     {TC_PROF_FN(tc_copy_compact_out), "copy"},       {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
-    {TC_PROF_FN(tc_copy_shallow_fast_out), "copy"},
+    {TC_PROF_FN(tc_copy_shallow_fast_out), "copy"},   {TC_PROF_FN(tc_copy_compact_out_via), "copy"},
     {TC_PROF_FN(tc_copy_shared), "shared"},          {TC_PROF_FN(tc_copy_literal_put), "literal"},
     {TC_PROF_FN(tc_copy_literal_get), "literal"},    {TC_PROF_FN(tc_copy_memcpy_floor), "memcpy"},
     {TC_PROF_FN(tc_bench_now_ns), "harness"},        {TC_PROF_FN(tc_faults_minor), "harness"},
