@@ -16,7 +16,7 @@
  *
  * Nothing in OTP 25 (or later) does this. It is selected by tc_policy.copy_out
  * (procs/policy.h) and tc_ets_opts.copy_out (stores/ets.h), default TC_COPY_OUT_SHALLOW;
- * `ablate` has it as the row copy_shallow_fast, eptest/crossover/breakdown as
+ * `ablate` has it as the row proposal_shallow_fast, eptest/crossover/breakdown as
  * --copy-out shallow_fast, and every output that uses it says "proposal".
  */
 #ifndef TC_COPY_SHALLOW_FAST_H
