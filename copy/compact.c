@@ -82,19 +82,20 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
 tc_result tc_copy_compact_out_via(tc_alloc *a, const tc_copy_compact *c, tc_copy_compact_relocator pass,
                                   bool as_list, tc_term *out, tc_copy_stats *stats)
 {
-    size_t extra = as_list ? TC_CONS_SIZE : 0, words = c->size + extra;
-    tc_term *hp = NULL;
+    size_t size = c->size, words = size + (as_list ? TC_CONS_SIZE : 0);
+    tc_term obj = c->root;
     if (words) {
-        hp = tc_alloc_words(a, words);
+        tc_term *hp = tc_alloc_words(a, words);
         if (!hp)
             return TC_ENOMEM;
-    }
-    tc_term obj = c->size ? pass(c, hp, a->offheap) : c->root;
-    if (as_list) {
-        tc_term *cell = hp + c->size;
-        cell[0] = obj;
-        cell[1] = TC_NIL;
-        obj = tc_make_list(cell);
+        if (size)
+            obj = pass(c, hp, a->offheap);
+        if (as_list) {
+            tc_term *cell = hp + size;
+            cell[0] = obj;
+            cell[1] = TC_NIL;
+            obj = tc_make_list(cell);
+        }
     }
     *out = obj;
     if (stats) {
