@@ -58,7 +58,7 @@ tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what)
     tc_term res;
     tc_result r;
     *what = "lookup";
-    if ((r = tc_copy_compact_out_list(tc_proc_alloc(p), l->db, &res, NULL)) != TC_OK)
+    if ((r = tc_copy_out_list(l->pol.copy_out, tc_proc_alloc(p), l->db, &res, NULL)) != TC_OK)
         return r;
     *what = "gc after bif";
     if ((r = tc_proc_bif_return_maybe_gc(p, live, &res)) != TC_OK)

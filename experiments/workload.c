@@ -410,6 +410,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_arena *arena = tc_arena_new(0);
     tc_ets *table = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    eo.copy_out = cfg->policy.copy_out;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)

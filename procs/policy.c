@@ -19,6 +19,7 @@ tc_policy tc_policy_r10b(void)
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_DIRECT,
+        .copy_out = TC_COPY_OUT_SHALLOW,
         .mem = tc_mseg_default_config(),
     };
     return p;
@@ -40,6 +41,7 @@ tc_policy tc_policy_otp25(void)
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_HEAP_OR_FRAG,
+        .copy_out = TC_COPY_OUT_SHALLOW,
         .mem = tc_mseg_default_config(),
     };
     return p;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../alloc/mseg.h"
+#include "../copy/copy_shallow_fast.h"
 #include "heapsize.h"
 
 TC_BEGIN_DECLS
@@ -88,6 +89,10 @@ typedef struct tc_policy {
     bool gc_after_send;
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
+    /* How ets:lookup/2 copies a stored object out: TC_COPY_OUT_SHALLOW (copy_shallow, every
+     * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h
+     * that no VM has (the same words and counts, only faster). */
+    tc_copy_out copy_out;
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     tc_mseg_config mem;       /* sbct, segment cache size and the carrier thresholds */
