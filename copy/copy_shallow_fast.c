@@ -4,6 +4,7 @@
 #include "compact_impl.h"
 #include "copy_struct_impl.h"
 #include "../terms/layout.h"
+#include "../terms/offheap.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -24,13 +25,14 @@ static inline bool stops(tc_term w)
     return (w & TC_TAG_PRIMARY_MASK) == TC_TAG_PRIMARY_HEADER && (w & TC_HEADER_SUBTAG_MASK) != 0;
 }
 
-/* Copies the thing at src[j] raw (adopting a ProcBin) and returns where the walk goes on. */
+/* Copies the thing at src[j] raw (adopting an off-heap member: a ProcBin, an external thing,
+ * a local fun, as copy_shallow does) and returns where the walk goes on. */
 static inline size_t copy_thing(const tc_term *src, tc_term *dst, size_t j, tc_offheap *oh)
 {
     size_t k = tc_layout_header_step(&src[j]);
     tc_copy_object_words(&dst[j], &src[j], k);
-    if (tc_header_subtag(src[j]) == TC_SUBTAG_REFC_BINARY)
-        tc_copy_adopt_proc_bin(oh, &dst[j]);
+    if (tc_offheap_is_member(&src[j])) /* from src: a fun's creator is not copied yet */
+        tc_offheap_adopt(oh, &dst[j]);
     return j + k;
 }
 

@@ -590,8 +590,13 @@ static void version(const char *prog)
     putchar('\n');
 }
 
+/* The shared switches tc_bench_cli_parse can add (help and version among them), the extras,
+ * and getopt's terminating entry. */
+enum { SHARED_SWITCHES = 16, MAX_LONGS = SHARED_SWITCHES + TC_BENCH_CLI_MAX_EXTRAS + 1 };
+
 static void add_option(struct option *longs, int *n, bool taken, const char *name, int has_arg, int code)
 {
+    TC_CHECK(*n < MAX_LONGS - 1); /* a new shared switch must raise SHARED_SWITCHES */
     if (taken)
         longs[(*n)++] = (struct option){name, has_arg, NULL, code};
 }
@@ -602,7 +607,7 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
     *c = (tc_bench_cli){.spec = s, .shape = -1, .gc_trigger = -1, .send_path = -1, .copy_out = -1, .segment_cache = -1};
     if (s->era)
         TC_CHECK(set_era(c, s->era));
-    struct option longs[16 + TC_BENCH_CLI_MAX_EXTRAS];
+    struct option longs[MAX_LONGS];
     int n = 0;
     add_option(longs, &n, true, "help", no_argument, OPT_HELP);
     add_option(longs, &n, true, "version", no_argument, OPT_VERSION);
