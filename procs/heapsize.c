@@ -2,16 +2,20 @@
 
 #include "../terms/term.h"
 
-#define TABLE_MAX 64
+/* MAX_HEAP_SIZES on 64-bit builds: 150 in R10B-2's erl_gc.c, 154 in OTP 25's. */
+#define TABLE_MAX 154
 
 static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
 {
     unsigned i;
     if (t == TC_HEAP_TABLE_R10B) {
+        /* HS_FIBONACCI_SLOW, R10B-2's default (erl_init.c): Fibonacci to index 22, then 5/4. */
         a[0] = 34;
         a[1] = 55;
-        for (i = 2; i < TABLE_MAX && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
+        for (i = 2; i < 23; i++)
             a[i] = a[i - 1] + a[i - 2];
+        for (; i < 150 && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
+            a[i] = 5 * a[i - 1] / 4;
         return i;
     }
     a[0] = 12;

@@ -18,7 +18,9 @@
  *          above 16K words and smaller) when the tail was under 16 words or need < 64,
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
  *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS).
- *   OTP25: bump when stop - htop >= need; else take the head fragment's free tail when
+ *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
+ *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
+ *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when
  *          need fits, else a new fragment of exactly need words; mbuf_sz counts whole
  *          fragment sizes.
  *
@@ -137,6 +139,9 @@ tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) TC_MUST_CHECK;
 void tc_proc_heap_commit(tc_proc *p, size_t words);
 /* Free words between htop and the stack (erts: STACK_TOP - HEAP_TOP). */
 uint64_t tc_proc_heap_room(const tc_proc *p);
+/* HeapWordsLeft (erl_vm.h): HEAP_LIMIT - htop, the room less policy.redzone (0 when the
+ * room is inside the redzone); what HAlloc and the on-heap send may take. */
+uint64_t tc_proc_heap_words_left(const tc_proc *p);
 /* Heap use plus fragments (erts young_gen_usage, queued message data excluded). */
 uint64_t tc_proc_young_use(const tc_proc *p);
 
