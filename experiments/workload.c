@@ -172,6 +172,36 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
 /* Data lives in the process's bottom stack slot. */
 static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
 
+/*
+ * The stack eptest.erl's processes run on, in words, as the VM's GC trace reports it
+ * (stack_size at each GC start; experiments/beam/stackdepth.erl prints it per pass). The
+ * stack decides where the heap ends for HAlloc and the GC tests (stop - htop), so a model
+ * tester with Data alone on its stack collects later than the VM's (L = 1000: 6 lookups per
+ * GC instead of 5). The tester's frames below a pass are tester_body's and its list
+ * comprehension's, which keeps 2 words per finished pass: 24 + 2·pass index (proc1 0 ...
+ * ets_lookup 5; Data counts as one of them). Each loop's own frame comes on top while it
+ * runs and is gone at its tail call: call_loop 3 words, insert_loop 1, lookup_loop 4
+ * (so a lookup's GC-after-BIF sees 38 at ets_lookup, a GC at a yield 34). The server's
+ * stack is 2. Measured at L = 10, 1000, 10000 (tuple), 3000 (strings): the same.
+ */
+enum { TESTER_BASE_STACK = 24, SERVER_STACK = 2, CLIENT_FRAME = 3, INSERT_FRAME = 1, LOOKUP_FRAME = 4 };
+
+/* Pushes NIL words (allocate's heap test may collect) or pops them, down to Data at least. */
+static tc_result stack_to(tc_proc *p, size_t depth)
+{
+    tc_result r = TC_OK;
+    while (tc_proc_stack_size(p) < depth && r == TC_OK)
+        r = tc_proc_push_maybe_gc(p, TC_NIL);
+    size_t n = tc_proc_stack_size(p);
+    if (depth < 1)
+        depth = 1;
+    if (n > depth)
+        tc_proc_pop(p, n - depth);
+    return r;
+}
+
+static size_t tester_base_stack(int test) { return TESTER_BASE_STACK + 2 * (size_t)test; }
+
 /* ---- the processes --------------------------------------------------------------------- */
 
 static tc_step fail(tc_task *t, tc_result r)
@@ -203,17 +233,21 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
 static tc_step client_step(tc_task *t)
 {
     rpc_state *st = t->state;
+    size_t base = tc_proc_stack_size(t->proc) - (st->awaiting ? CLIENT_FRAME : 0);
     if (st->awaiting) {
         tc_term reply;
         if (!tc_sched_receive(t, &reply))
             return TC_STEP_WAIT;
-        st->awaiting = false; /* the reply is dropped */
+        st->awaiting = false; /* the reply is dropped; the frame goes before the tail call */
         st->left--;
-        return TC_STEP_CONTINUE;
+        tc_result r = stack_to(t->proc, base);
+        return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
     }
     if (st->left == 0)
         return TC_STEP_DONE;
-    tc_result r = tc_proc_test_heap_maybe_gc(t->proc, 3);
+    tc_result r = stack_to(t->proc, base + CLIENT_FRAME);
+    if (r == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(t->proc, 3);
     if (r == TC_OK)
         r = send_pair(st->w, t->proc, st->peer, tc_make_pid(0, 0), st->w->get_atom);
     if (r != TC_OK)
@@ -236,6 +270,7 @@ static tc_step server_step(tc_task *t)
         r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc));
     if (r != TC_OK)
         return fail(t, r);
+    tc_sched_bump(t, 1); /* the send, then server(Data)'s call */
     st->left--;
     return TC_STEP_CONTINUE;
 }
@@ -257,27 +292,37 @@ static tc_step loop_step(tc_task *t)
         return TC_STEP_DONE;
     st->i++;
     tc_result r = TC_OK;
+    size_t base = tc_proc_stack_size(p);
     if (st->op == OP_INSERT) {
         /* ets:insert(T, {I, Data}) */
-        r = tc_proc_test_heap_maybe_gc(p, 3);
+        r = stack_to(p, base + INSERT_FRAME);
+        if (r == TC_OK)
+            r = tc_proc_test_heap_maybe_gc(p, 3);
         if (r == TC_OK) {
             tc_term e[2] = {tc_make_small(st->i), data_of(p)};
             tc_term obj = tc_term_tuple(tc_proc_alloc(p), e, 2);
             r = tc_ets_insert(st->table, obj, &st->w->copy);
         }
+        tc_sched_bump(t, 1); /* the BIF, then insert_loop's call */
     } else if (st->op == OP_LOOKUP) {
-        /* ets:lookup(T, I): a BIF whose result is built with HAlloc, then dropped. */
+        /* ets:lookup(T, I): a BIF whose result is built with HAlloc, then dropped. A kept
+         * result waits in x0 and is a root of the frame's heap test. */
+        r = stack_to(p, base + LOOKUP_FRAME);
         tc_term key = tc_make_small(st->w->cfg->hot_key ? 1 : st->i);
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         tc_term res;
-        r = tc_ets_lookup(st->table, key, tc_proc_alloc(p), &res, &st->w->copy);
+        if (r == TC_OK)
+            r = tc_ets_lookup(st->table, key, tc_proc_alloc(p), &res, &st->w->copy);
         if (r == TC_OK)
             r = tc_proc_bif_return_maybe_gc(p, entry, &res);
         if (r == TC_OK && st->w->cfg->keep_result) {
             tc_proc_x(p)[0] = res;
             tc_proc_set_arity(p, 1);
         }
+        tc_sched_bump(t, 1); /* the BIF, then lookup_loop's call */
     }
+    if (r == TC_OK)
+        r = stack_to(p, base); /* the frame goes before the tail call */
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
 }
 
@@ -350,6 +395,10 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     if (r != TC_OK)
         return r;
     r = place_on_heap(server, data_of(w->tester));
+    if (r == TC_OK)
+        r = stack_to(server, SERVER_STACK);
+    if (r == TC_OK)
+        r = stack_to(w->tester, tester_base_stack(test));
     tc_task client_task, server_task;
     rpc_state cs = {w, &server_task, w->cfg->iterations, false};
     rpc_state ss = {w, &client_task, w->cfg->iterations, false};
@@ -368,21 +417,28 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
             r = check_heap(w, w->tester);
     }
     tc_proc_free(server);
+    if (r == TC_OK)
+        r = stack_to(w->tester, 1);
     return r;
 }
 
 static tc_result pass_loop(world *w, tc_ets *table, loop_op op, int test, tc_ep_counts *c)
 {
     loop_state st = {w, table, op, 0, w->cfg->iterations};
+    tc_result r = stack_to(w->tester, tester_base_stack(test));
+    if (r != TC_OK)
+        return r;
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
     snapshot a = take(w, NULL);
-    tc_result r = tc_sched_run(&w->sched);
+    r = tc_sched_run(&w->sched);
     snapshot b = take(w, NULL);
     hook(w, test, false);
     *c = diff(&a, &b);
     tc_proc_set_arity(w->tester, 0); /* a kept result dies with the loop */
+    if (r == TC_OK)
+        r = stack_to(w->tester, 1);
     return r == TC_OK ? check_heap(w, w->tester) : r;
 }
 

@@ -337,6 +337,15 @@ static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv
 
 /* ---- garbage_collect, per era ---------------------------------------------------------- */
 
+/* OTP 25 gc_cost (erl_gc.c), what minor_collection and major_collection return and the
+ * caller BUMP_REDS: a reduction per 10 live words after the GC, one per 100 words a resize
+ * moved, at least one. */
+static void charge_gc_modern(tc_proc *p, uint64_t size_after, uint64_t resize_moved)
+{
+    uint64_t reds = size_after / 10 + resize_moved / 100;
+    p->reds += reds < 1 ? 1 : (int64_t)reds;
+}
+
 static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint64_t new_sz, uint64_t copied,
                     int resized, bool created)
 {
@@ -383,6 +392,10 @@ static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t new_sz, ui
         copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
+    if (p->policy.gc_rules == TC_GC_RULES_MODERN) {
+        uint64_t used = (uint64_t)(p->htop - p->heap);
+        charge_gc_modern(p, used, resized ? used : 0);
+    }
     emit_gc(p, ev, TC_HEAP_EV_MAJOR, new_sz, copied, resized, false);
     return r;
 }
@@ -410,8 +423,10 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                     drop_new_old_heap(p);
                 return TC_ENOMEM;
             }
+            const tc_term *prev_otop = p->old_htop;
             uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
             copied += move_msgq_to_heap(p);
+            uint64_t size_after = (uint64_t)(p->old_htop - prev_otop) + (uint64_t)(p->htop - p->heap);
             uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack + p->policy.reserved;
             uint64_t old_sz = (uint64_t)(p->old_hend - p->old_heap);
             tc_result r = TC_OK;
@@ -430,6 +445,7 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                 resized = 1;
                 r = resize(p, proc_next(p, need_after, 0), objv, nobj);
             }
+            charge_gc_modern(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
             emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
             return r;
         }
@@ -494,9 +510,11 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
 {
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
-    tc_result r = p->policy.gc_rules == TC_GC_RULES_R10B
-                      ? collect_r10b(p, need, objv, nobj)
-                      : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    bool r10b = p->policy.gc_rules == TC_GC_RULES_R10B;
+    tc_result r = r10b ? collect_r10b(p, need, objv, nobj)
+                       : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (r == TC_OK && r10b) /* R10B-2 ggc.c erts_garbage_collect returns live words / 10 */
+        p->reds += (int64_t)((p->htop - p->heap) / 10);
     if (r == TC_OK)
         p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
     PROC_VERIFY_TRANSITION(p, objv, nobj);

@@ -18,6 +18,7 @@ tc_policy tc_policy_r10b(void)
         .reserved = 0,
         .gc_after_send = false,
         .shrink = true,
+        .context_reds = 1000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_DIRECT,
@@ -44,6 +45,7 @@ tc_policy tc_policy_otp25(void)
         .reserved = 4, /* S_RESERVED: CP_SIZE + S_REDZONE */
         .gc_after_send = true,
         .shrink = true,
+        .context_reds = 4000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_HEAP_OR_FRAG,

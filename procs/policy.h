@@ -102,6 +102,8 @@ typedef struct tc_policy {
      * keeps the BIF's result alone). R10B's send made no such test. */
     bool gc_after_send;
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
+    /* CONTEXT_REDS (erl_vm.h): the reductions of one slice; 4000 in OTP 25, 1000 in R10B-2. */
+    int64_t context_reds;
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */

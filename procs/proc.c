@@ -100,6 +100,13 @@ void tc_proc_pop(tc_proc *p, size_t n)
 }
 
 bool tc_proc_yield_requested(const tc_proc *p) { return p->yield_requested; }
+
+int64_t tc_proc_take_reds(tc_proc *p)
+{
+    int64_t r = p->reds;
+    p->reds = 0;
+    return r;
+}
 const tc_proc_stats *tc_proc_stats_get(const tc_proc *p) { return &p->stats; }
 size_t tc_proc_queue_len(const tc_proc *p) { return p->msgq_len; }
 

@@ -43,9 +43,8 @@
  *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
  *   would also delay, by abandoning the heap for a fragment of `need` words; the model
  *   collects there at once. The check ignores the on-heap message count erts adds.
- *   Reductions are not counted, so the ordinary schedule-outs every 4000 reductions (and a
- *   GC at such a schedule-in) are not modelled: the VM's 143 GCs per 1000 lookups at
- *   L=10000 are exactly the 14-lookup cycle without them [trace].
+ *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
+ *   slice ends where the VM's does and a GC desired then runs at the schedule-in.
  * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies
  *   anything leaves the process exactly as it was; a failed resize after a completed GC
  *   leaves it collected (same root values) and still valid.
@@ -169,6 +168,9 @@ void tc_proc_pop(tc_proc *p, size_t n);
 size_t tc_proc_stack_size(const tc_proc *p);
 tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
 
+/* The reductions the runtime charged the process (BUMP_REDS: the GC's cost, the sender's
+ * message-size charge) since the last call; the scheduler takes them from the slice. */
+int64_t tc_proc_take_reds(tc_proc *p);
 /* BUMP_ALL_REDS was asked for (R10B fragments, a delayed OTP 25 GC): the scheduler ends
  * the slice after this step. */
 bool tc_proc_yield_requested(const tc_proc *p);
