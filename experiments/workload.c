@@ -186,10 +186,13 @@ static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack
  */
 enum { TESTER_BASE_STACK = 24, SERVER_STACK = 2, CLIENT_FRAME = 3, INSERT_FRAME = 1, LOOKUP_FRAME = 4 };
 
-/* Pushes NIL words (allocate's heap test may collect) or pops them, down to Data at least. */
+/* Grows the stack with NIL words, as `allocate` does a frame: one heap test for all of them
+ * (need + S_RESERVED, the live x registers as roots), then the pushes, which cannot collect
+ * any more; or pops it, down to Data at least. */
 static tc_result stack_to(tc_proc *p, size_t depth)
 {
-    tc_result r = TC_OK;
+    size_t have = tc_proc_stack_size(p);
+    tc_result r = have < depth ? tc_proc_test_heap_maybe_gc(p, depth - have) : TC_OK;
     while (tc_proc_stack_size(p) < depth && r == TC_OK)
         r = tc_proc_push_maybe_gc(p, TC_NIL);
     size_t n = tc_proc_stack_size(p);
