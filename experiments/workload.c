@@ -100,75 +100,6 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
     return TC_OK;
 }
 
-/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack. */
-static tc_result place_on_heap(tc_proc *p, tc_term t)
-{
-    uint64_t words;
-    tc_result r = tc_term_flat_size(t, &words);
-    if (r == TC_OK)
-        r = tc_proc_test_heap_maybe_gc(p, words + 1);
-    if (r != TC_OK)
-        return r;
-    tc_term copy;
-    if ((r = tc_proc_copy_in(p, t, words, &copy)) != TC_OK)
-        return r;
-    return tc_proc_push_maybe_gc(p, copy);
-}
-
-/*
- * Builds Data on the tester's own heap the way the seed's expressions do, element by
- * element from the tail with a heap test before each, the partial term live in x0: so the
- * tester's heap reaches its size through the same GCs as the VM's (lists:seq's history
- * decides the old heap, and the old heap's 1/8 floor decides the heap a lookup loop runs
- * in). A binary is one allocation either way, placed like a spawn argument.
- */
-static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
-{
-    if (sh == TC_EP_BINARY)
-        return place_on_heap(p, arena_copy);
-    tc_result r = TC_OK;
-    bool as_list = sh != TC_EP_NESTED;
-    tc_term *x = tc_proc_x(p);
-    x[0] = TC_NIL;
-    tc_proc_set_arity(p, 1);
-    for (long i = len; i >= 1 && r == TC_OK; i--) {
-        char digits[24];
-        int n = sh == TC_EP_STRINGS ? snprintf(digits, sizeof digits, "%ld", i) : 0;
-        uint64_t need = !as_list ? 3 : sh == TC_EP_FLOATS ? TC_FLOAT_SIZE + 2 : 2 * (uint64_t)n + 2;
-        if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
-            break;
-        tc_alloc *a = tc_proc_alloc(p);
-        tc_term e = tc_make_small(i);
-        if (sh == TC_EP_FLOATS) {
-            e = tc_term_float(a, (double)i);
-        } else if (sh == TC_EP_STRINGS) {
-            tc_term chars[24];
-            for (int k = 0; k < n; k++)
-                chars[k] = tc_make_small(digits[k]);
-            e = tc_term_list(a, chars, (size_t)n, TC_NIL);
-        }
-        tc_term pair[2] = {e, x[0]};
-        x[0] = as_list ? tc_term_cons(a, e, x[0]) : tc_term_tuple(a, pair, 2);
-        if (e == TC_NON_VALUE || x[0] == TC_NON_VALUE)
-            r = TC_ENOMEM;
-    }
-    if (r == TC_OK && sh == TC_EP_TUPLE && (r = tc_proc_test_heap_maybe_gc(p, (uint64_t)len + 1)) == TC_OK) {
-        /* list_to_tuple(lists:seq(1, L)): the list, read after the heap test, becomes garbage. */
-        tc_term *hp = tc_proc_halloc(p, (size_t)len + 1);
-        if (!hp)
-            return TC_ENOMEM;
-        hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
-        long k = 1;
-        for (tc_term l = x[0]; tc_is_list(l); l = tc_cdr(l))
-            hp[k++] = tc_car(l);
-        x[0] = tc_make_boxed(hp);
-    }
-    if (r == TC_OK)
-        r = tc_proc_push_maybe_gc(p, x[0]);
-    tc_proc_set_arity(p, 0);
-    return r;
-}
-
 /* Data lives in the process's bottom stack slot. */
 static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
 
@@ -204,6 +135,143 @@ static tc_result stack_to(tc_proc *p, size_t depth)
 }
 
 static size_t tester_base_stack(int test) { return TESTER_BASE_STACK + 2 * (size_t)test; }
+
+/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack. */
+static tc_result place_on_heap(tc_proc *p, tc_term t)
+{
+    uint64_t words;
+    tc_result r = tc_term_flat_size(t, &words);
+    if (r == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(p, words + 1);
+    if (r != TC_OK)
+        return r;
+    tc_term copy;
+    if ((r = tc_proc_copy_in(p, t, words, &copy)) != TC_OK)
+        return r;
+    return tc_proc_push_maybe_gc(p, copy);
+}
+
+/*
+ * What eptest.erl's tester holds when it starts building Data, as the VM's GC trace shows
+ * it (experiments/beam/stackdepth.erl's build lines): the 13 words spawn copied onto its heap
+ * ([Fun]: a cons and the fun thing with its environment; dead once tester_body runs) and an
+ * 11-word stack under lists:seq (12 under list_to_tuple's argument).
+ */
+enum { TESTER_SPAWN_WORDS = 13, SEQ_STACK = 11, TUPLE_SEQ_STACK = 12 };
+
+/* lists:seq(1, len) as OTP 25's stdlib lists.erl seq_loop builds it: from the last element
+ * down, 4 cells per call (a heap test of 8 words), then 2, then 1, the partial list live in
+ * x0 (N and X are immediates). */
+static tc_result build_seq(tc_proc *p, long len)
+{
+    tc_term *x = tc_proc_x(p);
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (long n = len, top = len; n > 0;) {
+        long k = n >= 4 ? 4 : n >= 2 ? 2 : 1;
+        tc_result r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
+        if (r != TC_OK)
+            return r;
+        tc_term *hp = tc_proc_halloc(p, 2 * (size_t)k);
+        if (!hp)
+            return TC_ENOMEM;
+        for (long i = 0; i < k; i++) { /* [top-k+1, ..., top | L] */
+            hp[2 * i] = tc_make_small(top - i);
+            hp[2 * i + 1] = x[0];
+            x[0] = tc_make_list(&hp[2 * i]);
+        }
+        n -= k;
+        top -= k;
+    }
+    return TC_OK;
+}
+
+/* list_to_tuple(x0): a BIF whose result HAlloc places (a fragment when the heap is short),
+ * then the GC-after-BIF test with the tuple the only live register. */
+static tc_result seq_to_tuple(tc_proc *p, long len)
+{
+    tc_term *x = tc_proc_x(p);
+    tc_heapfrag *entry = tc_proc_bif_enter(p);
+    tc_term *hp = tc_proc_halloc(p, (size_t)len + 1);
+    if (!hp)
+        return TC_ENOMEM;
+    hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
+    long k = 1;
+    for (tc_term l = x[0]; tc_is_list(l); l = tc_cdr(l))
+        hp[k++] = tc_car(l);
+    x[0] = tc_make_boxed(hp);
+    return tc_proc_bif_return_maybe_gc(p, entry, &x[0]);
+}
+
+/* Data built as eptest.erl builds ints and tuple (build_seq, seq_to_tuple), from a tester
+ * that starts as the VM's: its heap's history (which GCs, what ends up in the old heap)
+ * decides the heap sizes of every later pass through the old heap's 1/8 floor. */
+static tc_result build_seq_payload(tc_proc *p, tc_ep_shape sh, long len)
+{
+    tc_term *spawned = tc_proc_halloc(p, TESTER_SPAWN_WORDS);
+    if (!spawned)
+        return TC_ENOMEM;
+    for (int i = 0; i < TESTER_SPAWN_WORDS; i++)
+        spawned[i] = TC_NIL;
+    tc_result r = stack_to(p, sh == TC_EP_TUPLE ? TUPLE_SEQ_STACK : SEQ_STACK);
+    if (r == TC_OK)
+        r = build_seq(p, len);
+    if (r == TC_OK && sh == TC_EP_TUPLE)
+        r = seq_to_tuple(p, len);
+    if (r != TC_OK)
+        return r;
+    tc_proc_pop(p, tc_proc_stack_size(p));
+    r = tc_proc_push_maybe_gc(p, tc_proc_x(p)[0]);
+    tc_proc_set_arity(p, 0);
+    return r;
+}
+
+/*
+ * Builds Data on the tester's own heap: ints and tuple exactly as the VM's tester does
+ * (build_seq_payload); floats, strings and nested element by element from the tail with a
+ * heap test before each, the partial term live in x0, from an empty process: the VM builds
+ * floats and strings with a body-recursive list comprehension over lists:seq, whose stack
+ * grows 2 words per element (17,211 words for floats at L = 10000), not modelled. A binary is
+ * one allocation either way, placed like a spawn argument.
+ */
+static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
+{
+    if (sh == TC_EP_BINARY)
+        return place_on_heap(p, arena_copy);
+    if (sh == TC_EP_INTS || sh == TC_EP_TUPLE)
+        return build_seq_payload(p, sh, len);
+    tc_result r = TC_OK;
+    bool as_list = sh != TC_EP_NESTED;
+    tc_term *x = tc_proc_x(p);
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (long i = len; i >= 1 && r == TC_OK; i--) {
+        char digits[24];
+        int n = sh == TC_EP_STRINGS ? snprintf(digits, sizeof digits, "%ld", i) : 0;
+        uint64_t need = !as_list ? 3 : sh == TC_EP_FLOATS ? TC_FLOAT_SIZE + 2 : 2 * (uint64_t)n + 2;
+        if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
+            break;
+        tc_alloc *a = tc_proc_alloc(p);
+        tc_term e = tc_make_small(i);
+        if (sh == TC_EP_FLOATS) {
+            e = tc_term_float(a, (double)i);
+        } else if (sh == TC_EP_STRINGS) {
+            tc_term chars[24];
+            for (int k = 0; k < n; k++)
+                chars[k] = tc_make_small(digits[k]);
+            e = tc_term_list(a, chars, (size_t)n, TC_NIL);
+        }
+        tc_term pair[2] = {e, x[0]};
+        x[0] = as_list ? tc_term_cons(a, e, x[0]) : tc_term_tuple(a, pair, 2);
+        if (e == TC_NON_VALUE || x[0] == TC_NON_VALUE)
+            r = TC_ENOMEM;
+    }
+    if (r == TC_OK)
+        r = tc_proc_push_maybe_gc(p, x[0]);
+    tc_proc_set_arity(p, 0);
+    return r;
+}
+
 
 /* ---- the processes --------------------------------------------------------------------- */
 
