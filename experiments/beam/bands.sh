@@ -63,9 +63,10 @@ intervals() {
 # The lookup pass's GCs per 1000 lookups at length L on one side.
 gcs_at() {
     if [ "$1" = vm ]; then
-        erl -noshell +S 2:2 -pa "$tmp" -s eptest main -extra --len "$2" --repeats 1 --csv "$tmp/p.csv" >/dev/null 2>&1
+        # </dev/null: the loop over the intervals reads its file on standard input
+        erl -noshell +S 2:2 -pa "$tmp" -s eptest main -extra --len "$2" --repeats 1 --csv "$tmp/p.csv" </dev/null >/dev/null 2>&1
     else
-        "$bin/eptest" --era otp25 --len "$2" --repeats 1 --csv "$tmp/p.csv" >/dev/null 2>&1
+        "$bin/eptest" --era otp25 --len "$2" --repeats 1 --csv "$tmp/p.csv" </dev/null >/dev/null 2>&1
     fi || { echo "bands.sh: the $1 eptest failed at L = $2" >&2; return 1; }
     awk "$lib"' !csv_row() { next } csv_get("test") == "ets_lookup" { print csv_get("gcs") * 1000 / csv_get("iterations") }' "$tmp/p.csv"
 }
