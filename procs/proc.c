@@ -63,6 +63,12 @@ const tc_policy *tc_proc_policy(const tc_proc *p) { return &p->policy; }
 tc_mseg *tc_proc_mem(const tc_proc *p) { return p->mem; }
 tc_offheap *tc_proc_offheap(tc_proc *p) { return &p->off_heap; }
 uint64_t tc_proc_heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
+
+uint64_t tc_proc_heap_words_left(const tc_proc *p)
+{
+    uint64_t room = tc_proc_heap_room(p);
+    return room > p->policy.redzone ? room - p->policy.redzone : 0;
+}
 uint64_t tc_proc_heap_size(const tc_proc *p) { return p->heap_sz; }
 uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->heap); }
 uint64_t tc_proc_old_heap_size(const tc_proc *p) { return p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0; }
@@ -94,6 +100,13 @@ void tc_proc_pop(tc_proc *p, size_t n)
 }
 
 bool tc_proc_yield_requested(const tc_proc *p) { return p->yield_requested; }
+
+int64_t tc_proc_take_reds(tc_proc *p)
+{
+    int64_t r = p->reds;
+    p->reds = 0;
+    return r;
+}
 const tc_proc_stats *tc_proc_stats_get(const tc_proc *p) { return &p->stats; }
 size_t tc_proc_queue_len(const tc_proc *p) { return p->msgq_len; }
 
@@ -225,7 +238,7 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
 
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
-    size_t room = (size_t)(p->stop - p->htop);
+    size_t room = (size_t)tc_proc_heap_words_left(p);
     bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
     if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
         tc_term *hp = p->htop;

@@ -18,7 +18,9 @@
  *          above 16K words and smaller) when the tail was under 16 words or need < 64,
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
  *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS).
- *   OTP25: bump when stop - htop >= need; else take the head fragment's free tail when
+ *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
+ *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
+ *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when
  *          need fits, else a new fragment of exactly need words; mbuf_sz counts whole
  *          fragment sizes.
  *
@@ -41,9 +43,8 @@
  *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
  *   would also delay, by abandoning the heap for a fragment of `need` words; the model
  *   collects there at once. The check ignores the on-heap message count erts adds.
- *   Reductions are not counted, so the ordinary schedule-outs every 4000 reductions (and a
- *   GC at such a schedule-in) are not modelled: the VM's 143 GCs per 1000 lookups at
- *   L=10000 are exactly the 14-lookup cycle without them [trace].
+ *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
+ *   slice ends where the VM's does and a GC desired then runs at the schedule-in.
  * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies
  *   anything leaves the process exactly as it was; a failed resize after a completed GC
  *   leaves it collected (same root values) and still valid.
@@ -137,6 +138,9 @@ tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) TC_MUST_CHECK;
 void tc_proc_heap_commit(tc_proc *p, size_t words);
 /* Free words between htop and the stack (erts: STACK_TOP - HEAP_TOP). */
 uint64_t tc_proc_heap_room(const tc_proc *p);
+/* HeapWordsLeft (erl_vm.h): HEAP_LIMIT - htop, the room less policy.redzone (0 when the
+ * room is inside the redzone); what HAlloc and the on-heap send may take. */
+uint64_t tc_proc_heap_words_left(const tc_proc *p);
 /* Heap use plus fragments (erts young_gen_usage, queued message data excluded). */
 uint64_t tc_proc_young_use(const tc_proc *p);
 
@@ -164,6 +168,9 @@ void tc_proc_pop(tc_proc *p, size_t n);
 size_t tc_proc_stack_size(const tc_proc *p);
 tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
 
+/* The reductions the runtime charged the process (BUMP_REDS: the GC's cost, the sender's
+ * message-size charge) since the last call; the scheduler takes them from the slice. */
+int64_t tc_proc_take_reds(tc_proc *p);
 /* BUMP_ALL_REDS was asked for (R10B fragments, a delayed OTP 25 GC): the scheduler ends
  * the slice after this step. */
 bool tc_proc_yield_requested(const tc_proc *p);
