@@ -26,6 +26,7 @@ tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *st
         return TC_ENOMEM;
     c->offheap.first = NULL;
     c->offheap.overhead = 0;
+    c->offheap.vheap = 0;
     c->size = words;
     c->root = tc_copy_struct_fill(t, c->tpl, words, &c->offheap, NULL);
     if (stats) {

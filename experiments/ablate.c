@@ -29,6 +29,7 @@ static void keep_result(tc_ep_config *c) { c->keep_result = true; }
 static void hot_key(tc_ep_config *c) { c->hot_key = true; }
 static void word_gc_test(tc_ep_config *c) { c->policy.bif_gc_test = TC_BIF_GC_WORDS; }
 static void no_long_gc_delay(tc_ep_config *c) { c->policy.long_gc_words = 0; }
+static void no_bin_vheap(tc_ep_config *c) { c->policy.bin_vheap = false; }
 static void flip_send(tc_ep_config *c)
 {
     c->policy.send_path = c->policy.send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
@@ -46,6 +47,7 @@ static const ablation ablations[] = {
     {"send_path", "the other era's send path (direct <-> heap or fragment)", flip_send},
     {"word_gc_test", "GC-after-BIF tests words (C macro, arm64 JIT) not the x86-64 JIT's bytes", word_gc_test},
     {"no_long_gc_delay", "a GC of 128 Ki words or more runs at once, not delayed to a reschedule", no_long_gc_delay},
+    {"no_bin_vheap", "refc binaries never trigger a GC (no binary virtual heap)", no_bin_vheap},
 };
 #define NABLATIONS (sizeof ablations / sizeof *ablations)
 

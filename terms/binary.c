@@ -22,6 +22,7 @@ void tc_offheap_link(tc_offheap *oh, tc_term *pb)
     pb[TC_PB_NEXT] = (tc_term)(uintptr_t)oh->first;
     oh->first = pb;
     oh->overhead += pb[TC_PB_SIZE];
+    oh->vheap += pb[TC_PB_SIZE] / sizeof(tc_term);
 }
 
 tc_term tc_term_refc_binary(tc_alloc *a, const unsigned char *data, size_t bytes)
@@ -139,6 +140,7 @@ void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop)
     for (tc_term *pb = oh->first; pb && pb != stop;) {
         tc_term *next = (tc_term *)(uintptr_t)pb[TC_PB_NEXT];
         oh->overhead -= pb[TC_PB_SIZE];
+        oh->vheap -= pb[TC_PB_SIZE] / sizeof(tc_term); /* linked by the failed operation itself */
         tc_binary_release((tc_binary *)(uintptr_t)pb[TC_PB_VAL]);
         /* A tuple of as many words, all [], in its place: garbage that walks and verifiers
          * step over, where a ProcBin left off its list would be a broken heap. */

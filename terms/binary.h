@@ -73,9 +73,10 @@ void tc_binary_release(tc_binary *bin);
 void tc_offheap_release_until(tc_offheap *oh, tc_term *stop);
 /* The same for terms a failed operation abandons on a heap it cannot take words back from
  * (a process heap or fragment): each released ProcBin's words are overwritten with a tuple
- * of [] of the same size, so the heap still verifies. */
+ * of [] of the same size, so the heap still verifies, and its words are taken back from
+ * `vheap` (they were linked after `stop`, by the operation that failed). */
 void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop);
-/* Links a ProcBin at `pb` into `oh` and counts its bytes in the overhead. */
+/* Links a ProcBin at `pb` into `oh`: its bytes in the overhead, its words in vheap. */
 void tc_offheap_link(tc_offheap *oh, tc_term *pb);
 
 TC_END_DECLS

@@ -798,6 +798,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("heaps_sizes");
     TCase *tc = tcase_create("sizes");
+    tcase_set_timeout(tc, 60); /* the 4 s default is too close on a shared 2-core machine */
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
     tcase_add_test(tc, otp25_ets_loop_word_test);
