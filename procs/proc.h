@@ -35,8 +35,9 @@
  *   a root; a CP would be skipped by the VM's GC and costs the same copy.
  * - The binary virtual heap (OTP 25, policy.bin_vheap): off_heap.vheap is the VM's
  *   off_heap.overhead, the words of every ProcBin built or copied onto the heap or an HAlloc
- *   fragment (OH_OVERHEAD at each copy: the copies link them into this list, terms/term.h)
- *   and of every message fragment received or moved in (erl_message.c
+ *   fragment (OH_OVERHEAD at each copy: the copies link them into this list, terms/term.h;
+ *   an ets:lookup's copy_shallow is given &MSO(p), erl_db_hash.c build_term_list) and of
+ *   every message fragment received or moved in (erl_message.c
  *   erts_link_mbuf_to_proc, copy.c erts_move_multi_frags); ERTS_IS_GC_DESIRED fires when it
  *   exceeds bin_vheap_sz, at every test the model makes (after a BIF or a send, at
  *   schedule-in, at receive). Left out: magic references, funs and external pids (the VM
