@@ -51,6 +51,7 @@ tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot,
     }
     c->offheap.first = NULL;
     c->offheap.overhead = 0;
+    c->offheap.vheap = 0;
     c->size = words;
     c->root = tc_copy_struct_fill(t, c->tpl, words, &c->offheap, NULL);
     if (stats) {

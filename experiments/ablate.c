@@ -30,6 +30,7 @@ static void hot_key(tc_ep_config *c) { c->hot_key = true; }
 static void word_gc_test(tc_ep_config *c) { c->policy.bif_gc_test = TC_BIF_GC_WORDS; }
 static void no_long_gc_delay(tc_ep_config *c) { c->policy.long_gc_words = 0; }
 static void shallow_fast(tc_ep_config *c) { c->policy.copy_out = TC_COPY_OUT_SHALLOW_FAST; }
+static void no_bin_vheap(tc_ep_config *c) { c->policy.bin_vheap = false; }
 static void flip_send(tc_ep_config *c)
 {
     c->policy.send_path = c->policy.send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
@@ -48,6 +49,7 @@ static const ablation ablations[] = {
     {"word_gc_test", "GC-after-BIF tests words (C macro, arm64 JIT) not the x86-64 JIT's bytes", word_gc_test},
     {"no_long_gc_delay", "a GC of 128 Ki words or more runs at once, not delayed to a reschedule", no_long_gc_delay},
     {"proposal_shallow_fast", "PROPOSAL, not the VM: the lookup copies out with copy_shallow_fast", shallow_fast},
+    {"no_bin_vheap", "refc binaries never trigger a GC (no binary virtual heap)", no_bin_vheap},
 };
 #define NABLATIONS (sizeof ablations / sizeof *ablations)
 

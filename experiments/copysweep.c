@@ -90,6 +90,7 @@ static void dest_reset(dest *d)
 {
     tc_offheap_release_until(&d->offheap, NULL);
     d->offheap.overhead = 0;
+    d->offheap.vheap = 0;
     d->top = 0;
 }
 

@@ -328,12 +328,15 @@ void tc_bench_meta_policy(FILE *f, const tc_policy *pol)
 {
     tc_bench_meta(f, "era",
                   "%s (heap_table %s, frag_rule %s, gc_trigger %s, gc_rules %s, move_live_frags %s, shrink %s, "
-                  "gc_stress %s, min_heap_size %llu, fullsweep_after %llu, sbct %zu, mseg_cache %u, copy_out %s)",
+                  "bin_vheap %s, min_bin_vheap_size %llu, gc_stress %s, min_heap_size %llu, fullsweep_after %llu, "
+                  "sbct %zu, mseg_cache %u, copy_out %s)",
                   pol->name, pol->heap_table == TC_HEAP_TABLE_R10B ? "r10b" : "modern",
                   pol->frag_rule == TC_FRAG_R10B ? "r10b" : "modern",
                   pol->trigger == TC_GC_AT_SCHEDULE ? "at-schedule" : "after-bif",
                   pol->gc_rules == TC_GC_RULES_R10B ? "r10b" : "modern", pol->move_live_frags ? "on" : "off",
-                  pol->shrink ? "on" : "off", pol->gc_stress ? "on" : "off", (unsigned long long)pol->min_heap_size,
+                  pol->shrink ? "on" : "off", pol->bin_vheap ? "on" : "off",
+                  (unsigned long long)pol->min_bin_vheap_size, pol->gc_stress ? "on" : "off",
+                  (unsigned long long)pol->min_heap_size,
                   (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots,
                   pol->copy_out == TC_COPY_OUT_SHALLOW_FAST ? "shallow_fast (PROPOSAL, not the VM)" : "shallow");
 }

@@ -159,19 +159,52 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
     }
 }
 
+/* erl_gc.c do_next_vheap_size: grow by the golden ratio (a double product, truncated) while
+ * vheap/3 > vheap_sz/4, stopping if the product wraps; halve when vheap < vheap_sz/4; else
+ * keep. next_vheap_size: never below min_vheap_size. */
+static uint64_t next_vheap_size(const tc_proc *p, uint64_t vheap, uint64_t vheap_sz)
+{
+    uint64_t sz = vheap_sz;
+    if (vheap / 3 > sz / 4) {
+        while (vheap / 3 > sz / 4) {
+            uint64_t grown = (uint64_t)((double)sz * 1.618);
+            if (grown < sz)
+                break;
+            sz = grown;
+        }
+    } else if (vheap < sz / 4) {
+        sz >>= 1;
+    }
+    return sz < p->min_vheap_size ? p->min_vheap_size : sz;
+}
+
 /* sweep_off_heap: moved members (ProcBins, external things, local funs) are relinked,
  * old-heap ones kept by a minor GC, the rest dropped: a binary, node entry or fun entry
- * reference each. */
+ * reference each. The binary virtual heaps are sized from the moved ones: those now young give
+ * bin_vheap, those a minor GC promoted add to bin_old_vheap; a fullsweep empties the old
+ * one and sizes it from the overhead before the GC; then bin_vheap_sz is sized from
+ * bin_vheap and the overhead restarts at it. The VM calls it only when the list is not
+ * empty (do_minor, full_sweep_heaps), so an empty list leaves all of that as it was. */
 static void sweep_offheap(gc *g)
 {
     tc_proc *p = g->p;
     tc_term *pb = p->off_heap.first, *last = NULL;
+    if (!pb)
+        return;
+    uint64_t bin_vheap = 0;
     p->off_heap.first = NULL;
     while (pb) {
         tc_term *live = NULL, *next;
         if (!tc_is_header(pb[0])) {
             live = tc_boxed_val(pb[0]);
             next = (tc_term *)(uintptr_t)live[TC_OH_NEXT];
+            if (tc_header_subtag(live[0]) == TC_SUBTAG_REFC_BINARY) {
+                uint64_t words = live[TC_PB_SIZE] / sizeof(tc_term);
+                if (!g->major && tc_layout_in(live, g->old_lo, g->old_hi))
+                    p->bin_old_vheap += words;
+                else
+                    bin_vheap += words;
+            }
         } else {
             next = (tc_term *)(uintptr_t)pb[TC_OH_NEXT];
             if (!g->major && tc_layout_in(pb, g->old_lo, g->old_hi))
@@ -190,6 +223,12 @@ static void sweep_offheap(gc *g)
     }
     if (last)
         last[TC_OH_NEXT] = 0;
+    if (g->major) {
+        p->bin_old_vheap = 0;
+        p->bin_old_vheap_sz = next_vheap_size(p, p->off_heap.vheap, p->bin_old_vheap_sz);
+    }
+    p->bin_vheap_sz = next_vheap_size(p, bin_vheap, p->bin_vheap_sz);
+    p->off_heap.vheap = bin_vheap;
 }
 
 /* The new heap replaces the young generation: stack to its top, old block and fragments freed. */
@@ -254,10 +293,12 @@ static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     return g.copied;
 }
 
-/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap. */
+/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap, their
+ * binaries' words joining the overhead; when that changed it, erl_gc.c move_msgs_to_heap
+ * resizes bin_vheap_sz from the new overhead. */
 static uint64_t move_msgq_to_heap(tc_proc *p)
 {
-    uint64_t moved = 0;
+    uint64_t moved = 0, pre_oh = p->off_heap.vheap;
     for (tc_msg *m = p->msgq; m; m = m->next) {
         tc_heapfrag *f = m->frag;
         if (!f)
@@ -278,6 +319,8 @@ static uint64_t move_msgq_to_heap(tc_proc *p)
         m->frag = NULL;
     }
     p->stats.msgq_words_moved += moved;
+    if (p->off_heap.vheap != pre_oh)
+        p->bin_vheap_sz = next_vheap_size(p, p->off_heap.vheap, p->bin_vheap_sz);
     return moved;
 }
 
@@ -424,7 +467,9 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                 return TC_ENOMEM;
             created = true;
         }
-        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop)) {
+        /* minor_collection: a minor GC also needs room in the old binary virtual heap. */
+        bool old_vheap_room = !p->policy.bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
+        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop) && old_vheap_room) {
             uint64_t new_sz = proc_next(p, stack + before, 0);
             tc_term *n_heap = alloc_heap(p, new_sz);
             if (!n_heap) {
@@ -568,7 +613,7 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 static bool bif_gc_desired(const tc_proc *p)
 {
     if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
-        return (p->flags & TC_PROC_FORCE_GC) ||
+        return (p->flags & TC_PROC_FORCE_GC) || proc_bin_vheap_full(p) ||
                tc_proc_heap_room(p) * sizeof(tc_term) < p->mbuf_sz + 3;
     return tc_proc_gc_desired(p);
 }

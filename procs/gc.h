@@ -41,6 +41,20 @@
  *   every new heap; a resize moves it with memmove.
  * - Off-heap: ProcBins whose header was moved are relinked, those left in the old heap by a
  *   minor GC stay, the rest lose a reference.
+ * - The binary virtual heap (OTP 25, policy.bin_vheap; erl_gc.c sweep_off_heap,
+ *   do_next_vheap_size, next_vheap_size, move_msgs_to_heap, minor_collection). All in words,
+ *   a binary being size / 8. The sweep (run only when the off-heap list is not empty) sums
+ *   the moved ProcBins now in the young heap (bin_vheap); those a minor GC promoted are
+ *   added to bin_old_vheap. A fullsweep sets bin_old_vheap to 0 and bin_old_vheap_sz to
+ *   next_vheap(overhead before the GC, bin_old_vheap_sz). Then bin_vheap_sz :=
+ *   next_vheap(bin_vheap, bin_vheap_sz) and the overhead := bin_vheap. next_vheap(v, sz):
+ *   while v/3 > sz/4, sz := (uint64)(sz · 1.618) (stopping if that wraps); else if v < sz/4,
+ *   sz/2; else sz; never below min_vheap_size. Moving queued message fragments onto the new
+ *   heap adds their binaries to the overhead and, when it changed, sets bin_vheap_sz :=
+ *   next_vheap(overhead, bin_vheap_sz). A minor GC also needs bin_old_vheap_sz >
+ *   bin_old_vheap, else it is a major one. The overhead's trigger is in proc.h
+ *   (tc_proc_gc_desired) and in the x86-64 JIT's BIF test below. Left out: writable
+ *   binaries (wrt_bins, the shrinking of their spare bytes) and magic references.
  * next() is the heap-size table's next entry (heapsize.h), never below min_heap_size in
  * both eras (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size clamp it alike); only OTP25's
  * old-heap creation reads the bare table (erts_next_heap_size(size_before, 1)).
@@ -73,7 +87,9 @@ tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
 tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
 
 /* The return of a BIF entered with tc_proc_bif_enter. OTP25: collects at once when the
- * policy's bif_gc_test says so, with *result the only live register, moving the BIF's
+ * policy's bif_gc_test says so (either form also tests F_FORCE_GC and, with
+ * policy.bin_vheap, the binary virtual heap: emit_call_light_bif_shared tests the flags, then
+ * off_heap.overhead > bin_vheap_sz, then the fragments), with *result the only live register, moving the BIF's
  * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
  * yield are asked for and schedule_in collects. R10B: no GC here (HAlloc may have asked the
  * process to yield; see schedule_in). */

@@ -18,6 +18,8 @@ tc_policy tc_policy_r10b(void)
         .reserved = 0,
         .gc_after_send = false,
         .shrink = true,
+        .bin_vheap = false, /* R10B-2 weighs binaries into MSO(p).overhead instead (proc.h) */
+        .min_bin_vheap_size = 0,
         .context_reds = 1000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
@@ -46,6 +48,8 @@ tc_policy tc_policy_otp25(void)
         .reserved = 4, /* S_RESERVED: CP_SIZE + S_REDZONE */
         .gc_after_send = true,
         .shrink = true,
+        .bin_vheap = true,
+        .min_bin_vheap_size = 32768, /* VH_DEFAULT_SIZE */
         .context_reds = 4000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,

@@ -103,6 +103,15 @@ typedef struct tc_policy {
      * keeps the BIF's result alone). R10B's send made no such test. */
     bool gc_after_send;
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
+    /* The binary virtual heap (OTP R13B04 on; R10B-2 had none, see proc.h): ERTS_IS_GC_DESIRED
+     * (erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL) also fires when off_heap.overhead, the words of
+     * the refc binaries built or copied onto the process since its last GC, exceeds
+     * bin_vheap_sz, and a minor GC needs bin_old_vheap_sz > bin_old_vheap (erl_gc.c
+     * minor_collection); gc.h has the sizing. min_bin_vheap_size is VH_DEFAULT_SIZE (erl_vm.h,
+     * 32768 words), rounded up to a heap-table size by tc_proc_new as erl_init.c rounds
+     * BIN_VH_MIN_SIZE (46422; erlang:system_info(min_bin_vheap_size) says the same). */
+    bool bin_vheap;
+    uint64_t min_bin_vheap_size;
     /* CONTEXT_REDS (erl_vm.h): the reductions of one slice; 4000 in OTP 25, 1000 in R10B-2. */
     int64_t context_reds;
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */

@@ -17,10 +17,12 @@ static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc
     TC_CHECK(hp != NULL);
     tc_offheap *oh = tc_proc_offheap(to);
     tc_term *oh_mark = oh->first;
+    uint64_t vheap_mark = oh->vheap;
     tc_term copy = tc_copy_struct_fill(msg, hp, words, oh, lit);
     tc_result r = tc_proc_queue_message(to, copy, NULL);
     if (r != TC_OK) {
         tc_offheap_release_until(oh, oh_mark);
+        oh->vheap = vheap_mark;
         return r;
     }
     tc_proc_heap_commit(to, words);
