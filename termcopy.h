@@ -34,6 +34,7 @@
 #include "alloc/mseg.h"
 
 #include "copy/compact.h"
+#include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
 #include "copy/literal.h"

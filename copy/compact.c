@@ -1,4 +1,5 @@
 #include "compact.h"
+#include "compact_impl.h"
 
 #include "copy_struct.h"
 #include "copy_struct_impl.h"
@@ -50,6 +51,7 @@ tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot,
     }
     c->offheap.first = NULL;
     c->offheap.overhead = 0;
+    c->offheap.vheap = 0;
     c->size = words;
     c->root = tc_copy_struct_fill(t, c->tpl, words, &c->offheap, NULL);
     if (stats) {
@@ -100,45 +102,38 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
     return relocate(c->root, delta);
 }
 
-/* *hp is NULL only when there are no words at all (c->size and extra both 0). */
-static tc_result copy_out(tc_alloc *a, const tc_copy_compact *c, size_t extra, tc_term **hp)
+tc_result tc_copy_compact_out_via(tc_alloc *a, const tc_copy_compact *c, tc_copy_compact_relocator pass,
+                                  bool as_list, tc_term *out, tc_copy_stats *stats)
 {
-    *hp = NULL;
-    if (c->size == 0 && extra == 0)
-        return TC_OK;
-    *hp = tc_alloc_words(a, c->size + extra);
-    return *hp ? TC_OK : TC_ENOMEM;
-}
-
-static void count_out(tc_copy_stats *stats, size_t words)
-{
+    size_t size = c->size, words = size + (as_list ? TC_CONS_SIZE : 0);
+    tc_term obj = c->root;
+    if (words) {
+        tc_term *hp = tc_alloc_words(a, words);
+        if (!hp)
+            return TC_ENOMEM;
+        if (size)
+            obj = pass(c, hp, a->offheap);
+        if (as_list) {
+            tc_term *cell = hp + size;
+            cell[0] = obj;
+            cell[1] = TC_NIL;
+            obj = tc_make_list(cell);
+        }
+    }
+    *out = obj;
     if (stats) {
         stats->words_written += words;
         stats->passes += 1;
     }
+    return TC_OK;
 }
 
 tc_result tc_copy_compact_out(tc_alloc *a, const tc_copy_compact *c, tc_term *out, tc_copy_stats *stats)
 {
-    tc_term *hp;
-    tc_result r = copy_out(a, c, 0, &hp);
-    if (r != TC_OK)
-        return r;
-    *out = c->size ? copy_shallow(c, hp, a->offheap) : c->root;
-    count_out(stats, c->size);
-    return TC_OK;
+    return tc_copy_compact_out_via(a, c, copy_shallow, false, out, stats);
 }
 
 tc_result tc_copy_compact_out_list(tc_alloc *a, const tc_copy_compact *c, tc_term *out, tc_copy_stats *stats)
 {
-    tc_term *hp;
-    tc_result r = copy_out(a, c, TC_CONS_SIZE, &hp);
-    if (r != TC_OK)
-        return r;
-    tc_term *cell = hp + c->size;
-    cell[0] = c->size ? copy_shallow(c, hp, a->offheap) : c->root;
-    cell[1] = TC_NIL;
-    *out = tc_make_list(cell);
-    count_out(stats, c->size + TC_CONS_SIZE);
-    return TC_OK;
+    return tc_copy_compact_out_via(a, c, copy_shallow, true, out, stats);
 }

@@ -29,6 +29,8 @@ static void keep_result(tc_ep_config *c) { c->keep_result = true; }
 static void hot_key(tc_ep_config *c) { c->hot_key = true; }
 static void word_gc_test(tc_ep_config *c) { c->policy.bif_gc_test = TC_BIF_GC_WORDS; }
 static void no_long_gc_delay(tc_ep_config *c) { c->policy.long_gc_words = 0; }
+static void shallow_fast(tc_ep_config *c) { c->policy.copy_out = TC_COPY_OUT_SHALLOW_FAST; }
+static void no_bin_vheap(tc_ep_config *c) { c->policy.bin_vheap = false; }
 static void flip_send(tc_ep_config *c)
 {
     c->policy.send_path = c->policy.send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
@@ -46,6 +48,8 @@ static const ablation ablations[] = {
     {"send_path", "the other era's send path (direct <-> heap or fragment)", flip_send},
     {"word_gc_test", "GC-after-BIF tests words (C macro, arm64 JIT) not the x86-64 JIT's bytes", word_gc_test},
     {"no_long_gc_delay", "a GC of 128 Ki words or more runs at once, not delayed to a reschedule", no_long_gc_delay},
+    {"proposal_shallow_fast", "PROPOSAL, not the VM: the lookup copies out with copy_shallow_fast", shallow_fast},
+    {"no_bin_vheap", "refc binaries never trigger a GC (no binary virtual heap)", no_bin_vheap},
 };
 #define NABLATIONS (sizeof ablations / sizeof *ablations)
 
@@ -88,7 +92,7 @@ int main(int argc, char **argv)
         fprintf(csv, "era,ablation,shape,payload_len,iterations,proc_us,lookup_us,ratio,proc_faults,lookup_faults,"
                      "lookup_gcs,lookup_gc_words,lookup_carriers_mapped,proc_gcs,proc_gc_words\n");
     }
-    printf("%-6s %-16s %10s %10s %7s %8s %8s %9s  %s\n", "era", "ablation", "proc_us", "lookup_us", "ratio",
+    printf("%-6s %-21s %10s %10s %7s %8s %8s %9s  %s\n", "era", "ablation", "proc_us", "lookup_us", "ratio",
            "l.faults", "l.gcs", "l.gcw/op", "switched");
     for (int e = 0; e < cli.neras; e++) {
         const char *era = cli.eras[e];
@@ -108,7 +112,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ablate: %s %s failed: %s\n", era, ablations[a].name, tc_result_name(r));
                 return 1;
             }
-            printf("%-6s %-16s %10.0f %10.0f %7.2f %8ld %8llu %9.0f  %s\n", era, ablations[a].name, g.proc_us,
+            printf("%-6s %-21s %10.0f %10.0f %7.2f %8ld %8llu %9.0f  %s\n", era, ablations[a].name, g.proc_us,
                    g.lookup_us, g.ratio, g.lookup.faults, (unsigned long long)g.lookup.gcs,
                    (double)g.lookup.gc_words / (double)cfg.iterations, ablations[a].what);
             (void)fflush(stdout); /* a row at a time; tc_bench_exit_status checks stdout */

@@ -22,6 +22,8 @@
 
 #include "alloc/mseg.h"
 #include "copy/compact.h"
+#include "copy/compact_impl.h"
+#include "copy/copy_shallow_fast.h"
 #include "copy/copy_struct.h"
 #include "procs/send.h"
 #include "harness.h"
@@ -57,6 +59,9 @@ static const tc_prof_phase_map phase_table[] = {
     {TC_PROF_FN(tc_copy_struct_fill), "copy"},
     {TC_PROF_FN(tc_copy_compact_out), "copy"},
     {TC_PROF_FN(tc_copy_compact_out_list), "copy"},
+    {TC_PROF_FN(tc_copy_shallow_fast_out), "copy"},
+    {TC_PROF_FN(tc_copy_shallow_fast_out_list), "copy"},
+    {TC_PROF_FN(tc_copy_compact_out_via), "copy"}, /* what the proposal's copy-outs tail-call */
     {TC_PROF_FN(tc_mseg_alloc_block), "heap_alloc"},
     {TC_PROF_FN(tc_mseg_free_block), "heap_alloc"},
     {TC_PROF_FN(tc_mseg_realloc_block), "heap_alloc"},
@@ -100,8 +105,9 @@ static double median_of(double *v, size_t n) { return tc_bench_summarize(v, n).m
 
 enum { UNIT_REPEATS = 15 };
 
-/* ns per word of a size pass, a copy_struct and a copy_shallow of the payload. */
-static tc_result measure_copy_units(tc_term data, uint64_t words, unit_costs *u)
+/* ns per word of a size pass, a copy_struct and a copy-out of the payload (copy_shallow, or
+ * the proposal copy_shallow_fast when the lookup uses it). */
+static tc_result measure_copy_units(tc_term data, uint64_t words, tc_copy_out kind, unit_costs *u)
 {
     buffer_alloc b = {.iface = {buffer_take, NULL}, .cap = words + 2};
     b.iface.offheap = &b.oh;
@@ -119,7 +125,8 @@ static tc_result measure_copy_units(tc_term data, uint64_t words, unit_costs *u)
         tc_term out;
         b.top = 0;
         if (r == TC_OK)
-            r = tc_copy_compact_out(&b.iface, stored, &out, NULL);
+            r = kind == TC_COPY_OUT_SHALLOW_FAST ? tc_copy_shallow_fast_out(&b.iface, stored, &out, NULL)
+                                                 : tc_copy_compact_out(&b.iface, stored, &out, NULL);
         uint64_t t3 = tc_bench_now_ns();
         tc_offheap_release_until(&b.oh, NULL);
         size_ns[k] = (double)(t1 - t0);
@@ -242,7 +249,7 @@ static tc_result measure_units(const tc_ep_config *cfg, unit_costs *u)
     if (r == TC_OK)
         r = tc_term_flat_size(data, &words);
     if (r == TC_OK)
-        r = measure_copy_units(data, words, u);
+        r = measure_copy_units(data, words, cfg->policy.copy_out, u);
     if (r == TC_OK)
         r = measure_gc_unit(&cfg->policy, data, u);
     if (r == TC_OK)

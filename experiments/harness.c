@@ -328,13 +328,17 @@ void tc_bench_meta_policy(FILE *f, const tc_policy *pol)
 {
     tc_bench_meta(f, "era",
                   "%s (heap_table %s, frag_rule %s, gc_trigger %s, gc_rules %s, move_live_frags %s, shrink %s, "
-                  "gc_stress %s, min_heap_size %llu, fullsweep_after %llu, sbct %zu, mseg_cache %u)",
+                  "bin_vheap %s, min_bin_vheap_size %llu, gc_stress %s, min_heap_size %llu, fullsweep_after %llu, "
+                  "sbct %zu, mseg_cache %u, copy_out %s)",
                   pol->name, pol->heap_table == TC_HEAP_TABLE_R10B ? "r10b" : "modern",
                   pol->frag_rule == TC_FRAG_R10B ? "r10b" : "modern",
                   pol->trigger == TC_GC_AT_SCHEDULE ? "at-schedule" : "after-bif",
                   pol->gc_rules == TC_GC_RULES_R10B ? "r10b" : "modern", pol->move_live_frags ? "on" : "off",
-                  pol->shrink ? "on" : "off", pol->gc_stress ? "on" : "off", (unsigned long long)pol->min_heap_size,
-                  (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots);
+                  pol->shrink ? "on" : "off", pol->bin_vheap ? "on" : "off",
+                  (unsigned long long)pol->min_bin_vheap_size, pol->gc_stress ? "on" : "off",
+                  (unsigned long long)pol->min_heap_size,
+                  (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots,
+                  pol->copy_out == TC_COPY_OUT_SHALLOW_FAST ? "shallow_fast (PROPOSAL, not the VM)" : "shallow");
 }
 
 void tc_bench_progress(const char *fmt, ...)
@@ -392,7 +396,7 @@ static const tc_bench_cli_number min_heap_range = {"min_heap_size of every proce
 
 /* getopt_long's codes for the shared options; a binary's own are OPT_EXTRA + their index. */
 enum { OPT_HELP = 'h', OPT_VERSION = 256, OPT_ERA, OPT_LEN, OPT_SHAPE, OPT_ITERATIONS, OPT_REPEATS, OPT_QUICK,
-       OPT_CSV, OPT_GC_TRIGGER, OPT_SEND_PATH, OPT_NO_SHRINK, OPT_SEGMENT_CACHE, OPT_SBCT, OPT_MIN_HEAP,
+       OPT_CSV, OPT_GC_TRIGGER, OPT_SEND_PATH, OPT_COPY_OUT, OPT_NO_SHRINK, OPT_SEGMENT_CACHE, OPT_SBCT, OPT_MIN_HEAP,
        OPT_EXTRA = 512 };
 
 /* A value as the message quotes it: control bytes escaped (it may be any bytes at all), long
@@ -563,6 +567,10 @@ static void usage(const tc_bench_cli_spec *s)
     if (s->send_path)
         help_line("--send-path P", "how a message is sent: direct (r10b's) or heap_or_frag (otp25's) "
                                    "(default: the era's)");
+    if (s->copy_out)
+        help_line("--copy-out C", "how ets:lookup copies the object out: shallow (copy_shallow, the VM's) or "
+                                  "shallow_fast (a PROPOSAL, not the VM: copy/copy_shallow_fast.h) "
+                                  "(default: shallow)");
     if (s->no_shrink)
         help_line("--no-shrink", "the GC never shrinks a heap (default: it does, by the era's rules)");
     if (s->segment_cache)
@@ -585,8 +593,13 @@ static void version(const char *prog)
     putchar('\n');
 }
 
+/* The shared switches tc_bench_cli_parse can add (help and version among them), the extras,
+ * and getopt's terminating entry. */
+enum { SHARED_SWITCHES = 16, MAX_LONGS = SHARED_SWITCHES + TC_BENCH_CLI_MAX_EXTRAS + 1 };
+
 static void add_option(struct option *longs, int *n, bool taken, const char *name, int has_arg, int code)
 {
+    TC_CHECK(*n < MAX_LONGS - 1); /* a new shared switch must raise SHARED_SWITCHES */
     if (taken)
         longs[(*n)++] = (struct option){name, has_arg, NULL, code};
 }
@@ -594,10 +607,10 @@ static void add_option(struct option *longs, int *n, bool taken, const char *nam
 int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, char **argv)
 {
     TC_CHECK(s->nextras <= TC_BENCH_CLI_MAX_EXTRAS);
-    *c = (tc_bench_cli){.spec = s, .shape = -1, .gc_trigger = -1, .send_path = -1, .segment_cache = -1};
+    *c = (tc_bench_cli){.spec = s, .shape = -1, .gc_trigger = -1, .send_path = -1, .copy_out = -1, .segment_cache = -1};
     if (s->era)
         TC_CHECK(set_era(c, s->era));
-    struct option longs[16 + TC_BENCH_CLI_MAX_EXTRAS];
+    struct option longs[MAX_LONGS];
     int n = 0;
     add_option(longs, &n, true, "help", no_argument, OPT_HELP);
     add_option(longs, &n, true, "version", no_argument, OPT_VERSION);
@@ -610,6 +623,7 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
     add_option(longs, &n, s->csv, "csv", required_argument, OPT_CSV);
     add_option(longs, &n, s->gc_trigger, "gc-trigger", required_argument, OPT_GC_TRIGGER);
     add_option(longs, &n, s->send_path, "send-path", required_argument, OPT_SEND_PATH);
+    add_option(longs, &n, s->copy_out, "copy-out", required_argument, OPT_COPY_OUT);
     add_option(longs, &n, s->no_shrink, "no-shrink", no_argument, OPT_NO_SHRINK);
     add_option(longs, &n, s->segment_cache, "segment-cache", required_argument, OPT_SEGMENT_CACHE);
     add_option(longs, &n, s->sbct, "sbct", required_argument, OPT_SBCT);
@@ -657,6 +671,14 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
                 c->send_path = (int)path;
             else
                 bad = tc_bench_cli_bad(c, "--send-path", "direct or heap_or_frag", optarg);
+            break;
+        }
+        case OPT_COPY_OUT: {
+            tc_copy_out kind;
+            if (tc_copy_out_parse(optarg, &kind) == TC_OK)
+                c->copy_out = (int)kind;
+            else
+                bad = tc_bench_cli_bad(c, "--copy-out", "shallow or shallow_fast", optarg);
             break;
         }
         case OPT_NO_SHRINK: c->no_shrink = true; break;
@@ -719,6 +741,8 @@ void tc_bench_cli_policy(const tc_bench_cli *c, tc_policy *pol)
         pol->mem.cache_slots = (unsigned)c->segment_cache;
     if (c->send_path >= 0)
         pol->send_path = (tc_send_path)c->send_path;
+    if (c->copy_out >= 0)
+        pol->copy_out = (tc_copy_out)c->copy_out;
     if (c->sbct)
         pol->mem.sbct = (size_t)c->sbct;
     if (c->min_heap)

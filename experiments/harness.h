@@ -132,7 +132,7 @@ typedef struct tc_bench_cli_spec {
     const char *quick;      /* what --quick changes (NULL: no --quick) */
     const char *csv;        /* what the CSV holds (NULL: no --csv) */
     /* Single mechanisms of the era's process heaps, over the era's own settings: */
-    bool gc_trigger, send_path, no_shrink;
+    bool gc_trigger, send_path, no_shrink, copy_out;
     const char *segment_cache, *sbct, *min_heap; /* their defaults (NULL: not taken) */
     const tc_bench_cli_extra *extras;
     int nextras;
@@ -149,6 +149,7 @@ typedef struct tc_bench_cli {
     const char *csv;    /* --csv's path */
     int gc_trigger;     /* a tc_gc_trigger; -1 when not given */
     int send_path;      /* a tc_send_path; -1 when not given */
+    int copy_out;       /* a tc_copy_out; -1 when not given */
     bool no_shrink;
     long segment_cache; /* -1 when not given (0 is a value) */
     long sbct, min_heap;

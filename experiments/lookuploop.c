@@ -38,11 +38,26 @@ tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop
     *what = "process";
     if ((r = tc_proc_new(out->mem, &out->pol, &out->p)) != TC_OK)
         goto fail;
-    tc_proc_x(out->p)[0] = tc_make_small(7); /* Tab */
-    tc_proc_x(out->p)[1] = tc_make_small(1); /* Key */
+    *what = "spawn";
+    tc_term *hp = tc_proc_halloc(out->p, TC_LOOP_SPAWN_WORDS);
+    if (!hp)
+        goto fail;
+    /* [Fun]: a cons (2), the fun (8: ERL_FUN_SIZE 5 + env Self, T, N) and T's reference (3). */
+    tc_term *tab = hp + 10, *fun = hp + 2;
+    tab[0] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
+    tab[1] = tc_make_small(7);
+    tab[2] = tc_make_small(0);
+    fun[0] = TC_MAKE_HEADER(7, TC_SUBTAG_ARITYVAL);
+    for (int i = 1; i < 8; i++)
+        fun[i] = tc_make_small(i);
+    fun[6] = tc_make_boxed(tab);
+    hp[0] = tc_make_boxed(fun);
+    hp[1] = TC_NIL;
+    tc_proc_x(out->p)[0] = tc_make_boxed(tab); /* Tab */
+    tc_proc_x(out->p)[1] = tc_make_small(1);   /* Key */
     tc_proc_set_arity(out->p, 2);
     *what = "stack";
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < TC_LOOP_BASE_STACK; i++)
         if ((r = tc_proc_push_maybe_gc(out->p, tc_make_small(i))) != TC_OK)
             goto fail;
     return TC_OK;
@@ -54,16 +69,29 @@ fail:
 tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what)
 {
     tc_proc *p = l->p;
+    tc_result r;
+    /* loop/2's frame (the return address, Tab, N), with allocate's one heap test (Tab and
+     * Key live in x0/x1): Tab survives the BIF's GC there, where only the result is live in
+     * the registers, and is read back from it for the tail call. */
+    *what = "frame";
+    if ((r = tc_proc_test_heap_maybe_gc(p, TC_LOOP_FRAME)) != TC_OK)
+        return r;
+    tc_term frame[TC_LOOP_FRAME] = {TC_NIL, tc_proc_x(p)[0], tc_proc_x(p)[1]};
+    for (int i = 0; i < TC_LOOP_FRAME; i++)
+        if ((r = tc_proc_push_maybe_gc(p, frame[i])) != TC_OK)
+            return r;
     tc_heapfrag *live = tc_proc_bif_enter(p);
     tc_term res;
-    tc_result r;
     *what = "lookup";
-    if ((r = tc_copy_compact_out_list(tc_proc_alloc(p), l->db, &res, NULL)) != TC_OK)
+    if ((r = tc_copy_out_list(l->pol.copy_out, tc_proc_alloc(p), l->db, &res, NULL)) != TC_OK)
         return r;
     *what = "gc after bif";
     if ((r = tc_proc_bif_return_maybe_gc(p, live, &res)) != TC_OK)
         return r;
-    /* The loop drops the result and calls itself: Tab and Key stay live. */
+    /* The loop drops the result, deallocates its frame and calls itself with Tab and Key. */
+    tc_proc_x(p)[0] = *tc_proc_stack_slot(p, 1);
+    tc_proc_x(p)[1] = *tc_proc_stack_slot(p, 0);
+    tc_proc_pop(p, TC_LOOP_FRAME);
     tc_proc_set_arity(p, 2);
     *what = "gc at schedule";
     if (tc_proc_yield_requested(p) || l->pol.trigger == TC_GC_AT_SCHEDULE)

@@ -7,10 +7,17 @@
  * (copy/compact.h, db_store_term), and each lookup is a BIF that takes one HAlloc of
  * size + 2 words on the process (heap or fragment) and fills it with copy_shallow plus
  * the result cons (build_term_list), then returns through the era's GC trigger with the
- * result as its only live register. The loop keeps Tab and Key (immediates) in x0/x1 and
- * 6 words of stack, the VM's for gctrace.erl's loop (its frame: Tab, N and a return address;
- * the spawned fun's: Self and one; one at the bottom; a 3-argument loop of the same shape
- * reports stack_size 7); the result is dropped before the next lookup. Under a GC-at-schedule
+ * result as its only live register. The process starts as gctrace.erl's spawned one does:
+ * spawn copied its arguments, [Fun], onto the heap, 13 words (a cons, the fun thing: ERL_FUN_SIZE
+ * 5 words + its environment Self, T, N; T's magic reference, ERTS_MAGIC_REF_THING_SIZE 3
+ * words: erl_fun.h, erl_term.h, erl_process.c erl_create_process size_object of the args),
+ * of which only T stays live (a 3-word tuple stands in for the reference: the model's terms
+ * have no references), so the VM's first GC keeps 3 words more than the result. Tab (that
+ * object) and Key sit in x0/x1; the stack is 3 words at the tail call (the spawned fun's
+ * frame: Self and one; one at the bottom) and 6 during the lookup (loop/2's frame: Tab, N and a
+ * return address, allocated with one heap test and gone before the tail call), as the VM's
+ * GC trace reports (stack_size 6 at a GC after the BIF, 3 at a delayed GC at a yield); the
+ * result is dropped before the next lookup. Under a GC-at-schedule
  * trigger the process is rescheduled after every lookup; under OTP25's, after a lookup
  * whose GC was delayed as long (policy.h long_gc_words), so that GC finds the result dead.
  * experiments/beam/gctrace.erl runs the same loop on the VM.
@@ -26,6 +33,11 @@
 #include "procs/proc.h"
 #include "terms/arena.h"
 
+/* The words spawn leaves on the heap, the stack at the tail call, loop/2's frame (above). */
+#define TC_LOOP_SPAWN_WORDS 13
+#define TC_LOOP_BASE_STACK 3
+#define TC_LOOP_FRAME 3
+
 typedef struct tc_lookup_loop {
     tc_policy pol;
     tc_arena *ar;
@@ -36,7 +48,7 @@ typedef struct tc_lookup_loop {
 } tc_lookup_loop;
 
 /* The stored object {1, [1..length]} and a fresh process under pol, Tab and Key in x0/x1 and
- * 6 stack words. On failure nothing is left allocated and *what names the step. */
+ * the spawned heap and stack above. On failure nothing is left allocated and *what names the step. */
 tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop *out,
                              const char **what) TC_MUST_CHECK;
 /* One lookup: the BIF, its return through the era's trigger, the tail call, and the

@@ -115,6 +115,43 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
     return TC_OK;
 }
 
+/* Data lives in the process's bottom stack slot. */
+static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
+
+/*
+ * The stack eptest.erl's processes run on, in words, as the VM's GC trace reports it
+ * (stack_size at each GC start; experiments/beam/stackdepth.erl prints it per pass). The
+ * stack decides where the heap ends for HAlloc and the GC tests (stop - htop), so a model
+ * tester with Data alone on its stack collects later than the VM's (L = 1000: 6 lookups per
+ * GC instead of 5). The tester's frames below a pass are tester_body's and its list
+ * comprehension's, which keeps 2 words per finished pass: 24 + 2·pass index (proc1 0 ...
+ * ets_lookup 5; Data counts as one of them). Each loop's own frame comes on top while it
+ * runs and is gone at its tail call: call_loop 3 words, insert_loop 1, lookup_loop 4
+ * (so a lookup's GC-after-BIF sees 38 at ets_lookup, a GC at a yield 34). The server's
+ * stack is 2. Measured at L = 10, 1000, 10000 (tuple), 3000 (strings): the same.
+ */
+enum { TESTER_BASE_STACK = 24, SERVER_STACK = 2, CLIENT_FRAME = 3, INSERT_FRAME = 1, LOOKUP_FRAME = 4, PT_FRAME = 3 };
+
+/* Grows the stack with NIL words, as `allocate` does a frame: one heap test for all of them
+ * (need + S_RESERVED, the live x registers as roots), then the pushes, which cannot collect
+ * any more; or pops it, down to Data at least. */
+static tc_result stack_to(tc_proc *p, size_t depth)
+{
+    size_t have = tc_proc_stack_size(p);
+    tc_result r = have < depth ? tc_proc_test_heap_maybe_gc(p, depth - have) : TC_OK;
+    while (tc_proc_stack_size(p) < depth && r == TC_OK)
+        r = tc_proc_push_maybe_gc(p, TC_NIL);
+    size_t n = tc_proc_stack_size(p);
+    if (depth < 1)
+        depth = 1;
+    if (n > depth)
+        tc_proc_pop(p, n - depth);
+    return r;
+}
+
+static size_t tester_base_stack(int test) { return TESTER_BASE_STACK + 2 * (size_t)test; }
+
+/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack. */
 tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t)
 {
     uint64_t words;
@@ -130,18 +167,96 @@ tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t)
 }
 
 /*
- * Builds Data on the tester's own heap the way the seed's expressions do, element by
- * element from the tail with a heap test before each, the partial term live in x0: so the
- * tester's heap reaches its size through the same GCs as the VM's (lists:seq's history
- * decides the old heap, and the old heap's 1/8 floor decides the heap a lookup loop runs
- * in). A binary is one allocation either way, placed like a spawn argument. So is a map:
- * maps:from_list is one BIF over the list of pairs; the model places the finished map and
- * leaves out the pair list the VM's comprehension builds first (5 L words of garbage).
+ * What eptest.erl's tester holds when it starts building Data, as the VM's GC trace shows
+ * it (experiments/beam/stackdepth.erl's build lines): the 13 words spawn copied onto its heap
+ * ([Fun]: a cons and the fun thing with its environment; dead once tester_body runs) and an
+ * 11-word stack under lists:seq (12 under list_to_tuple's argument).
+ */
+enum { TESTER_SPAWN_WORDS = 13, SEQ_STACK = 11, TUPLE_SEQ_STACK = 12 };
+
+/* lists:seq(1, len) as OTP 25's stdlib lists.erl seq_loop builds it: from the last element
+ * down, 4 cells per call (a heap test of 8 words), then 2, then 1, the partial list live in
+ * x0 (N and X are immediates). */
+static tc_result build_seq(tc_proc *p, long len)
+{
+    tc_term *x = tc_proc_x(p);
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (long n = len, top = len; n > 0;) {
+        long k = n >= 4 ? 4 : n >= 2 ? 2 : 1;
+        tc_result r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
+        if (r != TC_OK)
+            return r;
+        tc_term *hp = tc_proc_halloc(p, 2 * (size_t)k);
+        if (!hp)
+            return TC_ENOMEM;
+        for (long i = 0; i < k; i++) { /* [top-k+1, ..., top | L] */
+            hp[2 * i] = tc_make_small(top - i);
+            hp[2 * i + 1] = x[0];
+            x[0] = tc_make_list(&hp[2 * i]);
+        }
+        n -= k;
+        top -= k;
+    }
+    return TC_OK;
+}
+
+/* list_to_tuple(x0): a BIF whose result HAlloc places (a fragment when the heap is short),
+ * then the GC-after-BIF test with the tuple the only live register. */
+static tc_result seq_to_tuple(tc_proc *p, long len)
+{
+    tc_term *x = tc_proc_x(p);
+    tc_heapfrag *entry = tc_proc_bif_enter(p);
+    tc_term *hp = tc_proc_halloc(p, (size_t)len + 1);
+    if (!hp)
+        return TC_ENOMEM;
+    hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
+    long k = 1;
+    for (tc_term l = x[0]; tc_is_list(l); l = tc_cdr(l))
+        hp[k++] = tc_car(l);
+    x[0] = tc_make_boxed(hp);
+    return tc_proc_bif_return_maybe_gc(p, entry, &x[0]);
+}
+
+/* Data built as eptest.erl builds ints and tuple (build_seq, seq_to_tuple), from a tester
+ * that starts as the VM's: its heap's history (which GCs, what ends up in the old heap)
+ * decides the heap sizes of every later pass through the old heap's 1/8 floor. */
+static tc_result build_seq_payload(tc_proc *p, tc_ep_shape sh, long len)
+{
+    tc_term *spawned = tc_proc_halloc(p, TESTER_SPAWN_WORDS);
+    if (!spawned)
+        return TC_ENOMEM;
+    for (int i = 0; i < TESTER_SPAWN_WORDS; i++)
+        spawned[i] = TC_NIL;
+    tc_result r = stack_to(p, sh == TC_EP_TUPLE ? TUPLE_SEQ_STACK : SEQ_STACK);
+    if (r == TC_OK)
+        r = build_seq(p, len);
+    if (r == TC_OK && sh == TC_EP_TUPLE)
+        r = seq_to_tuple(p, len);
+    if (r != TC_OK)
+        return r;
+    tc_proc_pop(p, tc_proc_stack_size(p));
+    r = tc_proc_push_maybe_gc(p, tc_proc_x(p)[0]);
+    tc_proc_set_arity(p, 0);
+    return r;
+}
+
+/*
+ * Builds Data on the tester's own heap: ints and tuple exactly as the VM's tester does
+ * (build_seq_payload); floats, strings and nested element by element from the tail with a
+ * heap test before each, the partial term live in x0, from an empty process: the VM builds
+ * floats and strings with a body-recursive list comprehension over lists:seq, whose stack
+ * grows 2 words per element (17,211 words for floats at L = 10000), not modelled. A binary is
+ * one allocation either way, placed like a spawn argument. So is a map: maps:from_list is one
+ * BIF over the list of pairs; the model places the finished map and leaves out the pair list
+ * the VM's comprehension builds first (5 L words of garbage).
  */
 static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
 {
     if (sh == TC_EP_BINARY || sh == TC_EP_MAP)
         return tc_ep_place_on_heap(p, arena_copy);
+    if (sh == TC_EP_INTS || sh == TC_EP_TUPLE)
+        return build_seq_payload(p, sh, len);
     tc_result r = TC_OK;
     bool as_list = sh != TC_EP_NESTED;
     tc_term *x = tc_proc_x(p);
@@ -168,25 +283,12 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
         if (e == TC_NON_VALUE || x[0] == TC_NON_VALUE)
             r = TC_ENOMEM;
     }
-    if (r == TC_OK && sh == TC_EP_TUPLE && (r = tc_proc_test_heap_maybe_gc(p, (uint64_t)len + 1)) == TC_OK) {
-        /* list_to_tuple(lists:seq(1, L)): the list, read after the heap test, becomes garbage. */
-        tc_term *hp = tc_proc_halloc(p, (size_t)len + 1);
-        if (!hp)
-            return TC_ENOMEM;
-        hp[0] = TC_MAKE_HEADER(len, TC_SUBTAG_ARITYVAL);
-        long k = 1;
-        for (tc_term l = x[0]; tc_is_list(l); l = tc_cdr(l))
-            hp[k++] = tc_car(l);
-        x[0] = tc_make_boxed(hp);
-    }
     if (r == TC_OK)
         r = tc_proc_push_maybe_gc(p, x[0]);
     tc_proc_set_arity(p, 0);
     return r;
 }
 
-/* Data lives in the process's bottom stack slot. */
-static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
 
 /* ---- the processes --------------------------------------------------------------------- */
 
@@ -219,17 +321,21 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
 static tc_step client_step(tc_task *t)
 {
     rpc_state *st = t->state;
+    size_t base = tc_proc_stack_size(t->proc) - (st->awaiting ? CLIENT_FRAME : 0);
     if (st->awaiting) {
         tc_term reply;
         if (!tc_sched_receive(t, &reply))
             return TC_STEP_WAIT;
-        st->awaiting = false; /* the reply is dropped */
+        st->awaiting = false; /* the reply is dropped; the frame goes before the tail call */
         st->left--;
-        return TC_STEP_CONTINUE;
+        tc_result r = stack_to(t->proc, base);
+        return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
     }
     if (st->left == 0)
         return TC_STEP_DONE;
-    tc_result r = tc_proc_test_heap_maybe_gc(t->proc, 3);
+    tc_result r = stack_to(t->proc, base + CLIENT_FRAME);
+    if (r == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(t->proc, 3);
     if (r == TC_OK)
         r = send_pair(st->w, t->proc, st->peer, tc_make_pid(0, 0), st->w->get_atom);
     if (r != TC_OK)
@@ -252,6 +358,7 @@ static tc_step server_step(tc_task *t)
         r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc));
     if (r != TC_OK)
         return fail(t, r);
+    tc_sched_bump(t, 1); /* the send, then server(Data)'s call */
     st->left--;
     return TC_STEP_CONTINUE;
 }
@@ -274,35 +381,49 @@ static tc_step loop_step(tc_task *t)
         return TC_STEP_DONE;
     st->i++;
     tc_result r = TC_OK;
+    size_t base = tc_proc_stack_size(p);
     if (st->op == OP_INSERT) {
         /* ets:insert(T, {I, Data}) */
-        r = tc_proc_test_heap_maybe_gc(p, 3);
+        r = stack_to(p, base + INSERT_FRAME);
+        if (r == TC_OK)
+            r = tc_proc_test_heap_maybe_gc(p, 3);
         if (r == TC_OK) {
             tc_term e[2] = {tc_make_small(st->i), data_of(p)};
             tc_term obj = tc_term_tuple(tc_proc_alloc(p), e, 2);
             r = tc_ets_insert(st->table, obj, &st->w->copy);
         }
+        tc_sched_bump(t, 1); /* the BIF, then insert_loop's call */
     } else if (st->op == OP_LOOKUP) {
-        /* ets:lookup(T, I): a BIF whose result is built with HAlloc, then dropped. */
+        /* ets:lookup(T, I): a BIF whose result is built with HAlloc, then dropped. A kept
+         * result waits in x0 and is a root of the frame's heap test. */
+        r = stack_to(p, base + LOOKUP_FRAME);
         tc_term key = tc_make_small(st->w->cfg->hot_key ? 1 : st->i);
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         tc_term res;
-        r = tc_ets_lookup(st->table, key, tc_proc_alloc(p), &res, &st->w->copy);
+        if (r == TC_OK)
+            r = tc_ets_lookup(st->table, key, tc_proc_alloc(p), &res, &st->w->copy);
         if (r == TC_OK)
             r = tc_proc_bif_return_maybe_gc(p, entry, &res);
         if (r == TC_OK && st->w->cfg->keep_result) {
             tc_proc_x(p)[0] = res;
             tc_proc_set_arity(p, 1);
         }
+        tc_sched_bump(t, 1); /* the BIF, then lookup_loop's call */
     } else if (st->op == OP_PT_GET) {
-        /* persistent_term:get(pt_key): a BIF that returns the stored term itself, no copy and
-         * no heap word, through the same GC-after-BIF test as a lookup. */
+        /* persistent_term:get(K): a BIF (call_ext) that returns the stored term itself, no copy
+         * and no heap word, through the same GC-after-BIF test as a lookup; pt_loop's frame is
+         * erlc's `allocate 2` (2 y slots and the return address) */
+        r = stack_to(p, base + PT_FRAME);
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         tc_term res;
-        r = tc_copy_literal_get(st->pt, st->w->get_atom, &res);
+        if (r == TC_OK)
+            r = tc_copy_literal_get(st->pt, st->w->get_atom, &res);
         if (r == TC_OK)
             r = tc_proc_bif_return_maybe_gc(p, entry, &res);
+        tc_sched_bump(t, 1); /* the BIF, then pt_loop's call */
     }
+    if (r == TC_OK)
+        r = stack_to(p, base); /* the frame goes before the tail call */
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
 }
 
@@ -382,6 +503,10 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     if (r != TC_OK)
         return r;
     r = tc_ep_place_on_heap(server, data_of(w->tester));
+    if (r == TC_OK)
+        r = stack_to(server, SERVER_STACK);
+    if (r == TC_OK)
+        r = stack_to(w->tester, tester_base_stack(test));
     tc_task client_task, server_task;
     rpc_state cs = {w, &server_task, w->cfg->iterations, false};
     rpc_state ss = {w, &client_task, w->cfg->iterations, false};
@@ -400,6 +525,8 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
             r = check_heap(w, w->tester);
     }
     tc_proc_free(server);
+    if (r == TC_OK)
+        r = stack_to(w->tester, 1);
     return r;
 }
 
@@ -407,15 +534,20 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
                            tc_ep_counts *c)
 {
     loop_state st = {w, table, pt, op, 0, w->cfg->iterations};
+    tc_result r = stack_to(w->tester, tester_base_stack(test));
+    if (r != TC_OK)
+        return r;
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
     snapshot a = take(w, NULL);
-    tc_result r = tc_sched_run(&w->sched);
+    r = tc_sched_run(&w->sched);
     snapshot b = take(w, NULL);
     hook(w, test, false);
     *c = diff(&a, &b);
     tc_proc_set_arity(w->tester, 0); /* a kept result dies with the loop */
+    if (r == TC_OK)
+        r = stack_to(w->tester, 1);
     return r == TC_OK ? check_heap(w, w->tester) : r;
 }
 
@@ -427,6 +559,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_ets *table = NULL;
     tc_copy_literal_area *pt = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    eo.copy_out = cfg->policy.copy_out;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)

@@ -101,7 +101,7 @@ enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
 /* What every binary on this workload takes the same way (tc_bench_cli_spec fields):
  * --shape, and each mechanism of the era over the era's own setting. */
 #define TC_EP_CLI_SWITCHES                                                                         \
-    .shapes = tc_ep_shape_names, .nshapes = TC_EP_SHAPES, .gc_trigger = true, .send_path = true, \
+    .shapes = tc_ep_shape_names, .nshapes = TC_EP_SHAPES, .gc_trigger = true, .send_path = true, .copy_out = true, \
     .no_shrink = true, .segment_cache = "the era's", .sbct = "the era's", .min_heap = "the era's"
 
 /* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),

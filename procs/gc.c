@@ -5,13 +5,12 @@
 #include "heapsize.h"
 #include "proc_impl.h"
 
-/* The process-level next(): OTP25 never goes below min_heap_size, R10B uses the table. */
+/* The process-level next() of both eras (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size):
+ * the table's entry, never below min_heap_size. */
 static uint64_t proc_next(const tc_proc *p, uint64_t size, unsigned offset)
 {
     uint64_t s = tc_heap_next_size(p->policy.heap_table, size, offset);
-    if (p->policy.gc_rules == TC_GC_RULES_MODERN && s < p->min_heap_size)
-        s = p->min_heap_size;
-    return s;
+    return s < p->min_heap_size ? p->min_heap_size : s;
 }
 
 /* ---- relocation ---------------------------------------------------------------------- */
@@ -160,19 +159,52 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
     }
 }
 
+/* erl_gc.c do_next_vheap_size: grow by the golden ratio (a double product, truncated) while
+ * vheap/3 > vheap_sz/4, stopping if the product wraps; halve when vheap < vheap_sz/4; else
+ * keep. next_vheap_size: never below min_vheap_size. */
+static uint64_t next_vheap_size(const tc_proc *p, uint64_t vheap, uint64_t vheap_sz)
+{
+    uint64_t sz = vheap_sz;
+    if (vheap / 3 > sz / 4) {
+        while (vheap / 3 > sz / 4) {
+            uint64_t grown = (uint64_t)((double)sz * 1.618);
+            if (grown < sz)
+                break;
+            sz = grown;
+        }
+    } else if (vheap < sz / 4) {
+        sz >>= 1;
+    }
+    return sz < p->min_vheap_size ? p->min_vheap_size : sz;
+}
+
 /* sweep_off_heap: moved members (ProcBins, external things, local funs) are relinked,
  * old-heap ones kept by a minor GC, the rest dropped: a binary, node entry or fun entry
- * reference each. */
+ * reference each. The binary virtual heaps are sized from the moved ones: those now young give
+ * bin_vheap, those a minor GC promoted add to bin_old_vheap; a fullsweep empties the old
+ * one and sizes it from the overhead before the GC; then bin_vheap_sz is sized from
+ * bin_vheap and the overhead restarts at it. The VM calls it only when the list is not
+ * empty (do_minor, full_sweep_heaps), so an empty list leaves all of that as it was. */
 static void sweep_offheap(gc *g)
 {
     tc_proc *p = g->p;
     tc_term *pb = p->off_heap.first, *last = NULL;
+    if (!pb)
+        return;
+    uint64_t bin_vheap = 0;
     p->off_heap.first = NULL;
     while (pb) {
         tc_term *live = NULL, *next;
         if (!tc_is_header(pb[0])) {
             live = tc_boxed_val(pb[0]);
             next = (tc_term *)(uintptr_t)live[TC_OH_NEXT];
+            if (tc_header_subtag(live[0]) == TC_SUBTAG_REFC_BINARY) {
+                uint64_t words = live[TC_PB_SIZE] / sizeof(tc_term);
+                if (!g->major && tc_layout_in(live, g->old_lo, g->old_hi))
+                    p->bin_old_vheap += words;
+                else
+                    bin_vheap += words;
+            }
         } else {
             next = (tc_term *)(uintptr_t)pb[TC_OH_NEXT];
             if (!g->major && tc_layout_in(pb, g->old_lo, g->old_hi))
@@ -191,6 +223,12 @@ static void sweep_offheap(gc *g)
     }
     if (last)
         last[TC_OH_NEXT] = 0;
+    if (g->major) {
+        p->bin_old_vheap = 0;
+        p->bin_old_vheap_sz = next_vheap_size(p, p->off_heap.vheap, p->bin_old_vheap_sz);
+    }
+    p->bin_vheap_sz = next_vheap_size(p, bin_vheap, p->bin_vheap_sz);
+    p->off_heap.vheap = bin_vheap;
 }
 
 /* The new heap replaces the young generation: stack to its top, old block and fragments freed. */
@@ -255,10 +293,12 @@ static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     return g.copied;
 }
 
-/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap. */
+/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap, their
+ * binaries' words joining the overhead; when that changed it, erl_gc.c move_msgs_to_heap
+ * resizes bin_vheap_sz from the new overhead. */
 static uint64_t move_msgq_to_heap(tc_proc *p)
 {
-    uint64_t moved = 0;
+    uint64_t moved = 0, pre_oh = p->off_heap.vheap;
     for (tc_msg *m = p->msgq; m; m = m->next) {
         tc_heapfrag *f = m->frag;
         if (!f)
@@ -279,6 +319,8 @@ static uint64_t move_msgq_to_heap(tc_proc *p)
         m->frag = NULL;
     }
     p->stats.msgq_words_moved += moved;
+    if (p->off_heap.vheap != pre_oh)
+        p->bin_vheap_sz = next_vheap_size(p, p->off_heap.vheap, p->bin_vheap_sz);
     return moved;
 }
 
@@ -325,7 +367,7 @@ static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nob
 
 static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, int *resized)
 {
-    uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + tc_proc_stack_size(p);
+    uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + tc_proc_stack_size(p) + p->policy.reserved;
     if (p->heap_sz < need_after) {
         *resized = 1;
         return resize(p, proc_next(p, need_after, 0), objv, nobj);
@@ -346,6 +388,15 @@ static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv
 }
 
 /* ---- garbage_collect, per era ---------------------------------------------------------- */
+
+/* OTP 25 gc_cost (erl_gc.c), what minor_collection and major_collection return and the
+ * caller BUMP_REDS: a reduction per 10 live words after the GC, one per 100 words a resize
+ * moved, at least one. */
+static void charge_gc_modern(tc_proc *p, uint64_t size_after, uint64_t resize_moved)
+{
+    uint64_t reds = size_after / 10 + resize_moved / 100;
+    p->reds += reds < 1 ? 1 : (int64_t)reds;
+}
 
 static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint64_t new_sz, uint64_t copied,
                     int resized, bool created)
@@ -393,6 +444,10 @@ static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t new_sz, ui
         copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
+    if (p->policy.gc_rules == TC_GC_RULES_MODERN) {
+        uint64_t used = (uint64_t)(p->htop - p->heap);
+        charge_gc_modern(p, used, resized ? used : 0);
+    }
     emit_gc(p, ev, TC_HEAP_EV_MAJOR, new_sz, copied, resized, false);
     return r;
 }
@@ -412,7 +467,9 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                 return TC_ENOMEM;
             created = true;
         }
-        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop)) {
+        /* minor_collection: a minor GC also needs room in the old binary virtual heap. */
+        bool old_vheap_room = !p->policy.bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
+        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop) && old_vheap_room) {
             uint64_t new_sz = proc_next(p, stack + before, 0);
             tc_term *n_heap = alloc_heap(p, new_sz);
             if (!n_heap) {
@@ -420,9 +477,11 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                     drop_new_old_heap(p);
                 return TC_ENOMEM;
             }
+            const tc_term *prev_otop = p->old_htop;
             uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
             copied += move_msgq_to_heap(p);
-            uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack;
+            uint64_t size_after = (uint64_t)(p->old_htop - prev_otop) + (uint64_t)(p->htop - p->heap);
+            uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack + p->policy.reserved;
             uint64_t old_sz = (uint64_t)(p->old_hend - p->old_heap);
             tc_result r = TC_OK;
             int resized = 0;
@@ -440,12 +499,14 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                 resized = 1;
                 r = resize(p, proc_next(p, need_after, 0), objv, nobj);
             }
+            charge_gc_modern(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
             emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
             return r;
         }
     }
     before += (uint64_t)(p->old_htop - p->old_heap);
-    return collect_major(p, ev, proc_next(p, stack + before, 0), need, objv, nobj, live_frags, live_hf_end);
+    return collect_major(p, ev, proc_next(p, stack + before + p->policy.reserved, 0), need, objv, nobj, live_frags,
+                         live_hf_end);
 }
 
 static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
@@ -455,13 +516,13 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
     uint64_t mature = (uint64_t)(p->high_water - p->heap);
     bool full = p->flags & TC_PROC_NEED_FULLSWEEP, created = false;
     if (!p->old_heap && mature != 0 && !full) {
-        if (!create_old_heap(p, tc_heap_next_size(p->policy.heap_table, mature, 1)))
+        if (!create_old_heap(p, proc_next(p, mature, 1)))
             return TC_ENOMEM;
         created = true;
     }
     uint64_t old_free = p->old_heap ? (uint64_t)(p->old_hend - p->old_htop) : 0;
     if (!full && mature <= old_free) {
-        uint64_t new_sz = tc_heap_next_size(p->policy.heap_table, p->heap_sz + p->mbuf_sz, 0);
+        uint64_t new_sz = proc_next(p, p->heap_sz + p->mbuf_sz, 0);
         tc_term *n_heap = alloc_heap(p, new_sz);
         if (!n_heap) {
             if (created)
@@ -492,7 +553,7 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
         ev.young_before = tc_proc_young_use(p);
     }
     uint64_t sz = p->heap_sz + p->mbuf_sz + (uint64_t)(p->old_htop - p->old_heap) + stack;
-    return collect_major(p, ev, tc_heap_next_size(p->policy.heap_table, sz, 0), need, objv, nobj, false, NULL);
+    return collect_major(p, ev, proc_next(p, sz, 0), need, objv, nobj, false, NULL);
 }
 
 /* The state transition every safe point ends in. At debug level 2 the process must verify
@@ -503,9 +564,11 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
 {
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
-    tc_result r = p->policy.gc_rules == TC_GC_RULES_R10B
-                      ? collect_r10b(p, need, objv, nobj)
-                      : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    bool r10b = p->policy.gc_rules == TC_GC_RULES_R10B;
+    tc_result r = r10b ? collect_r10b(p, need, objv, nobj)
+                       : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (r == TC_OK && r10b) /* R10B-2 ggc.c erts_garbage_collect returns live words / 10 */
+        p->reds += (int64_t)((p->htop - p->heap) / 10);
     if (r == TC_OK)
         p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
     PROC_VERIFY_TRANSITION(p, objv, nobj);
@@ -521,7 +584,7 @@ tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
 {
-    if (p->stop - p->htop < 1 || p->policy.gc_stress) {
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved || p->policy.gc_stress) {
         /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
         if (p->arity >= TC_PROC_MAX_XREGS)
             return TC_EBADARG;
@@ -538,7 +601,7 @@ tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
 
 tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 {
-    if (tc_proc_heap_room(p) >= need && !p->policy.gc_stress)
+    if (tc_proc_heap_room(p) >= need + p->policy.reserved && !p->policy.gc_stress)
         return TC_OK;
     tc_result r = collect(p, need, p->x, p->arity, false, NULL);
     if (r == TC_OK)
@@ -550,7 +613,7 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 static bool bif_gc_desired(const tc_proc *p)
 {
     if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
-        return (p->flags & TC_PROC_FORCE_GC) ||
+        return (p->flags & TC_PROC_FORCE_GC) || proc_bin_vheap_full(p) ||
                tc_proc_heap_room(p) * sizeof(tc_term) < p->mbuf_sz + 3;
     return tc_proc_gc_desired(p);
 }

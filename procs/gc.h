@@ -18,7 +18,7 @@
  *   process with no old heap and no mature data gets a major GC). The old heap is created
  *   when there is mature data, sized next(young use, +1). New heap next(stack + young
  *   use), young use = heap use + mbuf_sz (+ queued message fragments). high_water := htop.
- *   Then need_after = use + need + stack: shrink when heap > 3000 and 4·need_after < heap
+ *   Then need_after = use + need + stack + S_RESERVED (policy.reserved, 4): shrink when heap > 3000 and 4·need_after < heap
  *   and (heap > 8000 or heap > old heap): wanted = 3·need_after, raised to old/8 when
  *   wanted·9 < old, then min_heap or next(wanted); else grow to next(need_after) when
  *   need_after > heap. A minor GC never falls through to a major one.
@@ -29,9 +29,10 @@
  *   Then the same shrink test with 300 for 3000, no old/8 floor and min_heap not via
  *   next(); done if heap >= need_after, else a fullsweep follows.
  * - Major GC (fullsweep): everything live to one new heap; the old heap is freed.
- *   OTP25 next(stack + young use + old use); R10B next(heap_sz + mbuf_sz + old use + stack);
+ *   OTP25 next(stack + young use + old use + S_RESERVED) (major_collection);
+ *   R10B next(heap_sz + mbuf_sz + old use + stack);
  *   one step up when that equals heap_sz and the heap-grow flag is set. Then
- *   adjust_after_fullsweep: grow to next(need_after) if short; set the grow flag when
+ *   adjust_after_fullsweep (need_after with S_RESERVED in OTP25): grow to next(need_after) if short; set the grow flag when
  *   need_after > 75 % of the heap; shrink to min_heap or next(2·need_after) when under 25 %
  *   and heap > 233 (H_MIN_SIZE). Every fullsweep_after minor GCs, the next GC is major.
  * - Fragments: R10B traces them as young data. OTP25 first moves the fragments the BIF just
@@ -40,8 +41,23 @@
  *   every new heap; a resize moves it with memmove.
  * - Off-heap: ProcBins whose header was moved are relinked, those left in the old heap by a
  *   minor GC stay, the rest lose a reference.
- * next() is the heap-size table's next entry (heapsize.h); OTP25's process-level next() is
- * never below min_heap_size, R10B's is the bare table.
+ * - The binary virtual heap (OTP 25, policy.bin_vheap; erl_gc.c sweep_off_heap,
+ *   do_next_vheap_size, next_vheap_size, move_msgs_to_heap, minor_collection). All in words,
+ *   a binary being size / 8. The sweep (run only when the off-heap list is not empty) sums
+ *   the moved ProcBins now in the young heap (bin_vheap); those a minor GC promoted are
+ *   added to bin_old_vheap. A fullsweep sets bin_old_vheap to 0 and bin_old_vheap_sz to
+ *   next_vheap(overhead before the GC, bin_old_vheap_sz). Then bin_vheap_sz :=
+ *   next_vheap(bin_vheap, bin_vheap_sz) and the overhead := bin_vheap. next_vheap(v, sz):
+ *   while v/3 > sz/4, sz := (uint64)(sz · 1.618) (stopping if that wraps); else if v < sz/4,
+ *   sz/2; else sz; never below min_vheap_size. Moving queued message fragments onto the new
+ *   heap adds their binaries to the overhead and, when it changed, sets bin_vheap_sz :=
+ *   next_vheap(overhead, bin_vheap_sz). A minor GC also needs bin_old_vheap_sz >
+ *   bin_old_vheap, else it is a major one. The overhead's trigger is in proc.h
+ *   (tc_proc_gc_desired) and in the x86-64 JIT's BIF test below. Left out: writable
+ *   binaries (wrt_bins, the shrinking of their spare bytes) and magic references.
+ * next() is the heap-size table's next entry (heapsize.h), never below min_heap_size in
+ * both eras (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size clamp it alike); only OTP25's
+ * old-heap creation reads the bare table (erts_next_heap_size(size_before, 1)).
  *
  * Safe points are the only places a GC may run, because only there is the root set
  * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,
@@ -61,16 +77,19 @@ TC_BEGIN_DECLS
  * as roots, so that `need` words fit afterwards. Updates objv in place. */
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj) TC_MUST_CHECK;
 
-/* Pushes t on the stack; needs one free word and may collect first, with the live x
- * registers (and t) as roots. */
+/* Pushes t on the stack; needs one free word beyond policy.reserved (allocate's heap test,
+ * emit_gc_test with Ns 1) and may collect first, with the live x registers (and t) as roots. */
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
 
-/* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need, so
- * that afterwards `need` words can be bumped. */
+/* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need +
+ * policy.reserved (the x86-64 JIT's emit_gc_test adds S_RESERVED; the GC itself gets `need`
+ * alone), so that afterwards `need` words can be bumped. */
 tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
 
 /* The return of a BIF entered with tc_proc_bif_enter. OTP25: collects at once when the
- * policy's bif_gc_test says so, with *result the only live register, moving the BIF's
+ * policy's bif_gc_test says so (either form also tests F_FORCE_GC and, with
+ * policy.bin_vheap, the binary virtual heap: emit_call_light_bif_shared tests the flags, then
+ * off_heap.overhead > bin_vheap_sz, then the fragments), with *result the only live register, moving the BIF's
  * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
  * yield are asked for and schedule_in collects. R10B: no GC here (HAlloc may have asked the
  * process to yield; see schedule_in). */

@@ -1,29 +1,40 @@
 #include "heapsize.h"
 
+#include <stdbool.h>
+
 #include "../terms/term.h"
 
-#define TABLE_MAX 64
+/* MAX_HEAP_SIZES on 64-bit builds: 150 in R10B-2's erl_gc.c, 154 in OTP 25's. */
+#define TABLE_MAX 154
 
-static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
+/* The series into a[], stopping once it holds `offset` entries past the first one >= upto
+ * (UINT64_MAX: the whole series). Every GC asks for several sizes, so tc_heap_next_size
+ * stops early rather than computing all 154 entries each time. */
+static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX], uint64_t upto, unsigned offset)
 {
-    unsigned i;
-    if (t == TC_HEAP_TABLE_R10B) {
-        a[0] = 34;
-        a[1] = 55;
-        for (i = 2; i < TABLE_MAX && a[i - 1] < (uint64_t)TC_MAX_SMALL; i++)
-            a[i] = a[i - 1] + a[i - 2];
-        return i;
-    }
-    a[0] = 12;
-    a[1] = 38;
-    for (i = 2; i < 23; i++)
-        a[i] = a[i - 1] + a[i - 2] + 1; /* the +1 leaves room for an allocator block header */
+    unsigned i, past = 0;
+    bool r10b = t == TC_HEAP_TABLE_R10B;
     const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
-    for (; i < TABLE_MAX; i++) {
-        a[i] = a[i - 1] + a[i - 1] / 5;
-        if (a[i] > max_words) {
-            i--; /* erts drops the last fitting entry too; kept for fidelity */
+    a[0] = r10b ? 34 : 12;
+    a[1] = r10b ? 55 : 38;
+    for (i = 2; i < TABLE_MAX; i++) {
+        if (a[i - 1] >= upto && ++past > offset)
             break;
+        if (i < 23) {
+            /* OTP 25: the +1 leaves room for an allocator block header */
+            a[i] = a[i - 1] + a[i - 2] + (r10b ? 0 : 1);
+        } else if (r10b) {
+            /* HS_FIBONACCI_SLOW, R10B-2's default (erl_init.c): 5/4 past index 22, while the
+             * previous entry is below MAX_SMALL, at most 150 entries */
+            if (i >= 150 || a[i - 1] >= (uint64_t)TC_MAX_SMALL)
+                break;
+            a[i] = 5 * a[i - 1] / 4;
+        } else {
+            a[i] = a[i - 1] + a[i - 1] / 5;
+            if (a[i] > max_words) {
+                i--; /* erts drops the last fitting entry too; kept for fidelity */
+                break;
+            }
         }
     }
     return i;
@@ -32,19 +43,19 @@ static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX])
 uint64_t tc_heap_size_at(tc_heap_table t, unsigned i)
 {
     uint64_t a[TABLE_MAX];
-    return i < fill_table(t, a) ? a[i] : 0;
+    return i < fill_table(t, a, UINT64_MAX, 0) ? a[i] : 0;
 }
 
 unsigned tc_heap_sizes_count(tc_heap_table t)
 {
     uint64_t a[TABLE_MAX];
-    return fill_table(t, a);
+    return fill_table(t, a, UINT64_MAX, 0);
 }
 
 uint64_t tc_heap_next_size(tc_heap_table t, uint64_t size, unsigned offset)
 {
     uint64_t a[TABLE_MAX];
-    unsigned n = fill_table(t, a);
+    unsigned n = fill_table(t, a, size, offset);
     if (size < a[0])
         return a[0];
     for (unsigned i = 0; i < n; i++)

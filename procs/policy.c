@@ -14,13 +14,22 @@ tc_policy tc_policy_r10b(void)
         .bif_gc_test = TC_BIF_GC_WORDS, /* unused: R10B collects at schedule */
         .long_gc_words = 0,             /* no dirty schedulers */
         .move_live_frags = false,
+        .redzone = 0,  /* R10B-2 has neither S_REDZONE nor S_RESERVED */
+        .reserved = 0,
         .gc_after_send = false,
         .shrink = true,
+        .bin_vheap = false, /* R10B-2 weighs binaries into MSO(p).overhead instead (proc.h) */
+        .min_bin_vheap_size = 0,
+        .context_reds = 1000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_DIRECT,
+        .copy_out = TC_COPY_OUT_SHALLOW,
         .mem = tc_mseg_default_config(),
     };
+    /* erts 5.4.3 (R10B-2) erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER: mcs 5 (OTP 25: 10);
+     * amcbf 4 MiB, rmcbf 20 and the eheap sbct 512 KiB (erl_alloc_util.h) as today. */
+    p.mem.cache_slots = 5;
     return p;
 }
 
@@ -35,11 +44,17 @@ tc_policy tc_policy_otp25(void)
         .bif_gc_test = TC_BIF_GC_X86_JIT,
         .long_gc_words = 128 * 1024,
         .move_live_frags = true,
+        .redzone = 3,  /* S_REDZONE: CP_SIZE * 3 on the x86-64 JIT with the native stack */
+        .reserved = 4, /* S_RESERVED: CP_SIZE + S_REDZONE */
         .gc_after_send = true,
         .shrink = true,
+        .bin_vheap = true,
+        .min_bin_vheap_size = 32768, /* VH_DEFAULT_SIZE */
+        .context_reds = 4000,
         .min_heap_size = 233,
         .fullsweep_after = 65535,
         .send_path = TC_SEND_HEAP_OR_FRAG,
+        .copy_out = TC_COPY_OUT_SHALLOW,
         .mem = tc_mseg_default_config(),
     };
     return p;

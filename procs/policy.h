@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../alloc/mseg.h"
+#include "../copy/copy_shallow_fast.h"
 #include "heapsize.h"
 
 TC_BEGIN_DECLS
@@ -81,16 +82,46 @@ typedef struct tc_policy {
      * at the GC-after-BIF safe point only (see proc.h). */
     uint64_t long_gc_words;
     bool move_live_frags;     /* OTP 25: fragments made by the BIF move whole into the new heap */
+    /* S_REDZONE (erl_vm.h): words under the stack that runtime code leaves to the emulator.
+     * HEAP_LIMIT (erl_process.h) is max(htop, stop - S_REDZONE): HAlloc (HAllocX via
+     * HeapWordsLeft) bumps only when HEAP_LIMIT - htop >= need, and the on-heap send
+     * (erl_message.c erts_alloc_message_heap_state) needs HEAP_LIMIT - htop > size. It is
+     * CP_SIZE * 3 with BEAMASM and NATIVE_ERLANG_STACK, which this VM's configure defines on
+     * x86-64 Linux (its config.h), CP_SIZE being 1 unless +JPperf asks for frame pointers
+     * (beam_jit_main.cpp): 3 words. R10B had no redzone: 0. */
+    unsigned redzone;
+    /* S_RESERVED = CP_SIZE + S_REDZONE (4 here; R10B 0): the free words the emulator keeps
+     * above the heap. The x86-64 JIT's heap test (instr_common.cpp emit_gc_test and
+     * emit_gc_test_preserve: TestHeap and allocate) collects when stop - htop < need +
+     * S_RESERVED; erl_gc.c adds it to need_after (minor_collection, adjust_after_fullsweep)
+     * and to the fullsweep's new heap (major_collection: stack + size_before + S_RESERVED);
+     * the minor GC's new heap (stack + size_before) has none. */
+    unsigned reserved;
     /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
      * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
      * after every send, with the message the only live register (erts_gc_after_bif_call_lhf
      * keeps the BIF's result alone). R10B's send made no such test. */
     bool gc_after_send;
     bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
+    /* The binary virtual heap (OTP R13B04 on; R10B-2 had none, see proc.h): ERTS_IS_GC_DESIRED
+     * (erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL) also fires when off_heap.overhead, the words of
+     * the refc binaries built or copied onto the process since its last GC, exceeds
+     * bin_vheap_sz, and a minor GC needs bin_old_vheap_sz > bin_old_vheap (erl_gc.c
+     * minor_collection); gc.h has the sizing. min_bin_vheap_size is VH_DEFAULT_SIZE (erl_vm.h,
+     * 32768 words), rounded up to a heap-table size by tc_proc_new as erl_init.c rounds
+     * BIN_VH_MIN_SIZE (46422; erlang:system_info(min_bin_vheap_size) says the same). */
+    bool bin_vheap;
+    uint64_t min_bin_vheap_size;
+    /* CONTEXT_REDS (erl_vm.h): the reductions of one slice; 4000 in OTP 25, 1000 in R10B-2. */
+    int64_t context_reds;
     bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
+    /* How ets:lookup/2 copies a stored object out: TC_COPY_OUT_SHALLOW (copy_shallow, every
+     * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h
+     * that no VM has (the same words and counts, only faster). */
+    tc_copy_out copy_out;
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
-    tc_mseg_config mem;       /* sbct, segment cache size and the carrier thresholds */
+    tc_mseg_config mem;       /* sbct, segment cache size (R10B 5, OTP 25 10) and the carrier thresholds */
 } tc_policy;
 
 tc_policy tc_policy_r10b(void);

@@ -19,6 +19,10 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
         return TC_ENOMEM;
     }
     p->heap_sz = p->min_heap_size;
+    /* erl_init.c rounds BIN_VH_MIN_SIZE with erts_next_heap_size; erl_process.c
+     * erts_create_process starts both virtual heaps at min_vheap_size. */
+    p->min_vheap_size = tc_heap_next_size(policy->heap_table, policy->min_bin_vheap_size, 0);
+    p->bin_vheap_sz = p->bin_old_vheap_sz = p->min_vheap_size;
     p->htop = p->high_water = p->heap;
     p->hend = p->stop = p->heap + p->heap_sz;
     p->iface.alloc = proc_alloc;
@@ -63,6 +67,12 @@ const tc_policy *tc_proc_policy(const tc_proc *p) { return &p->policy; }
 tc_mseg *tc_proc_mem(const tc_proc *p) { return p->mem; }
 tc_offheap *tc_proc_offheap(tc_proc *p) { return &p->off_heap; }
 uint64_t tc_proc_heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
+
+uint64_t tc_proc_heap_words_left(const tc_proc *p)
+{
+    uint64_t room = tc_proc_heap_room(p);
+    return room > p->policy.redzone ? room - p->policy.redzone : 0;
+}
 uint64_t tc_proc_heap_size(const tc_proc *p) { return p->heap_sz; }
 uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->heap); }
 uint64_t tc_proc_old_heap_size(const tc_proc *p) { return p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0; }
@@ -94,6 +104,13 @@ void tc_proc_pop(tc_proc *p, size_t n)
 }
 
 bool tc_proc_yield_requested(const tc_proc *p) { return p->yield_requested; }
+
+int64_t tc_proc_take_reds(tc_proc *p)
+{
+    int64_t r = p->reds;
+    p->reds = 0;
+    return r;
+}
 const tc_proc_stats *tc_proc_stats_get(const tc_proc *p) { return &p->stats; }
 size_t tc_proc_queue_len(const tc_proc *p) { return p->msgq_len; }
 
@@ -140,6 +157,7 @@ tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words)
     f->next = NULL;
     f->off_heap.first = NULL;
     f->off_heap.overhead = 0;
+    f->off_heap.vheap = 0;
     f->alloc_size = words;
     f->used_size = 0;
     return f;
@@ -225,7 +243,7 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
 
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
-    size_t room = (size_t)(p->stop - p->htop);
+    size_t room = (size_t)tc_proc_heap_words_left(p);
     bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
     if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
         tc_term *hp = p->htop;
@@ -245,17 +263,26 @@ void proc_splice_offheap(tc_offheap *into, tc_offheap *from)
     pb[TC_OH_NEXT] = (tc_term)(uintptr_t)into->first;
     into->first = from->first;
     into->overhead += from->overhead;
+    into->vheap += from->vheap; /* erl_message.c erts_link_mbuf_to_proc, copy.c erts_move_multi_frags */
     from->first = NULL;
     from->overhead = 0;
+    from->vheap = 0;
 }
 
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
 
-/* ERTS_IS_GC_DESIRED without the binary virtual heap: fragments outgrew the free heap, or
- * a delayed GC is pending (F_FORCE_GC). */
+/* ERTS_IS_GC_DESIRED: fragments outgrew the free heap, the binaries the binary virtual heap,
+ * or a delayed GC is pending (F_FORCE_GC). */
 bool tc_proc_gc_desired(const tc_proc *p)
 {
-    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || (p->flags & TC_PROC_FORCE_GC);
+    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || proc_bin_vheap_full(p) || (p->flags & TC_PROC_FORCE_GC);
+}
+
+tc_proc_bin_vheap tc_proc_bin_vheap_get(const tc_proc *p)
+{
+    return (tc_proc_bin_vheap){.size = p->off_heap.vheap, .block_size = p->bin_vheap_sz,
+                               .old_size = p->bin_old_vheap, .old_block_size = p->bin_old_vheap_sz,
+                               .min_size = p->min_vheap_size};
 }
 
 tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)

@@ -18,7 +18,9 @@
  *          above 16K words and smaller) when the tail was under 16 words or need < 64,
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
  *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS).
- *   OTP25: bump when stop - htop >= need; else take the head fragment's free tail when
+ *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
+ *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
+ *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when
  *          need fits, else a new fragment of exactly need words; mbuf_sz counts whole
  *          fragment sizes.
  *
@@ -31,19 +33,29 @@
  *   data in x registers, the stack, the message queue and the process dictionary.
  * - Stack slots hold terms only (no continuation pointers or catches), so every slot is
  *   a root; a CP would be skipped by the VM's GC and costs the same copy.
- * - Binary virtual-heap accounting (bin_vheap_sz) is not modelled, so refc binaries never
- *   trigger a GC, and the R10B yield test counts fragment headers but not binary bytes.
- *   `off_heap.overhead` is the byte total of the ProcBins on the list at all times (the VM
- *   resets it at each GC because it uses it only as a trigger).
+ * - The binary virtual heap (OTP 25, policy.bin_vheap): off_heap.vheap is the VM's
+ *   off_heap.overhead, the words of every ProcBin built or copied onto the heap or an HAlloc
+ *   fragment (OH_OVERHEAD at each copy: the copies link them into this list, terms/term.h;
+ *   an ets:lookup's copy_shallow is given &MSO(p), erl_db_hash.c build_term_list) and of
+ *   every message fragment received or moved in (erl_message.c
+ *   erts_link_mbuf_to_proc, copy.c erts_move_multi_frags); ERTS_IS_GC_DESIRED fires when it
+ *   exceeds bin_vheap_sz, at every test the model makes (after a BIF or a send, at
+ *   schedule-in, at receive). Left out: magic references, funs and external pids (the VM
+ *   counts a magic ref's binary too; the model has none), writable binaries (wrt_bins and
+ *   their shrinking), and every other OH_OVERHEAD site the workloads never reach (io, dist,
+ *   NIFs, erl_bits). Not modelled for R10B-2: its HAlloc and schedule test
+ *   (MBUF_SIZE + MSO(p).overhead) >= HEAP_SIZE (utils.c, erl_process.c schedule) also adds
+ *   size / BINARY_OVERHEAD_FACTOR (16) / word size per refc binary to MSO(p).overhead
+ *   (binary.c, copy.c); the model's R10B test counts fragment headers only.
+ *   `off_heap.overhead` is the byte total of the ProcBins on the list at all times.
  * - Queued messages that carry a fragment are not roots; after a modern GC their data is
  *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
  * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point only,
  *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
  *   would also delay, by abandoning the heap for a fragment of `need` words; the model
  *   collects there at once. The check ignores the on-heap message count erts adds.
- *   Reductions are not counted, so the ordinary schedule-outs every 4000 reductions (and a
- *   GC at such a schedule-in) are not modelled: the VM's 143 GCs per 1000 lookups at
- *   L=10000 are exactly the 14-lookup cycle without them [trace].
+ *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
+ *   slice ends where the VM's does and a GC desired then runs at the schedule-in.
  * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies
  *   anything leaves the process exactly as it was; a failed resize after a completed GC
  *   leaves it collected (same root values) and still valid.
@@ -137,6 +149,9 @@ tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) TC_MUST_CHECK;
 void tc_proc_heap_commit(tc_proc *p, size_t words);
 /* Free words between htop and the stack (erts: STACK_TOP - HEAP_TOP). */
 uint64_t tc_proc_heap_room(const tc_proc *p);
+/* HeapWordsLeft (erl_vm.h): HEAP_LIMIT - htop, the room less policy.redzone (0 when the
+ * room is inside the redzone); what HAlloc and the on-heap send may take. */
+uint64_t tc_proc_heap_words_left(const tc_proc *p);
 /* Heap use plus fragments (erts young_gen_usage, queued message data excluded). */
 uint64_t tc_proc_young_use(const tc_proc *p);
 
@@ -164,6 +179,9 @@ void tc_proc_pop(tc_proc *p, size_t n);
 size_t tc_proc_stack_size(const tc_proc *p);
 tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
 
+/* The reductions the runtime charged the process (BUMP_REDS: the GC's cost, the sender's
+ * message-size charge) since the last call; the scheduler takes them from the slice. */
+int64_t tc_proc_take_reds(tc_proc *p);
 /* BUMP_ALL_REDS was asked for (R10B fragments, a delayed OTP 25 GC): the scheduler ends
  * the slice after this step. */
 bool tc_proc_yield_requested(const tc_proc *p);
@@ -173,9 +191,18 @@ void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx);
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
  * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). */
 tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
-/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), or a delayed GC is
- * pending, so the next safe point collects. */
+/* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), the binaries' words
+ * exceed the binary virtual heap (policy.bin_vheap), or a delayed GC is pending, so the next
+ * safe point collects. */
 bool tc_proc_gc_desired(const tc_proc *p);
+
+/* The binary virtual heap in words, as process_info(P, garbage_collection_info) names it:
+ * bin_vheap_size (off_heap.overhead), bin_vheap_block_size, bin_old_vheap_size,
+ * bin_old_vheap_block_size, and min_bin_vheap_size as rounded. */
+typedef struct tc_proc_bin_vheap {
+    uint64_t size, block_size, old_size, old_block_size, min_size;
+} tc_proc_bin_vheap;
+tc_proc_bin_vheap tc_proc_bin_vheap_get(const tc_proc *p);
 
 /* A fragment not linked to any process (a message's own), from `mem`. */
 tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words) TC_MUST_CHECK;

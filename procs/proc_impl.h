@@ -33,7 +33,10 @@ struct tc_proc {
     tc_heapfrag *mbuf; /* newest first */
     uint64_t mbuf_sz;
     tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
-    tc_offheap off_heap;
+    tc_offheap off_heap; /* off_heap.vheap is erts off_heap.overhead */
+    /* The binary virtual heap in words (erl_process.h bin_vheap_sz, bin_old_vheap_sz,
+     * bin_old_vheap, min_vheap_size; policy.bin_vheap; gc.h has the rules). */
+    uint64_t bin_vheap_sz, bin_old_vheap_sz, bin_old_vheap, min_vheap_size;
     tc_pdict *dict; /* the process dictionary, NULL until first used: its slots are roots */
     tc_term x[TC_PROC_MAX_XREGS];
     unsigned arity; /* live x registers at a safe point */
@@ -45,6 +48,7 @@ struct tc_proc {
     uint64_t arith_avail;
     uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
     bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
+    int64_t reds;            /* BUMP_REDS by the runtime (GC cost, message size) not yet taken */
     const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
     unsigned nlit;
     tc_proc_stats stats;
@@ -97,6 +101,14 @@ static inline uint64_t proc_young_gen_usage(const tc_proc *p)
         if (m->frag)
             u += m->frag->used_size;
     return u;
+}
+
+/* The binary virtual heap's arm of ERTS_IS_GC_DESIRED_INTERNAL (erl_gc.h): off_heap.overhead
+ * > bin_vheap_sz, unsigned, as the x86-64 JIT's light-BIF glue compares them too (`ja`,
+ * instr_bif.cpp emit_call_light_bif_shared). */
+static inline bool proc_bin_vheap_full(const tc_proc *p)
+{
+    return p->policy.bin_vheap && p->off_heap.vheap > p->bin_vheap_sz;
 }
 
 /* Frees a list of fragments. */

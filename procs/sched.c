@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "gc.h"
+#include "proc_impl.h"
 
 void tc_sched_init(tc_sched *s) { *s = (tc_sched){0}; }
 
@@ -42,6 +43,8 @@ void tc_sched_wake(tc_task *t)
     }
 }
 
+void tc_sched_bump(tc_task *t, int64_t reds) { t->reds_left -= reds; }
+
 bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
     if (!tc_proc_receive(t->proc, msg))
@@ -70,15 +73,23 @@ tc_result tc_sched_run(tc_sched *s)
     while ((t = dequeue(s)) != NULL) {
         tc_proc *p = t->proc;
         bool r10b = tc_proc_policy(p)->trigger == TC_GC_AT_SCHEDULE;
+        int64_t context_reds = tc_proc_policy(p)->context_reds;
         s->stats.switches++;
+        (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
+        bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0; /* a delayed GC runs on a dirty scheduler */
         tc_result r = tc_proc_schedule_in_maybe_gc(p);
         if (r != TC_OK)
             return r;
-        t->reds_left = TC_CONTEXT_REDS;
+        int64_t gc_reds = tc_proc_take_reds(p);
+        t->reds_left = context_reds - (dirty ? 0 : gc_reds);
         tc_step step = TC_STEP_CONTINUE;
-        while (step == TC_STEP_CONTINUE && t->reds_left > 0) {
+        /* A step begins with a call. OTP 25's JIT makes it only when FCALLS stays positive
+         * after its decrement (`dec FCALLS; jle yield`): two left. R10B's interpreter makes it
+         * when FCALLS > 0 and then decrements (beam_emu.c DispatchMacro): one left. */
+        int64_t call_needs = r10b ? 1 : 2;
+        while (step == TC_STEP_CONTINUE && t->reds_left >= call_needs) {
             step = t->step(t);
-            t->reds_left--;
+            t->reds_left -= 1 + tc_proc_take_reds(p);
             s->stats.steps++;
             if (tc_proc_yield_requested(p) && step == TC_STEP_CONTINUE) {
                 /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
@@ -86,7 +97,7 @@ tc_result tc_sched_run(tc_sched *s)
                 s->stats.forced_yields++;
             }
         }
-        s->function_calls += (uint64_t)(TC_CONTEXT_REDS - (t->reds_left > 0 ? t->reds_left : 0));
+        s->function_calls += (uint64_t)(context_reds - (t->reds_left > 0 ? t->reds_left : 0));
         switch (step) {
         case TC_STEP_ERROR:
             return t->error != TC_OK ? t->error : TC_EBADARG;

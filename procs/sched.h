@@ -8,10 +8,21 @@
  * A process's code is a step function over its own state: each call does one reduction's
  * worth of work (a send, a receive, a BIF, a loop iteration) and says what comes next.
  * The scheduler switches between processes for real: it takes the next runnable task off
- * the run queue, gives it CONTEXT_REDS (1000) reductions, runs its schedule-in safe point
- * (tc_proc_schedule_in_maybe_gc: where R10B collects a process whose fragments forced a
- * yield, and where a modern process collects when a GC is desired), then steps it until it
- * waits in receive, yields or finishes.
+ * the run queue, runs its schedule-in safe point (tc_proc_schedule_in_maybe_gc: where R10B
+ * collects a process whose fragments forced a yield, and where a modern process collects
+ * when a GC is desired: erl_process.c schedule, ERTS_IS_GC_DESIRED, scheduler_gc_proc),
+ * gives it policy.context_reds (CONTEXT_REDS, erl_vm.h: 4000 in OTP 25, 1000 in R10B-2)
+ * less that GC's cost, then steps it until it waits in receive, yields, finishes or has
+ * used its reductions.
+ *
+ * Reductions: a step is one call (a BIF call and a local call each take one, as the JIT's
+ * `dec FCALLS` does; a step that makes more says so with tc_sched_bump), plus what the
+ * runtime charged the process in it (tc_proc_take_reds): the GC's cost (OTP 25 gc_cost:
+ * live words / 10 + words a resize moved / 100, at least 1, bumped by
+ * erts_gc_after_bif_call_lhf and taken from FCALLS at TestHeap; R10B-2 ggc.c: live / 10) and
+ * the modern sender's message charge (send.h). The slice ends once they reach zero or
+ * below. A GC run at schedule-in costs the new slice, except a delayed one (it ran on a
+ * dirty scheduler).
  *
  * Era rules (from the process's policy):
  * - R10B: a step after which HAlloc asked for a yield (BUMP_ALL_REDS) ends the slice with
@@ -22,8 +33,11 @@
  *   collection runs at the next schedule-in, when the message has become garbage.
  *
  * Where this differs from erts: one run queue with no priorities, no timers, no ports;
- * a step is charged one reduction whatever it does; modern I/O polling (separate poll
- * threads) is not modelled.
+ * a step runs only with 2 reductions left in OTP 25 (the JIT's call must leave FCALLS
+ * positive), 1 in R10B (beam_emu.c DispatchMacro tests FCALLS > 0 first); the
+ * VM checks each of its later calls too, the model charges them after the step (the
+ * experiments' steps allocate nothing after their first call but the BIF's own result);
+ * modern I/O polling (separate poll threads) is not modelled.
  */
 #ifndef TC_SCHED_H
 #define TC_SCHED_H
@@ -35,8 +49,7 @@
 
 TC_BEGIN_DECLS
 
-#define TC_CONTEXT_REDS 1000
-#define TC_INPUT_REDUCTIONS 2000
+#define TC_INPUT_REDUCTIONS 2000 /* R10B-2 erl_vm.h: 2 * CONTEXT_REDS */
 #define TC_RECEIVE_LEAVE_REDS 5
 
 typedef struct tc_sched tc_sched;
@@ -84,6 +97,8 @@ void tc_sched_init(tc_sched *s);
 void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state);
 /* A message was queued to `t`: a waiting task becomes runnable. */
 void tc_sched_wake(tc_task *t);
+/* The running step made `reds` calls more than the one every step is charged. */
+void tc_sched_bump(tc_task *t, int64_t reds);
 /* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
  * Applies the modern 5-reduction rule. */
 bool tc_sched_receive(tc_task *t, tc_term *msg);

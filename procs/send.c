@@ -6,6 +6,9 @@
 #include "gc.h"
 #include "proc_impl.h"
 
+/* ERTS_MSG_COPY_WORDS_PER_REDUCTION (erl_message.h, non-debug emulators). */
+#define TC_MSG_COPY_WORDS_PER_REDUCTION 64u
+
 /* Copies into words reserved at `to`'s htop and queues the copy; the words are committed
  * only when the message is queued, so a failure leaves the heap as it was. */
 static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit)
@@ -14,10 +17,12 @@ static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc
     TC_CHECK(hp != NULL);
     tc_offheap *oh = tc_proc_offheap(to);
     tc_term *oh_mark = oh->first;
+    uint64_t vheap_mark = oh->vheap;
     tc_term copy = tc_copy_struct_fill(msg, hp, words, oh, lit);
     tc_result r = tc_proc_queue_message(to, copy, NULL);
     if (r != TC_OK) {
         tc_offheap_release_until(oh, oh_mark);
+        oh->vheap = vheap_mark;
         return r;
     }
     tc_proc_heap_commit(to, words);
@@ -49,7 +54,7 @@ static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_s
 static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
                                    bool to_busy, tc_copy_stats *stats)
 {
-    if (!to_busy && tc_proc_heap_room(to) > words)
+    if (!to_busy && tc_proc_heap_words_left(to) > words)
         return fill_on_heap(to, msg, words, lit);
     if (words == 0) /* nothing to copy: an immediate or a literal */
         return tc_proc_queue_message(to, msg, NULL);
@@ -80,6 +85,11 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
         return r;
     r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, stats)
                                : send_heap_or_frag(to, msg, words, lit.start ? &lit : NULL, to_busy, stats);
+    if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG && words > TC_MSG_COPY_WORDS_PER_REDUCTION) {
+        /* erts_send_message: the sender pays a reduction per 64 words, at most a slice. */
+        int64_t reds = (int64_t)(words / TC_MSG_COPY_WORDS_PER_REDUCTION);
+        from->reds += reds < from->policy.context_reds ? reds : from->policy.context_reds;
+    }
     if (r == TC_OK && stats) {
         stats->words_sized += words;
         stats->words_written += words;

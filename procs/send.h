@@ -10,9 +10,13 @@
  *     room (stop - htop <= size) the sender first runs a GC of the receiver with the
  *     message size as `need`: the sender pays for the receiver's collection.
  *   HEAP_OR_FRAG (modern): onto the receiver's heap only when the receiver is idle (the
- *     sender can lock it and its heap is not in use) and stop - htop > size; otherwise
+ *     sender can lock it and its heap is not in use) and HEAP_LIMIT - htop > size
+ *     (erts_alloc_message_heap_state; HEAP_LIMIT keeps S_REDZONE, policy.redzone, free); otherwise
  *     into a new heap fragment attached to the message. Literal subterms of the sender
  *     are neither sized nor copied (size_object_litopt / copy_struct_litopt).
+ * The modern sender is charged msize / 64 reductions (at most CONTEXT_REDS) when the message
+ * is over 64 words (erts_send_message, ERTS_MSG_COPY_WORDS_PER_REDUCTION); R10B's
+ * send_message charged nothing.
  * Receiving is tc_proc_receive: R10B unlinks only; modern makes a message fragment young
  * data of the receiver (mbuf_sz grows), copying nothing.
  *

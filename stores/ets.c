@@ -267,7 +267,7 @@ done:
 
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode)
 {
-    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1};
+    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW};
     return o;
 }
 
@@ -399,7 +399,7 @@ tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc
         else if (t->opts.compressed)
             r = decode_list(*link, dest, out);
         else
-            r = tc_copy_compact_out_list(dest, (*link)->dbterm, out, stats);
+            r = tc_copy_out_list(t->opts.copy_out, dest, (*link)->dbterm, out, stats);
     }
     leave(t, TC_ETS_READ, hval);
     return r;

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "../alloc/mseg.h"
+#include "../copy/copy_shallow_fast.h"
 #include "../copy/stats.h"
 #include "ets_lock.h"
 #include "../terms/term.h"
@@ -64,9 +65,10 @@ typedef struct tc_ets_opts {
     unsigned bucket_locks; /* write_concurrency: a power of two, 0 = 64 */
     bool compressed;       /* store the external format; lookups decode */
     unsigned keypos;       /* 1-based key element */
+    tc_copy_out copy_out;  /* the lookup's copy-out: copy_shallow, or the proposal (copy_shallow_fast.h) */
 } tc_ets_opts;
 
-/* keypos 1, not compressed, default bucket locks, the meta lock for r13b. */
+/* keypos 1, not compressed, default bucket locks, the meta lock for r13b, copy_shallow. */
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode);
 
 typedef struct tc_ets tc_ets;

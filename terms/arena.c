@@ -54,7 +54,7 @@ size_t tc_arena_used_words(const tc_arena *a) { return a->used; }
 
 tc_arena_mark tc_arena_get_mark(const tc_arena *a)
 {
-    tc_arena_mark m = {a->cur, a->top, a->used, a->offheap.first, a->offheap.overhead};
+    tc_arena_mark m = {a->cur, a->top, a->used, a->offheap.first, a->offheap.overhead, a->offheap.vheap};
     return m;
 }
 
@@ -62,6 +62,7 @@ void tc_arena_rollback(tc_arena *a, tc_arena_mark m)
 {
     tc_offheap_release_until(&a->offheap, m.offheap_first);
     a->offheap.overhead = m.offheap_overhead;
+    a->offheap.vheap = m.offheap_vheap;
     while (a->cur != m.block) {
         block *b = a->cur;
         a->cur = b->prev;

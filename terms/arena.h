@@ -29,7 +29,7 @@ typedef struct tc_arena_mark {
     size_t top;
     size_t used;
     tc_term *offheap_first;
-    uint64_t offheap_overhead;
+    uint64_t offheap_overhead, offheap_vheap;
 } tc_arena_mark;
 
 tc_arena_mark tc_arena_get_mark(const tc_arena *a);

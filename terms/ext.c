@@ -117,6 +117,18 @@ typedef struct emitter {
 
 static bool writing(const emitter *e, size_t n) { return e->cap >= e->pos && e->cap - e->pos >= n; }
 
+/* Where the next n bytes go when all of them fit, else NULL (always in the size pass): the
+ * hot paths test once per item, not once per byte. The caller advances pos by n either way. */
+static inline unsigned char *room(emitter *e, size_t n) { return writing(e, n) ? e->buf + e->pos : NULL; }
+
+static inline void store32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)(v >> 24);
+    b[1] = (unsigned char)(v >> 16);
+    b[2] = (unsigned char)(v >> 8);
+    b[3] = (unsigned char)v;
+}
+
 static void put8(emitter *e, unsigned v)
 {
     if (e->pos < e->cap)
@@ -132,6 +144,12 @@ static void put16(emitter *e, unsigned v)
 
 static void put32(emitter *e, uint64_t v)
 {
+    unsigned char *b = room(e, 4);
+    if (b) {
+        store32(b, (uint32_t)v);
+        e->pos += 4;
+        return;
+    }
     for (int s = 24; s >= 0; s -= 8)
         put8(e, (unsigned)(v >> s) & 0xFF);
 }
@@ -202,21 +220,62 @@ static tc_result put_big(emitter *e, const uint64_t *d, size_t n, bool negative)
     return TC_OK;
 }
 
+/* A small integer of the 32-bit range: SMALL_INTEGER_EXT or INTEGER_EXT. Anything else
+ * (a bigger small, any other term) is left to put_term: false. */
+static inline bool put_int32(emitter *e, tc_term t)
+{
+    if (!tc_is_small(t))
+        return false;
+    int64_t v = tc_small_val(t);
+    if (v >= 0 && v < 256) {
+        unsigned char *b = room(e, 2);
+        if (b) {
+            b[0] = SMALL_INTEGER_EXT;
+            b[1] = (unsigned char)v;
+        }
+        e->pos += 2;
+        return true;
+    }
+    if (v < INT32_MIN || v > INT32_MAX)
+        return false;
+    unsigned char *b = room(e, 5);
+    if (b) {
+        b[0] = INTEGER_EXT;
+        store32(b + 1, (uint32_t)(int32_t)v);
+    }
+    e->pos += 5;
+    return true;
+}
+
+/* NEW_FLOAT_EXT of the float object at p. */
+static inline void put_float(emitter *e, const tc_term *p)
+{
+    uint64_t bits;
+    memcpy(&bits, &p[1], sizeof bits);
+    unsigned char *b = room(e, 9);
+    if (b) {
+        b[0] = NEW_FLOAT_EXT;
+        store32(b + 1, (uint32_t)(bits >> 32));
+        store32(b + 5, (uint32_t)bits);
+    }
+    e->pos += 9;
+}
+
+/* A list or tuple element the walk writes on its way, without the stack: a small integer of
+ * the 32-bit range or a float. false for anything else, which goes to put_term. */
+static inline bool put_leaf(emitter *e, tc_term t)
+{
+    if (tc_is_boxed(t) && tc_boxed_val(t)[0] == TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT)) {
+        put_float(e, tc_boxed_val(t));
+        return true;
+    }
+    return put_int32(e, t);
+}
+
 static tc_result put_integer(emitter *e, tc_term t)
 {
-    if (tc_is_small(t)) {
-        int64_t v = tc_small_val(t);
-        if (v >= 0 && v < 256) {
-            put8(e, SMALL_INTEGER_EXT);
-            put8(e, (unsigned)v);
-            return TC_OK;
-        }
-        if (v >= INT32_MIN && v <= INT32_MAX) {
-            put8(e, INTEGER_EXT);
-            put32(e, (uint32_t)(int32_t)v);
-            return TC_OK;
-        }
-    }
+    if (put_int32(e, t))
+        return TC_OK;
     uint64_t tmp;
     size_t n;
     bool negative;
@@ -277,7 +336,8 @@ static bool push(tc_wstack *s, size_t k, const tc_term *w)
 {
     if (!tc_wstack_reserve(s, k))
         return false;
-    memcpy(&s->base[s->n], w, k * sizeof *w);
+    for (size_t i = 0; i < k; i++) /* two to four words: a call to memcpy costs more */
+        s->base[s->n + i] = w[i];
     s->n += k;
     return true;
 }
@@ -315,8 +375,10 @@ static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
             e->pos += n;
             return TC_OK;
         }
+        unsigned char *b = e->buf + e->pos;
         for (l = list; tc_is_list(l); l = tc_cdr(l))
-            put8(e, (unsigned)tc_small_val(tc_car(l)));
+            *b++ = (unsigned char)tc_small_val(tc_car(l));
+        e->pos += n;
         return TC_OK;
     }
     if (n > UINT32_MAX)
@@ -461,14 +523,9 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     case TC_SUBTAG_POS_BIG:
     case TC_SUBTAG_NEG_BIG:
         return put_integer(e, t);
-    case TC_SUBTAG_FLOAT: {
-        uint64_t bits;
-        memcpy(&bits, &p[1], sizeof bits);
-        put8(e, NEW_FLOAT_EXT);
-        put32(e, bits >> 32);
-        put32(e, bits & 0xFFFFFFFFu);
+    case TC_SUBTAG_FLOAT:
+        put_float(e, p);
         return TC_OK;
-    }
     case TC_SUBTAG_HEAP_BINARY:
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
@@ -494,7 +551,9 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 }
 
 /* Pops the next term to encode into *t, patching fun sizes on the way; false when the walk
- * is done. */
+ * is done. Small integers and floats among a list's or a tuple's elements are written on the
+ * way (put_leaf; in order: nothing else is written between them), so only the other elements
+ * go round the stack and put_term. */
 static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
 {
     tc_term kind;
@@ -515,12 +574,20 @@ static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOL
         *t = tc_wstack_pop(s);
     } else if (kind == K_CONS) {
         tc_term cell = tc_wstack_pop(s), tail = tc_cdr(cell);
+        while (tc_is_list(tail) && put_leaf(e, tc_car(cell))) {
+            cell = tail;
+            tail = tc_cdr(cell);
+        }
         *t = tc_car(cell);
         s->base[s->n++] = tail; /* the two words just popped make room */
         s->base[s->n++] = tc_is_list(tail) ? K_CONS : K_TERM;
     } else if (kind == K_ARRAY) {
         uint64_t n = tc_wstack_pop(s);
         const tc_term *p = ptr_of(tc_wstack_pop(s));
+        while (n > 1 && put_leaf(e, p[0])) {
+            p++;
+            n--;
+        }
         *t = p[0];
         if (n > 1) {
             s->base[s->n++] = word_of(p + 1);
@@ -1108,16 +1175,29 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
         const unsigned char *len_at = d->p;
         if (!need(d, 2, "STRING_EXT's length"))
             return false;
-        size_t n = get16(d), base = d->vals.n;
+        size_t n = get16(d);
         if (!fits(d, len_at, n, "STRING_EXT length"))
             return false;
-        if (!tc_wstack_reserve(&d->vals, n))
+        if (n == 0) {
+            *out = TC_NIL;
+            return true;
+        }
+        /* The cells written straight from the bytes, laid out as tc_term_list lays them out
+         * (one block, the head cell highest). */
+        const unsigned char *text = d->p;
+        d->p += n;
+        tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+        if (!cells)
             return oom(d);
-        for (size_t i = 0; i < n; i++)
-            d->vals.base[d->vals.n++] = tc_make_small(get8(d));
-        *out = tc_term_list(d->a, &d->vals.base[base], n, TC_NIL);
-        d->vals.n = base;
-        return built(d, *out);
+        tc_term tail = TC_NIL;
+        for (size_t i = n; i-- > 0;) {
+            tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
+            cell[0] = tc_make_small(text[i]);
+            cell[1] = tail;
+            tail = tc_make_list(cell);
+        }
+        *out = tail;
+        return true;
     }
     case LIST_EXT:
     case SMALL_TUPLE_EXT:
@@ -1169,11 +1249,66 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     }
 }
 
+/*
+ * The elements of the innermost open container that are small integers or floats, read in
+ * one loop straight onto the value stack: what decode_item and the hand-over in parse do for
+ * them, without the round trip. It stops before the container's last value (which closes it),
+ * and at anything else: a truncated or non-finite item is left for decode_item to report
+ * exactly as it would. The stack is grown once, for at most as many values as the bytes left
+ * could hold (two bytes each at least); each item's bytes are checked once, not each byte.
+ */
+static bool read_elements(decoder *d)
+{
+    if (left(d) == 0 || (*d->p != SMALL_INTEGER_EXT && *d->p != INTEGER_EXT && *d->p != NEW_FLOAT_EXT))
+        return true;
+    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
+    uint64_t most = f[FR_LEFT] - 1;
+    if (most > left(d) / 2)
+        most = left(d) / 2;
+    if (most == 0)
+        return true;
+    if (!tc_wstack_reserve(&d->vals, (size_t)most))
+        return oom(d);
+    tc_term *v = d->vals.base + d->vals.n;
+    const unsigned char *p = d->p, *end = d->end;
+    uint64_t k = 0;
+    for (; k < most; k++) {
+        size_t n = (size_t)(end - p);
+        if (n >= 2 && p[0] == SMALL_INTEGER_EXT) {
+            v[k] = tc_make_small(p[1]);
+            p += 2;
+        } else if (n >= 5 && p[0] == INTEGER_EXT) {
+            v[k] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+            p += 5;
+        } else if (n >= 9 && p[0] == NEW_FLOAT_EXT) {
+            uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
+                            (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
+            double x;
+            memcpy(&x, &bits, sizeof x);
+            if (!isfinite(x))
+                break;
+            p += 9;
+            if ((v[k] = tc_term_float(d->a, x)) == TC_NON_VALUE) {
+                d->p = p; /* where decode_float reports it */
+                return oom(d);
+            }
+        } else {
+            break;
+        }
+    }
+    d->p = p;
+    d->vals.n += (size_t)k;
+    f[FR_LEFT] -= k;
+    return true;
+}
+
 static bool parse(decoder *d, tc_term *result)
 {
     for (;;) {
         tc_term v = TC_NON_VALUE;
         bool opened = false;
+        if (d->frames.n != 0 && !read_elements(d))
+            return false;
         if (!decode_item(d, &v, &opened))
             return false;
         if (opened)

@@ -20,8 +20,10 @@ void tc_offheap_link(tc_offheap *oh, tc_term *p)
               tc_header_is_external(p[0]));
     p[TC_OH_NEXT] = (tc_term)(uintptr_t)oh->first;
     oh->first = p;
-    if (tc_header_subtag(p[0]) == TC_SUBTAG_REFC_BINARY)
+    if (tc_header_subtag(p[0]) == TC_SUBTAG_REFC_BINARY) {
         oh->overhead += p[TC_PB_SIZE];
+        oh->vheap += p[TC_PB_SIZE] / sizeof(tc_term);
+    }
 }
 
 void tc_offheap_adopt(tc_offheap *oh, tc_term *p)
@@ -62,6 +64,8 @@ void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop)
     for (tc_term *p = oh->first; p && p != stop;) {
         tc_term *next = (tc_term *)(uintptr_t)p[TC_OH_NEXT];
         size_t words = tc_layout_object_words(p);
+        if (tc_header_subtag(p[0]) == TC_SUBTAG_REFC_BINARY) /* linked by the failed operation itself */
+            oh->vheap -= p[TC_PB_SIZE] / sizeof(tc_term);
         tc_offheap_drop(oh, p);
         /* A tuple of as many words, all [], in its place: garbage that walks and verifiers
          * step over, where a member left off its list would be a broken heap. */

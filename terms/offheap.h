@@ -17,7 +17,8 @@ TC_BEGIN_DECLS
 
 /* Is the object at p one that lives on an off-heap list? (Reads word 4 of a fun.) */
 bool tc_offheap_is_member(const tc_term *p);
-/* Links the object at p (a member kind) into `oh`, counting a ProcBin's bytes. */
+/* Links the object at p (a member kind) into `oh`, counting a ProcBin's bytes in `overhead`
+ * and its words in `vheap` (term.h: the binary virtual heap's use). */
 void tc_offheap_link(tc_offheap *oh, tc_term *p);
 /* A raw copy at p of a member object: takes one more reference to what it points to
  * (binary, node entry, fun entry), clears a ProcBin's flags, and links it into `oh`. */
@@ -29,7 +30,8 @@ void tc_offheap_drop(tc_offheap *oh, tc_term *p);
 void tc_offheap_release_until(tc_offheap *oh, tc_term *stop);
 /* The same for terms a failed operation abandons on a heap it cannot take words back from
  * (a process heap or fragment): each dropped object's words are overwritten with a tuple
- * of [] of the same size, so the heap still verifies. */
+ * of [] of the same size, so the heap still verifies, and a ProcBin's words are taken back
+ * from `vheap` (they were linked after `stop`, by the operation that failed). */
 void tc_offheap_abandon_until(tc_offheap *oh, tc_term *stop);
 
 TC_END_DECLS

@@ -32,7 +32,12 @@ tc_term tc_term_tuple(tc_alloc *a, const tc_term *elems, uint64_t arity)
     if (!p)
         return TC_NON_VALUE;
     p[0] = TC_MAKE_HEADER(arity, TC_SUBTAG_ARITYVAL);
-    memcpy(&p[1], elems, arity * sizeof *elems);
+    if (arity > 4) {
+        memcpy(&p[1], elems, arity * sizeof *elems);
+    } else { /* most tuples are small, and a call to memcpy costs more than their copy */
+        for (uint64_t i = 0; i < arity; i++)
+            p[1 + i] = elems[i];
+    }
     return tc_make_boxed(p);
 }
 

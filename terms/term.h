@@ -301,11 +301,17 @@ static inline bool tc_is_empty_tuple_object(const tc_term *p) { return p == tc_e
 /*
  * The off-heap list (erts: ErlOffHeap): every ProcBin on a heap is linked through its
  * `next` field, so the owner can drop its references when the heap dies. `overhead` is the
- * byte total of the binaries, as the VM tracks it to trigger GCs.
+ * byte total of the binaries on the list at all times (what the verifier checks). `vheap`
+ * is the VM's own ErlOffHeap.overhead, the binary virtual heap's use: OH_OVERHEAD
+ * (erl_message.h) adds a ProcBin's size / 8 in words whenever one is built or copied onto
+ * the list (binary.c build_proc_bin, copy.c copy_struct / copy_shallow / copy_shared), a
+ * fragment's whole `vheap` when its list is spliced in, and nothing ever subtracts it: the
+ * owner resets it (a process's GC, procs/gc.h sweep_off_heap).
  */
 typedef struct tc_offheap {
     tc_term *first; /* header word of the first ProcBin, or NULL */
     uint64_t overhead;
+    uint64_t vheap; /* words (erts ErlOffHeap.overhead) */
 } tc_offheap;
 
 /*

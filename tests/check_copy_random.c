@@ -1,10 +1,13 @@
 /* Every copy strategy on random terms: equal to its source, verified, in exactly the words it
- * predicted; the shared copy also leaves its source unchanged. */
+ * predicted; the shared copy also leaves its source unchanged; the proposal copy_shallow_fast
+ * writes exactly the words copy_shallow writes. */
 #include "copy/compact.h"
+#include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
+#include "terms/binary.h"
 #include "fixtures.h"
 #include "gen.h"
 
@@ -16,6 +19,63 @@ static void check_copy(tc_term src, tc_term copy, const char *strategy)
     ck_assert_msg(tc_term_verify(copy, &why), "%s: copy fails the verifier: %s", strategy, why);
     ck_assert_msg(tc_equal_ok(src, copy), "%s: copy differs: %s", strategy, tc_print_ok(src));
 }
+
+/* One buffer handed out whole, so that two copy-outs into it can be compared word for word. */
+typedef struct buffer {
+    tc_alloc iface; /* first: the interface pointer is the buffer */
+    tc_offheap offheap;
+    tc_term *words;
+    size_t cap;
+    bool taken;
+} buffer;
+
+static tc_term *buffer_alloc(tc_alloc *self, size_t words)
+{
+    buffer *b = (buffer *)self;
+    ck_assert(!b->taken && words <= b->cap);
+    b->taken = true;
+    return b->words;
+}
+
+static void buffer_reset(buffer *b)
+{
+    tc_offheap_release_until(&b->offheap, NULL);
+    b->offheap.overhead = 0;
+    b->taken = false;
+}
+
+/* copy_shallow_fast (as_list or not) writes the same root and words as copy_shallow into the
+ * same place (ProcBins' next links included, so the off-heap list too), with the same counts. */
+static void check_shallow_fast(tc_term t, const tc_copy_compact *stored, size_t flat, bool as_list)
+{
+    size_t n = flat + (as_list ? 2 : 0);
+    buffer b = {.iface = {buffer_alloc, NULL}, .cap = n};
+    b.iface.offheap = &b.offheap;
+    b.words = tc_mem_alloc((n ? n : 1) * sizeof(tc_term));
+    tc_term *want = tc_mem_alloc((n ? n : 1) * sizeof(tc_term));
+    ck_assert(b.words && want);
+    tc_term slow, fast;
+    ck_assert_int_eq(as_list ? tc_copy_compact_out_list(&b.iface, stored, &slow, NULL)
+                             : tc_copy_compact_out(&b.iface, stored, &slow, NULL), TC_OK);
+    memcpy(want, b.words, n * sizeof *want);
+    uint64_t overhead = b.offheap.overhead;
+    buffer_reset(&b);
+    memset(b.words, 0xA5, n * sizeof *want); /* a word it failed to write would show */
+    tc_copy_stats st = {0};
+    ck_assert_int_eq(as_list ? tc_copy_shallow_fast_out_list(&b.iface, stored, &fast, &st)
+                             : tc_copy_shallow_fast_out(&b.iface, stored, &fast, &st), TC_OK);
+    ck_assert(slow == fast);
+    ck_assert_msg(n == 0 || memcmp(want, b.words, n * sizeof *want) == 0, "copy_shallow_fast%s differs: %s",
+                  as_list ? " (list)" : "", tc_print_ok(tc_copy_compact_term(stored)));
+    ck_assert_uint_eq(b.offheap.overhead, overhead);
+    ck_assert_uint_eq(st.words_written, n);
+    ck_assert_uint_eq(st.passes, 1);
+    check_copy(t, as_list ? tc_car(fast) : fast, "copy_shallow_fast");
+    buffer_reset(&b);
+    tc_mem_free(want);
+    tc_mem_free(b.words);
+}
+
 
 START_TEST(every_strategy_copies_random_terms_exactly)
 {
@@ -49,6 +109,8 @@ START_TEST(every_strategy_copies_random_terms_exactly)
         ck_assert_uint_eq(tc_arena_used_words(dst) - used, flat + 2);
         ck_assert(tc_is_list(c) && tc_is_nil(tc_cdr(c)));
         check_copy(t, tc_car(c), "compact out list");
+        check_shallow_fast(t, stored, flat, false);
+        check_shallow_fast(t, stored, flat, true);
         tc_term *raw;
         ck_assert_int_eq(tc_copy_memcpy_floor(a, tc_copy_compact_words(stored), flat, &raw, NULL), TC_OK);
         ck_assert(flat == 0 || memcmp(raw, tc_copy_compact_words(stored), flat * sizeof *raw) == 0);

@@ -226,6 +226,87 @@ START_TEST(test_modern_receive_cuts_reductions)
 }
 END_TEST
 
+/* A step that makes 1000 calls (tc_sched_bump 999). OTP 25's slice of 4000 runs 4 of them
+ * (the 5th would need 2 left), R10B-2's of 1000 one: 8 steps and the finishing one take 3
+ * slices under OTP 25 and 9 under R10B. */
+static tc_step thousand_step(tc_task *t)
+{
+    frag_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    tc_sched_bump(t, 999);
+    return TC_STEP_CONTINUE;
+}
+
+START_TEST(test_context_reds_per_era)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    uint64_t want[2] = {3, 9};
+    for (int e = 0; e < 2; e++) {
+        tc_proc *p = new_proc(eras[e]);
+        tc_sched s;
+        tc_sched_init(&s);
+        tc_task t;
+        frag_state st = {8};
+        tc_sched_spawn(&s, &t, p, thousand_step, &st);
+        ck_assert(tc_sched_run(&s) == TC_OK);
+        ck_assert_uint_eq(s.stats.switches, want[e]);
+        ck_assert_int_eq(tc_proc_policy(p)->context_reds, e == 0 ? 4000 : 1000);
+        tc_proc_free(p);
+        teardown();
+    }
+}
+END_TEST
+
+/* The GC's cost in reductions: OTP 25 gc_cost, live / 10 and at least 1; R10B live / 10. */
+START_TEST(test_gc_cost_reds)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    for (int e = 0; e < 2; e++) {
+        for (size_t cells = 2; cells <= 50; cells += 48) {
+            tc_proc *p = new_proc(eras[e]);
+            tc_term *hp = tc_proc_halloc(p, 2 * cells);
+            ck_assert(hp != NULL);
+            p->x[0] = tc_int_list_at(hp, cells);
+            p->arity = 1;
+            ck_assert_int_eq(tc_proc_take_reds(p), 0);
+            ck_assert(tc_gc_collect(p, 0, p->x, 1) == TC_OK);
+            int64_t want = cells == 50 ? 10 : e == 0 ? 1 : 0;
+            ck_assert_int_eq(tc_proc_take_reds(p), want);
+            ck_assert_int_eq(tc_proc_take_reds(p), 0); /* taken once */
+            tc_proc_free(p);
+            teardown();
+        }
+    }
+}
+END_TEST
+
+/* erts_send_message: an OTP 25 sender pays msize / 64 reductions above 64 words; R10B's
+ * send_message charged nothing. */
+START_TEST(test_send_charge_reds)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    tc_arena *arena = tc_arena_new(0);
+    tc_term big = TC_NIL, small = TC_NIL;
+    for (int i = 0; i < 1000; i++)
+        big = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), big);
+    for (int i = 0; i < 32; i++)
+        small = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), small);
+    for (int e = 0; e < 2; e++) {
+        tc_proc *from = new_proc(eras[e]), *to = new_proc(eras[e]);
+        ck_assert(tc_send(from, to, small, false, NULL) == TC_OK);
+        ck_assert_int_eq(tc_proc_take_reds(from), 0); /* 64 words: not over */
+        ck_assert(tc_send(from, to, big, false, NULL) == TC_OK);
+        ck_assert_int_eq(tc_proc_take_reds(from), e == 0 ? 2000 / 64 : 0);
+        tc_proc_free(from);
+        tc_proc_free(to);
+        teardown();
+    }
+    tc_arena_free(arena);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_sched");
@@ -234,6 +315,9 @@ int main(void)
     tcase_add_test(tc, test_r10b_forced_yields_and_polls);
     tcase_add_test(tc, test_otp25_delayed_gc_yields);
     tcase_add_test(tc, test_modern_receive_cuts_reductions);
+    tcase_add_test(tc, test_context_reds_per_era);
+    tcase_add_test(tc, test_gc_cost_reds);
+    tcase_add_test(tc, test_send_charge_reds);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
 }

@@ -177,14 +177,26 @@ START_TEST(fragment_sizing)
 
     rig_init(&r, tc_policy_otp25(), 0);
     p = r.p;
+    /* HAllocX bumps only up to HEAP_LIMIT = stop - S_REDZONE: 233 words of a 233-word heap
+     * with no stack go to a fragment, 230 fill it to the redzone. */
     ck_assert(tc_proc_halloc(p, 233) != NULL);
-    ck_assert_ptr_eq(p->htop, p->hend);
+    ck_assert_ptr_eq(p->htop, p->heap);
+    ck_assert_uint_eq(p->mbuf->alloc_size, 233);
+    for (size_t i = 0; i < 233; i++)
+        p->mbuf->mem[i] = TC_NIL;
+    rig_done(&r);
+
+    rig_init(&r, tc_policy_otp25(), 0);
+    p = r.p;
+    ck_assert(tc_proc_halloc(p, 230) != NULL);
+    ck_assert_ptr_eq(p->htop, p->hend - 3);
+    ck_assert_uint_eq(tc_proc_heap_words_left(p), 0);
     ck_assert(tc_proc_halloc(p, 1) != NULL);
     ck_assert(tc_proc_halloc(p, 1) != NULL);
     ck_assert_uint_eq(p->mbuf->alloc_size, 1);
     ck_assert_uint_eq(p->mbuf->next->alloc_size, 1);
     ck_assert_uint_eq(p->mbuf_sz, 2);
-    for (size_t i = 0; i < 233; i++)
+    for (size_t i = 0; i < 230; i++)
         p->heap[i] = TC_NIL;
     p->mbuf->mem[0] = p->mbuf->next->mem[0] = TC_NIL;
     rig_done(&r);

@@ -35,6 +35,27 @@ words=$(field "$tmp/r10b-ints.csv" proc1 words_copied)
 "$bin" --shape cube >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown shape exits 2" $?
 "$bin" --len 10 --iterations 5 --repeats 1 --csv /nonexistent/dir/x.csv >/dev/null 2>&1; [ $? -eq 2 ]; check "unwritable csv exits 2" $?
 "$bin" --help | grep -q -- '--segment-cache'; check "--help lists the ablation switches" $?
+"$bin" --copy-out deep >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown --copy-out exits 2" $?
+
+# The proposal copy_shallow_fast moves only time: every model count of every test is the same
+# as with copy_shallow (GCs, GC words, words copied, fragments, carriers), shape by shape.
+for shape in ints floats nested binary; do
+    for c in shallow shallow_fast; do
+        "$bin" --era otp25 --shape "$shape" --len 3000 --iterations 60 --repeats 1 --verify --copy-out "$c" \
+            --csv "$tmp/co-$c.csv" >/dev/null 2>"$tmp/co-$c.err"
+        rc=$?
+        check "--copy-out $c $shape: rc $rc" "$rc"
+    done
+    grep -q "PROPOSAL, not the VM" "$tmp/co-shallow_fast.err"; check "--copy-out shallow_fast says it is a proposal" $?
+    grep -q "^# era: .*copy-out shallow_fast: a PROPOSAL, not the VM" "$tmp/co-shallow_fast.csv"
+    check "--copy-out shallow_fast: the era metadata says it is a proposal" $?
+    for t in ets_lookup proc1 ets_insert; do
+        for col in gcs gc_words_copied words_copied fragments carriers_mapped; do
+            a=$(field "$tmp/co-shallow.csv" "$t" "$col") b=$(field "$tmp/co-shallow_fast.csv" "$t" "$col")
+            [ -n "$a" ] && [ "$a" = "$b" ]; check "$shape $t $col: shallow $a, shallow_fast $b" $?
+        done
+    done
+done
 
 echo "cli_eptest: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -96,6 +96,17 @@ PATH=/nonexistent "$tool" explain --vm '[1]' >"$tmp/noerl.out" 2>"$tmp/noerl.err
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/noerl.err")" -eq 1 ] && grep -q 'erl' "$tmp/noerl.err"
 ok=$?; check "--vm without erl: one line, exit 2 (got $rc: $(cat "$tmp/noerl.err"))" "$ok"
+grep -q 'refc binaries' "$tmp/out"; [ $? -ne 0 ]; check "a list has no refc-binaries line" $?
+
+# A 100 KiB refc binary: 12800 words of binary virtual heap per copy; past 46422 the lookup loop
+# collects at the 4th lookup and then every 3rd (procs/gc.h), so 30 lookups collect 9 times.
+"$tool" explain --iterations 30 --repeats 1 '<<0:819200>>' >"$tmp/bin" 2>/dev/null
+check "explain of a refc binary runs" $?
+grep -q 'each result adds 12800 words to the binary virtual heap, which starts at 46422 words' "$tmp/bin"
+check "the refc-binaries line gives 12800 and 46422 words" $?
+"$tool" explain --tsv --iterations 30 --repeats 1 '<<0:819200>>' >"$tmp/bin.tsv" 2>/dev/null
+gcs=$(cut -f3 "$tmp/bin.tsv")
+[ "$gcs" = "300.0" ]; check "30 lookups of <<0:819200>>: 9 GCs (300.0 per 1000), got $gcs" $?
 PATH=/nonexistent "$tool" explain --tsv --iterations 20 --repeats 1 '[1]' >/dev/null 2>&1
 check "without --vm no erl is needed" $?
 

@@ -79,6 +79,15 @@ for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench;
     [ -s "$tmp/err" ]; check "$b --csv -: the human output went to stderr" $?
 done
 
+# copysweep --codec: the codec table, as CSV of its own columns.
+"$dir/copysweep" --codec --quick --csv - >"$tmp/csv" 2>"$tmp/err"
+check "copysweep --codec --quick --csv - exits 0" $?
+awk -F, '/^#/ { next } !h { h = $0; next } { rows++; if (NF != 8) bad = 1 }
+         END { exit bad || h != "codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte" || rows != 28 }' "$tmp/csv"
+check "copysweep --codec --csv -: the codec header and 28 rows (2 codecs x 7 shapes x 2 sizes)" $?
+usage_error copysweep "--codec with a value" --codec=yes
+usage_error eptest "--copy-out with an unknown copier" --copy-out deep
+
 # Two CSVs cannot share standard output.
 usage_error crossover "--csv - --summary -" --quick --csv - --summary -
 

@@ -983,6 +983,9 @@ static int cmd_explain(int argc, char **argv)
     if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
         !predict_sizes(arena, t, &flat, &shared, &stored, &ext_len))
         goto out;
+    /* The words each copy of TERM adds to a binary virtual heap (its ProcBins' size / 8):
+     * what the reader linked into the arena, which holds nothing else with binaries. */
+    uint64_t bin_words = tc_arena_alloc(arena)->offheap->vheap;
     if (want_vm) {
         tc_result r = tc_ext_encode(t, 2, &ext, &ext_len);
         if (r != TC_OK) {
@@ -1118,6 +1121,12 @@ static int cmd_explain(int argc, char **argv)
            (unsigned long long)min_heap, (unsigned long long)flat, EXPLAIN_MIN_HEAP_RESULTS,
            (unsigned long long)flat + 5, EXPLAIN_MIN_HEAP_RESULTS,
            (unsigned long long)cfg[V_BASE].policy.min_heap_size);
+    if (bin_words > 0 && cfg[V_BASE].policy.bin_vheap)
+        printf("  (refc binaries: each result adds %llu words to the binary virtual heap, which starts at %llu words\n"
+               "  (min_bin_vheap_size): more than bin_vheap_sz of them between two GCs make a GC whatever the heap size)\n",
+               (unsigned long long)bin_words,
+               (unsigned long long)tc_heap_next_size(cfg[V_BASE].policy.heap_table,
+                                                     cfg[V_BASE].policy.min_bin_vheap_size, 0));
     /* persistent_term: the data stored once, each read a reference to it (copy/literal.h) */
     printf("  with persistent_term:get instead of ets:lookup: %.2f us per get against a lookup's %.2f (%.1fx)",
            ms[V_BASE].pt_us / (double)iterations, ms[V_BASE].lookup_us / (double)iterations,

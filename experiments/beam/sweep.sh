@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The fidelity sweep: the model's eptest (OTP 25 rules) and the real VM's eptest.erl, one after
+# the other at each point of a grid, one row per (shape, L) with both sides' counts: the lookup
+# loop's and the round trip's GCs, minor faults and carriers mapped per 1000 operations, and
+# lookup / round trip. The round trip's counts are proc2's (the warm pass, as tc_ep_measure_gap
+# reports); the ratio is ets_lookup over the median of proc1..3 (report/stats.awk rt_ratio).
+# Then a summary on standard output: at how many lengths the model is within 3 % of the VM's
+# GCs (both loops), 15 % (or 200) of its faults, 2 carriers per 1000 operations, and on the
+# same side of 1 where the VM is clearly on one side (ratio < 0.9 or > 1.1).
+#
+# usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--out FILE]
+#        experiments/beam/sweep.sh --summary FILE
+#   (no option)     the full grid: ints every 250 from 250 to 30000; floats, tuple and
+#                   strings every 1000 from 1000 to 30000 (210 points, 57 min measured on the
+#                   shared 2-core machine) into report/data/fidelity-sweep.csv
+#   --quick         ints 1000 3000 10000 30000 and floats, tuple, strings at 10000 into
+#                   results/fidelity-sweep-quick.csv (about 40 s)
+#   --bin DIR       where the model's eptest is (default build/release/experiments)
+#   --iterations N  calls per pass on both sides (default 1000, the seed's); counts are scaled
+#                   to 1000 operations
+#   --out FILE      write the CSV there instead
+#   --summary FILE  only print the summary of an existing sweep CSV
+# Progress goes to standard error. Without erl it says so and exits 0.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="$root/build/release/experiments" iterations=1000 quick=0 out="" summary_only=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --bin) bin="${2:?--bin needs a directory}"; shift ;;
+    --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
+    --out) out="${2:?--out needs a file}"; shift ;;
+    --summary) summary_only="${2:?--summary needs a CSV}"; shift ;;
+    --help|-h) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$iterations" in '' | *[!0-9]* | 0) echo "sweep.sh: --iterations must be a positive integer, not '$iterations'" >&2; exit 2 ;; esac
+lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"sweep.sh\" }" || exit 2
+
+# The summary of a sweep CSV (its columns by name).
+summary() {
+    awk "$lib"'
+        function within(m, v, rel, abs_) { d = m - v; if (d < 0) d = -d; return d <= rel * v || d <= abs_ }
+        function gcs_ok(m, v) { d = m - v; if (d < 0) d = -d; return d <= 0.03 * v }
+        !csv_row() { next }
+        {
+            n++
+            if (gcs_ok(csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs")) && gcs_ok(csv_get("model_rt_gcs"), csv_get("vm_rt_gcs"))) g++
+            if (within(csv_get("model_lookup_faults"), csv_get("vm_lookup_faults"), 0.15, 200) &&
+                within(csv_get("model_rt_faults"), csv_get("vm_rt_faults"), 0.15, 200)) f++
+            if (within(csv_get("model_lookup_carriers"), csv_get("vm_lookup_carriers"), 0, 2) &&
+                within(csv_get("model_rt_carriers"), csv_get("vm_rt_carriers"), 0, 2)) c++
+            v = csv_get("vm_ratio") + 0; m = csv_get("model_ratio") + 0
+            if (v < 0.9 || v > 1.1) { clear++; if ((v < 1) == (m < 1)) side++ }
+        }
+        END {
+            printf "sweep summary (%d points):\n", n
+            printf "  GCs within 3%% (lookup and round trip):                   %d of %d\n", g, n
+            printf "  minor faults within 15%% or 200 (lookup and round trip):  %d of %d\n", f, n
+            printf "  carriers mapped within 2 per 1000 ops (both loops):      %d of %d\n", c, n
+            printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d\n", side, clear
+        }' "$1"
+}
+
+if [ -n "$summary_only" ]; then
+    [ -r "$summary_only" ] || { echo "sweep.sh: cannot read $summary_only" >&2; exit 2; }
+    summary "$summary_only"
+    exit $?
+fi
+[ -x "$bin/eptest" ] || { echo "sweep.sh: $bin/eptest not built (cmake --build build/release)" >&2; exit 2; }
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "erl not found: skipping the fidelity sweep; apt-get install erlang-nox"
+    exit 0
+fi
+if [ $quick = 1 ]; then
+    points="ints:1000 ints:3000 ints:10000 ints:30000 floats:10000 tuple:10000 strings:10000"
+    : "${out:=$root/results/fidelity-sweep-quick.csv}"
+else
+    points="$(for l in $(seq 250 250 30000); do printf 'ints:%s ' "$l"; done)"
+    for s in floats tuple strings; do points="$points $(for l in $(seq 1000 1000 30000); do printf '%s:%s ' "$s" "$l"; done)"; done
+    : "${out:=$root/report/data/fidelity-sweep.csv}"
+fi
+mkdir -p "$(dirname "$out")" || exit 2
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-sweep.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
+erlc -o "$tmp" "$here/eptest.erl" || exit 1
+flags="+S 2:2"
+
+# side CSV: lookup gcs, faults, carriers; proc2's; the ratio (per 1000 operations).
+side() {
+    awk -v n="$iterations" "$lib"'
+        !csv_row() { next }
+        { t = csv_get("test"); us["r", t] = csv_get("median_us") + 0 }
+        t == "ets_lookup" || t == "proc2" {
+            k = t == "proc2" ? "rt" : "lookup"
+            gcs[k] = csv_get("gcs") * 1000 / n; flt[k] = csv_get("faults") * 1000 / n
+            car[k] = csv_get("carriers_mapped") * 1000 / n
+        }
+        END {
+            ratio = rt_ratio(us, "r", "ets_lookup")
+            printf "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", gcs["lookup"], gcs["rt"], flt["lookup"], flt["rt"], car["lookup"], car["rt"], ratio
+        }' "$1"
+}
+
+total=$(echo $points | wc -w) k=0 start=$(date +%s)
+: >"$tmp/rows"
+for pt in $points; do
+    shape=${pt%%:*} len=${pt##*:} k=$((k + 1))
+    echo "sweep.sh: $shape L = $len ($k of $total, $(($(date +%s) - start)) s)" >&2
+    "$bin/eptest" --era otp25 --shape "$shape" --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/m.csv" >/dev/null 2>&1 \
+        || { echo "sweep.sh: the model's eptest failed at $shape $len" >&2; exit 1; }
+    # shellcheck disable=SC2086 # flags are words by design
+    erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" --shape "$shape" \
+        --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/v.csv" >/dev/null 2>&1 \
+        || { echo "sweep.sh: eptest.erl failed at $shape $len" >&2; exit 1; }
+    m=$(side "$tmp/m.csv") && v=$(side "$tmp/v.csv") || exit 1
+    IFS=, read -r mlg mrg mlf mrf mlc mrc mra <<<"$m"
+    IFS=, read -r vlg vrg vlf vrf vlc vrc vra <<<"$v"
+    echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra" >>"$tmp/rows"
+done
+meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
+{
+    echo "# experiment: fidelity sweep (model eptest --era otp25 and VM eptest.erl, alternated per point; experiments/beam/sweep.sh)"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo -dirty)"
+    echo "# machine: $(meta cpu "$tmp/m.csv"); $(meta kernel "$tmp/m.csv")"
+    echo "# compiler: $(meta compiler "$tmp/m.csv")"
+    echo "# flags: $(meta flags "$tmp/m.csv")"
+    echo "# debug_level: $(meta debug_level "$tmp/m.csv")"
+    echo "# erts: $(meta erts "$tmp/v.csv") (OTP $(meta otp_release "$tmp/v.csv"), $(meta emu_flavor "$tmp/v.csv")); emulator_flags: -noshell $flags"
+    echo "# points: $total; $iterations calls per pass, 1 fresh tester per side per point; counts per 1000 operations"
+    echo "# columns: rt = the round trip (proc2's counts); ratio = ets_lookup / median(proc1..3) us"
+    echo "# duration_s: $(($(date +%s) - start))"
+    echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (at the end of the run: the machine is shared)"
+    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio"
+    cat "$tmp/rows"
+} >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }
+echo "sweep.sh: wrote $out ($(($(date +%s) - start)) s)" >&2
+summary "$out"

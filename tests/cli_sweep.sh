@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# experiments/beam/sweep.sh and bands.sh from the outside, without running the grid: the
+# summary of a hand-made sweep CSV (each criterion met by a known set of rows), bad arguments
+# (one line, exit 2), and bands.sh on a sweep with no band edge (the table's header alone; it
+# needs erl, else it says so and exits 0). $1: build directory root; $2: tests/data.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+beam="$here/../experiments/beam"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+header="shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio"
+# 1: all within; 2: lookup GCs 4 % off, faults 23 % and 300 off, carriers 3 off, ratio on
+# the other side; 3: faults 300 off but within 15 %, VM ratio 1.05 (not clearly on a side);
+# 4: round-trip GCs 3 % off exactly (within), faults off by 150 (within 200), same side.
+{
+    echo "# experiment: hand-made"
+    echo "$header"
+    echo "ints,1000,100,100,250,250,10,12,0,0,0,0,0,0,0.8,0.7"
+    echo "ints,2000,104,100,250,250,1000,1300,0,0,5,2,0,0,1.2,0.8"
+    echo "ints,3000,100,100,250,250,10000,10300,0,0,0,0,0,0,0.5,1.05"
+    echo "ints,4000,100,100,206,200,150,0,0,0,0,0,0,0,1.3,1.2"
+} >"$tmp/sweep.csv"
+"$beam/sweep.sh" --summary "$tmp/sweep.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; check "summary: exit $rc, $(cat "$tmp/err")" $?
+grep -q '^sweep summary (4 points):$' "$tmp/out"; check "summary: the points" $?
+grep -q 'GCs within 3%.* 3 of 4$' "$tmp/out"; check "summary: GCs, $(grep GCs "$tmp/out")" $?
+grep -q 'faults within 15% or 200.* 3 of 4$' "$tmp/out"; check "summary: faults, $(grep faults "$tmp/out")" $?
+grep -q 'carriers mapped within 2.* 3 of 4$' "$tmp/out"; check "summary: carriers, $(grep carriers "$tmp/out")" $?
+grep -q "side of the round trip.*: 2 of 3$" "$tmp/out"; check "summary: side, $(grep side "$tmp/out")" $?
+
+"$beam/sweep.sh" --bogus >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh unknown option: exit $rc" $?
+"$beam/sweep.sh" --iterations 0 >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --iterations 0: exit $rc" $?
+"$beam/sweep.sh" --summary "$tmp/none.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --summary of a missing file: exit $rc" $?
+"$beam/sweep.sh" --help | grep -q -- '--summary FILE'; check "sweep.sh --help" $?
+
+"$beam/bands.sh" --from x >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "bands.sh --from x: exit $rc" $?
+"$beam/bands.sh" --sweep "$tmp/none.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "bands.sh without a sweep: exit $rc" $?
+"$beam/bands.sh" --help | grep -q -- 'edge_vm'; check "bands.sh --help" $?
+if command -v erl >/dev/null 2>&1 && [ -x "$1/experiments/eptest" ]; then
+    "$beam/bands.sh" --sweep "$tmp/sweep.csv" --bin "$1/experiments" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^interval *edge_vm *edge_model *difference_pct' "$tmp/out"
+    ok=$?; check "bands.sh with no edge: exit $rc, $(cat "$tmp/out" "$tmp/err")" "$ok"
+else
+    echo "cli_sweep: erl or eptest missing: bands.sh not run"
+fi
+
+echo "cli_sweep: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
