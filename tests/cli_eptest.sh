@@ -18,7 +18,7 @@ for era in r10b otp25; do
         rc=$?
         [ $rc -eq 0 ] && [[ "$out" =~ $line ]]; check "$era $shape: rc $rc, line '$out'" $?
         rows=$(grep -vc '^#' "$tmp/$era-$shape.csv")
-        [ "$rows" -eq 8 ]; check "$era $shape: csv has $rows lines (header + 7 tests)" $?
+        [ "$rows" -eq 9 ]; check "$era $shape: csv has $rows lines (header + 8 tests, pt_get the last)" $?
         head -n 12 "$tmp/$era-$shape.csv" | grep -q "^# era: $era"; check "$era $shape: era metadata" $?
         # The lookup moved exactly iterations x (flat size + 2) words: one copy per lookup.
         grep -q "^ets_lookup,$shape,300,40,$era," "$tmp/$era-$shape.csv"; check "$era $shape: lookup row" $?

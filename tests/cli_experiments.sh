@@ -40,7 +40,7 @@ grep -q '^floats,30000,20,' "$tmp/cross-f.csv"; check "crossover: floats L=30000
 
 "$dir/breakdown" --quick --era otp25 --len 300 --iterations 30 --csv "$tmp/bd.csv" > "$tmp/bd.txt"
 check "breakdown --quick runs (exit $?)" $?
-[ "$(grep -c '^otp25,' "$tmp/bd.csv")" -eq 63 ]; check "breakdown: 7 tests x 9 phases (vm_overhead 0 without --vm-overhead)" $?
+[ "$(grep -c '^otp25,' "$tmp/bd.csv")" -eq 72 ]; check "breakdown: 8 tests x 9 phases (vm_overhead 0 without --vm-overhead)" $?
 awk "$lib"'!csv_row() { next } csv_get("era") == "otp25" { s[csv_get("test")] += csv_get("counter_share") }
     END { for (t in s) if (s[t] < 0.99 || s[t] > 1.01) bad = 1; exit bad }' "$tmp/bd.csv"
 check "breakdown: counter shares of each test sum to 1" $?
