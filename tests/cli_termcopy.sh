@@ -38,7 +38,8 @@ out=$(printf '%s' 836A | "$bin" size --ext --tsv -)
 [ "$out" = "0	0" ]; check "size --ext --tsv - of 836A gave '$out'" $?
 out=$(printf '\x83\x6a' | "$bin" print --ext -)
 [ "$out" = "[]" ]; check "print --ext - of raw bytes gave '$out'" $?
-out=$("$bin" predict --ext --calibration /nonexistent 836A 2>&1); [ $? -eq 2 ]; check "predict --ext takes the option ($out)" $?
+out=$("$bin" predict 836A 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ]; ok=$?; check "predict is gone: one line, exit 2 (got $rc: $out)" "$ok"
 
 # Bad input and bad usage: exit 2 and exactly one line on stderr.
 one_line_exit2() { # description, command...

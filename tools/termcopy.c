@@ -1,8 +1,7 @@
 /*
  * termcopy — the command-line face of the library: read a term written as Erlang text and
- * say what the VM would make of it, turn it into (and back from) the external term format,
- * predict what moving it costs on this machine from the pipeline's calibration, or explain
- * whether ets:lookup of it loses to a message round trip, and why, by running the model's
+ * say what the VM would make of it, turn it into (and back from) the external term format, or
+ * explain whether ets:lookup of it loses to a message round trip, and why, by running the model's
  * (and the VM's) eptest loops on it.
  */
 #include <errno.h>
@@ -37,9 +36,6 @@ static const char usage_main[] =
     "  encode [--minor 1|2] [--compressed] [--ext] TERM\n"
     "                      term_to_binary(TERM, [{minor_version, 2}]) (or 1; [compressed, ...]) as hex\n"
     "  decode [--ext] HEX  binary_to_term of the hex bytes (COMPRESSED too), printed as ~w\n"
-    "  predict [--calibration FILE] [--ext] TERM\n"
-    "                      sizes, and the predicted cost of a send, a round trip, an ETS lookup\n"
-    "                      (each era) and a persistent_term get on this machine\n"
     "  explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
     "                      is ets:lookup of TERM slower than a round trip carrying it, and why:\n"
     "                      the model's eptest loops on TERM (--vm: and the installed VM's)\n"
@@ -83,24 +79,6 @@ static const char usage_decode[] =
     "'-' reads hex, or the raw bytes, from standard input; a COMPRESSED term is inflated) as\n"
     "binary_to_term/1 does, with strict checks, and prints the term as ~w. --ext is accepted\n"
     "for uniformity: decode always reads the external format.\n";
-
-#define DEFAULT_CALIBRATION "results/calibration.tsv"
-
-static const char usage_predict[] =
-    "usage: termcopy predict [--calibration FILE] [--ext] TERM\n"
-    "\n"
-    "Prints TERM's flat and shared size, the size of the ETS object {1, TERM} (an integer key,\n"
-    "stored as one compact block; the table's per-object node header is not counted), its\n"
-    "external format size, and the predicted cost on this machine of: one send (size_object +\n"
-    "copy_struct of TERM), a client-server round trip whose reply carries TERM and an\n"
-    "ets:lookup/2 of {1, TERM} in each modelled era, and a persistent_term:get.\n"
-    "The costs come from a calibration file that './run report' writes from its experiments\n"
-    "(copysweep's ns per word, crossover's per-operation times at each measured list\n"
-    "length, interpolated at TERM's flat size, and beyond the largest length scaled by its\n"
-    "cost per word); the file used is named in the output.\n"
-    "  --calibration FILE  the calibration to use (default " DEFAULT_CALIBRATION ")\n"
-    "  --ext               TERM is the hex of an external-format binary ('-': hex or raw bytes)\n"
-    "No calibration: says how to make one and exits 2.\n";
 
 static int fail(const char *fmt, const char *detail)
 {
@@ -440,122 +418,8 @@ static int cmd_decode(int argc, char **argv)
     return rc;
 }
 
-/* ---- predict: costs from the pipeline's calibration --------------------------------------- */
-
-#define CAL_MAX_KEYS 64
-#define CAL_MAX_POINTS 64
-
-/* One calibration key: a scalar (npoints 0, value), or a cost per operation measured at
- * increasing payload sizes in words (the crossover grid). */
-typedef struct cal_key {
-    char name[48];
-    double value;
-    size_t npoints;
-    double words[CAL_MAX_POINTS], ns[CAL_MAX_POINTS];
-} cal_key;
-
-typedef struct calibration {
-    char origin[256]; /* date, git, cpu, compiler and mode from its '#' lines */
-    size_t nkeys;
-    cal_key keys[CAL_MAX_KEYS];
-} calibration;
-
-static cal_key *cal_find(calibration *cal, const char *name)
-{
-    for (size_t i = 0; i < cal->nkeys; i++)
-        if (strcmp(cal->keys[i].name, name) == 0)
-            return &cal->keys[i];
-    return NULL;
-}
-
-/* Appends the text after "# KEY: " of a metadata line to cal->origin. */
-static void cal_note(calibration *cal, const char *line)
-{
-    static const char *const wanted[] = {"# mode: ", "# date: ", "# git: ", "# cpu: ", "# compiler: "};
-    for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++) {
-        size_t n = strlen(wanted[i]), used = strlen(cal->origin);
-        if (strncmp(line, wanted[i], n) != 0)
-            continue;
-        (void)snprintf(cal->origin + used, sizeof cal->origin - used, "%s%s%s", used ? ", " : "", wanted[i] + 2,
-                       line + n); /* a note for the reader: truncated is fine */
-    }
-}
-
-/* Reads KEY<TAB>WORDS<TAB>VALUE<TAB>SOURCE lines (WORDS '-' for a scalar; grid points in
- * increasing WORDS). Returns 0, or EXIT_USAGE after saying what is wrong. */
-static int cal_read(const char *path, calibration *cal)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[512];
-    int rc = 0;
-    unsigned lineno = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#') {
-            cal_note(cal, line);
-            continue;
-        }
-        if (line[0] == '\0' || strncmp(line, "key\t", 4) == 0)
-            continue;
-        char name[48], words[32];
-        double value = 0;
-        cal_key *k;
-        /* KEY and WORDS with sscanf, VALUE with strtod (sscanf's %lf has undefined behaviour
-         * when the number is out of range); "%n" stores where VALUE starts. */
-        int at = -1;
-        bool fields = sscanf(line, "%47[^\t]\t%31[^\t]\t%n", name, words, &at) == 2 && at >= 0;
-        if (fields) {
-            char *end;
-            value = strtod(line + at, &end);
-            fields = end != line + at;
-        }
-        if (!fields) {
-            fprintf(stderr, "termcopy: %s:%u: expected KEY<TAB>WORDS<TAB>VALUE\n", path, lineno);
-            rc = EXIT_USAGE;
-        } else if (!(k = cal_find(cal, name)) && cal->nkeys == CAL_MAX_KEYS) {
-            fprintf(stderr, "termcopy: %s:%u: more than %d keys\n", path, lineno, CAL_MAX_KEYS);
-            rc = EXIT_USAGE;
-        } else {
-            if (!k) {
-                k = &cal->keys[cal->nkeys++];
-                (void)snprintf(k->name, sizeof k->name, "%s", name); /* name[48] into name[48] */
-            }
-            if (strcmp(words, "-") == 0) {
-                k->value = value;
-            } else if (k->npoints == CAL_MAX_POINTS ||
-                       (k->words[k->npoints] = strtod(words, NULL)) <= (k->npoints ? k->words[k->npoints - 1] : 0)) {
-                fprintf(stderr, "termcopy: %s:%u: %s: too many points, or WORDS not increasing\n", path, lineno, name);
-                rc = EXIT_USAGE;
-            } else {
-                k->ns[k->npoints++] = value;
-            }
-        }
-    }
-    (void)fclose(f); /* read only */
-    return rc;
-}
-
-/* A grid key's cost at `words`: linear between the measured points, the first point's cost
- * below them, and beyond them the last point's cost per word (never negative, unlike a line
- * through two noisy points). */
-static double cal_at(const cal_key *k, double words)
-{
-    size_t n = k->npoints, i = 1;
-    if (words <= k->words[0])
-        return k->ns[0];
-    if (words >= k->words[n - 1])
-        return k->ns[n - 1] * words / k->words[n - 1];
-    while (words > k->words[i])
-        i++;
-    double slope = (k->ns[i] - k->ns[i - 1]) / (k->words[i] - k->words[i - 1]);
-    return k->ns[i - 1] + slope * (words - k->words[i - 1]);
-}
-
 /* The flat size, the stored size of {1, t} and the external size; false after saying why. */
-static bool predict_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *shared, size_t *stored,
+static bool term_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *shared, size_t *stored,
                           size_t *ext)
 {
     tc_term elems[2] = {tc_make_small(1), t};
@@ -574,71 +438,6 @@ static bool predict_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *
         return false;
     }
     return true;
-}
-
-static int cmd_predict(int argc, char **argv)
-{
-    option opts[] = {{"--calibration", true, false, NULL}, {"--ext", false, false, NULL}, {NULL, false, false, NULL}};
-    const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "predict");
-    if (rc)
-        return rc;
-    const char *path = opts[0].set ? opts[0].value : DEFAULT_CALIBRATION;
-    static calibration cal;
-    memset(&cal, 0, sizeof cal);
-    rc = cal_read(path, &cal);
-    if (rc < 0) {
-        fprintf(stderr,
-                "termcopy: no calibration at %s (%s).\n"
-                "Make one with './run report' (or './run report --quick', about 30 s), which writes\n"
-                DEFAULT_CALIBRATION " from its experiments; or pass --calibration FILE.\n",
-                path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    if (rc)
-        return rc;
-    static const char *const needed[] = {"copy_struct_ns_per_word", "literal_get_ns", "round_trip_ns.r10b",
-                                         "round_trip_ns.otp25", "lookup_ns.r10b", "lookup_ns.otp25"};
-    cal_key *k[sizeof needed / sizeof *needed];
-    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) {
-        k[i] = cal_find(&cal, needed[i]);
-        if (!k[i] || (strchr(needed[i], '.') && k[i]->npoints == 0)) {
-            fprintf(stderr, "termcopy: calibration %s has no %s: rewrite it with './run report'\n", path, needed[i]);
-            return EXIT_USAGE;
-        }
-    }
-    tc_arena *arena = tc_arena_new(0);
-    if (!arena)
-        return fail("%s", "out of memory");
-    tc_term t;
-    uint64_t flat, shared;
-    size_t stored, ext;
-    rc = EXIT_USAGE;
-    if (read_operand(arg, opts[1].set, arena, &t) && predict_sizes(arena, t, &flat, &shared, &stored, &ext)) {
-        double w = (double)flat;
-        const cal_key *grid = k[2];
-        printf("calibration:      %s (%s)\n", path, cal.origin[0] ? cal.origin : "no metadata");
-        printf("flat size:        %llu words (%llu bytes)\n", (unsigned long long)flat,
-               (unsigned long long)flat * TC_WORD_BYTES);
-        printf("shared size:      %llu words (%llu bytes)\n", (unsigned long long)shared,
-               (unsigned long long)shared * TC_WORD_BYTES);
-        printf("ETS stored size:  %zu words: the object {1, TERM} as one compact block (node header not counted)\n",
-               stored);
-        printf("external format:  %zu bytes (term_to_binary, minor_version 2)\n", ext);
-        printf("predicted cost on this machine, us per operation (modelled VM; the per-operation costs\n"
-               "were measured on lists of integers of %.0f to %.0f words, here read at %llu words%s):\n",
-               grid->words[0], grid->words[grid->npoints - 1], (unsigned long long)flat,
-               w > grid->words[grid->npoints - 1] ? ", extrapolated" : w < grid->words[0] ? ", below them: the smallest one's cost" : "");
-        printf("  send (size_object + copy_struct)  %10.2f\n", k[0]->value * w / 1000);
-        printf("  round trip, R10B                  %10.2f\n", cal_at(k[2], w) / 1000);
-        printf("  round trip, OTP 25                %10.2f\n", cal_at(k[3], w) / 1000);
-        printf("  ets:lookup/2, R10B                %10.2f\n", cal_at(k[4], w) / 1000);
-        printf("  ets:lookup/2, OTP 25              %10.2f\n", cal_at(k[5], w) / 1000);
-        printf("  persistent_term:get/1             %10.2f\n", k[1]->value / 1000);
-        rc = 0;
-    }
-    tc_arena_free(arena);
-    return rc;
 }
 
 /* ---- explain: the model's (and the VM's) eptest loops on the user's term ------------------ */
@@ -981,7 +780,7 @@ static int cmd_explain(int argc, char **argv)
     memset(vms, 0, sizeof vms);
     rc = EXIT_USAGE;
     if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
-        !predict_sizes(arena, t, &flat, &shared, &stored, &ext_len))
+        !term_sizes(arena, t, &flat, &shared, &stored, &ext_len))
         goto out;
     /* The words each copy of TERM adds to a binary virtual heap (its ProcBins' size / 8):
      * what the reader linked into the arena, which holds nothing else with binaries. */
@@ -1154,7 +953,6 @@ int main(int argc, char **argv)
                     {"print", cmd_print, usage_print},
                     {"encode", cmd_encode, usage_encode},
                     {"decode", cmd_decode, usage_decode},
-                    {"predict", cmd_predict, usage_predict},
                     {"explain", cmd_explain, usage_explain}};
     if (argc < 2) {
         fputs("termcopy: missing COMMAND (see 'termcopy --help')\n", stderr);
