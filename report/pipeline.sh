@@ -41,17 +41,18 @@ run() {
     [ $rc -eq 0 ] || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $rc; log: $res/$name.log)"; }
 }
 
-# Sizes: the default fits 5 minutes on 2 cores, so etsbench stores 200,000 objects (the seed:
-# 1,000,000), the VM runs run.sh's --quick set (L = 1000 and 10000 with the variants) and the
-# --quick is the smallest of everything (the VM: --tiny; fidelity: one round of 200 calls).
+# Sizes: etsbench stores 100,000 objects on both sides (the seed: 1,000,000; the VM's table
+# sizes run add one of 1,000,000 on one scheduler), the VM runs run.sh's --quick set (L = 1000
+# and 10000 with the variants); --quick is the smallest of everything (the VM: --tiny).
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
 # where the lists change sides, 3 rounds; --quick: one round of 100 calls per pass.
-q=() sizes=(10 1000 10000) cross=() ets=(--iterations 200000) beam=(--quick) fid=()
+q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000) beam=(--quick) fid=()
 fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
+fid_oh=(--rounds 2) # the short lengths with the vm_overhead phase: two rounds (after fid's own)
 if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
-    explain_args=(--iterations 20 --repeats 1)
+    explain_args=(--iterations 20 --repeats 1) fid_oh=()
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -74,7 +75,7 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
     run fidelity-tuple experiments/beam/fidelity.sh "${fid[@]}" --shapes tuple --lens "$fid_tuple" "$bin/eptest" "$res/fidelity-tuple.csv"
     # The short lengths with the vm_overhead phase charged, against the VM in the same rounds.
-    run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" --vm-overhead --lens "10 100 1000" \
+    run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" ${fid_oh[@]+"${fid_oh[@]}"} --vm-overhead --lens "10 100 1000" \
         "$bin/eptest" "$res/fidelity-vm-overhead.csv"
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
     run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"

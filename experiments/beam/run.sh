@@ -72,10 +72,10 @@ if [ $tiny -eq 1 ]; then
     cx="--lens 10,100,300 --iterations 50 --repeats 1" eb="-n 2000 --repeats 1" sizes="100 1000" sizes_rep=1
 elif [ $quick -eq 1 ]; then
     lens="1000 10000" shapes_at="1000" ep="--quick" var_len=10000
-    cx="--quick" eb="--quick" sizes="1000 100000" sizes_rep=3
+    cx="--quick" eb="--quick" sizes="1000 1000000" sizes_rep=1
 else
     lens="1000 3000 10000 30000" shapes_at="10000" ep="--repeats 7" var_len=10000
-    cx="" eb="" sizes="1000 1000000" sizes_rep=3
+    cx="" eb="" sizes="1000 1000000" sizes_rep=1
 fi
 [ -n "$ets_n" ] && eb="$eb -n $ets_n" # after --quick, which sets its own N
 
