@@ -39,8 +39,8 @@ BEGIN { csv_who = \"derive\" }
 if [ -f "$res/terms_fidelity.csv" ]; then
     awk "$lib"'
         !csv_row() { next }
-        { n++; if (csv_get("match") == "yes") m++ }
-        END { print "total,matched"; print n "," m + 0 }' "$res/terms_fidelity.csv" >"$der/fidelity.csv"
+        { if (csv_get("match") == "atom-indexed") { x++; next } n++; if (csv_get("match") == "yes") m++ }
+        END { print "total,matched,atom_indexed"; print n "," m + 0 "," x + 0 }' "$res/terms_fidelity.csv" >"$der/fidelity.csv"
 fi
 
 # ---- the interventions on the real VM (committed: ./run report --interventions reruns them) ---
