@@ -172,6 +172,16 @@ fail:
     return NULL;
 }
 
+void tc_mseg_free_discard(tc_mseg *m)
+{
+    if (!m)
+        return;
+    m->total.live_blocks = 0;
+    for (unsigned k = 0; k < m->cfg.instances; k++)
+        m->in[k].st.live_blocks = 0;
+    tc_mseg_free(m);
+}
+
 void tc_mseg_free(tc_mseg *m)
 {
     if (!m)

@@ -122,6 +122,11 @@ typedef struct tc_mseg tc_mseg;
 tc_mseg *tc_mseg_new(const tc_mseg_config *cfg) TC_MUST_CHECK;
 /* Unmaps every carrier and cached segment; all blocks must have been freed. */
 void tc_mseg_free(tc_mseg *m);
+/* The same with blocks still live, which go with their carriers: an owner that drops
+ * everything it allocated at once (an ETS table's teardown) skips a free per block, whose
+ * address-ordered placement costs the model O(blocks) each. Teardown is never a measured
+ * operation; erts frees a deleted table's objects one by one (erl_db_hash.c free_seg). */
+void tc_mseg_free_discard(tc_mseg *m);
 
 /* A block of at least `bytes` bytes, 16-aligned, from the current instance, or NULL when out
  * of memory. */

@@ -20,6 +20,12 @@ static void *block_alloc(tc_mseg *mem, size_t bytes)
     return mem ? tc_mseg_alloc_block(mem, bytes) : tc_mem_alloc(bytes);
 }
 
+void tc_copy_compact_discard(tc_copy_compact *c)
+{
+    if (c)
+        tc_offheap_release_until(&c->offheap, NULL);
+}
+
 void tc_copy_compact_free(tc_copy_compact *c)
 {
     if (!c)

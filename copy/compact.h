@@ -41,6 +41,9 @@ tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot,
                                 tc_copy_stats *stats) TC_MUST_CHECK;
 /* Drops the block and its ProcBin references (erts_cleanup_offheap + free). NULL is fine. */
 void tc_copy_compact_free(tc_copy_compact *c);
+/* Drops only the references; the block stays to its source, which the caller frees whole
+ * (tc_mseg_free_discard). NULL is fine. */
+void tc_copy_compact_discard(tc_copy_compact *c);
 
 /* The stored term itself (read-only: it belongs to the block), its size in words, and the
  * block's words. */

@@ -46,7 +46,7 @@ run() {
 # and 10000 with the variants); --quick is the smallest of everything (the VM: --tiny).
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
 # where the lists change sides, 3 rounds; --quick: one round of 100 calls per pass.
-q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000) beam=(--quick) fid=()
+q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000 --repeats 3) beam=(--quick) fid=()
 fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
 fid_oh=(--rounds 2) # the short lengths with the vm_overhead phase: two rounds (after fid's own)
 if [ $quick -eq 1 ]; then

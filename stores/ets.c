@@ -303,16 +303,22 @@ void tc_ets_free(tc_ets *t)
 {
     if (!t)
         return;
+    /* The objects' blocks go with the table's own ets_alloc source at once; their off-heap
+     * references are dropped one by one. */
     size_t nactive = atomic_load(&t->nactive);
     for (size_t ix = 0; ix < nactive; ix++)
         for (node *n = *bucket(t, ix), *next; n; n = next) {
             next = n->next;
-            free_node(t, n);
+            if (t->mem)
+                tc_copy_compact_discard(n->dbterm);
+            else
+                tc_copy_compact_free(n->dbterm);
+            tc_mem_free(n);
         }
     for (unsigned i = 0; i < t->nsegs; i++)
         tc_mem_free(t->seg[i]);
     tc_ets_locks_free(t->locks);
-    tc_mseg_free(t->mem);
+    tc_mseg_free_discard(t->mem);
     tc_mem_free(t);
 }
 
