@@ -115,7 +115,7 @@ typedef struct emitter {
     size_t cap, pos;
 } emitter;
 
-static bool writing(const emitter *e, size_t n) { return e->cap >= e->pos && e->cap - e->pos >= n; }
+static bool writing(const emitter *e, size_t n) { return e->buf && e->cap >= e->pos && e->cap - e->pos >= n; }
 
 /* Where the next n bytes go when all of them fit, else NULL (always in the size pass): the
  * hot paths test once per item, not once per byte. The caller advances pos by n either way. */
@@ -131,7 +131,7 @@ static inline void store32(unsigned char *b, uint32_t v)
 
 static void put8(emitter *e, unsigned v)
 {
-    if (e->pos < e->cap)
+    if (e->pos < e->cap && e->buf) /* the size pass has no buffer (cap 0) */
         e->buf[e->pos] = (unsigned char)v;
     e->pos++;
 }
