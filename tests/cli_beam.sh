@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
 
-out=$(timeout 50 bash "$run" --tiny --build "$tmp/build" "$tmp/results" 2>"$tmp/stderr")
+out=$(timeout 300 bash "$run" --tiny --build "$tmp/build" "$tmp/results" 2>"$tmp/stderr")
 rc=$?
 check "run.sh --tiny: rc $rc ($(tail -n 3 "$tmp/stderr" | tr '\n' ' '))" $rc
 
@@ -68,7 +68,7 @@ lines=$(echo "$out" | grep -cE "$line")
 fid="$here/../experiments/beam/fidelity.sh"
 model="$1/experiments/eptest"
 if [ -x "$model" ]; then
-    timeout 90 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
+    timeout 300 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
     ok=$?; check "fidelity.sh runs: rc $ok ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" "$ok"
     csv "$tmp/fid.csv" "round,shape,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,lookup_carriers,proc_gcs,proc_faults" 8
     for side in model vm; do

@@ -14,7 +14,7 @@ check() { # description, then the condition's exit status
 # Every row: encode gives the VM's bytes (or its byte count where the hex is elided), and
 # decode of those bytes prints the row's ~w text.
 mask() { sed -E 's/(^|[^<])<([1-9][0-9]*)\./\1<C./g'; } # a remote node's channel: see cli_termcopy.sh
-while IFS=$'\t' read -r expr lit _flat _shared bytes hex zhex; do
+while IFS=$'\t' read -r expr lit _flat _shared bytes hex zhex _instance; do
     [ "$expr" = expr ] && continue
     # A hashmap keyed by atoms has the shape of the atom table's indices, the VM's there and
     # termcopy's here (terms/hashmap.h): the Check suites compare its value and byte count.

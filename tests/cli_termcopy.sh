@@ -16,7 +16,7 @@ mask() { sed -E 's/(^|[^<])<([1-9][0-9]*)\./\1<C./g'; }
 
 # Every row: from its text, or (a fun, a remote pid, port or ref: text cannot carry them) from
 # its external bytes with --ext, both as the argument and as raw bytes on standard input.
-while IFS=$'\t' read -r expr lit flat shared _bytes hex _zhex; do
+while IFS=$'\t' read -r expr lit flat shared _bytes hex _zhex _instance; do
     [ "$expr" = expr ] && continue
     # A hashmap keyed by atoms has the shape of the atom table's indices, the VM's there and
     # termcopy's here (terms/hashmap.h): the Check suites compare its value and byte count.

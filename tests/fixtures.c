@@ -32,16 +32,17 @@ const tc_vector *tc_vectors(size_t *count)
                 header = false;
                 continue;
             }
-            char *cols[7];
+            char *cols[8];
             char *s = line;
-            for (int i = 0; i < 7; i++) {
+            for (int i = 0; i < 8; i++) {
                 cols[i] = s;
                 s = strchr(s, '\t');
-                if (i < 6) {
-                    ck_assert_msg(s != NULL, "vector row has fewer than 7 columns");
+                if (i < 7) {
+                    ck_assert_msg(s != NULL, "vector row has fewer than 8 columns");
                     *s++ = '\0';
                 }
             }
+            ck_assert_msg(s == NULL, "vector row has more than 8 columns");
             tc_vector *grown = realloc(rows, (nrows + 1) * sizeof *rows);
             ck_assert(grown != NULL);
             rows = grown;
@@ -53,6 +54,7 @@ const tc_vector *tc_vectors(size_t *count)
             v->ext_bytes = strtoull(cols[4], NULL, 10);
             v->ext_hex = strdup(cols[5]);
             v->ext_compressed_hex = strdup(cols[6]);
+            v->instance_specific = strdup(cols[7]);
         }
         free(line);
         (void)fclose(f); /* read only */

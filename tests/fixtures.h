@@ -16,6 +16,9 @@
 
 typedef struct tc_vector {
     char *expr, *literal, *ext_hex, *ext_compressed_hex; /* hex columns: "-" past 512 bytes */
+    /* The columns that follow the VM instance that wrote the row, not the term ("-": none):
+     * tests/data/vectors.escript says which and why. */
+    char *instance_specific;
     uint64_t flat_words, shared_words, ext_bytes;
 } tc_vector;
 
