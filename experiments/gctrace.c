@@ -74,7 +74,6 @@ typedef struct gc_row {
 
 /* What one process's trace follows between GCs. */
 typedef struct proc_acc {
-    uint64_t mbuf;                       /* fragment words now */
     uint64_t old_used, old_size, recent; /* as the last GC left them */
 } proc_acc;
 
@@ -86,15 +85,13 @@ typedef struct trace_acc {
     bool oom;
 } trace_acc;
 
-/* One row per GC; a fragment only moves the fragment words on. */
+/* One row per GC (a new fragment is not a row: the GC's start reports the fragment words). */
 static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
                       const tc_heap_event *ev)
 {
     proc_acc *a = &acc->proc[role];
-    if (ev->kind == TC_HEAP_EV_FRAG) {
-        a->mbuf = tc_proc_frag_size(p);
+    if (ev->kind == TC_HEAP_EV_FRAG)
         return;
-    }
     if (acc->n == acc->cap) {
         size_t cap = acc->cap ? 2 * acc->cap : 256;
         gc_row *rows = realloc(acc->rows, cap * sizeof *rows);
@@ -109,11 +106,10 @@ static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where,
     gc_row *r = &acc->rows[acc->n++];
     *r = (gc_row){.op = where ? (uint64_t)where->op : acc->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
                   .role = role, .where = where ? *where : (tc_ep_where){0},
-                  .s = {ev->young_before - a->mbuf, ev->heap_before, a->old_used, a->old_size, a->mbuf, stack,
+                  .s = {ev->used_before, ev->heap_before, a->old_used, a->old_size, ev->frag_before, stack,
                         a->recent},
                   .e = {ev->used_after, ev->heap_after, tc_proc_old_heap_used(p), tc_proc_old_heap_size(p),
                         tc_proc_frag_size(p), stack, tc_proc_high_water_used(p)}};
-    a->mbuf = r->e[4];
     a->old_used = r->e[2];
     a->old_size = r->e[3];
     a->recent = r->e[6];
