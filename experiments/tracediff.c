@@ -38,7 +38,7 @@ static const tc_bench_cli_spec spec = {
     .nextras = 3,
 };
 
-enum { NFIELDS = 14, MAX_META = 96 };
+enum { NFIELDS = 14, MAX_META = 512 };
 static const char *const field_names[NFIELDS] = {
     "heap_size_s", "heap_block_size_s", "old_heap_size_s", "old_heap_block_size_s", "mbuf_size_s",
     "stack_size_s", "recent_size_s", "heap_size_e", "heap_block_size_e", "old_heap_size_e",
@@ -136,10 +136,12 @@ static int read_trace(const char *path, trace *t)
         lineno++;
         if (line[0] == '#') {
             char *colon = strstr(line, ": ");
-            if (colon && t->nmeta < MAX_META && strncmp(line, "# loop_", 7) == 0) {
+            /* the loop's counters, and a whole life's per-pass counters (pass_TEST_KEY) */
+            bool loop = strncmp(line, "# loop_", 7) == 0, pass = strncmp(line, "# pass_", 7) == 0;
+            if (colon && t->nmeta < MAX_META && (loop || pass)) {
                 *colon = '\0';
                 colon[2 + strcspn(colon + 2, "\r\n")] = '\0';
-                t->meta_key[t->nmeta] = strdup(line + 7);
+                t->meta_key[t->nmeta] = strdup(line + (loop ? 7 : 2));
                 t->meta_val[t->nmeta] = strdup(colon + 2);
                 if (!t->meta_key[t->nmeta] || !t->meta_val[t->nmeta])
                     rc = bad_input(path, "%s", "out of memory");
@@ -288,6 +290,16 @@ static void summary(const trace *m, const trace *v)
         }
         putchar('\n');
     }
+    printf("  per pass (GCs of all processes, minor faults, segments mapped; model / VM):");
+    for (int k = 0; k < NTESTS; k++) {
+        char key[3][48];
+        static const char *const what[3] = {"gcs", "faults", "mseg_create"};
+        for (int j = 0; j < 3; j++)
+            (void)snprintf(key[j], sizeof key[j], "pass_%s_%s", tests[k], what[j]); /* short names */
+        printf(" %s %s / %s, %s / %s, %s / %s;", tests[k], meta(m, key[0]), meta(v, key[0]), meta(m, key[1]),
+               meta(v, key[1]), meta(m, key[2]), meta(v, key[2]));
+    }
+    putchar('\n');
 }
 
 /* The trajectory: heap and old-heap block sizes and fragment words, at start and end. */
@@ -396,6 +408,16 @@ static void life_summary(const trace *m, const trace *v)
         }
         putchar('\n');
     }
+    printf("  per pass (GCs of all processes, minor faults, segments mapped; model / VM):");
+    for (int k = 0; k < NTESTS; k++) {
+        char key[3][48];
+        static const char *const what[3] = {"gcs", "faults", "mseg_create"};
+        for (int j = 0; j < 3; j++)
+            (void)snprintf(key[j], sizeof key[j], "pass_%s_%s", tests[k], what[j]); /* short names */
+        printf(" %s %s / %s, %s / %s, %s / %s;", tests[k], meta(m, key[0]), meta(v, key[0]), meta(m, key[1]),
+               meta(v, key[1]), meta(m, key[2]), meta(v, key[2]));
+    }
+    putchar('\n');
 }
 
 int main(int argc, char **argv)

@@ -528,7 +528,6 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     if (r != TC_OK)
         return r;
     traced(w, server);
-    enter(w, test, false);
     r = tc_ep_place_on_heap(server, data_of(w->tester));
     if (r == TC_OK)
         r = stack_to(server, SERVER_STACK);
@@ -541,6 +540,7 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
         tc_sched_spawn(&w->sched, &server_task, server, server_step, &ss);
         tc_sched_spawn(&w->sched, &client_task, w->tester, client_step, &cs);
         hook(w, test, true);
+        enter(w, test, false); /* the pass's phase is what its counters cover */
         snapshot a = take(w, server);
         r = tc_sched_run(&w->sched);
         snapshot b = take(w, server);
@@ -562,13 +562,13 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
                            tc_ep_counts *c)
 {
     loop_state st = {w, table, pt, op, 0, w->cfg->iterations};
-    enter(w, test, false);
     tc_result r = stack_to(w->tester, tester_base_stack(test));
     if (r != TC_OK)
         return r;
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
+    enter(w, test, false);
     snapshot a = take(w, NULL);
     r = tc_sched_run(&w->sched);
     snapshot b = take(w, NULL);
