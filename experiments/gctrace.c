@@ -23,6 +23,12 @@
  * instance's segment cache `i<N>_mseg_create` (mapped), `i<N>_cache_hits` and
  * `i<N>_cached_segments` (at the end, not a delta). The model's loop stores nothing in a
  * table, so the ets_alloc keys gctrace.erl writes (`i<N>_ets_mseg_alloc` ...) are n/a.
+ *
+ * --tester [--shape S]: eptest's whole run (workload.h, every pass) instead of the loop, the
+ * twin of gctrace.erl --tester --rows: one row per GC of the tester and of the servers, with
+ * proc, phase (spawn, PASS, after_PASS: the region each pass's counters cover) and the op
+ * from the loops' own counters, and the passes' GCs, faults and carriers as
+ * `# pass_TEST_KEY` lines (the model's per-instance counters per pass are not written).
  */
 #include <stdlib.h>
 

@@ -12,6 +12,9 @@
  * eptest.erl counts them from the trace: a minor writes heap_size_e plus the old heap's
  * growth, a major heap_size_e + old_heap_size_e), carriers mapped, cache hits, eheap's
  * segment requests and minor faults, model / VM.
+ * Whole lives (gctrace --tester, gctrace.erl --tester: proc and phase columns): the same per
+ * process, tester then server, the rows aligned by phase (spawn, each pass, the gap after it)
+ * and op; the summary adds each process's GCs per phase and the passes' `# pass_*` counters.
  *
  * Exit status: 0 when every GC is identical, 1 when they differ (a result, not an error),
  * 2 after one line on stderr for bad input (an unreadable file, a missing column, a row that

@@ -28,8 +28,32 @@
 %% for GCs only, and traced for GCs and loop/2 calls; the GC counts and every GC whose fields
 %% differ between the two traced runs.
 %%
+%% --tester SHAPE --rows: eptest's own tester and server instead of the loop, from spawn to
+%% exit through every pass (eptest:tester/2 with the passes of eptest.erl's run, --lookups N
+%% calls per pass, --len L of SHAPE), traced from spawn (erlang:trace(new_processes, ...))
+%% for garbage_collection, 'receive' and timestamp events (--running adds running, which is
+%% not the default: erl_trace.c trace_sched_aux builds each in/out event's {M, F, A} with
+%% HAlloc(p, 4) on the traced process's own heap, 4 words per schedule event that change the
+%% trajectory). 'receive' and garbage_collection events build nothing on the tracee's heap
+%% (trace_receive sends the message as it is; trace_gc builds its list in a temporary
+%% buffer), but each 'receive' event of a reply copies Data to the collector, whose fragments
+%% come from the tester's scheduler's eheap_alloc: the allocator counters of the proc passes
+%% include them. One row per GC: proc (tester | server), phase (spawn until the first pass;
+%% PASS from the meter's reply that opens it, after_PASS from the one that closes it: the
+%% tester's own receive events, see eptest:mark/2), op, seq (per process), kind, time_us (from
+%% the first event), then the fields at start and end as --rows. The op: in proc passes the
+%% tester's replies received + 1 and the server's requests received (the loops' own receive
+%% events); in ets_lookup and ets_insert/overwrite the words allocated since the previous GC
+%% over one operation's (its result; the 3-word {I, Data}), counted from 0 at the pass's
+%% mark: inferred, since the loop cannot expose its counter without a call that changes its
+%% reductions or heap; other phases 0. Metadata: the passes' counters (eptest's meter, read
+%% before and after each pass: gcs, faults, mseg_create, ... and per allocator instance) as
+%% `# pass_TEST_KEY: value`.
+%%
 %% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
 %%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
+%%        erl -noshell -pa DIR -s gctrace main -extra --tester SHAPE --rows [--len L]
+%%            [--lookups N] [--csv FILE|-] [--flags F] [--running]
 %% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
 %%       Kind: minor_start, minor_end, major_start, major_end (the trace's words)
