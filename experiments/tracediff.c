@@ -293,16 +293,6 @@ static void summary(const trace *m, const trace *v)
         }
         putchar('\n');
     }
-    printf("  per pass (GCs of all processes, minor faults, segments mapped; model / VM):");
-    for (int k = 0; k < NTESTS; k++) {
-        char key[3][48];
-        static const char *const what[3] = {"gcs", "faults", "mseg_create"};
-        for (int j = 0; j < 3; j++)
-            (void)snprintf(key[j], sizeof key[j], "pass_%s_%s", tests[k], what[j]); /* short names */
-        printf(" %s %s / %s, %s / %s, %s / %s;", tests[k], meta(m, key[0]), meta(v, key[0]), meta(m, key[1]),
-               meta(v, key[1]), meta(m, key[2]), meta(v, key[2]));
-    }
-    putchar('\n');
 }
 
 /* The trajectory: heap and old-heap block sizes and fragment words, at start and end. */
