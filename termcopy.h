@@ -1,8 +1,8 @@
 /*
  * termcopy.h — the whole public API in one include: `#include <termcopy/termcopy.h>` with
  * `pkg-config --cflags termcopy` (or CMake's termcopy::termcopy), which put
- * <prefix>/include on the path. Each layer's headers, bottom up (terms -> alloc -> copy ->
- * procs -> stores); a program may include any one of them instead, as
+ * <prefix>/include on the path. Each layer's headers, bottom up (terms -> codec -> alloc ->
+ * copy -> procs -> stores); a program may include any one of them instead, as
  * <termcopy/terms/term.h> and so on. Internals (*_impl.h) are not installed.
  */
 #ifndef TC_TERMCOPY_H
@@ -14,7 +14,6 @@
 #include "terms/bignum.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
-#include "terms/ext.h"
 #include "terms/flatmap.h"
 #include "terms/fun.h"
 #include "terms/hash.h"
@@ -23,12 +22,15 @@
 #include "terms/layout.h"
 #include "terms/node.h"
 #include "terms/offheap.h"
-#include "terms/printer.h"
 #include "terms/ptrset.h"
-#include "terms/reader.h"
 #include "terms/size.h"
 #include "terms/term.h"
 #include "terms/wstack.h"
+
+#include "codec/ext.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
+#include "codec/verify.h"
 
 #include "alloc/faults.h"
 #include "alloc/mseg.h"

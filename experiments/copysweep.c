@@ -30,7 +30,7 @@
 #include "terms/arena.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/flatmap.h"
 #include "terms/hashmap.h"
 #include "terms/size.h"
@@ -48,7 +48,7 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_PROFILE] = {"profile", "NAME", "sample the whole sweep's stacks and write the phase shares to "
                                       "results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness, "
                                       "loop = building the terms and the rest); NAME of letters, digits, _ . -", {0}},
-    [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (terms/ext.c: "
+    [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (codec/ext.c: "
                                 "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes at 1 Ki .. 1 Mi "
                                 "words (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
                                 "min_ns_per_byte)", {0}},

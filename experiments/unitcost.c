@@ -39,7 +39,7 @@
 #include "harness.h"
 #include "procs/gc.h"
 #include "terms/arena.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/size.h"
 #include "vmoverhead.h"
 #include "vmside.h"

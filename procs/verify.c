@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "../codec/verify.h"
 #include "../terms/fun.h"
 #include "../terms/ident.h"
 #include "../terms/ptrset.h"

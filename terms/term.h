@@ -338,13 +338,6 @@ tc_term tc_term_int64(tc_alloc *a, int64_t v);
 /* A list of the `n` terms in `elems`, ending in `tail`. */
 tc_term tc_term_list(tc_alloc *a, const tc_term *elems, size_t n, tc_term tail);
 
-/*
- * Checks one term graph against the rules above: tags known, headers well formed, bignums
- * normalised, binary sizes consistent, flatmap keys sorted and unique, atoms in the table,
- * references, external things and funs as tc_ident_check and tc_fun_check see them. Walks iteratively; returns false and says why in `why` (may be NULL).
- */
-bool tc_term_verify(tc_term t, const char **why);
-
 TC_END_DECLS
 
 #endif

@@ -13,7 +13,7 @@
 #include "procs/proc.h"
 #include "procs/verify.h"
 #include "terms/binary.h"
-#include "terms/printer.h"
+#include "codec/printer.h"
 
 typedef struct snap {
     tc_term *heap, *htop, *stop, *old_heap, *old_htop, *high_water;

@@ -16,7 +16,7 @@
 #include "procs/verify.h"
 #include "terms/binary.h"
 #include "terms/layout.h"
-#include "terms/printer.h"
+#include "codec/printer.h"
 #include "terms/ptrset.h"
 #include "terms/wstack.h"
 

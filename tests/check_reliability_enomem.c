@@ -16,11 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "procs/proc_impl.h"
 #include "procs/gc.h"
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "fixtures.h"
@@ -31,8 +32,8 @@
 #include "terms/atom.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
 
 /* A refc binary, a bitstring, a bignum, a float, a map, a pid, {}, and DEPTH levels of

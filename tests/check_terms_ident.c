@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "copy/compact.h"
 #include "copy/copy_shared.h"
@@ -13,7 +14,7 @@
 #include "procs/proc_impl.h"
 #include "procs/verify.h"
 #include "terms/atom.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/fun.h"
 #include "terms/ident.h"
 #include "terms/offheap.h"

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "copy/compact.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/arena.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
 #include "vmoverhead.h"
 #include "workload.h"

@@ -9,10 +9,11 @@
  */
 #include <string.h>
 
+#include "codec/verify.h"
 #include "copy/compact.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "procs/send.h"

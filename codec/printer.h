@@ -9,7 +9,7 @@
 #ifndef TC_PRINTER_H
 #define TC_PRINTER_H
 
-#include "term.h"
+#include "../terms/term.h"
 
 TC_BEGIN_DECLS
 

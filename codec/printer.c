@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "atom.h"
-#include "bignum.h"
-#include "binary.h"
-#include "fun.h"
-#include "hashmap.h"
-#include "ident.h"
-#include "wstack.h"
+#include "../terms/atom.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/fun.h"
+#include "../terms/hashmap.h"
+#include "../terms/ident.h"
+#include "../terms/wstack.h"
 
 typedef struct strbuf {
     char *p;

@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "atom.h"
-#include "bignum.h"
-#include "binary.h"
-#include "flatmap.h"
-#include "fun.h"
-#include "hashmap.h"
-#include "ident.h"
-#include "wstack.h"
+#include "../terms/atom.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/flatmap.h"
+#include "../terms/fun.h"
+#include "../terms/hashmap.h"
+#include "../terms/ident.h"
+#include "../terms/wstack.h"
 
 /* Containers being read: a frame is (kind | state << 8, index of its first value). */
 enum { F_LIST, F_TUPLE, F_MAP };

@@ -13,7 +13,7 @@
 #define TC_EXT_H
 
 #include "reader.h"
-#include "term.h"
+#include "../terms/term.h"
 
 TC_BEGIN_DECLS
 

@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "terms/hashmap.h"
 #include "terms/atom.h"
 #include "terms/bignum.h"
-#include "terms/reader.h"
+#include "codec/reader.h"
 
 static void check_reads_as(const char *text, const char *printed)
 {

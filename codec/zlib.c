@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <zlib.h>
 
-#include "base.h"
+#include "../terms/base.h"
 
 static voidpf zalloc(voidpf opaque, uInt items, uInt size)
 {

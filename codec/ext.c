@@ -50,15 +50,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "atom.h"
-#include "bignum.h"
-#include "binary.h"
-#include "flatmap.h"
-#include "fun.h"
-#include "hashmap.h"
-#include "ident.h"
-#include "layout.h"
-#include "wstack.h"
+#include "../terms/atom.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/flatmap.h"
+#include "../terms/fun.h"
+#include "../terms/hashmap.h"
+#include "../terms/ident.h"
+#include "../terms/layout.h"
+#include "../terms/wstack.h"
 #include "zlib_impl.h"
 
 /* Tags (erl_ext_dist). */

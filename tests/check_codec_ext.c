@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "terms/ext.h"
+#include "codec/ext.h"
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "gen.h"
 #include "terms/atom.h"

@@ -16,7 +16,7 @@
 #ifndef TC_READER_H
 #define TC_READER_H
 
-#include "term.h"
+#include "../terms/term.h"
 
 TC_BEGIN_DECLS
 
