@@ -2,7 +2,7 @@
  * termcopy.h — the whole public API in one include: `#include <termcopy/termcopy.h>` with
  * `pkg-config --cflags termcopy` (or CMake's termcopy::termcopy), which put
  * <prefix>/include on the path. Each layer's headers, bottom up (terms -> codec -> alloc ->
- * copy -> procs -> stores); a program may include any one of them instead, as
+ * copy -> heaps -> stores); a program may include any one of them instead, as
  * <termcopy/terms/term.h> and so on. Internals (*_impl.h) are not installed.
  */
 #ifndef TC_TERMCOPY_H
@@ -43,14 +43,14 @@
 #include "copy/memcpy_floor.h"
 #include "copy/stats.h"
 
-#include "procs/gc.h"
-#include "procs/heapsize.h"
-#include "procs/pdict.h"
-#include "procs/policy.h"
-#include "procs/proc.h"
-#include "procs/sched.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/heapsize.h"
+#include "heaps/pdict.h"
+#include "heaps/policy.h"
+#include "heaps/proc.h"
+#include "heaps/sched.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 
 #include "stores/ets.h"
 #include "stores/ets_lock.h"

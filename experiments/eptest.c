@@ -7,8 +7,8 @@
  *   ets    N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites of the
  *          same keys, then N ets:lookup(T, I) whose results are dropped;
  *   empty  a loop of N iterations.
- * Every process runs on one modelled scheduler (procs/sched.h), so a round trip is two
- * real process switches, a send is procs/send.h's path for the era, a lookup is a BIF that
+ * Every process runs on one modelled scheduler (heaps/sched.h), so a round trip is two
+ * real process switches, a send is heaps/send.h's path for the era, a lookup is a BIF that
  * builds its result with HAlloc and returns through the era's GC trigger. Each pass is
  * timed as a whole, like the seed's timer:tc, and counted: faults, GCs, words the GC
  * copied, words the copies wrote, fragments, carriers mapped.

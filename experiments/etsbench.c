@@ -13,7 +13,7 @@
  * only. The seed's own SMP runs were one process on a 2-scheduler VM for insert and lookup
  * (compare with threads 1 here) and two for the update (threads 2).
  *
- * Each process is a modelled process (procs/proc.h) whose heap is min_heap_size words
+ * Each process is a modelled process (heaps/proc.h) whose heap is min_heap_size words
  * (default 9999999, the seed's +h): {I, hello} is built on it before each insert, and a
  * lookup or update_counter result is built by HAlloc and passes the GC-after-BIF test
  * (bif_enter / bif_return_maybe_gc), so a smaller --min-heap brings fragments and collections
@@ -40,9 +40,9 @@
 #include "harness.h"
 #include "stores/ets.h"
 #include "terms/hash.h"
-#include "procs/gc.h"
-#include "procs/pdict.h"
-#include "procs/proc.h"
+#include "heaps/gc.h"
+#include "heaps/pdict.h"
+#include "heaps/proc.h"
 #include "terms/atom.h"
 
 #define SLICE 500

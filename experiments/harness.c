@@ -2,7 +2,7 @@
 #include "harness.h"
 
 #include "alloc/faults.h"
-#include "procs/send.h"
+#include "heaps/send.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "procs/policy.h"
+#include "heaps/policy.h"
 #include "perf.h"
 #include "terms/base.h"
 

@@ -29,8 +29,8 @@
 
 #include "alloc/mseg.h"
 #include "copy/compact.h"
-#include "procs/policy.h"
-#include "procs/proc.h"
+#include "heaps/policy.h"
+#include "heaps/proc.h"
 #include "terms/arena.h"
 
 /* The words spawn leaves on the heap, the stack at the tail call, loop/2's frame (above). */

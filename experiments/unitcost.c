@@ -37,7 +37,7 @@
 #include "copy/copy_struct.h"
 #include "copy/memcpy_floor.h"
 #include "harness.h"
-#include "procs/gc.h"
+#include "heaps/gc.h"
 #include "terms/arena.h"
 #include "codec/ext.h"
 #include "terms/size.h"

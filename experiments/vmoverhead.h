@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "procs/policy.h"
+#include "heaps/policy.h"
 #include "vmside.h"
 
 /* The loops' length and runs (the seed's N). */

@@ -10,8 +10,8 @@
  *   empty      a loop of N iterations;
  *   pt_get     after persistent_term:put(K, Data) (untimed), N persistent_term:get(K) whose
  *              results are dropped (copy/literal.h: the stored term itself, nothing copied).
- * All processes run on one modelled scheduler (procs/sched.h): a round trip is two real
- * process switches, a send is procs/send.h's path, a lookup is a BIF that builds its result
+ * All processes run on one modelled scheduler (heaps/sched.h): a round trip is two real
+ * process switches, a send is heaps/send.h's path, a lookup is a BIF that builds its result
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
@@ -24,8 +24,8 @@
 #include <stdio.h>
 
 #include "harness.h"
-#include "procs/send.h"
-#include "procs/policy.h"
+#include "heaps/send.h"
+#include "heaps/policy.h"
 #include "profiler.h"
 
 typedef enum tc_ep_shape {

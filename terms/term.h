@@ -306,7 +306,7 @@ static inline bool tc_is_empty_tuple_object(const tc_term *p) { return p == tc_e
  * (erl_message.h) adds a ProcBin's size / 8 in words whenever one is built or copied onto
  * the list (binary.c build_proc_bin, copy.c copy_struct / copy_shallow / copy_shared), a
  * fragment's whole `vheap` when its list is spliced in, and nothing ever subtracts it: the
- * owner resets it (a process's GC, procs/gc.h sweep_off_heap).
+ * owner resets it (a process's GC, heaps/gc.h sweep_off_heap).
  */
 typedef struct tc_offheap {
     tc_term *first; /* header word of the first ProcBin, or NULL */

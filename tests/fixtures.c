@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "codec/verify.h"
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "terms/compare.h"
 #include "terms/hashmap.h"
 #include "codec/ext.h"

@@ -7,11 +7,11 @@
  */
 #include <string.h>
 
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "fixtures.h"
-#include "procs/gc.h"
-#include "procs/proc.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc.h"
+#include "heaps/verify.h"
 #include "terms/binary.h"
 #include "codec/printer.h"
 
@@ -71,7 +71,7 @@ static void setup(int s, tc_proc *p)
     case S_MINOR_OLD:
         ck_assert(tc_gc_collect(p, 0, p->x, p->arity) == TC_OK); /* data becomes mature */
         break;
-    case S_SHRINK: { /* the word-test ETS loop's 7th lookup starts here (check_procs_sizes) */
+    case S_SHRINK: { /* the word-test ETS loop's 7th lookup starts here (check_heaps_sizes) */
         tc_term r = TC_NIL;
         for (int i = 0; i < 6; i++) {
             tc_heapfrag *live = tc_proc_bif_enter(p);

@@ -49,7 +49,7 @@ typedef enum tc_bif_gc_test {
     TC_BIF_GC_X86_JIT  /* 8·(stop - htop) < mbuf_sz + 3 (the x86-64 JIT's byte compare) */
 } tc_bif_gc_test;
 
-/* Where a sent message is copied (procs/send.h has the rules). */
+/* Where a sent message is copied (heaps/send.h has the rules). */
 typedef enum tc_send_path {
     TC_SEND_DIRECT,      /* R10B: onto the receiver's heap, collecting it first if needed */
     TC_SEND_HEAP_OR_FRAG /* OTP 21+ (message_queue_data = on_heap): the receiver's heap when it

@@ -1,13 +1,13 @@
 /* Message sends between modelled processes, per era: where the copy lands, who collects. */
 #include <string.h>
 
-#include "procs/proc_impl.h"
-#include "procs/gc.h"
+#include "heaps/proc_impl.h"
+#include "heaps/gc.h"
 #include "copy/copy_struct.h"
-#include "procs/send.h"
+#include "heaps/send.h"
 #include "fixtures.h"
 #include "gen.h"
-#include "procs/verify.h"
+#include "heaps/verify.h"
 #include "terms/size.h"
 
 static tc_mseg *mem;

@@ -5,13 +5,13 @@
  */
 #include <stdio.h>
 
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "copy/copy_struct.h"
 #include "fixtures.h"
 #include "gen.h"
-#include "procs/gc.h"
-#include "procs/pdict.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/pdict.h"
+#include "heaps/verify.h"
 #include "terms/compare.h"
 #include "terms/size.h"
 

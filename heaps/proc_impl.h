@@ -1,5 +1,5 @@
 /*
- * proc_impl.h — the process as the procs/ modules see it (proc.c, gc.c, verify.c): the
+ * proc_impl.h — the process as the heaps/ modules see it (proc.c, gc.c, verify.c): the
  * struct, the root set, and the helpers the collector and the verifier share. Other layers
  * see tc_proc only through proc.h. White-box tests include it too.
  */

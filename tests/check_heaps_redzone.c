@@ -7,12 +7,12 @@
  * - R10B-2's HS_FIBONACCI_SLOW table, its next() clamped to min_heap_size, its 5-slot cache.
  * The sequences are exact, so the policies are built without TC_GC_STRESS.
  */
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "fixtures.h"
-#include "procs/gc.h"
-#include "procs/proc.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 
 static tc_mseg *mem;
 static tc_proc *procs[2];
@@ -210,7 +210,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-    Suite *s = suite_create("procs_redzone");
+    Suite *s = suite_create("heaps_redzone");
     TCase *tc = tcase_create("redzone");
     tcase_add_test(tc, send_leaves_the_redzone);
     tcase_add_test(tc, test_heap_adds_s_reserved);

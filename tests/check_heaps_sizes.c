@@ -5,11 +5,11 @@
  * These pin the exact sequences, so they ignore TC_GC_STRESS (extra GCs change every
  * size); the property and allocation-failure suites run under it.
  */
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "fixtures.h"
-#include "procs/gc.h"
-#include "procs/proc.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc.h"
+#include "heaps/verify.h"
 
 typedef struct rig {
     tc_mseg *mem;

@@ -7,10 +7,10 @@
  */
 #include "fixtures.h"
 #include "copy/compact.h"
-#include "procs/gc.h"
-#include "procs/proc.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 #include "terms/arena.h"
 #include "terms/binary.h"
 
@@ -283,7 +283,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-    Suite *s = suite_create("procs_vheap");
+    Suite *s = suite_create("heaps_vheap");
     TCase *tc = tcase_create("vheap");
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, lookup_loop_collects_when_the_overhead_passes_the_vheap);

@@ -1,10 +1,10 @@
 /* The modelled scheduler: real switches between processes, and each era's reduction rules. */
-#include "procs/proc_impl.h"
+#include "heaps/proc_impl.h"
 #include "fixtures.h"
-#include "procs/send.h"
-#include "procs/gc.h"
-#include "procs/sched.h"
-#include "procs/verify.h"
+#include "heaps/send.h"
+#include "heaps/gc.h"
+#include "heaps/sched.h"
+#include "heaps/verify.h"
 
 static tc_mseg *mem;
 
@@ -102,7 +102,7 @@ static tc_step frag_step(tc_task *t)
 }
 
 /* OTP25: a step is one ets:lookup of a 20,005-word result, dropped. With no stack the
- * first GCs fall as in check_procs_sizes' otp25_ets_loop_vm: the 14th lookup's GC
+ * first GCs fall as in check_heaps_sizes' otp25_ets_loop_vm: the 14th lookup's GC
  * (young 60015 + 140035 >= 128 Ki words) is delayed, which ends the slice at once; the
  * schedule-in collects, and the 15th lookup fits the new 28690-word heap. */
 static tc_step lookup_step(tc_task *t)

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "fixtures.h"
-#include "procs/gc.h"
-#include "procs/proc_impl.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc_impl.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 #include "terms/binary.h"
 
 static jmp_buf caught_at;
@@ -109,7 +109,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-    Suite *s = suite_create("procs_transitions");
+    Suite *s = suite_create("heaps_transitions");
     TCase *tc = tcase_create("level2");
     tcase_add_test(tc, gc_end_runs_the_verifier);
     tcase_add_test(tc, send_end_runs_the_verifier);
