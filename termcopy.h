@@ -2,7 +2,7 @@
  * termcopy.h — the whole public API in one include: `#include <termcopy/termcopy.h>` with
  * `pkg-config --cflags termcopy` (or CMake's termcopy::termcopy), which put
  * <prefix>/include on the path. Each layer's headers, bottom up (terms -> codec -> alloc ->
- * copy -> heaps -> stores); a program may include any one of them instead, as
+ * copy -> heaps -> stores -> scenarios); a program may include any one of them instead, as
  * <termcopy/terms/term.h> and so on. Internals (*_impl.h) are not installed.
  */
 #ifndef TC_TERMCOPY_H
@@ -54,5 +54,12 @@
 
 #include "stores/ets.h"
 #include "stores/ets_lock.h"
+
+#include "scenarios/lookuploop.h"
+#include "scenarios/progress.h"
+#include "scenarios/timing.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/vmside.h"
+#include "scenarios/workload.h"
 
 #endif

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios/progress.h"
 #include "stores/ets.h"
 #include "terms/hash.h"
 #include "heaps/gc.h"
@@ -214,9 +215,9 @@ static void *task_thread(void *arg)
     task *k = arg;
     pthread_barrier_wait(k->go);
     tc_ets_lock_time before = tc_ets_thread_lock_time();
-    k->start = tc_bench_now_ns();
+    k->start = tc_timing_now_ns();
     task_step(k, INT64_MAX);
-    k->end = tc_bench_now_ns();
+    k->end = tc_timing_now_ns();
     k->lock = lock_time_since(before);
     return NULL;
 }
@@ -227,13 +228,13 @@ static double run_tasks(task *k, int ntasks, int threads)
 {
     if (threads == 1) {
         tc_ets_lock_time before = tc_ets_thread_lock_time();
-        uint64_t t0 = tc_bench_now_ns();
+        uint64_t t0 = tc_timing_now_ns();
         for (bool busy = true; busy;) {
             busy = false;
             for (int i = 0; i < ntasks; i++)
                 busy |= task_step(&k[i], ntasks > 1 ? SLICE : INT64_MAX);
         }
-        double ns = (double)(tc_bench_now_ns() - t0);
+        double ns = (double)(tc_timing_now_ns() - t0);
         k[0].lock = lock_time_since(before); /* all the tasks' */
         return ns;
     }
@@ -294,7 +295,7 @@ static result run(const config *c, op what, run_kind kind, tc_ets *t, int thread
     if (kind == RUN_TIMED)
         tc_ets_time_locks(t, false);
     for (int i = 0; i < ntasks; i++) {
-        res.lock_ns += (double)k[i].lock.ns - (double)k[i].lock.intervals * tc_bench_clock_overhead_ns();
+        res.lock_ns += (double)k[i].lock.ns - (double)k[i].lock.intervals * tc_timing_overhead_ns();
         res.dropped += k[i].lock.dropped;
         res.dropped_ns += (double)k[i].lock.dropped_ns;
         task_destroy(&k[i]);
@@ -315,7 +316,7 @@ static double median(const double *v, int n)
 {
     double s[MAX_REPEATS];
     memcpy(s, v, (size_t)n * sizeof *s);
-    return tc_bench_summarize(s, (size_t)n).median;
+    return tc_timing_summarize(s, (size_t)n).median;
 }
 
 static tc_ets *table(const config *c, tc_ets_lock_mode m)
@@ -438,7 +439,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < 4; i++)
                 rs[i] = (row){.mode = tc_ets_lock_mode_name((tc_ets_lock_mode)m), .threads = th, .what = (op)i, .has_lock = true};
             for (int rep = 0; rep < c.repeats; rep++) {
-                tc_bench_progress("%s, %d thread%s, repeat %d/%d", rs[0].mode, th, th > 1 ? "s" : "", rep + 1,
+                tc_progress_line("%s, %d thread%s, repeat %d/%d", rs[0].mode, th, th > 1 ? "s" : "", rep + 1,
                                   c.repeats);
                 ets_repeat(&c, (tc_ets_lock_mode)m, th, rs, rep);
             }
@@ -450,13 +451,13 @@ int main(int argc, char **argv)
             row *r = &rows[nrows++];
             *r = (row){.mode = "pdict", .threads = th, .what = pd_ops[i]};
             for (int rep = 0; rep < c.repeats; rep++) {
-                tc_bench_progress("pdict, %d thread%s, %s, repeat %d/%d", th, th > 1 ? "s" : "", op_names[r->what],
+                tc_progress_line("pdict, %d thread%s, %s, repeat %d/%d", th, th > 1 ? "s" : "", op_names[r->what],
                                   rep + 1, c.repeats);
                 result res = run(&c, r->what, RUN_OP, NULL, th);
                 r->ns[rep] = res.ns / (double)res.ops;
             }
         }
-    tc_bench_progress_end();
+    tc_progress_end();
 
     if (csv) {
         tc_policy pol = tc_policy_otp25();
@@ -474,7 +475,7 @@ int main(int argc, char **argv)
                                       "workload (CLOCK_MONOTONIC pairs, their %.1f ns cost subtracted), all "
                                       "threads, per operation, intervals over 100 us kept apart in lock_long_ns "
                                       "(%llu of them); pdict takes no lock, 0 by construction",
-                      tc_bench_clock_overhead_ns(), (unsigned long long)dropped_total);
+                      tc_timing_overhead_ns(), (unsigned long long)dropped_total);
         tc_bench_meta(csv, "lock_loop_ns", "(hash + lock/unlock loop - hash loop) wall time per operation, same "
                                            "drivers and threads: the locks with empty critical sections");
         tc_bench_meta(csv, "lock_long_ns", "the clocked lock intervals over 100 us, per operation: a thread (or "

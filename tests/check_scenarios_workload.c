@@ -1,11 +1,11 @@
 /*
- * check_experiments_workload — the eptest workload (experiments/workload.h) moves the words
+ * check_scenarios_workload — the eptest workload (scenarios/workload.h) moves the words
  * its passes say: a round trip copies the payload once per reply, a lookup copies the stored
  * object out once, a persistent_term:get copies and collects nothing.
  */
 #include <check.h>
 
-#include "workload.h"
+#include "scenarios/workload.h"
 
 /* lists:seq(1, L): flat size 2L words. */
 static void run_ints(long len, long n, tc_ep_counts c[TC_EP_TESTS])
@@ -44,7 +44,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("experiments_workload");
+    Suite *s = suite_create("scenarios_workload");
     TCase *tc = tcase_create("passes");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pt_get_copies_and_collects_nothing);

@@ -22,16 +22,18 @@
  * whose GC was delayed as long (policy.h long_gc_words), so that GC finds the result dead.
  * experiments/beam/gctrace.erl runs the same loop on the VM.
  */
-#ifndef TC_BENCH_LOOKUPLOOP_H
-#define TC_BENCH_LOOKUPLOOP_H
+#ifndef TC_SCENARIOS_LOOKUPLOOP_H
+#define TC_SCENARIOS_LOOKUPLOOP_H
 
 #include <stddef.h>
 
-#include "alloc/mseg.h"
-#include "copy/compact.h"
-#include "heaps/policy.h"
-#include "heaps/proc.h"
-#include "terms/arena.h"
+#include "../alloc/mseg.h"
+#include "../copy/compact.h"
+#include "../heaps/policy.h"
+#include "../heaps/proc.h"
+#include "../terms/arena.h"
+
+TC_BEGIN_DECLS
 
 /* The words spawn leaves on the heap, the stack at the tail call, loop/2's frame (above). */
 #define TC_LOOP_SPAWN_WORDS 13
@@ -58,5 +60,7 @@ tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what) TC_MUST_CHEC
  * allocation failure (TC_MEM_FAIL_AT), so a sweep of the failure paths fails only the run. */
 bool tc_lookup_loop_verify(const tc_lookup_loop *l, const char **why);
 void tc_lookup_loop_free(tc_lookup_loop *l);
+
+TC_END_DECLS
 
 #endif

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "heaps/gc.h"
-#include "heaps/verify.h"
+#include "../heaps/gc.h"
+#include "../heaps/verify.h"
 
 tc_result tc_lookup_loop_new(const tc_policy *pol, size_t length, tc_lookup_loop *out, const char **what)
 {

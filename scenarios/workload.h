@@ -16,17 +16,16 @@
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
  */
-#ifndef TC_EP_WORKLOAD_H
-#define TC_EP_WORKLOAD_H
+#ifndef TC_SCENARIOS_WORKLOAD_H
+#define TC_SCENARIOS_WORKLOAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "harness.h"
-#include "heaps/send.h"
-#include "heaps/policy.h"
-#include "profiler.h"
+#include "../heaps/policy.h"
+#include "../heaps/send.h"
+
+TC_BEGIN_DECLS
 
 typedef enum tc_ep_shape {
     TC_EP_INTS,    /* lists:seq(1, L) */
@@ -98,28 +97,16 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
  * (N = 1000 copies of a list of 30000 integers). */
 enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
 
-/* What every binary on this workload takes the same way (tc_bench_cli_spec fields):
- * --shape, and each mechanism of the era over the era's own setting. */
-#define TC_EP_CLI_SWITCHES                                                                         \
-    .shapes = tc_ep_shape_names, .nshapes = TC_EP_SHAPES, .gc_trigger = true, .send_path = true, .copy_out = true, \
-    .no_shrink = true, .segment_cache = "the era's", .sbct = "the era's", .min_heap = "the era's"
-
 /* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
  * 10000 for OTP 25 (the brief's measurement). */
 long tc_ep_gap_len(const char *era);
-/* The configuration of the command line's era number `era` (tc_bench_cli, harness.h): the
- * era's preset with every switch of its mechanisms given (--gc-trigger, --send-path,
- * --no-shrink, --segment-cache, --sbct, --min-heap) and --shape; --len and --iterations
- * when given, else the defaults here. */
-tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, long default_iterations,
-                           tc_ep_config *out) TC_MUST_CHECK;
-/* The metadata lines of one era's configuration: every switch of its policy
- * (tc_bench_meta_policy) and its send path. */
-void tc_ep_meta_config(FILE *f, const tc_ep_config *c);
-
 /* The code the workload's processes run (the client's, the server's and the tester's loop
- * steps), for a profiler's phase table (profiler.h): static in workload.c, so named there. */
+ * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
+ * type): static in workload.c, so named there. */
+typedef void (*tc_ep_fn)(void);
 enum { TC_EP_STEP_FNS = 3 };
-extern const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS];
+extern const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS];
+
+TC_END_DECLS
 
 #endif

@@ -16,14 +16,16 @@
  * A binary takes it with --vm-overhead (experiments: eptest, crossover, breakdown) or gets it
  * with termcopy explain --vm; without, the phase is absent and its output says so.
  */
-#ifndef TC_BENCH_VMOVERHEAD_H
-#define TC_BENCH_VMOVERHEAD_H
+#ifndef TC_SCENARIOS_VMOVERHEAD_H
+#define TC_SCENARIOS_VMOVERHEAD_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "heaps/policy.h"
+#include "../heaps/policy.h"
 #include "vmside.h"
+
+TC_BEGIN_DECLS
 
 /* The loops' length and runs (the seed's N). */
 enum { TC_VMOH_N = 1000, TC_VMOH_REPEATS = 5 };
@@ -58,5 +60,7 @@ double tc_vmoh_pass_us(const tc_vmoh *oh, int test, long iterations);
 void tc_vmoh_meta(FILE *f, const tc_vmoh *oh, const char *how);
 /* The same as one line for a human on stdout. */
 void tc_vmoh_print(FILE *f, const tc_vmoh *oh, const char *how);
+
+TC_END_DECLS
 
 #endif

@@ -2,9 +2,9 @@
 
 #include <stdlib.h>
 
-#include "copy/literal.h"
-#include "harness.h"
-#include "terms/atom.h"
+#include "../copy/literal.h"
+#include "timing.h"
+#include "../terms/atom.h"
 #include "workload.h"
 
 /* persistent_term:get of a key holding [], n times: the ns of the whole loop. */
@@ -13,13 +13,12 @@ static bool pt_loop_ns(long n, double *ns)
     tc_copy_literal_area *la = tc_copy_literal_area_new(64);
     tc_term key, v = TC_NIL;
     bool ok = la && tc_atom_intern("unitcost", 8, &key) == TC_OK && tc_copy_literal_put(la, key, TC_NIL, NULL) == TC_OK;
-    tc_bench_region r;
-    tc_bench_region_begin(&r, NULL);
+    uint64_t t0 = tc_timing_now_ns();
     for (long i = 0; ok && i < n; i++) {
         ok = tc_copy_literal_get(la, key, &v) == TC_OK;
         __asm__ volatile("" : : "r"(v) : "memory"); /* the result is used */
     }
-    *ns = tc_bench_region_end(&r).ns;
+    *ns = tc_timing_elapsed_ns(t0, tc_timing_now_ns());
     tc_copy_literal_area_free(la);
     return ok;
 }
@@ -39,15 +38,15 @@ bool tc_vmoh_model_fixed(const char *prog, const tc_policy *pol, long n, int rep
             return false;
         }
         double passes[3] = {c[TC_EP_PROC1].us, c[TC_EP_PROC2].us, c[TC_EP_PROC3].us};
-        rt[k] = tc_bench_summarize(passes, 3).median;
+        rt[k] = tc_timing_summarize(passes, 3).median;
         lk[k] = c[TC_EP_LOOKUP].us;
         ins[k] = c[TC_EP_INSERT].us;
     }
     double per_op = 1000.0 / (double)n; /* us per loop -> ns per operation */
-    out->round_trip = tc_bench_summarize(rt, (size_t)reps).median * per_op;
-    out->lookup = tc_bench_summarize(lk, (size_t)reps).median * per_op;
-    out->insert = tc_bench_summarize(ins, (size_t)reps).median * per_op;
-    out->pt_get = tc_bench_summarize(pt, (size_t)reps).median / (double)n;
+    out->round_trip = tc_timing_summarize(rt, (size_t)reps).median * per_op;
+    out->lookup = tc_timing_summarize(lk, (size_t)reps).median * per_op;
+    out->insert = tc_timing_summarize(ins, (size_t)reps).median * per_op;
+    out->pt_get = tc_timing_summarize(pt, (size_t)reps).median / (double)n;
     return true;
 }
 

@@ -7,11 +7,15 @@
  * Models no erts mechanism: it is the instrument's other half. The VM runs as
  * experiments/beam/run.sh runs every twin: `erl -noshell +S 2:2`.
  */
-#ifndef TC_BENCH_VMSIDE_H
-#define TC_BENCH_VMSIDE_H
+#ifndef TC_SCENARIOS_VMSIDE_H
+#define TC_SCENARIOS_VMSIDE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "../terms/base.h"
+
+TC_BEGIN_DECLS
 
 typedef struct tc_vm tc_vm;
 
@@ -43,5 +47,7 @@ typedef struct tc_vm_fixed {
     double round_trip, lookup, insert, pt_get;
 } tc_vm_fixed;
 bool tc_vm_fixed_costs(tc_vm *vm, long n, int reps, tc_vm_fixed *out);
+
+TC_END_DECLS
 
 #endif

@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy/copy_struct.h"
-#include "copy/literal.h"
-#include "harness.h"
-#include "alloc/faults.h"
-#include "stores/ets.h"
-#include "heaps/gc.h"
-#include "heaps/sched.h"
-#include "heaps/verify.h"
-#include "terms/hashmap.h"
-#include "terms/arena.h"
-#include "terms/atom.h"
-#include "terms/binary.h"
-#include "terms/size.h"
+#include "../copy/copy_struct.h"
+#include "../copy/literal.h"
+#include "timing.h"
+#include "../alloc/faults.h"
+#include "../stores/ets.h"
+#include "../heaps/gc.h"
+#include "../heaps/sched.h"
+#include "../heaps/verify.h"
+#include "../terms/hashmap.h"
+#include "../terms/arena.h"
+#include "../terms/atom.h"
+#include "../terms/binary.h"
+#include "../terms/size.h"
 
 const char *const tc_ep_shape_names[TC_EP_SHAPES] = {"ints", "floats", "tuple", "nested", "strings", "binary", "map"};
 const char *const tc_ep_test_names[TC_EP_TESTS] = {"proc1",         "proc2",      "proc3", "ets_insert",
@@ -455,14 +455,14 @@ static snapshot take(const world *w, const tc_proc *other)
     add_proc(&s, w->tester);
     if (other)
         add_proc(&s, other);
-    s.t_ns = tc_bench_now_ns();
+    s.t_ns = tc_timing_now_ns();
     return s;
 }
 
 static tc_ep_counts diff(const snapshot *a, const snapshot *b)
 {
     tc_ep_counts c = {0};
-    c.us = ((double)(b->t_ns - a->t_ns) - tc_bench_clock_overhead_ns()) / 1000.0;
+    c.us = ((double)(b->t_ns - a->t_ns) - tc_timing_overhead_ns()) / 1000.0;
     c.faults = b->faults - a->faults;
     c.gcs = b->gcs - a->gcs;
     c.gc_words = b->gc_words - a->gc_words;
@@ -620,7 +620,7 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
             return r;
         /* The round trip of a run: the median of its three proc passes (as the report's). */
         double passes[3] = {c[TC_EP_PROC1].us, c[TC_EP_PROC2].us, c[TC_EP_PROC3].us};
-        proc[k] = tc_bench_summarize(passes, 3).median;
+        proc[k] = tc_timing_summarize(passes, 3).median;
         lookup[k] = c[TC_EP_LOOKUP].us;
         pt[k] = c[TC_EP_PT_GET].us;
         if (k == 0) {
@@ -628,9 +628,9 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
             out->lookup = c[TC_EP_LOOKUP];
         }
     }
-    out->proc_us = tc_bench_summarize(proc, (size_t)repeats).median;
-    out->lookup_us = tc_bench_summarize(lookup, (size_t)repeats).median;
-    out->pt_get_us = tc_bench_summarize(pt, (size_t)repeats).median;
+    out->proc_us = tc_timing_summarize(proc, (size_t)repeats).median;
+    out->lookup_us = tc_timing_summarize(lookup, (size_t)repeats).median;
+    out->pt_get_us = tc_timing_summarize(pt, (size_t)repeats).median;
     out->ratio = out->proc_us > 0 ? out->lookup_us / out->proc_us : 0;
     return TC_OK;
 }
@@ -642,24 +642,4 @@ long tc_ep_gap_len(const char *era)
     return pol.gc_rules == TC_GC_RULES_R10B ? 1000 : 10000;
 }
 
-tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, long default_iterations, tc_ep_config *out)
-{
-    tc_result r = tc_ep_config_for_era(c->eras[era], out);
-    if (r != TC_OK)
-        return r;
-    out->len = c->len ? c->len : default_len;
-    out->iterations = c->iterations ? c->iterations : default_iterations;
-    if (c->shape >= 0)
-        out->shape = (tc_ep_shape)c->shape;
-    tc_bench_cli_policy(c, &out->policy);
-    return TC_OK;
-}
-
-void tc_ep_meta_config(FILE *f, const tc_ep_config *c)
-{
-    tc_bench_meta_policy(f, &c->policy);
-    tc_bench_meta(f, "send_path", "%s (%s)", tc_send_path_name(c->policy.send_path), c->policy.name);
-}
-
-const tc_prof_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {TC_PROF_FN(client_step), TC_PROF_FN(server_step),
-                                                   TC_PROF_FN(loop_step)};
+const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step, (tc_ep_fn)server_step, (tc_ep_fn)loop_step};
