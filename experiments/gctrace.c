@@ -34,8 +34,10 @@
 
 #include "alloc/faults.h"
 #include "harness.h"
-#include "lookuploop.h"
-#include "workload.h"
+#include "scenarios/lookuploop.h"
+#include "scenarios/progress.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
 
 enum { X_TESTER };
 static const tc_bench_cli_extra extras[] = {
@@ -292,10 +294,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < lookups && r == TC_OK && !acc.oom; i++) {
         acc.op = i + 1;
         r = tc_lookup_loop_step(&loop, &what);
-        tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
+        tc_progress_line("lookup %zu/%zu", i + 1, lookups);
     }
     uint64_t faults = tc_faults_end(&f);
-    tc_bench_progress_end();
+    tc_progress_end();
     int status = EXIT_SUCCESS;
     if (r != TC_OK)
         status = fail(what, r);
