@@ -97,7 +97,6 @@ enum {
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
-#define PID_NUMBER_LIMIT (UINT32_C(1) << TC_PID_NUMBER_BITS)
 
 static const char local_node[] = "nonode@nohost";
 #define LOCAL_NODE_LEN (sizeof local_node - 1)
@@ -897,9 +896,11 @@ static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
         *out = tc_term_external_pid(d->a, n, number, serial);
         return built(d, *out);
     }
-    if (number >= PID_NUMBER_LIMIT)
-        return fail_at(d, id_at, TC_ELIMIT, "pid process number %lu does not fit the VM's 28 bits",
-                       (unsigned long)number);
+    if (number > TC_PID_NUMBER_MAX || serial > TC_PID_SERIAL_MAX)
+        return fail_at(d, id_at, TC_ELIMIT,
+                       "local pid <0.%lu.%lu> is past the VM's limits (number at most %lu, serial at most %lu)",
+                       (unsigned long)number, (unsigned long)serial, (unsigned long)TC_PID_NUMBER_MAX,
+                       (unsigned long)TC_PID_SERIAL_MAX);
     *out = tc_make_pid(number, serial);
     return true;
 }

@@ -436,7 +436,7 @@ static bool read_pid(reader *r, tc_term *out)
     if (peek(r) != '.')
         return expected(r, "'.' in a pid");
     r->p++;
-    if (!read_decimal_u64(r, (UINT64_C(1) << TC_PID_NUMBER_BITS) - 1, &num, "a pid's process number"))
+    if (!read_decimal_u64(r, TC_PID_NUMBER_MAX, &num, "a pid's process number"))
         return false;
     if (peek(r) != '.')
         return expected(r, "'.' in a pid");

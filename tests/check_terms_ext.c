@@ -159,6 +159,10 @@ START_TEST(test_minor_versions)
     /* Local pids: NEW_PID_EXT, node 'nonode@nohost', creation 0. */
     check_encodes("<0.5.7>", 2, "8358770D6E6F6E6F6465406E6F686F7374000000050000000700000000");
     check_encodes("<0.5.7>", 1, "835864000D6E6F6E6F6465406E6F686F7374000000050000000700000000");
+    check_encodes("<0.32767.8191>", 2, "8358770D6E6F6E6F6465406E6F686F737400007FFF00001FFF00000000");
+    /* Keys in map key order, every integer before every float (the VM's term_to_binary). */
+    check_encodes("#{0.5 => b, 1 => a}", 2, "8374000000026101770161463FE0000000000000770162");
+    check_decodes("8374000000026101770161463FE0000000000000770162", "#{1 => a, 0.5 => b}");
     /* Everything else is the same in both. */
     static const char mixed[] = "836803463FF80000000000006C00000001620000010062FFFFFFFF4D0000000103" "20";
     check_encodes("{1.5,[256|-1],<<1:3>>}", 1, mixed);
@@ -436,8 +440,10 @@ static const struct {
     {"83 61 00 00", TC_EPARSE, 3, "a byte after the term"},
     {"83 6A 6A", TC_EPARSE, 2, "a second term after the first"},
     {"83 74 00 00 00 02 77 01 61 61 01 77 01 61 61 02", TC_EPARSE, 1, "MAP_EXT repeating a key"},
-    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 10 00 00 00 00 00 00 00 00 00 00 00", TC_ELIMIT, 17,
-     "pid number 2^28"},
+    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 80 00 00 00 00 00 00 00 00 00", TC_ELIMIT, 17,
+     "local pid number 2^15"},
+    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00 01 00 00 31 02 00 00 00 00", TC_ELIMIT, 17,
+     "local pid serial 12546 (past 2^13)"},
     {"83 58 61 01 00 00 00 01 00 00 00 00 00 00 00 00", TC_EPARSE, 2, "pid whose node is not an atom"},
     {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00", TC_EPARSE, 17, "pid cut in its ID"},
     {"83 67 77 01 61 00 00 00 01 00 00 00 00 04", TC_EPARSE, 13, "PID_EXT creation 4 (not tiny)"},

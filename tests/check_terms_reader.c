@@ -179,7 +179,7 @@ START_TEST(test_containers)
     check_reads_as("<<16#FFFFFFFFFFFFFFFFFF:72>>", "<<255,255,255,255,255,255,255,255,255>>");
     check_reads_as("<<-18446744073709551616:72>>", "<<255,0,0,0,0,0,0,0,0>>");
     check_reads_as("<0.42.0>", "<0.42.0>");
-    check_reads_as("<0.268435455.7>", "<0.268435455.7>");
+    check_reads_as("<0.32767.8191>", "<0.32767.8191>"); /* the VM's largest local pid */
     check_reads_as("% comment\n[a, % more\n b]", "[a,b]");
 }
 END_TEST
@@ -240,7 +240,8 @@ START_TEST(test_malformed)
          "(term_to_binary) with --ext"},
         {"fun m:f/256", TC_ELIMIT, 8, "a fun's arity out of range (at most 255)"},
         {"fun m:f", TC_EPARSE, 7, "expected '/' in fun M:F/A, found end of input"},
-        {"<0.268435456.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 268435455)"},
+        {"<0.32768.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 32767)"},
+        {"<0.1.8192>", TC_ELIMIT, 5, "a pid's serial out of range (at most 8191)"},
         {"<0.1>", TC_EPARSE, 4, "expected '.' in a pid, found '>'"},
         {"37#1", TC_EPARSE, 0, "integer base must be 2..36"},
         {"2#", TC_EPARSE, 2, "expected a base-N digit after '#', found end of input"},

@@ -114,7 +114,11 @@ static tc_term gen_ident(gen *g)
         num[i] = (uint32_t)tc_rand();
     num[0] &= (1u << 18) - 1;
     switch (tc_rand_below(6)) {
-    case 0: return tc_make_pid((uint32_t)tc_rand_below(1u << 20), (uint32_t)tc_rand_below(3));
+    case 0: { /* the VM's limits among them */
+        static const uint32_t nums[] = {0, 1, TC_PID_NUMBER_MAX}, sers[] = {0, 1, TC_PID_SERIAL_MAX};
+        return tc_make_pid(tc_rand_below(2) ? nums[tc_rand_below(3)] : (uint32_t)tc_rand_below(TC_PID_NUMBER_MAX + 1),
+                           tc_rand_below(2) ? sers[tc_rand_below(3)] : (uint32_t)tc_rand_below(3));
+    }
     case 1: return tc_make_port((uint32_t)tc_rand_below(1u << 28));
     case 2: return check(g, tc_term_local_ref(g->a, num));
     default: {
