@@ -35,7 +35,18 @@ START_TEST(test_numbers)
     check_reads_as("1000.0", "1.0e3");
     check_reads_as("0.5", "0.5");
     check_reads_as("0.001", "0.001");
-    check_reads_as("0.0001", "1.0e-4");
+    check_reads_as("0.0001", "0.0001");
+    /* float_to_list(F, [short]) on OTP 25 (the VM's ~w of each): */
+    check_reads_as("9007199254740992.0", "9.007199254740992e15");
+    check_reads_as("123456789012345680.0", "1.2345678901234568e17");
+    check_reads_as("9007199254740991.0", "9007199254740991.0");
+    check_reads_as("900719925474099.5", "900719925474099.5");
+    check_reads_as("4503599627370496.5", "4503599627370496.0");
+    check_reads_as("0.00001234", "1.234e-5");
+    check_reads_as("12345678901.0", "12345678901.0");
+    check_reads_as("123456789012.5", "123456789012.5");
+    check_reads_as("1.0e15", "1.0e15");
+    check_reads_as("4.9e-324", "5.0e-324");
     check_reads_as("123456.789", "123456.789");
     check_reads_as("-0.0", "-0.0");
     check_reads_as("1.0e300", "1.0e300");
@@ -155,7 +166,10 @@ START_TEST(test_escapes)
     check_reads_as("'a\\'b'", "'a\\'b'");
     check_reads_as("'\\x{7}'", "'\\007'");
     check_reads_as("'ßar'", "ßar");
-    check_reads_as("'Ωmega'", "'Ωmega'");
+    check_reads_as("'Ωmega'", "'\\x{3A9}mega'"); /* ~w: above Latin-1 as \x{HEX} */
+    check_reads_as("'\\x{3BC}'", "'\\x{3BC}'");
+    check_reads_as("'\\x{1F600}a'", "'\\x{1F600}a'");
+    check_reads_as("'\\x{FF}'", "ÿ");
     check_reads_as("'a b'", "'a b'");
     check_reads_as("''", "''");
     check_reads_as("'hello'", "hello");
