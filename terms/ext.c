@@ -831,6 +831,54 @@ static bool decode_big(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
+/* FLOAT_EXT (minor version 0: "%.20e" padded with NULs to 31 bytes), read as erts'
+ * sys_chars_to_double (sys/unix/sys_float.c) reads it from the field's first byte up to a NUL:
+ * [+-]digits, '.' or ',', digits, optionally [eE][+-]digits, and nothing else; strtod's value
+ * must be finite (overflow is badarg; underflow to 0.0 is 0.0, OTP-7178). Hex floats, leading
+ * spaces, "inf", a missing fraction or exponent digits are refused. With no NUL in the 31 bytes
+ * the VM's scan runs on into the bytes after the field; termcopy does the same within the
+ * input, and refuses a text that reaches its end (the VM would read past its binary). */
+static bool digit_at(const unsigned char *q, const unsigned char *end) { return q < end && *q >= '0' && *q <= '9'; }
+
+static bool float_ext_text(decoder *d, double *f)
+{
+    const unsigned char *s = d->p, *e = d->end;
+    if (s < e && (*s == '+' || *s == '-'))
+        s++;
+    bool ok = digit_at(s, e);
+    while (digit_at(s, e))
+        s++;
+    const unsigned char *dp = s;
+    ok = ok && s < e && (*s == '.' || *s == ',');
+    s += ok;
+    ok = ok && digit_at(s, e);
+    while (ok && digit_at(s, e))
+        s++;
+    if (ok && s < e && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < e && (*s == '+' || *s == '-'))
+            s++;
+        ok = digit_at(s, e);
+        while (digit_at(s, e))
+            s++;
+    }
+    if (!ok || s == e || *s != '\0')
+        return fail_at(d, d->p, TC_EPARSE, "FLOAT_EXT text is not a float as the VM reads one ([+-]D.D[e[+-]D], NUL-ended)");
+    size_t n = (size_t)(s - d->p);
+    char small[32], *text = n < sizeof small ? small : tc_mem_alloc(n + 1);
+    if (!text)
+        return oom(d);
+    memcpy(text, d->p, n);
+    text[n] = '\0';
+    text[dp - d->p] = '.'; /* the VM's second strtod takes the other radix character */
+    *f = strtod(text, NULL);
+    if (text != small)
+        tc_mem_free(text);
+    if (!isfinite(*f))
+        return fail_at(d, d->p, TC_EPARSE, "FLOAT_EXT text overflows a double");
+    return true;
+}
+
 static bool decode_float(decoder *d, unsigned tag, tc_term *out)
 {
     const unsigned char *at = d->p;
@@ -842,18 +890,11 @@ static bool decode_float(decoder *d, unsigned tag, tc_term *out)
         bits |= get32(d);
         memcpy(&f, &bits, sizeof f);
     } else {
-        /* Minor version 0: "%.20e" text padded with NULs to 31 bytes. */
         if (!need(d, 31, "FLOAT_EXT"))
             return false;
-        char text[32];
-        memcpy(text, d->p, 31);
-        text[31] = '\0';
-        d->p += 31;
-        char *end;
-        f = strtod(text, &end);
-        size_t used = (size_t)(end - text);
-        if (used == 0 || text[used] != '\0')
-            return fail_at(d, at, TC_EPARSE, "FLOAT_EXT text is not a number");
+        if (!float_ext_text(d, &f))
+            return false;
+        d->p = at + 31;
     }
     if (!isfinite(f))
         return fail_at(d, at, TC_EPARSE, "float is NaN or infinite (Erlang floats are finite)");
