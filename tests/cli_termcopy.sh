@@ -69,6 +69,11 @@ one_line_exit2 "two terms" "$bin" size 1 2
 [ "$("$bin" size '{1.0, [a]}')" = "flat size:   7 words (56 bytes)
 shared size: 7 words (56 bytes)" ]; check "size human output" $?
 out=$("$bin" print '<<1:3>>' > /dev/full 2>&1); [ $? -eq 2 ]; check "unwritable stdout exits 2" $?
+for cmd in --help "size --help" "decode --help" --version; do
+    # shellcheck disable=SC2086 # the command's words
+    "$bin" $cmd > /dev/full 2>/dev/null; [ $? -eq 2 ]; check "$cmd to a full disk exits 2" $?
+done
+"$bin" --version | grep -Eq '^termcopy [0-9]+\.[0-9]+\.[0-9]+$'; check "--version" $?
 
 echo "cli_termcopy: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
