@@ -104,6 +104,13 @@ FILE *tc_out_open(const char *path)
         errno = EEXIST;
         return NULL;
     }
+    struct stat st;
+    if (path[0] == '\0') {
+        errno = ENOENT;
+        return NULL;
+    }
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fopen(path, "w"); /* a device, a FIFO, a symlink: written in place, nothing to rename over */
     output *o = &outputs[n_outputs];
     struct stat d;
     if (strlen(path) + 1 > sizeof o->final || !dir_of(path, &d)) {

@@ -5,7 +5,9 @@
  * failure: an error exit, an out-of-memory exit, SIGINT, SIGTERM or SIGHUP (the temporary
  * file is removed, and a line on stderr says what was kept). Two outputs of one run that are
  * the same file (the same name, or st_dev/st_ino of an existing file or of its folder plus the
- * same name) are refused before anything is written. Used by tc_bench_csv_open for every CSV.
+ * same name) are refused before anything is written. A path that exists and is not a regular
+ * file (a device such as /dev/full, a FIFO, a symlink) is written in place: there is nothing to
+ * rename over it. Used by tc_bench_csv_open for every CSV.
  */
 #ifndef TC_OUTPUT_H
 #define TC_OUTPUT_H

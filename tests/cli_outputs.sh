@@ -32,6 +32,8 @@ rc=$?
 [ "$rc" -ne 0 ] && [ "$(cat keep.csv)" = GOOD ] && grep -q "previous 'keep.csv' is kept" err &&
     [ "$(find . -name '.keep.csv.*' | wc -l)" -eq 0 ]; check "SIGINT keeps the previous CSV and says so (exit $rc)" $?
 
+"$exp/gctrace" --len 100 --iterations 5 --csv /dev/full >/dev/null 2>&1; [ $? -ne 0 ] && [ -c /dev/full ]
+check "--csv /dev/full fails and /dev/full stays a device (a non-regular file is written in place)" $?
 for b in eptest ablate crossover breakdown copysweep etsbench heaptrace gctrace unitcost tracediff; do
     [ -x "$exp/$b" ] || continue
     "$exp/$b" --help > /dev/full 2>/dev/null; [ $? -ne 0 ]; check "$b --help > /dev/full exits non-zero" $?
