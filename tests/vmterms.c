@@ -19,10 +19,10 @@
 
 #include "fixtures.h"
 #include "gen.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/hashmap.h"
 #include "terms/ident.h"
-#include "terms/printer.h"
+#include "codec/printer.h"
 #include "terms/size.h"
 
 /* Whether t holds only what hashes alike in every instance (integers, floats, binaries, local

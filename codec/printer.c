@@ -1,0 +1,420 @@
+#include "printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../terms/atom.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/fun.h"
+#include "../terms/hashmap.h"
+#include "../terms/ident.h"
+#include "../terms/wstack.h"
+
+typedef struct strbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} strbuf;
+
+static void put(strbuf *b, const char *s, size_t len)
+{
+    if (b->oom)
+        return;
+    if (b->cap - b->n <= len) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->n <= len)
+            cap *= 2;
+        char *p = tc_mem_realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+}
+
+static void puts_(strbuf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void put_u64(strbuf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    put(b, tmp, (size_t)n);
+}
+
+/* ---- floats ---------------------------------------------------------------------------- */
+
+/* The shortest decimal m * 10^e (m without trailing zeros) that reads back as d > 0, and of
+ * those the nearest to d: what Ryu's d2d gives (erts/emulator/ryu/d2s.c, d2s_buffered_n; for
+ * the integers below 2^53 its d2d_small_int takes the integer itself, which is that decimal).
+ * The nearest decimal of each length is the correctly rounded one (%.*e); when it falls
+ * outside d's rounding interval, the only other candidate of its length is its neighbour
+ * toward the wider side of the interval. strtod's round-to-nearest-even reading is the
+ * interval, bounds included for an even significand as d2d's acceptBounds has it. */
+static void shortest_decimal(double d, uint64_t *mant, int *exp10)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        char sci[40];
+        (void)snprintf(sci, sizeof sci, "%.*e", prec - 1, d); /* at most 24 bytes */
+        uint64_t m = 0;
+        const char *s = sci;
+        for (; *s != 'e'; s++)
+            if (*s >= '0' && *s <= '9')
+                m = m * 10 + (uint64_t)(*s - '0');
+        int e = (int)strtol(s + 1, NULL, 10) - (prec - 1);
+        uint64_t cand[3] = {m, m - 1, m + 1};
+        for (int i = 0; i < 3; i++) {
+            char txt[48];
+            (void)snprintf(txt, sizeof txt, "%llue%d", (unsigned long long)cand[i], e);
+            if (cand[i] == 0 || strtod(txt, NULL) != d)
+                continue;
+            m = cand[i];
+            while (m % 10 == 0) {
+                m /= 10;
+                e++;
+            }
+            *mant = m;
+            *exp10 = e;
+            return;
+        }
+    }
+    tc_assert_fail(__FILE__, __LINE__, "17 significant digits read back");
+}
+
+/* float_to_list(F, [short]), what ~w writes (io_lib_format:fwrite_g/1): the digits of
+ * shortest_decimal placed as erts' to_chars places them (ryu/d2s.c, its CHANGE_FOR_ERLANG
+ * bounds): fixed notation when the decimal exponent e lies in [-(digits + 2), 1] ([-4, 2] for
+ * one digit, [-(digits + 2), 2] from 10^10 up), except integers from 2^53 up, which take the
+ * exponent form; else d.ddde[-]X. */
+size_t tc_float_format(double d, char *out)
+{
+    /* Erlang floats are finite (the reader, the decoder and tc_term_verify refuse the rest). */
+    TC_CHECK(isfinite(d));
+    char *o = out;
+    if (signbit(d)) {
+        *o++ = '-';
+        d = -d;
+    }
+    if (d == 0) {
+        strcpy(o, "0.0");
+        return (size_t)(o - out) + 3;
+    }
+    uint64_t m;
+    int e;
+    shortest_decimal(d, &m, &e);
+    char digits[24];
+    int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)m);
+    int sci_exp = e + nd - 1;
+    int lower = nd == 1 ? -4 : -(nd + 2), upper = nd == 1 || sci_exp >= 10 ? 2 : 1;
+    bool fixed = lower <= e && e <= upper &&
+                 !((m >= UINT64_C(1) << 53 && e == 0) || (m > (UINT64_C(1) << 52) / 5 && e == 1) ||
+                   (m > (UINT64_C(1) << 51) / 25 && e == 2));
+    int whole = nd + e;
+    if (fixed && e >= 0) { /* 17290.0 */
+        memcpy(o, digits, (size_t)nd);
+        o += nd;
+        memset(o, '0', (size_t)e);
+        o += e;
+        memcpy(o, ".0", 2);
+        o += 2;
+    } else if (fixed && whole > 0) { /* 17.29 */
+        memcpy(o, digits, (size_t)whole);
+        o += whole;
+        *o++ = '.';
+        memcpy(o, digits + whole, (size_t)(nd - whole));
+        o += nd - whole;
+    } else if (fixed) { /* 0.001729 */
+        memcpy(o, "0.", 2);
+        o += 2;
+        memset(o, '0', (size_t)-whole);
+        o += -whole;
+        memcpy(o, digits, (size_t)nd);
+        o += nd;
+    } else { /* 1.729e-4, 1.0e17 */
+        *o++ = digits[0];
+        *o++ = '.';
+        if (nd == 1) {
+            *o++ = '0';
+        } else {
+            memcpy(o, digits + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        o += sprintf(o, "e%d", sci_exp);
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+/* ---- atoms ----------------------------------------------------------------------------- */
+
+
+
+
+static bool atom_needs_quotes(const char *name, size_t len)
+{
+    if (len == 0 || tc_atom_is_reserved_word(name, len))
+        return true;
+    const unsigned char *p = (const unsigned char *)name, *end = p + len;
+    long c = tc_utf8_decode(&p, end);
+    if (!tc_atom_is_lower_start(c))
+        return true;
+    while (p < end)
+        if (!tc_atom_is_name_char(tc_utf8_decode(&p, end)))
+            return true;
+    return false;
+}
+
+/* One character inside quotes, as io_lib's string_char escapes it for ~w (unicode_as_latin1,
+ * io_lib:write_atom_as_latin1): Latin-1 printable characters as themselves (here in UTF-8),
+ * anything above 255 as \x{HEX} in uppercase hex (integer_to_list(C, 16)). */
+static void quoted_char(long c, char quote, char *out, size_t *len)
+{
+    static const char esc_from[] = "\n\r\t\v\b\f\033\177";
+    static const char esc_to[] = "nrtvbfed";
+    size_t n = 0;
+    if (c == quote || c == '\\') {
+        out[n++] = '\\';
+        out[n++] = (char)c;
+    } else if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) {
+        n = tc_utf8_encode((uint32_t)c, out);
+    } else if (c > 0xFF) {
+        n = (size_t)snprintf(out, 16, "\\x{%lX}", (unsigned long)c);
+    } else {
+        const char *e = c ? strchr(esc_from, (int)c) : NULL;
+        out[n++] = '\\';
+        if (e) {
+            out[n++] = esc_to[e - esc_from];
+        } else {
+            out[n++] = (char)('0' + ((c >> 6) & 7));
+            out[n++] = (char)('0' + ((c >> 3) & 7));
+            out[n++] = (char)('0' + (c & 7));
+        }
+    }
+    *len = n;
+}
+
+static void put_atom(strbuf *b, tc_term atom)
+{
+    size_t len;
+    const char *name = tc_atom_name(atom, &len);
+    if (!atom_needs_quotes(name, len)) {
+        put(b, name, len);
+        return;
+    }
+    put(b, "'", 1);
+    const unsigned char *p = (const unsigned char *)name, *end = p + len;
+    while (p < end) {
+        char tmp[16];
+        size_t n;
+        quoted_char(tc_utf8_decode(&p, end), '\'', tmp, &n);
+        put(b, tmp, n);
+    }
+    put(b, "'", 1);
+}
+
+/* ---- the walk -------------------------------------------------------------------------- */
+
+/* Work items: a term to print, the rest of a list after an element, or fixed text. */
+enum { ITEM_TERM, ITEM_LIST_REST, ITEM_TEXT };
+
+static bool push_item(tc_wstack *s, int kind, tc_term v)
+{
+    if (!tc_wstack_reserve(s, 2))
+        return false;
+    s->base[s->n++] = v;
+    s->base[s->n++] = (tc_term)kind;
+    return true;
+}
+#define PUSH_TEXT(s, str) push_item((s), ITEM_TEXT, (tc_term)(uintptr_t)(str))
+
+static void put_bitstring(strbuf *b, tc_term t)
+{
+    tc_bits bits = tc_bitstring_get(t);
+    put(b, "<<", 2);
+    for (size_t i = 0; i < bits.bytes; i++) {
+        if (i)
+            put(b, ",", 1);
+        put_u64(b, tc_bits_byte(&bits, i));
+    }
+    if (bits.extra_bits) {
+        unsigned v = 0;
+        for (unsigned i = 0; i < bits.extra_bits; i++)
+            v = (v << 1) | tc_bits_bit(&bits, bits.bytes * 8 + i);
+        if (bits.bytes)
+            put(b, ",", 1);
+        put_u64(b, v);
+        put(b, ":", 1);
+        put_u64(b, bits.extra_bits);
+    }
+    put(b, ">>", 2);
+}
+
+/* erl_printf_term.c: a remote node's pid, port or ref names it by its dist channel, the
+ * atom index of its name (dist_entry_channel_no); this node is channel 0. */
+static uint64_t channel_of(tc_term t)
+{
+    return tc_is_external(t) ? tc_atom_index(tc_external_node(t)->sysname) : 0;
+}
+
+static void put_signed(strbuf *b, int64_t v)
+{
+    char tmp[24];
+    (void)snprintf(tmp, sizeof tmp, "%lld", (long long)v); /* 20 bytes at most */
+    puts_(b, tmp);
+}
+
+/* Pids, ports, refs and funs as erlang:pid_to_list, port_to_list, ref_to_list and
+ * fun_to_list write them (io_lib:write calls them): <C.N.S>, #Port<C.N>, #Ref<C.nk..n0>,
+ * `fun M:F/A` and #Fun<Module.OldIndex.OldUniq>. */
+static bool put_ident(strbuf *b, tc_term t)
+{
+    if (tc_is_any_pid(t)) {
+        put(b, "<", 1);
+        put_u64(b, channel_of(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_pid(t) ? tc_pid_number(t) : tc_external_pid_number(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_pid(t) ? tc_pid_serial(t) : tc_external_pid_serial(t));
+        put(b, ">", 1);
+    } else if (tc_is_any_port(t)) {
+        put(b, "#Port<", 6);
+        put_u64(b, channel_of(t));
+        put(b, ".", 1);
+        put_u64(b, tc_is_port(t) ? tc_port_number(t) : tc_external_port_number(t));
+        put(b, ">", 1);
+    } else if (tc_is_any_ref(t)) {
+        uint32_t num[TC_REF_MAX_NUMBERS];
+        put(b, "#Ref<", 5);
+        put_u64(b, channel_of(t));
+        for (size_t i = tc_ref_numbers(t, num); i-- > 0;) {
+            put(b, ".", 1);
+            put_u64(b, num[i]);
+        }
+        put(b, ">", 1);
+    } else if (tc_is_fun(t)) {
+        const tc_term *p = tc_boxed_val(t);
+        if (tc_fun_is_local(p)) {
+            const tc_fun_entry *fe = tc_fun_entry_of(p);
+            size_t len;
+            const char *name = tc_atom_name(fe->module, &len);
+            put(b, "#Fun<", 5);
+            put(b, name, len);
+            put(b, ".", 1);
+            put_signed(b, fe->old_index);
+            put(b, ".", 1);
+            put_signed(b, fe->old_uniq);
+            put(b, ">", 1);
+        } else {
+            const tc_export *e = tc_fun_export_of(p);
+            put(b, "fun ", 4);
+            put_atom(b, e->module);
+            put(b, ":", 1);
+            put_atom(b, e->function);
+            put(b, "/", 1);
+            put_u64(b, e->arity);
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool put_scalar(strbuf *b, tc_term t)
+{
+    if (tc_is_small(t)) {
+        char tmp[24];
+        (void)snprintf(tmp, sizeof tmp, "%lld", (long long)tc_small_val(t)); /* 20 bytes at most */
+        puts_(b, tmp);
+    } else if (tc_is_atom(t)) {
+        put_atom(b, t);
+    } else if (tc_is_nil(t)) {
+        put(b, "[]", 2);
+    } else if (put_ident(b, t)) {
+        return true;
+    } else if (tc_is_float(t)) {
+        char tmp[40];
+        put(b, tmp, tc_float_format(tc_float_val(t), tmp));
+    } else if (tc_is_big(t)) {
+        size_t cap = tc_integer_decimal_bound(t);
+        char *tmp = tc_mem_alloc(cap);
+        size_t n = tmp ? tc_integer_to_decimal(t, tmp, NULL) : 0;
+        if (n == 0)
+            b->oom = true;
+        else
+            put(b, tmp, n);
+        tc_mem_free(tmp);
+    } else if (tc_is_bitstring(t)) {
+        put_bitstring(b, t);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+tc_result tc_term_print(tc_term t, char **text, size_t *len)
+{
+    strbuf b = {0};
+    tc_wstack s;
+    tc_wstack_init(&s);
+    bool ok = push_item(&s, ITEM_TERM, t);
+    while (ok && !b.oom && !tc_wstack_empty(&s)) {
+        int kind = (int)tc_wstack_pop(&s);
+        tc_term v = tc_wstack_pop(&s);
+        if (kind == ITEM_TEXT) {
+            puts_(&b, (const char *)(uintptr_t)v);
+        } else if (kind == ITEM_LIST_REST) {
+            if (tc_is_nil(v)) {
+                put(&b, "]", 1);
+            } else if (tc_is_list(v)) {
+                put(&b, ",", 1);
+                ok = push_item(&s, ITEM_LIST_REST, tc_cdr(v)) && push_item(&s, ITEM_TERM, tc_car(v));
+            } else {
+                put(&b, "|", 1);
+                ok = PUSH_TEXT(&s, "]") && push_item(&s, ITEM_TERM, v);
+            }
+        } else if (tc_is_list(v)) {
+            put(&b, "[", 1);
+            ok = push_item(&s, ITEM_LIST_REST, tc_cdr(v)) && push_item(&s, ITEM_TERM, tc_car(v));
+        } else if (tc_is_tuple(v)) {
+            uint64_t n = tc_tuple_arity(v);
+            put(&b, "{", 1);
+            ok = PUSH_TEXT(&s, "}");
+            for (uint64_t i = n; ok && i >= 1; i--)
+                ok = push_item(&s, ITEM_TERM, tc_tuple_element(v, i)) && (i == 1 || PUSH_TEXT(&s, ","));
+        } else if (tc_is_map(v)) {
+            /* maps:next order (hashmap.h), pushed last pair first. */
+            uint64_t i = tc_map_size(v);
+            tc_map_iter it;
+            tc_term key, val;
+            tc_map_iter_init(&it, v, true);
+            put(&b, "#{", 2);
+            ok = PUSH_TEXT(&s, "}");
+            for (; ok && tc_map_iter_next(&it, &key, &val); i--)
+                ok = push_item(&s, ITEM_TERM, val) && PUSH_TEXT(&s, " => ") && push_item(&s, ITEM_TERM, key) &&
+                     (i == 1 || PUSH_TEXT(&s, ","));
+        } else if (!put_scalar(&b, v)) {
+            puts_(&b, "#Unknown<>");
+        }
+    }
+    tc_wstack_destroy(&s);
+    if (!ok || b.oom) {
+        tc_mem_free(b.p);
+        return TC_ENOMEM;
+    }
+    if (!b.p)
+        put(&b, "", 0);
+    if (b.oom) {
+        tc_mem_free(b.p);
+        return TC_ENOMEM;
+    }
+    *text = b.p;
+    if (len)
+        *len = b.n;
+    return TC_OK;
+}
