@@ -1094,7 +1094,7 @@ static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *
     const unsigned char *nf_at = d->p;
     uint32_t num_free = get32(d);
     if (num_free > TC_FUN_MAX_FREE)
-        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %ld (0..255)", (long)(int32_t)num_free);
+        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %lu (0..255)", (unsigned long)num_free);
     if (!fits(d, nf_at, num_free, "NEW_FUN_EXT free variables"))
         return false;
     tc_term module, creator;

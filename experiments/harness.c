@@ -308,13 +308,15 @@ int tc_bench_exit_status(const char *prog, int rc)
 
 /* ---- command lines -------------------------------------------------------------------------- */
 
-/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
+/* A whole decimal argument within [lo, hi]: digits, or '-' and a nonzero digit first (strtol
+ * alone also takes leading spaces, '+' and -0); false (nothing stored) for anything else. */
 static bool parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
+    bool plain = (s[0] >= '0' && s[0] <= '9') || (s[0] == '-' && s[1] >= '1' && s[1] <= '9');
+    if (errno || !plain || *end != '\0' || v < lo || v > hi)
         return false;
     *out = v;
     return true;

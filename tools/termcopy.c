@@ -726,7 +726,9 @@ static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
     char *end;
     errno = 0;
     long v = strtol(o->value, &end, 10);
-    if (errno || end == o->value || *end || v < lo || v > hi) {
+    /* digits, or '-' and a nonzero digit: strtol alone also takes leading spaces, '+' and -0 */
+    bool plain = (o->value[0] >= '0' && o->value[0] <= '9') || (o->value[0] == '-' && o->value[1] >= '1' && o->value[1] <= '9');
+    if (errno || !plain || end == o->value || *end || v < lo || v > hi) {
         fprintf(stderr, "termcopy explain: %s must be an integer from %ld to %ld, not '%.20s'\n", o->name, lo, hi,
                 o->value);
         return false;
