@@ -430,6 +430,27 @@ START_TEST(test_allocation_failure)
 }
 END_TEST
 
+/* A text naming a new atom once the table is full says so (not "atom too long"), as the
+ * external format does. It fills the process's atom table: the suite's last test. */
+START_TEST(test_atom_table_full)
+{
+    char name[16];
+    tc_term a;
+    tc_result r = TC_OK;
+    for (unsigned i = 0; r == TC_OK; i++) {
+        int n = snprintf(name, sizeof name, "full%u", i);
+        r = tc_atom_intern(name, (size_t)n, &a);
+    }
+    ck_assert_int_eq(r, TC_ELIMIT);
+    tc_term t;
+    tc_read_error err = {0};
+    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), "{full7, brand_new}", 18, &t, &err), TC_ELIMIT);
+    ck_assert_msg(strstr(err.message, "atom table full") != NULL, "%s", err.message);
+    ck_assert_int_eq(err.offset, 8);
+    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), "{full7, full8}", 14, &t, &err), TC_OK);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("terms_reader");
@@ -447,6 +468,7 @@ int main(void)
     tcase_add_test(tc, test_deep_structures);
     tcase_add_test(tc, test_large_segment);
     tcase_add_test(tc, test_allocation_failure);
+    tcase_add_test(tc, test_atom_table_full); /* last: it leaves the table full */
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
 }
