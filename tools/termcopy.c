@@ -859,6 +859,16 @@ static int cmd_explain(int argc, char **argv)
         vs[v] = want_vm ? explain_summarize(&vms[v]) : (explain_summary){0, 0, 0, 0, 0};
     }
     const double per = 1000.0 / (double)iterations;
+    /* Below the seed's 1000 operations a loop's one-time costs (the first heap growths and
+     * GCs, first-touch faults) outweigh its per-operation ones, and a median of fewer than
+     * three runs has no spread to set it against: the verdict can flip (1 x 1: 'slower' for a
+     * term the default calls 'faster'). Said on stderr, so --tsv's rows stay as they are. */
+    bool unstable = iterations < EXPLAIN_ITERATIONS || repeats < 3;
+    if (unstable)
+        fprintf(stderr,
+                "termcopy explain: caution: %ld operation%s a loop and %ld run%s are below what gives a stable "
+                "verdict (%d operations, 3 runs); the ratio may say the opposite at the defaults\n",
+                iterations, iterations == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", EXPLAIN_ITERATIONS);
     if (opts[O_TSV].set) {
         char vr[32] = "-", vg[32] = "-", vf[32] = "-";
         if (want_vm) {
