@@ -817,6 +817,20 @@ static int cmd_explain(int argc, char **argv)
     cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
     cfg[V_BASE].iterations = iterations;
     cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_BASE];
+    uint64_t mem_need, mem_have;
+    bool mem_fits;
+    if (tc_ep_estimate_memory(&cfg[V_BASE], &mem_need, &mem_have, &mem_fits) != TC_OK) {
+        fail("%s", "out of memory estimating the run's memory");
+        goto out;
+    }
+    if (!mem_fits) { /* the loops' ETS table alone holds N objects {I, TERM} at once */
+        fprintf(stderr,
+                "termcopy explain: this run would hold at least %.2f GiB (%llu bytes: %ld ETS objects of TERM) and "
+                "the machine has %.2f GiB (%llu bytes); lower --iterations\n",
+                (double)mem_need / (1 << 30), (unsigned long long)mem_need, iterations, (double)mem_have / (1 << 30),
+                (unsigned long long)mem_have);
+        goto out;
+    }
     if (want_vm) { /* the phase, on the unitcost.erl beside the eptest.erl found */
         char dir[4096];
         (void)snprintf(dir, sizeof dir, "%s", vm.erl_src); /* the same size */
