@@ -87,8 +87,8 @@ static void discard_all(void)
 static void on_signal(int sig)
 {
     discard_all();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    (void)signal(sig, SIG_DFL);
+    (void)raise(sig); /* the default action: the exit status says which signal */
 }
 
 FILE *tc_out_open(const char *path)
@@ -125,8 +125,9 @@ FILE *tc_out_open(const char *path)
         return NULL;
     }
     if (!hooked) {
+        if (atexit(discard_all) != 0) /* without it an early exit would leave the temporary file */
+            return NULL;
         hooked = true;
-        atexit(discard_all);
         struct sigaction sa = {0};
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);

@@ -136,17 +136,20 @@ static int decode(void)
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             n--;
         unsigned char *bytes = malloc(n / 2 + 1);
-        if (!bytes)
+        if (!bytes) {
+            free(line);
             return 1;
+        }
         for (size_t i = 0; i + 1 < n; i += 2) {
-            unsigned v;
-            if (sscanf(line + i, "%2x", &v) != 1)
-                v = 0;
-            bytes[i / 2] = (unsigned char)v;
+            char pair[3] = {line[i], line[i + 1], '\0'};
+            bytes[i / 2] = (unsigned char)strtoul(pair, NULL, 16); /* the escript writes hex only */
         }
         tc_arena *arena = tc_arena_new(0);
-        if (!arena)
+        if (!arena) {
+            free(bytes);
+            free(line);
             return 1;
+        }
         tc_term t;
         tc_read_error err = {0};
         tc_result r = tc_ext_decode(tc_arena_alloc(arena), bytes, n / 2, &t, &err);
