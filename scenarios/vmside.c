@@ -159,7 +159,8 @@ void tc_vm_stop(tc_vm *vm)
 static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
 {
     if (fputs(cmd, vm->to) == EOF || fflush(vm->to) == EOF) {
-        fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, strerror(errno));
+        /* errno's number: strerror is not thread-safe, and scenarios/ is library code */
+        fprintf(stderr, "%s: --vm: the VM is gone (errno %d)\n", vm->prog, errno);
         return false;
     }
     char line[256];
