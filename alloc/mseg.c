@@ -106,15 +106,21 @@ static size_t ceil_pow2(size_t n)
 
 /* The size of the next multiblock carrier for a block of `need` bytes. With growth stages:
  * get_next_mbc_size (smbcs, growing by (lmbcs - smbcs) / mbcgs per carrier mapped, lmbcs
- * from the mbcgs-th on; at least the block and the carrier header, create_carrier), mapped
- * as a power-of-two segment (create_carrier's ERTS_MSEG_FLG_2POW: mseg_alloc rounds to the
- * 16 KiB alignment, then to a power of two). Without: mbc_bytes. */
+ * from the mbcgs-th on). Without: mbc_bytes. Either way at least the block and the carrier
+ * header (create_carrier: crr_sz = MBC_HEADER_SIZE + blk_sz when the next size is smaller),
+ * so a block under a large sbct gets a carrier of its own size, never one of sbct bytes (an
+ * sbct of 64 GiB maps what the block needs, as erl +MHsbct does; on 64-bit adjust_sbct
+ * leaves any sbct as given). Grown or staged sizes are mapped as a power-of-two segment
+ * (create_carrier's ERTS_MSEG_FLG_2POW: mseg_alloc rounds to the 16 KiB alignment, then to a
+ * power of two). */
 static size_t next_mbc_bytes(const tc_mseg *m, const inst *i, size_t need)
 {
     const tc_mseg_config *c = &m->cfg;
-    if (c->mbcgs == 0)
+    if (c->mbcgs == 0 && c->mbc_bytes >= need + sizeof(mbc))
         return c->mbc_bytes;
-    size_t sz = i->mbcs >= c->mbcgs ? c->lmbcs : i->mbcs * (c->lmbcs - c->smbcs) / c->mbcgs + c->smbcs;
+    size_t sz = c->mbcgs == 0         ? c->mbc_bytes
+                : i->mbcs >= c->mbcgs ? c->lmbcs
+                                      : i->mbcs * (c->lmbcs - c->smbcs) / c->mbcgs + c->smbcs;
     if (sz < need + sizeof(mbc))
         sz = need + sizeof(mbc);
     return ceil_pow2(round_up(sz, TC_MSEG_SACRR_UNIT));
@@ -153,8 +159,6 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
     m->page = (size_t)sysconf(_SC_PAGESIZE);
     if (m->cfg.lmbcs < m->cfg.smbcs)
         m->cfg.mbcgs = 0;
-    if (m->cfg.mbc_bytes < m->cfg.sbct + HDR + sizeof(mbc))
-        m->cfg.mbc_bytes = round_up(m->cfg.sbct + HDR + sizeof(mbc), m->page);
     m->in = tc_mem_calloc(m->cfg.instances, sizeof *m->in);
     if (!m->in)
         goto fail;

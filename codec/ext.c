@@ -36,11 +36,14 @@
  * key may not repeat, floats must be finite, an atom has at most 255 characters; a pid,
  * port or ref of 'nonode@nohost' with creation 0 is local, any other gets the entry of its
  * node; a local ref has at most 3 numbers, number 0 under 2^18; a fun has at most 255 free
- * variables; FUN_EXT is refused since OTP 23) and is stricter in these places: bytes after
- * the term (binary_to_term/1 ignores them), a bignum sign byte other than 0 or 1, a
- * reference of 0 numbers (dec_term reads one number past it), a fun's old index, old uniq
- * or export arity written as a bignum (dec_term accepts a bignum of small value), a fun
- * creator that is not a pid, and bytes after a COMPRESSED stream are TC_EPARSE. Every declared count is checked against the
+ * variables; FUN_EXT is refused since OTP 23). binary_to_term/1 lets these pass, and so does
+ * tc_ext_decode; tc_ext_decode_strict refuses them (TC_EPARSE): bytes after the term, or
+ * after a COMPRESSED term's zlib stream (both ignored), a bignum sign byte other than 0 or 1
+ * (any other is negative), a fun's old index, old uniq or export arity written as a
+ * SMALL_BIG_EXT of small value (dec_term builds a small of it). Both refuse, where the VM
+ * would not: a reference of 0 numbers (dec_term reads one number past it, out of the
+ * declared bytes), a fun creator that is not a pid, a bignum-written fun field past
+ * SMALL_BIG_EXT's 8 bytes. Every declared count is checked against the
  * bytes left before anything is built for it, where decoded_size would have caught it.
  */
 #include "ext.h"
@@ -97,7 +100,6 @@ enum {
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
-#define PID_NUMBER_LIMIT (UINT32_C(1) << TC_PID_NUMBER_BITS)
 
 static const char local_node[] = "nonode@nohost";
 #define LOCAL_NODE_LEN (sizeof local_node - 1)
@@ -687,6 +689,7 @@ typedef struct decoder {
     tc_result res;
     tc_wstack vals;
     tc_wstack frames;
+    bool strict; /* tc_ext_decode_strict: refuse what binary_to_term/1 lets pass (ext.c's header) */
 } decoder;
 
 /* Records the first error; later ones are consequences. */
@@ -814,8 +817,9 @@ static bool decode_big(decoder *d, unsigned tag, tc_term *out)
                        (unsigned long long)(TC_BIG_ARITY_MAX * 8));
     const unsigned char *sign_at = d->p;
     unsigned sign = get8(d);
-    if (sign > 1)
+    if (sign > 1 && d->strict)
         return fail_at(d, sign_at, TC_EPARSE, "bignum sign byte is %u (0 or 1 expected)", sign);
+    sign = sign != 0; /* dec_term: any other byte is negative */
     const unsigned char *mag = d->p;
     d->p += n;
     while (n > 0 && mag[n - 1] == 0) /* leading zero bytes: normalise as dec_term does */
@@ -832,6 +836,54 @@ static bool decode_big(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
+/* FLOAT_EXT (minor version 0: "%.20e" padded with NULs to 31 bytes), read as erts'
+ * sys_chars_to_double (sys/unix/sys_float.c) reads it from the field's first byte up to a NUL:
+ * [+-]digits, '.' or ',', digits, optionally [eE][+-]digits, and nothing else; strtod's value
+ * must be finite (overflow is badarg; underflow to 0.0 is 0.0, OTP-7178). Hex floats, leading
+ * spaces, "inf", a missing fraction or exponent digits are refused. With no NUL in the 31 bytes
+ * the VM's scan runs on into the bytes after the field; termcopy does the same within the
+ * input, and refuses a text that reaches its end (the VM would read past its binary). */
+static bool digit_at(const unsigned char *q, const unsigned char *end) { return q < end && *q >= '0' && *q <= '9'; }
+
+static bool float_ext_text(decoder *d, double *f)
+{
+    const unsigned char *s = d->p, *e = d->end;
+    if (s < e && (*s == '+' || *s == '-'))
+        s++;
+    bool ok = digit_at(s, e);
+    while (digit_at(s, e))
+        s++;
+    const unsigned char *dp = s;
+    ok = ok && s < e && (*s == '.' || *s == ',');
+    s += ok;
+    ok = ok && digit_at(s, e);
+    while (ok && digit_at(s, e))
+        s++;
+    if (ok && s < e && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < e && (*s == '+' || *s == '-'))
+            s++;
+        ok = digit_at(s, e);
+        while (digit_at(s, e))
+            s++;
+    }
+    if (!ok || s == e || *s != '\0')
+        return fail_at(d, d->p, TC_EPARSE, "FLOAT_EXT text is not a float as the VM reads one ([+-]D.D[e[+-]D], NUL-ended)");
+    size_t n = (size_t)(s - d->p);
+    char small[32], *text = n < sizeof small ? small : tc_mem_alloc(n + 1);
+    if (!text)
+        return oom(d);
+    memcpy(text, d->p, n);
+    text[n] = '\0';
+    text[dp - d->p] = '.'; /* the VM's second strtod takes the other radix character */
+    *f = strtod(text, NULL);
+    if (text != small)
+        tc_mem_free(text);
+    if (!isfinite(*f))
+        return fail_at(d, d->p, TC_EPARSE, "FLOAT_EXT text overflows a double");
+    return true;
+}
+
 static bool decode_float(decoder *d, unsigned tag, tc_term *out)
 {
     const unsigned char *at = d->p;
@@ -843,18 +895,11 @@ static bool decode_float(decoder *d, unsigned tag, tc_term *out)
         bits |= get32(d);
         memcpy(&f, &bits, sizeof f);
     } else {
-        /* Minor version 0: "%.20e" text padded with NULs to 31 bytes. */
         if (!need(d, 31, "FLOAT_EXT"))
             return false;
-        char text[32];
-        memcpy(text, d->p, 31);
-        text[31] = '\0';
-        d->p += 31;
-        char *end;
-        f = strtod(text, &end);
-        size_t used = (size_t)(end - text);
-        if (used == 0 || text[used] != '\0')
-            return fail_at(d, at, TC_EPARSE, "FLOAT_EXT text is not a number");
+        if (!float_ext_text(d, &f))
+            return false;
+        d->p = at + 31;
     }
     if (!isfinite(f))
         return fail_at(d, at, TC_EPARSE, "float is NaN or infinite (Erlang floats are finite)");
@@ -897,9 +942,11 @@ static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
         *out = tc_term_external_pid(d->a, n, number, serial);
         return built(d, *out);
     }
-    if (number >= PID_NUMBER_LIMIT)
-        return fail_at(d, id_at, TC_ELIMIT, "pid process number %lu does not fit the VM's 28 bits",
-                       (unsigned long)number);
+    if (number > TC_PID_NUMBER_MAX || serial > TC_PID_SERIAL_MAX)
+        return fail_at(d, id_at, TC_ELIMIT,
+                       "local pid <0.%lu.%lu> is past the VM's limits (number at most %lu, serial at most %lu)",
+                       (unsigned long)number, (unsigned long)serial, (unsigned long)TC_PID_NUMBER_MAX,
+                       (unsigned long)TC_PID_SERIAL_MAX);
     *out = tc_make_pid(number, serial);
     return true;
 }
@@ -981,11 +1028,23 @@ static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
-/* An integer field of a fun that dec_term requires to be a small: SMALL_INTEGER_EXT or
- * INTEGER_EXT here (a small written as a bignum, which dec_term would accept, is refused). */
+/* An integer field of a fun that dec_term requires to be a small (it decodes any term and
+ * tests is_small): SMALL_INTEGER_EXT, INTEGER_EXT, or (not under strict) a SMALL_BIG_EXT of a
+ * value in the small range, which dec_term builds as a small. */
 static bool decode_small_field(decoder *d, const char *what, int64_t *v)
 {
     const unsigned char *at = d->p;
+    if (!d->strict && left(d) >= 3 && d->p[0] == SMALL_BIG_EXT && d->p[1] <= 8 && left(d) >= 3u + d->p[1]) {
+        uint64_t mag = 0;
+        for (unsigned i = d->p[1]; i > 0; i--)
+            mag = mag << 8 | d->p[2 + i];
+        bool neg = d->p[2] != 0;
+        if (neg ? mag <= (uint64_t)TC_MAX_SMALL + 1 : mag <= (uint64_t)TC_MAX_SMALL) {
+            *v = neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+            d->p += 3u + d->p[1];
+            return true;
+        }
+    }
     if (left(d) >= 2 && d->p[0] == SMALL_INTEGER_EXT) {
         *v = d->p[1];
         d->p += 2;
@@ -1035,7 +1094,7 @@ static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *
     const unsigned char *nf_at = d->p;
     uint32_t num_free = get32(d);
     if (num_free > TC_FUN_MAX_FREE)
-        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %ld (0..255)", (long)(int32_t)num_free);
+        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %lu (0..255)", (unsigned long)num_free);
     if (!fits(d, nf_at, num_free, "NEW_FUN_EXT free variables"))
         return false;
     tc_term module, creator;
@@ -1331,14 +1390,14 @@ static bool parse(decoder *d, tc_term *result)
 
 /* The term in bytes[first..len) (first: just past the version byte), into a. */
 static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
-                             tc_term *out, tc_read_error *err)
+                             bool strict, tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
     tc_term v = TC_NON_VALUE;
-    if (parse(&d, &v) && d.p != d.end)
+    if (parse(&d, &v) && d.p != d.end && strict)
         record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
     tc_wstack_destroy(&d.vals);
     tc_wstack_destroy(&d.frames);
@@ -1373,7 +1432,7 @@ TC_PRINTF(4, 5) static tc_result header_error(tc_read_error *err, size_t at, tc_
  */
 #define ZLIB_MAX_RATIO 1032u
 
-static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
+static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size_t len, bool strict, tc_term *out,
                                    tc_read_error *err)
 {
     if (len < 6)
@@ -1405,23 +1464,34 @@ static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size
     else if (got != size)
         r = header_error(err, 2, TC_EPARSE, "compressed term declares %llu bytes but inflates to %zu",
                          (unsigned long long)size, got);
-    else if (z == 2)
+    else if (z == 2 && strict)
         r = header_error(err, 6, TC_EPARSE, "bytes after the end of the zlib stream");
     else
-        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", out, err);
+        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", strict, out, err);
     tc_mem_free(buf);
     return r;
 }
 
-tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+static tc_result decode_ext(tc_alloc *a, const unsigned char *bytes, size_t len, bool strict, tc_term *out,
+                            tc_read_error *err)
 {
     if (len == 0)
         return header_error(err, 0, TC_EPARSE, "empty input (expected the version byte 131)");
     if (bytes[0] != TC_EXT_VERSION)
         return header_error(err, 0, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
     if (len > 1 && bytes[1] == COMPRESSED)
-        return decode_compressed(a, bytes, len, out, err);
-    return decode_term(a, bytes, 1, len, "byte", out, err);
+        return decode_compressed(a, bytes, len, strict, out, err);
+    return decode_term(a, bytes, 1, len, "byte", strict, out, err);
+}
+
+tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+{
+    return decode_ext(a, bytes, len, false, out, err);
+}
+
+tc_result tc_ext_decode_strict(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+{
+    return decode_ext(a, bytes, len, true, out, err);
 }
 
 /* term_to_binary(T, [{compressed, Level}, {minor_version, M}]): the plain encoding, then

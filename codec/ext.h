@@ -5,7 +5,8 @@
  *
  * Encoding is the VM's two passes (size, then write into an exactly sized buffer), minor
  * version 1 (OTP 25's term_to_binary/1 default: Latin-1 atoms as ATOM_EXT) or 2 (all atoms
- * UTF-8, as the golden vectors). Decoding builds the canonical heap form with strict checks.
+ * UTF-8, as the golden vectors). Decoding builds the canonical heap form, accepting exactly
+ * what binary_to_term/1 accepts, or (strict) only one canonical term.
  * Both walk with explicit stacks. The tag choices and where termcopy differs from the VM
  * are listed at the top of ext.c.
  */
@@ -48,6 +49,11 @@ tc_result tc_ext_encode_compressed(tc_term t, unsigned minor, int level, unsigne
  */
 tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
                         tc_read_error *err) TC_MUST_CHECK;
+/* The same, refusing what binary_to_term/1 lets pass (bytes after the term or after a
+ * COMPRESSED stream, a bignum sign byte other than 0 and 1, fun fields written as bignums):
+ * the check that a binary is exactly one canonical term. */
+tc_result tc_ext_decode_strict(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
+                               tc_read_error *err) TC_MUST_CHECK;
 
 TC_END_DECLS
 

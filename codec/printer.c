@@ -50,10 +50,51 @@ static void put_u64(strbuf *b, uint64_t v)
 
 /* ---- floats ---------------------------------------------------------------------------- */
 
+/* The shortest decimal m * 10^e (m without trailing zeros) that reads back as d > 0, and of
+ * those the nearest to d: what Ryu's d2d gives (erts/emulator/ryu/d2s.c, d2s_buffered_n; for
+ * the integers below 2^53 its d2d_small_int takes the integer itself, which is that decimal).
+ * The nearest decimal of each length is the correctly rounded one (%.*e); when it falls
+ * outside d's rounding interval, the only other candidate of its length is its neighbour
+ * toward the wider side of the interval. strtod's round-to-nearest-even reading is the
+ * interval, bounds included for an even significand as d2d's acceptBounds has it. */
+static void shortest_decimal(double d, uint64_t *mant, int *exp10)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        char sci[40];
+        (void)snprintf(sci, sizeof sci, "%.*e", prec - 1, d); /* at most 24 bytes */
+        uint64_t m = 0;
+        const char *s = sci;
+        for (; *s != 'e'; s++)
+            if (*s >= '0' && *s <= '9')
+                m = m * 10 + (uint64_t)(*s - '0');
+        int e = (int)strtol(s + 1, NULL, 10) - (prec - 1);
+        uint64_t cand[3] = {m, m - 1, m + 1};
+        for (int i = 0; i < 3; i++) {
+            char txt[48];
+            (void)snprintf(txt, sizeof txt, "%llue%d", (unsigned long long)cand[i], e);
+            if (cand[i] == 0 || strtod(txt, NULL) != d)
+                continue;
+            m = cand[i];
+            while (m % 10 == 0) {
+                m /= 10;
+                e++;
+            }
+            *mant = m;
+            *exp10 = e;
+            return;
+        }
+    }
+    tc_assert_fail(__FILE__, __LINE__, "17 significant digits read back");
+}
+
+/* float_to_list(F, [short]), what ~w writes (io_lib_format:fwrite_g/1): the digits of
+ * shortest_decimal placed as erts' to_chars places them (ryu/d2s.c, its CHANGE_FOR_ERLANG
+ * bounds): fixed notation when the decimal exponent e lies in [-(digits + 2), 1] ([-4, 2] for
+ * one digit, [-(digits + 2), 2] from 10^10 up), except integers from 2^53 up, which take the
+ * exponent form; else d.ddde[-]X. */
 size_t tc_float_format(double d, char *out)
 {
-    /* Erlang floats are finite (the reader, the decoder and tc_term_verify refuse the rest);
-     * "inf" and "nan" have no digits or exponent for the scan below to find. */
+    /* Erlang floats are finite (the reader, the decoder and tc_term_verify refuse the rest). */
     TC_CHECK(isfinite(d));
     char *o = out;
     if (signbit(d)) {
@@ -64,57 +105,38 @@ size_t tc_float_format(double d, char *out)
         strcpy(o, "0.0");
         return (size_t)(o - out) + 3;
     }
-    /* Shortest digits that round-trip: the first precision whose correctly rounded
-     * decimal reads back as the same double. */
-    char sci[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        (void)snprintf(sci, sizeof sci, "%.*e", prec - 1, d); /* at most 24 bytes */
-        if (strtod(sci, NULL) == d)
-            break;
-    }
-    char digits[20];
-    int nd = 0;
-    const char *s = sci;
-    for (; *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9')
-            digits[nd++] = *s;
-    TC_ASSERT(nd > 0);
-    int exp10 = (int)strtol(s + 1, NULL, 10); /* the exponent %e wrote: 3 digits at most */
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    /* value = digits * 10^place; the placement rules are io_lib_format's. */
-    int place = exp10 - (nd - 1);
-    int exp = place + nd - 1;
-    char expl[8];
-    int explen = snprintf(expl, sizeof expl, "%d", exp);
-    int expcost = explen + 2;
-    if (place == 0) {
+    uint64_t m;
+    int e;
+    shortest_decimal(d, &m, &e);
+    char digits[24];
+    int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)m);
+    int sci_exp = e + nd - 1;
+    int lower = nd == 1 ? -4 : -(nd + 2), upper = nd == 1 || sci_exp >= 10 ? 2 : 1;
+    bool fixed = lower <= e && e <= upper &&
+                 !((m >= UINT64_C(1) << 53 && e == 0) || (m > (UINT64_C(1) << 52) / 5 && e == 1) ||
+                   (m > (UINT64_C(1) << 51) / 25 && e == 2));
+    int whole = nd + e;
+    if (fixed && e >= 0) { /* 17290.0 */
         memcpy(o, digits, (size_t)nd);
         o += nd;
-        strcpy(o, ".0");
+        memset(o, '0', (size_t)e);
+        o += e;
+        memcpy(o, ".0", 2);
         o += 2;
-    } else if (place < 0 && exp >= 0) {
-        int before = nd + place;
-        memcpy(o, digits, (size_t)before);
-        o += before;
+    } else if (fixed && whole > 0) { /* 17.29 */
+        memcpy(o, digits, (size_t)whole);
+        o += whole;
         *o++ = '.';
-        memcpy(o, digits + before, (size_t)(nd - before));
-        o += nd - before;
-    } else if (place < 0 && 2 - place - nd <= expcost) {
-        *o++ = '0';
-        *o++ = '.';
-        for (int i = 0; i < -place - nd; i++)
-            *o++ = '0';
+        memcpy(o, digits + whole, (size_t)(nd - whole));
+        o += nd - whole;
+    } else if (fixed) { /* 0.001729 */
+        memcpy(o, "0.", 2);
+        o += 2;
+        memset(o, '0', (size_t)-whole);
+        o += -whole;
         memcpy(o, digits, (size_t)nd);
         o += nd;
-    } else if (place > 0 && expcost + (nd == 1) >= place + 2) {
-        memcpy(o, digits, (size_t)nd);
-        o += nd;
-        for (int i = 0; i < place; i++)
-            *o++ = '0';
-        *o++ = '.';
-        *o++ = '0';
-    } else {
+    } else { /* 1.729e-4, 1.0e17 */
         *o++ = digits[0];
         *o++ = '.';
         if (nd == 1) {
@@ -123,9 +145,7 @@ size_t tc_float_format(double d, char *out)
             memcpy(o, digits + 1, (size_t)(nd - 1));
             o += nd - 1;
         }
-        *o++ = 'e';
-        memcpy(o, expl, (size_t)explen);
-        o += explen;
+        o += sprintf(o, "e%d", sci_exp);
     }
     *o = '\0';
     return (size_t)(o - out);
@@ -150,7 +170,9 @@ static bool atom_needs_quotes(const char *name, size_t len)
     return false;
 }
 
-/* One character inside quotes, as io_lib's string_char escapes it. */
+/* One character inside quotes, as io_lib's string_char escapes it for ~w (unicode_as_latin1,
+ * io_lib:write_atom_as_latin1): Latin-1 printable characters as themselves (here in UTF-8),
+ * anything above 255 as \x{HEX} in uppercase hex (integer_to_list(C, 16)). */
 static void quoted_char(long c, char quote, char *out, size_t *len)
 {
     static const char esc_from[] = "\n\r\t\v\b\f\033\177";
@@ -159,8 +181,10 @@ static void quoted_char(long c, char quote, char *out, size_t *len)
     if (c == quote || c == '\\') {
         out[n++] = '\\';
         out[n++] = (char)c;
-    } else if ((c >= ' ' && c <= '~') || c >= 0xA0) {
+    } else if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) {
         n = tc_utf8_encode((uint32_t)c, out);
+    } else if (c > 0xFF) {
+        n = (size_t)snprintf(out, 16, "\\x{%lX}", (unsigned long)c);
     } else {
         const char *e = c ? strchr(esc_from, (int)c) : NULL;
         out[n++] = '\\';
@@ -186,7 +210,7 @@ static void put_atom(strbuf *b, tc_term atom)
     put(b, "'", 1);
     const unsigned char *p = (const unsigned char *)name, *end = p + len;
     while (p < end) {
-        char tmp[8];
+        char tmp[16];
         size_t n;
         quoted_char(tc_utf8_decode(&p, end), '\'', tmp, &n);
         put(b, tmp, n);

@@ -2,9 +2,11 @@
  * printer.h — a term as text, exactly as `io_lib:format("~w", [T])` writes it on OTP 25.
  *
  * Lists print as lists of integers (never as strings), binaries as bytes with a trailing
- * `V:N` segment for leftover bits, atoms are quoted only when they must be, and floats take
- * the shortest digits that read back to the same double, placed as io_lib_format does
- * (`1.0`, `0.5`, `1.0e3`, `1.0e-4`). The walk is iterative.
+ * `V:N` segment for leftover bits, atoms are quoted only when they must be (characters above
+ * Latin-1 as \x{HEX}, io_lib:write_atom_as_latin1), and floats as float_to_list(F, [short])
+ * writes them (io_lib_format:fwrite_g/1; erts ryu/d2s.c): the shortest digits that read back to
+ * the same double, in fixed or exponent form by its rule (`0.0001`, `100.0`, `1.0e3`,
+ * `9.007199254740992e15`). The walk is iterative.
  */
 #ifndef TC_PRINTER_H
 #define TC_PRINTER_H

@@ -324,9 +324,11 @@ static bool read_number(reader *r, tc_term *out)
 static bool make_atom(reader *r, const unsigned char *at, const char *name, size_t len, tc_term *out)
 {
     tc_result res = tc_atom_intern(name, len, out);
-    if (res == TC_ELIMIT)
-        return fail_at(r, at, TC_ELIMIT, "atom too long (%ld characters; the VM's limit is 255)",
-                       tc_utf8_length(name, len));
+    long chars = tc_utf8_length(name, len);
+    if (res == TC_ELIMIT && chars > (long)TC_MAX_ATOM_CHARACTERS)
+        return fail_at(r, at, TC_ELIMIT, "atom too long (%ld characters; the VM's limit is 255)", chars);
+    if (res == TC_ELIMIT) /* what else tc_atom_intern refuses: a new atom past the table's size */
+        return fail_at(r, at, TC_ELIMIT, "atom table full (1,048,576 atoms, the VM's default limit: system_limit)");
     if (res == TC_ENOMEM)
         return oom(r);
     if (res != TC_OK)
@@ -436,7 +438,7 @@ static bool read_pid(reader *r, tc_term *out)
     if (peek(r) != '.')
         return expected(r, "'.' in a pid");
     r->p++;
-    if (!read_decimal_u64(r, (UINT64_C(1) << TC_PID_NUMBER_BITS) - 1, &num, "a pid's process number"))
+    if (!read_decimal_u64(r, TC_PID_NUMBER_MAX, &num, "a pid's process number"))
         return false;
     if (peek(r) != '.')
         return expected(r, "'.' in a pid");

@@ -124,6 +124,21 @@ int main(int argc, char **argv)
     rc = 0;
     if (cli.extra[X_VM_OVERHEAD].given && !tc_vmoh_measure("eptest", NULL, &o.cfg.policy, &o.oh))
         return 2;
+    uint64_t need, have;
+    bool fits;
+    tc_result er = tc_ep_estimate_memory(&o.cfg, &need, &have, &fits);
+    if (er != TC_OK) {
+        fprintf(stderr, "eptest: estimating the run's memory failed: %s\n", tc_result_name(er));
+        return 1;
+    }
+    if (!fits) {
+        fprintf(stderr,
+                "eptest: this run would hold at least %.2f GiB (%llu bytes: %ld ETS objects of the payload) and the "
+                "machine has %.2f GiB (%llu bytes); lower --iterations or --len\n",
+                (double)need / (1 << 30), (unsigned long long)need, o.cfg.iterations, (double)have / (1 << 30),
+                (unsigned long long)have);
+        return 2;
+    }
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", o.csv, &rc);
     if (rc)
         return rc;

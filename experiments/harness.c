@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "harness.h"
+#include "output.h"
 
 #include "alloc/faults.h"
 #include "heaps/send.h"
@@ -161,7 +162,7 @@ FILE *tc_bench_csv_open(const char *path)
 {
     static bool stdout_taken;
     if (strcmp(path, "-") != 0)
-        return fopen(path, "w");
+        return tc_out_open(path);
     if (stdout_taken) { /* stdout is standard error's now */
         errno = EBUSY;
         return NULL;
@@ -182,11 +183,7 @@ FILE *tc_bench_csv_open(const char *path)
     return f;
 }
 
-bool tc_bench_csv_close(FILE *f)
-{
-    bool ok = fflush(f) == 0 && !ferror(f);
-    return fclose(f) == 0 && ok;
-}
+bool tc_bench_csv_close(FILE *f) { return tc_out_close(f); }
 
 void tc_bench_meta(FILE *f, const char *key, const char *fmt, ...)
 {
@@ -304,20 +301,22 @@ int tc_bench_exit_status(const char *prog, int rc)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: cannot write standard output: %s\n", prog, strerror(errno));
-        return 2;
+        rc = 2;
     }
-    return rc;
+    return tc_out_finish(prog, rc);
 }
 
 /* ---- command lines -------------------------------------------------------------------------- */
 
-/* A whole decimal argument within [lo, hi]; false (nothing stored) for anything else. */
+/* A whole decimal argument within [lo, hi]: digits, or '-' and a nonzero digit first (strtol
+ * alone also takes leading spaces, '+' and -0); false (nothing stored) for anything else. */
 static bool parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *s == '\0' || *end != '\0' || v < lo || v > hi)
+    bool plain = (s[0] >= '0' && s[0] <= '9') || (s[0] == '-' && s[1] >= '1' && s[1] <= '9');
+    if (errno || !plain || *end != '\0' || v < lo || v > hi)
         return false;
     *out = v;
     return true;
@@ -692,6 +691,13 @@ FILE *tc_bench_cli_open_csv(tc_bench_cli *c, const char *option, const char *pat
     if (to_stdout && c->csv_on_stdout) {
         fprintf(stderr, "%s: %s: standard output already has the other CSV; try '%s --help'\n", c->spec->prog,
                 option, c->spec->prog);
+        *status = 2;
+        return NULL;
+    }
+    if (!to_stdout && tc_out_clashes(path)) {
+        fprintf(stderr, "%s: %s: '", c->spec->prog, option);
+        quote_value(stderr, path);
+        fprintf(stderr, "' is the same file as another output of this run; try '%s --help'\n", c->spec->prog);
         *status = 2;
         return NULL;
     }

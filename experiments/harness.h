@@ -172,7 +172,9 @@ bool tc_bench_cli_close_csv(const tc_bench_cli *c, FILE *f, const char *path);
 
 /* ---- CSV ------------------------------------------------------------------------------ */
 
-/* Opens `path` for writing; NULL (errno set) when it cannot. "-" is standard output, taken
+/* Opens `path` for writing (output.h: a temporary file beside it, put in place by
+ * tc_bench_exit_status when the run ends with status 0, else removed, so the previous file
+ * survives any failure); NULL (errno set) when it cannot. "-" is standard output, taken
  * over: the CSV gets the process's standard output and stdout itself goes to standard error
  * from then on, so that nothing else a binary prints can land in the CSV. Once per process
  * (errno EBUSY after). */
@@ -191,7 +193,8 @@ void tc_bench_meta_standard(FILE *f);
 void tc_bench_meta_policy(FILE *f, const tc_policy *pol);
 
 /* What an experiment's main returns last: `rc`, or 2 with a one-line message when standard
- * output could not be written (a full disk, a closed pipe), so no table is lost silently. */
+ * output could not be written (a full disk, a closed pipe), so no table is lost silently.
+ * It ends the run's output files (tc_out_finish): in place with status 0, else discarded. */
 int tc_bench_exit_status(const char *prog, int rc);
 /* Setup that cannot go on without its memory (a payload being built): prints
  * "PROG: out of memory (WHAT)" and exits 1. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../copy/copy_struct.h"
 #include "../copy/literal.h"
@@ -579,6 +580,41 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
     if (r == TC_OK)
         r = stack_to(w->tester, 1);
     return r == TC_OK ? check_heap(w, w->tester) : r;
+}
+
+tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uint64_t *machine, bool *fits)
+{
+    tc_arena *arena = tc_arena_new(0);
+    if (!arena)
+        return TC_ENOMEM;
+    tc_term payload = cfg->payload, obj, elems[2];
+    tc_result r = payload != TC_NON_VALUE ? TC_OK : tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload);
+    uint64_t words = 0;
+    tc_ets *scratch = NULL;
+    tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    if (r == TC_OK)
+        r = tc_term_flat_size(payload, &words);
+    elems[0] = tc_make_small(1);
+    elems[1] = payload;
+    if (r == TC_OK && (obj = tc_term_tuple(tc_arena_alloc(arena), elems, 2)) == TC_NON_VALUE)
+        r = TC_ENOMEM;
+    if (r == TC_OK)
+        r = tc_ets_new(&eo, &scratch);
+    tc_copy_stats stats = {0};
+    if (r == TC_OK)
+        r = tc_ets_insert(scratch, obj, &stats);
+    if (r == TC_OK) {
+        uint64_t per_object = tc_ets_get_info(scratch).stored_bytes;
+        *estimate = (uint64_t)cfg->iterations * per_object + words * TC_WORD_BYTES;
+        const char *env = getenv("TC_MEM_BYTES");
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        *machine = env && *env ? strtoull(env, NULL, 10) : pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
+        *fits = *estimate <= *machine;
+    }
+    if (scratch)
+        tc_ets_free(scratch);
+    tc_arena_free(arena);
+    return r;
 }
 
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])

@@ -95,6 +95,16 @@ typedef struct tc_ep_counts {
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
 } tc_ep_counts;
 
+/* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of
+ * its N objects {I, Data} live in the table until the run ends, so N times the bytes the store
+ * charges for one such object (tc_ets_get_info's stored_bytes after storing {1, Data} once in
+ * a scratch table: node, compact DbTerm words), plus Data on the tester's heap. A lower bound
+ * of the peak (heaps and messages come on top), so a run it does not fit cannot fit.
+ * *machine: the machine's physical memory (sysconf), or TC_MEM_BYTES from the environment
+ * when set (the tests' way to put the limit where they want it). *fits: estimate <= machine. */
+tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uint64_t *machine,
+                                bool *fits) TC_MUST_CHECK;
+
 /* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_MUST_CHECK;
 

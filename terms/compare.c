@@ -52,10 +52,12 @@ static int cmp_numbers(tc_term a, tc_term b, bool exact)
     }
     if (!fa && !fb)
         return tc_integer_compare(a, b);
-    int c = fa ? -tc_integer_compare_double(b, tc_float_val(a)) : tc_integer_compare_double(a, tc_float_val(b));
-    if (c == 0 && exact)
-        c = fa ? 1 : -1; /* an integer sorts before the float of the same value */
-    return c;
+    /* Map key order: every integer before every float, whatever their values (erts_cmp_compound's
+     * mixed_types with exact set: SMALL_FLOAT, BIG_FLOAT and the reverse fall through to the
+     * type order b_tag - a_tag, and FLOAT_DEF sorts above BIG_DEF and SMALL_DEF). */
+    if (exact)
+        return fa ? 1 : -1;
+    return fa ? -tc_integer_compare_double(b, tc_float_val(a)) : tc_integer_compare_double(a, tc_float_val(b));
 }
 
 static int cmp_atoms(tc_term a, tc_term b)

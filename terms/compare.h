@@ -5,8 +5,12 @@
  * bitstring. Integers and floats compare by value (1 == 1.0 in term order). Tuples by
  * arity, then element by element; lists element by element; maps by size, then keys,
  * then values; atoms by name; bitstrings bit by bit, a prefix first.
- * The exact order differs only where an integer equals a float: the integer comes first.
- * It is the order flatmap keys are kept in, and =:= is "exactly equal".
+ * Two relations, both erts_cmp: the term order (tc_term_compare, erts_cmp(a, b, 0, 0), what <
+ * and lists:sort use) and the map key order (tc_term_compare_exact, erts_cmp(a, b, 1, 0), the
+ * CMP_TERM of erl_utils.h): the same, except that every integer sorts before every float
+ * whatever their values (1 before 0.5), at any depth. Map keys are kept, printed and encoded
+ * in map key order, and the keys of two maps are compared in it even inside the term order
+ * (their values are not); =:= is equality in map key order.
  * Walks are iterative; the only failure is running out of memory for the stack.
  */
 #ifndef TC_COMPARE_H

@@ -205,19 +205,24 @@ static inline tc_term tc_make_atom(uint64_t index)
 static inline uint64_t tc_atom_index(tc_term t) { return t >> TC_TAG_IMMED2_SIZE; }
 
 /*
- * Local pid <0.N.S>: the data field holds the process number in its low 28 bits and the
- * serial above them, so <0.N.0> is (N << 4) | 0x3.
+ * Local pid <0.N.S>: the 28-bit data field holds the process number in its low 15 bits and
+ * the serial in the 13 above them (erl_term.h _PID_NUM_SIZE 15, _PID_DATA_SIZE 28;
+ * erl_node_container_utils.h ERTS_MAX_INTERNAL_PID_NUMBER and _SERIAL, beyond which
+ * list_to_pid/1 and binary_to_term/1 of a local pid are badarg), so <0.N.0> is (N << 4) | 0x3.
+ * Callers pass a number and serial within those limits.
  */
-#define TC_PID_NUMBER_BITS 28
-#define TC_PID_SERIAL_MAX UINT32_MAX
+#define TC_PID_NUMBER_BITS 15
+#define TC_PID_SERIAL_BITS 13
+#define TC_PID_NUMBER_MAX ((UINT32_C(1) << TC_PID_NUMBER_BITS) - 1)
+#define TC_PID_SERIAL_MAX ((UINT32_C(1) << TC_PID_SERIAL_BITS) - 1)
 static inline tc_term tc_make_pid(uint32_t number, uint32_t serial)
 {
-    uint64_t data = ((uint64_t)serial << TC_PID_NUMBER_BITS) | number;
+    uint64_t data = ((uint64_t)(serial & TC_PID_SERIAL_MAX) << TC_PID_NUMBER_BITS) | (number & TC_PID_NUMBER_MAX);
     return (data << TC_TAG_IMMED1_SIZE) | TC_TAG_IMMED1_PID;
 }
 static inline uint32_t tc_pid_number(tc_term t)
 {
-    return (uint32_t)((t >> TC_TAG_IMMED1_SIZE) & ((UINT64_C(1) << TC_PID_NUMBER_BITS) - 1));
+    return (uint32_t)((t >> TC_TAG_IMMED1_SIZE) & TC_PID_NUMBER_MAX);
 }
 static inline uint32_t tc_pid_serial(tc_term t)
 {

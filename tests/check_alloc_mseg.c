@@ -64,6 +64,30 @@ START_TEST(multiblock_blocks_recycle)
 }
 END_TEST
 
+/* Under an sbct far above the mbc size, a block gets a multiblock carrier of its own size
+ * (create_carrier: MBC_HEADER_SIZE + blk_sz, a power-of-two segment), not one of sbct bytes:
+ * sbct 64 GiB maps 2 MiB for a 1 MiB block, as the VM under +MHsbct does. */
+START_TEST(large_sbct_sizes_carriers_by_block)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.sbct = (size_t)64 << 30;
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 100 * KIB);
+    ck_assert(a && !tc_mseg_block_is_sbc(a));
+    ck_assert_uint_eq(st->bytes_mapped, c.mbc_bytes); /* a small block: the usual carrier */
+    void *b = tc_mseg_alloc_block(m, 1024 * KIB);
+    ck_assert(b && !tc_mseg_block_is_sbc(b));
+    ck_assert_uint_eq(st->carriers_mapped, 2);
+    ck_assert_uint_eq(st->bytes_mapped, c.mbc_bytes + 2048 * KIB);
+    memset(b, 1, 1024 * KIB);
+    tc_mseg_free_block(m, a);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free(m);
+}
+END_TEST
+
 START_TEST(single_block_cache)
 {
     tc_mseg *m = source(2);
@@ -347,6 +371,7 @@ static Suite *suite(void)
     tcase_add_test(tc, multiblock_carriers_grow);
     tcase_add_test(tc, fresh_pages_fault);
     tcase_add_test(tc, injected_failures);
+    tcase_add_test(tc, large_sbct_sizes_carriers_by_block);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -160,6 +160,15 @@ START_TEST(test_minor_versions)
     /* Local pids: NEW_PID_EXT, node 'nonode@nohost', creation 0. */
     check_encodes("<0.5.7>", 2, "8358770D6E6F6E6F6465406E6F686F7374000000050000000700000000");
     check_encodes("<0.5.7>", 1, "835864000D6E6F6E6F6465406E6F686F7374000000050000000700000000");
+    check_encodes("<0.32767.8191>", 2, "8358770D6E6F6E6F6465406E6F686F737400007FFF00001FFF00000000");
+    /* FLOAT_EXT as sys_chars_to_double reads it: ',' for '.', underflow to 0.0, the VM's answers. */
+    check_decodes("8363312C3500000000000000000000000000000000000000000000000000000000", "1.5");
+    check_decodes("8363312E35652D3430300000000000000000000000000000000000000000000000", "0.0");
+    check_decodes("83632B312E35452B33000000000000000000000000000000000000000000000000", "1.5e3");
+    check_decodes("8363312E3065333038000000000000000000000000000000000000000000000000", "1.0e308");
+    /* Keys in map key order, every integer before every float (the VM's term_to_binary). */
+    check_encodes("#{0.5 => b, 1 => a}", 2, "8374000000026101770161463FE0000000000000770162");
+    check_decodes("8374000000026101770161463FE0000000000000770162", "#{1 => a, 0.5 => b}");
     /* Everything else is the same in both. */
     static const char mixed[] = "836803463FF80000000000006C00000001620000010062FFFFFFFF4D0000000103" "20";
     check_encodes("{1.5,[256|-1],<<1:3>>}", 1, mixed);
@@ -417,7 +426,6 @@ static const struct {
     {"83 6D FF FF FF FF 00", TC_EPARSE, 2, "BINARY_EXT of 4 GiB"},
     {"83 6F FF FF FF FF 00", TC_EPARSE, 2, "LARGE_BIG_EXT of 4 GiB"},
     {"83 6E 05 01 FF FF", TC_EPARSE, 2, "SMALL_BIG_EXT digits past the end"},
-    {"83 6E 02 02 01 01", TC_EPARSE, 3, "bignum sign byte 2"},
     {"83 4D 00 00 00 02 00 FF FF", TC_EPARSE, 6, "BIT_BINARY_EXT of 2 bytes with 0 bits"},
     {"83 4D 00 00 00 01 09 FF", TC_EPARSE, 6, "BIT_BINARY_EXT with 9 bits"},
     {"83 4D 00 00 00 00 03", TC_EPARSE, 6, "empty BIT_BINARY_EXT with 3 bits"},
@@ -428,17 +436,33 @@ static const struct {
     {"83 46 3F F0", TC_EPARSE, 2, "NEW_FLOAT_EXT cut"},
     {"83 63 61 62 63 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
      TC_EPARSE, 2, "FLOAT_EXT that is not a number"},
+    {"83 63 30 78 31 70 33 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT hex float (strtod takes it, the VM does not)"},
+    {"83 63 20 31 2E 35 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT leading space"},
+    {"83 63 31 65 33 30 38 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT without a fraction"},
+    {"83 63 31 2E 30 65 33 30 39 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT overflow"},
+    {"83 63 2E 35 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT without leading digits"},
+    {"83 63 31 2E 35 65 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT without exponent digits"},
+    {"83 63 69 6E 66 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00", TC_EPARSE, 2,
+     "FLOAT_EXT inf"},
+    {"83 63 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31", TC_EPARSE, 2,
+     "FLOAT_EXT of 31 digits, no NUL, input ends"},
     {"83 77 FF", TC_EPARSE, 2, "SMALL_ATOM_UTF8_EXT of 255 bytes with none"},
     {"83 77 01 FF", TC_EPARSE, 3, "atom byte 0xFF"},
     {"83 77 02 C3 28", TC_EPARSE, 3, "atom with a bad continuation byte"},
     {"83 77 03 ED A0 80", TC_EPARSE, 3, "atom with a UTF-16 surrogate"},
     {"83 77 02 C0 80", TC_EPARSE, 3, "atom with an overlong NUL"},
     {"83 77 03 61 62 FF", TC_EPARSE, 5, "atom whose third byte is bad"},
-    {"83 61 00 00", TC_EPARSE, 3, "a byte after the term"},
-    {"83 6A 6A", TC_EPARSE, 2, "a second term after the first"},
     {"83 74 00 00 00 02 77 01 61 61 01 77 01 61 61 02", TC_EPARSE, 1, "MAP_EXT repeating a key"},
-    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 10 00 00 00 00 00 00 00 00 00 00 00", TC_ELIMIT, 17,
-     "pid number 2^28"},
+    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 80 00 00 00 00 00 00 00 00 00", TC_ELIMIT, 17,
+     "local pid number 2^15"},
+    {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00 01 00 00 31 02 00 00 00 00", TC_ELIMIT, 17,
+     "local pid serial 12546 (past 2^13)"},
     {"83 58 61 01 00 00 00 01 00 00 00 00 00 00 00 00", TC_EPARSE, 2, "pid whose node is not an atom"},
     {"83 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00", TC_EPARSE, 17, "pid cut in its ID"},
     {"83 67 77 01 61 00 00 00 01 00 00 00 00 04", TC_EPARSE, 13, "PID_EXT creation 4 (not tiny)"},
@@ -458,7 +482,9 @@ static const struct {
     {"83 78 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00 00 10 00 00 00 00 00 00 00", TC_ELIMIT, 17, "local V4 port number 2^28"},
     {"83 70 00", TC_EPARSE, 2, "NEW_FUN_EXT cut in its fixed fields"},
     {"83 70 00 00 00 30 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 FF FF FF FF", TC_EPARSE, 27,
-     "NEW_FUN_EXT with free-variable count -1"},
+     "NEW_FUN_EXT with free-variable count 255, more than the bytes left"},
+    {"83 70 00 00 00 30 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 FF FF FF FF", TC_EPARSE, 27,
+     "NEW_FUN_EXT with free-variable count 0xFFFFFFFF"},
     {"83 70 00 00 00 30 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 01 00", TC_EPARSE, 27,
      "NEW_FUN_EXT with 256 free variables"},
     {"83 70 00 00 00 30 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 03 77 01 6D 61 00 61 00 58 77 0D 6E 6F 6E 6F 64 65 40 6E 6F 68 6F 73 74 00 00 00 01 00 00 00 00 00 00 00 00 61 01",
@@ -480,17 +506,51 @@ static const struct {
     {"83 50 FF FF FF FF 78 9C CB 66 48 61 A0 03 00 00 52 E8 00 D0", TC_EPARSE, 2,
      "compressed term declaring 4 GiB in 14 bytes"},
     {"83 50 00 00 00 00 78 9C 03 00 00 00 00 01", TC_EPARSE, 2, "compressed term declaring 0 bytes"},
-    {"83 50 00 00 00 02 78 9C CB CA 02 00 01 40 00 D5", TC_EPARSE, 2, "compressed term with a byte after its term"},
-    {"83 50 00 00 00 02 78 9C CB CA 02 00 01 40 00 D5 00", TC_EPARSE, 6, "compressed term with a byte after its stream"},
     {"83 50 00 00", TC_EPARSE, 2, "compressed term with its size cut"},
     {"83 62 00 00 00", TC_EPARSE, 2, "INTEGER_EXT cut"},
     {"83 61", TC_EPARSE, 2, "SMALL_INTEGER_EXT cut"},
     {"83 68 02 61 01", TC_EPARSE, 5, "tuple missing its second element"},
     {"83 6C 00 00 00 01 61 01", TC_EPARSE, 8, "list missing its tail"},
     {"83 68 01 68 01 68 01", TC_EPARSE, 6, "nested tuples cut at the bottom"},
-    {"83 6B 00 01 61 62", TC_EPARSE, 5, "a byte after a string"},
     {"83 74 00 00 00 01 77 01 61", TC_EPARSE, 9, "map missing a value"},
 };
+
+/* What binary_to_term/1 accepts and tc_ext_decode_strict refuses: each with the VM's value
+ * (binary_to_term(<<131,97,39,0>>) is 39; any nonzero sign byte is negative) and the strict
+ * error's offset. */
+START_TEST(test_lenient_as_vm)
+{
+    static const struct {
+        const char *hex, *value;
+        size_t strict_offset;
+        const char *what;
+    } cases[] = {
+        {"83612700", "39", 3, "a byte after the term"},
+        {"836A6A", "[]", 2, "a second term after the first"},
+        {"836B00016162", "[97]", 5, "a byte after a string"},
+        {"836E0202010100", "-257", 3, "bignum sign byte 2"},
+        {"836F0000000907010203040506070809", "-166599134359138271745", 6, "LARGE_BIG sign byte 7"},
+        {"836E01FF05", "-5", 3, "SMALL_BIG sign byte 255"},
+        {"83500000002B789CCB66D060271200002EF801AC0001", "[7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7]",
+         6, "two bytes after a COMPRESSED stream"},
+        {"835000000002789CCBCA0200014000D5", "[]", 2, "a COMPRESSED term with a byte after its term"},
+        {"835000000002789CCBCA0200014000D500", "[]", 6, "a COMPRESSED term with a byte after its stream"},
+        {"837164000161640001626E010003", "fun a:b/3", 10, "EXPORT_EXT arity 3 as a SMALL_BIG_EXT"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bytes x = from_hex(cases[i].hex);
+        tc_term t;
+        tc_read_error err = {0};
+        tc_result r = tc_ext_decode(tc_arena_alloc(tc_fixture_arena()), x.b, x.n, &t, &err);
+        ck_assert_msg(r == TC_OK, "%s: %s", cases[i].what, err.message);
+        ck_assert_str_eq(tc_print_ok(t), cases[i].value);
+        r = tc_ext_decode_strict(tc_arena_alloc(tc_fixture_arena()), x.b, x.n, &t, &err);
+        ck_assert_msg(r == TC_EPARSE && err.offset == cases[i].strict_offset, "%s under strict: %s (%s)", cases[i].what,
+                      tc_result_name(r), err.message);
+        free(x.b);
+    }
+}
+END_TEST
 
 START_TEST(test_corrupt_inputs)
 {
@@ -666,6 +726,7 @@ int main(void)
     tcase_add_test(tc, test_million_element_list);
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_corrupt_inputs);
+    tcase_add_test(tc, test_lenient_as_vm);
     tcase_add_test(tc, test_corrupt_built_inputs);
     tcase_add_test(tc, test_truncations);
     tcase_add_test(tc, test_allocation_failure);

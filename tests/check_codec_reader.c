@@ -36,7 +36,18 @@ START_TEST(test_numbers)
     check_reads_as("1000.0", "1.0e3");
     check_reads_as("0.5", "0.5");
     check_reads_as("0.001", "0.001");
-    check_reads_as("0.0001", "1.0e-4");
+    check_reads_as("0.0001", "0.0001");
+    /* float_to_list(F, [short]) on OTP 25 (the VM's ~w of each): */
+    check_reads_as("9007199254740992.0", "9.007199254740992e15");
+    check_reads_as("123456789012345680.0", "1.2345678901234568e17");
+    check_reads_as("9007199254740991.0", "9007199254740991.0");
+    check_reads_as("900719925474099.5", "900719925474099.5");
+    check_reads_as("4503599627370496.5", "4503599627370496.0");
+    check_reads_as("0.00001234", "1.234e-5");
+    check_reads_as("12345678901.0", "12345678901.0");
+    check_reads_as("123456789012.5", "123456789012.5");
+    check_reads_as("1.0e15", "1.0e15");
+    check_reads_as("4.9e-324", "5.0e-324");
     check_reads_as("123456.789", "123456.789");
     check_reads_as("-0.0", "-0.0");
     check_reads_as("1.0e300", "1.0e300");
@@ -156,7 +167,10 @@ START_TEST(test_escapes)
     check_reads_as("'a\\'b'", "'a\\'b'");
     check_reads_as("'\\x{7}'", "'\\007'");
     check_reads_as("'ßar'", "ßar");
-    check_reads_as("'Ωmega'", "'Ωmega'");
+    check_reads_as("'Ωmega'", "'\\x{3A9}mega'"); /* ~w: above Latin-1 as \x{HEX} */
+    check_reads_as("'\\x{3BC}'", "'\\x{3BC}'");
+    check_reads_as("'\\x{1F600}a'", "'\\x{1F600}a'");
+    check_reads_as("'\\x{FF}'", "ÿ");
     check_reads_as("'a b'", "'a b'");
     check_reads_as("''", "''");
     check_reads_as("'hello'", "hello");
@@ -180,7 +194,7 @@ START_TEST(test_containers)
     check_reads_as("<<16#FFFFFFFFFFFFFFFFFF:72>>", "<<255,255,255,255,255,255,255,255,255>>");
     check_reads_as("<<-18446744073709551616:72>>", "<<255,0,0,0,0,0,0,0,0>>");
     check_reads_as("<0.42.0>", "<0.42.0>");
-    check_reads_as("<0.268435455.7>", "<0.268435455.7>");
+    check_reads_as("<0.32767.8191>", "<0.32767.8191>"); /* the VM's largest local pid */
     check_reads_as("% comment\n[a, % more\n b]", "[a,b]");
 }
 END_TEST
@@ -241,7 +255,8 @@ START_TEST(test_malformed)
          "(term_to_binary) with --ext"},
         {"fun m:f/256", TC_ELIMIT, 8, "a fun's arity out of range (at most 255)"},
         {"fun m:f", TC_EPARSE, 7, "expected '/' in fun M:F/A, found end of input"},
-        {"<0.268435456.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 268435455)"},
+        {"<0.32768.0>", TC_ELIMIT, 3, "a pid's process number out of range (at most 32767)"},
+        {"<0.1.8192>", TC_ELIMIT, 5, "a pid's serial out of range (at most 8191)"},
         {"<0.1>", TC_EPARSE, 4, "expected '.' in a pid, found '>'"},
         {"37#1", TC_EPARSE, 0, "integer base must be 2..36"},
         {"2#", TC_EPARSE, 2, "expected a base-N digit after '#', found end of input"},
@@ -415,6 +430,27 @@ START_TEST(test_allocation_failure)
 }
 END_TEST
 
+/* A text naming a new atom once the table is full says so (not "atom too long"), as the
+ * external format does. It fills the process's atom table: the suite's last test. */
+START_TEST(test_atom_table_full)
+{
+    char name[16];
+    tc_term a;
+    tc_result r = TC_OK;
+    for (unsigned i = 0; r == TC_OK; i++) {
+        int n = snprintf(name, sizeof name, "full%u", i);
+        r = tc_atom_intern(name, (size_t)n, &a);
+    }
+    ck_assert_int_eq(r, TC_ELIMIT);
+    tc_term t;
+    tc_read_error err = {0};
+    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), "{full7, brand_new}", 18, &t, &err), TC_ELIMIT);
+    ck_assert_msg(strstr(err.message, "atom table full") != NULL, "%s", err.message);
+    ck_assert_int_eq(err.offset, 8);
+    ck_assert_int_eq(tc_term_read(tc_arena_alloc(tc_fixture_arena()), "{full7, full8}", 14, &t, &err), TC_OK);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("terms_reader");
@@ -432,6 +468,7 @@ int main(void)
     tcase_add_test(tc, test_deep_structures);
     tcase_add_test(tc, test_large_segment);
     tcase_add_test(tc, test_allocation_failure);
+    tcase_add_test(tc, test_atom_table_full); /* last: it leaves the table full */
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
 }

@@ -54,6 +54,35 @@ START_TEST(test_number_equality)
 }
 END_TEST
 
+/* Map key order (exact, erts_cmp(a, b, 1, 0)) is another relation: every integer sorts before
+ * every float, at any depth. The VM's answers: maps:keys(#{1 => a, 0.5 => b, 10^20 => c,
+ * -1.0e30 => d}) is [1, 10^20, -1.0e30, 0.5]; lists:sort([#{1.0 => a}, #{2 => a}]) is
+ * [#{2 => a}, #{1.0 => a}] (keys compared in map key order inside the term order);
+ * #{a => 2} < #{a => 1.0} is false (values in the term order). */
+START_TEST(test_map_key_order)
+{
+    static const char *const key_ascending[][2] = {
+        {"1", "0.5"}, {"100000000000000000000", "-1.0e30"}, {"-5", "-1.0e30"}, {"{2}", "{1.0}"},
+        {"[3, 0.5]", "[3.0, 0]"}, {"1", "1.0"}, {"a", "b"}, {"0.5", "a"}};
+    for (size_t i = 0; i < sizeof key_ascending / sizeof *key_ascending; i++) {
+        tc_term a = tc_read_ok(key_ascending[i][0]), b = tc_read_ok(key_ascending[i][1]);
+        int c;
+        ck_assert(tc_term_compare_exact(a, b, &c) == TC_OK);
+        ck_assert_msg(c < 0, "%s before %s in map key order", key_ascending[i][0], key_ascending[i][1]);
+        ck_assert(tc_term_compare_exact(b, a, &c) == TC_OK);
+        ck_assert_msg(c > 0, "%s after %s in map key order", key_ascending[i][1], key_ascending[i][0]);
+    }
+    ck_assert(tc_compare_ok(tc_read_ok("0.5"), tc_read_ok("1")) < 0); /* the term order is unchanged */
+    ck_assert(tc_compare_ok(tc_read_ok("{1.0}"), tc_read_ok("{2}")) < 0);
+    ck_assert(tc_compare_ok(tc_read_ok("#{2 => a}"), tc_read_ok("#{1.0 => a}")) < 0);
+    ck_assert(tc_compare_ok(tc_read_ok("#{a => 2}"), tc_read_ok("#{a => 1.0}")) > 0);
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("#{1 => a, 0.5 => b, 100000000000000000000 => c, -1.0e30 => d}")),
+                     "#{1 => a,100000000000000000000 => c,-1.0e30 => d,0.5 => b}");
+    ck_assert_str_eq(tc_print_ok(tc_read_ok("#{#{1.0 => a} => x, #{2 => a} => y}")),
+                     "#{#{2 => a} => y,#{1.0 => a} => x}");
+}
+END_TEST
+
 /* The order is total and consistent on random terms: antisymmetric, reflexive, and a term
  * equals its encoded-and-decoded self (text cannot carry funs and remote pids). */
 START_TEST(test_random_consistency)
@@ -80,6 +109,7 @@ int main(void)
     tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
     tcase_add_test(tc, test_order);
     tcase_add_test(tc, test_number_equality);
+    tcase_add_test(tc, test_map_key_order);
     tcase_add_test(tc, test_random_consistency);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);

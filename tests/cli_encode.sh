@@ -58,7 +58,8 @@ done < "$vectors"
 check "round trip through both commands" $?
 "$bin" encode --help | grep -q 'minor_version, 2'; check "encode --help" $?
 "$bin" decode --help | grep -q 'binary_to_term'; check "decode --help" $?
-"$bin" --help | grep -q 'decode \[--ext\] HEX'; check "--help lists decode" $?
+"$bin" --help | grep -q 'decode \[--strict\] \[--ext\] HEX'; check "--help lists decode" $?
+"$bin" decode --help | grep -q -- '--strict'; check "decode --help says what --strict refuses" $?
 
 # Bad input and bad usage: exit 2 and exactly one line on stderr.
 one_line_exit2() { # description, command...
@@ -74,7 +75,11 @@ one_line_exit2 "empty hex" "$bin" decode ''
 one_line_exit2 "wrong version byte" "$bin" decode 8261
 one_line_exit2 "truncated term" "$bin" decode 836C0000
 one_line_exit2 "huge declared list" "$bin" decode 836CFFFFFFFF6A
-one_line_exit2 "trailing bytes" "$bin" decode 836A6A
+one_line_exit2 "trailing bytes under --strict" "$bin" decode --strict 836A6A
+# binary_to_term/1's answers: bytes after the term are ignored, any nonzero sign byte is negative.
+[ "$("$bin" decode 83612700)" = "39" ]; check "a byte after the term, as binary_to_term/1" $?
+[ "$("$bin" decode 836F0000000107FF)" = "-255" ]; check "LARGE_BIG sign byte 7, as binary_to_term/1" $?
+one_line_exit2 "sign byte 7 under --strict" "$bin" decode --strict 836F0000000107FF
 one_line_exit2 "compressed term" "$bin" decode 8350000000107801
 one_line_exit2 "bad --minor value" "$bin" encode --minor 3 foo
 one_line_exit2 "bad term to encode" "$bin" encode '{1,'

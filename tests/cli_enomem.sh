@@ -3,7 +3,9 @@
 # allocation failing (TC_MEM_FAIL_AT=N), for every N up to 64 and then in steps of a
 # quarter, until the run succeeds. Each failing run must end with status 1 and a message on
 # stderr, never a crash, a hang or a sanitizer report (in the ASan build LeakSanitizer
-# checks that no exit path leaks). $1: build directory root; $2: tests/data.
+# checks that no exit path leaks). Each run writes its CSV over a file holding GOOD: every
+# failing run must leave GOOD in place (experiments/output.h), the run that succeeds must
+# replace it with its own CSV. $1: build directory root; $2: tests/data.
 set -u
 exp="$1/experiments"
 tmp=$(mktemp -d)
@@ -15,14 +17,19 @@ sweep() { # NAME ARGS...
     local name="$1" n=1 runs=0 rc ok
     shift
     [ -x "$exp/$name" ] || { echo "cli_enomem: $name not built: skipped"; return; }
+    echo GOOD > "$tmp/keep.csv"
     while :; do
-        TC_MEM_FAIL_AT=$n timeout 120 "$exp/$name" "$@" >/dev/null 2>"$tmp/err" </dev/null
+        TC_MEM_FAIL_AT=$n timeout 120 "$exp/$name" "$@" --csv "$tmp/keep.csv" >/dev/null 2>"$tmp/err" </dev/null
         rc=$?
         runs=$((runs + 1))
-        [ "$rc" -eq 0 ] && break
-        [ "$rc" -eq 1 ] && [ -s "$tmp/err" ] && ! grep -qE 'Sanitizer|runtime error|Assertion|Backtrace' "$tmp/err"
+        if [ "$rc" -eq 0 ]; then
+            grep -q '^# git' "$tmp/keep.csv"; check "$name's successful run replaced the CSV" $?
+            break
+        fi
+        [ "$rc" -eq 1 ] && [ -s "$tmp/err" ] && ! grep -qE 'Sanitizer|runtime error|Assertion|Backtrace' "$tmp/err" &&
+            [ "$(cat "$tmp/keep.csv")" = GOOD ] && [ "$(find "$tmp" -name '.keep.csv.*' | wc -l)" -eq 0 ]
         ok=$?
-        check "$name with allocation $n failing: exit $rc, $(head -c 200 "$tmp/err" | tr '\n' ' ')" "$ok"
+        check "$name with allocation $n failing: exit $rc, the CSV '$(head -c 20 "$tmp/keep.csv")', $(head -c 200 "$tmp/err" | tr '\n' ' ')" "$ok"
         [ "$ok" -eq 0 ] || break
         if [ "$n" -lt 64 ]; then n=$((n + 1)); else n=$((n + n / 4)); fi
         [ "$n" -le 100000000 ] || { check "$name never succeeded" 1; break; }

@@ -110,5 +110,13 @@ gcs=$(cut -f3 "$tmp/bin.tsv")
 PATH=/nonexistent "$tool" explain --tsv --iterations 20 --repeats 1 '[1]' >/dev/null 2>&1
 check "without --vm no erl is needed" $?
 
+# Below the counts that give a stable verdict it says so (on stderr: --tsv's row is unchanged).
+"$tool" explain --iterations 1 --repeats 1 a 2>&1 >/dev/null | grep -q 'caution: 1 operation a loop and 1 run'
+check "explain --iterations 1 --repeats 1 warns the verdict is not stable" $?
+[ "$("$tool" explain --tsv --iterations 1 --repeats 1 a 2>/dev/null | awk -F'\t' '{print NF}')" = 7 ]
+check "the warning leaves --tsv's row as it is" $?
+"$tool" explain --tsv --iterations 1000 --repeats 3 a 2>&1 >/dev/null | grep -q caution
+[ $? -ne 0 ]; check "no caution at 1000 operations and 3 runs" $?
+
 echo "cli_explain: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -88,6 +88,12 @@ check "copysweep --codec --csv -: the codec header and 28 rows (2 codecs x 7 sha
 usage_error copysweep "--codec with a value" --codec=yes
 usage_error eptest "--copy-out with an unknown copier" --copy-out deep
 
+# Numbers as written: strtol alone would take a leading space, '+' and -0.
+usage_error eptest "--len with a leading space" --len " 10"
+usage_error eptest "--len +10" --len +10
+usage_error eptest "--repeats -0" --repeats -0
+usage_error heaptrace "--len with a tab first" --len "	100"
+
 # Two CSVs cannot share standard output.
 usage_error crossover "--csv - --summary -" --quick --csv - --summary -
 

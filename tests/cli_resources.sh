@@ -55,5 +55,26 @@ measure "size of 1,000,000 unclosed '['" 2 "$tmp/deep" size -
 head -c 4096 /dev/urandom >"$tmp/random"
 measure "print of 4 KiB of random bytes" 2 "$tmp/random" print -
 
+# Memory estimated before it is spent (scenarios/workload.h tc_ep_estimate_memory): a run whose
+# ETS table alone cannot fit is refused in one line naming the estimate and the machine's
+# memory (TC_MEM_BYTES stands for it, so the edge is the same on any machine); the run at the
+# edge goes ahead.
+ep="$1/experiments/eptest"
+if [ -x "$ep" ]; then
+    out=$(TC_MEM_BYTES=25769803776 "$ep" --len 30000 --iterations 100000 --repeats 1 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -q 'machine has 24.00 GiB'
+    check "eptest --len 30000 --iterations 100000 refused on 24 GiB (exit $rc: $out)" $?
+    need=$(TC_MEM_BYTES=1 "$ep" --len 10 --iterations 5 --repeats 1 2>&1 | sed -nE 's/.*at least [0-9.]+ GiB \(([0-9]+) bytes.*/\1/p')
+    [ -n "$need" ]; check "the estimate is said in bytes" $?
+    TC_MEM_BYTES=$((need - 1)) "$ep" --len 10 --iterations 5 --repeats 1 >/dev/null 2>&1
+    [ $? -eq 2 ]; check "a run one byte past the machine's memory refused" $?
+    TC_MEM_BYTES=$need "$ep" --len 10 --iterations 5 --repeats 1 >/dev/null 2>&1
+    check "a run that just fits goes ahead" $?
+fi
+list=$(seq -s, 1 1000)
+out=$(TC_MEM_BYTES=1000000000 "$bin" explain --iterations 100000 "[$list]" 2>&1 >/dev/null); rc=$?
+[ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q 'lower --iterations'
+check "explain --iterations 100000 of 1000 integers refused on 1 GB (exit $rc: $out)" $?
+
 echo "cli_resources: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

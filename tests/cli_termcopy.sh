@@ -3,6 +3,8 @@
 # $1: directory of the termcopy binary; $2: tests/data.
 set -u
 bin="$1/termcopy"
+tmp_err=$(mktemp)
+trap 'rm -f "$tmp_err"' EXIT
 vectors="$2/terms.tsv"
 fails=0
 pass=0
@@ -69,6 +71,17 @@ one_line_exit2 "two terms" "$bin" size 1 2
 [ "$("$bin" size '{1.0, [a]}')" = "flat size:   7 words (56 bytes)
 shared size: 7 words (56 bytes)" ]; check "size human output" $?
 out=$("$bin" print '<<1:3>>' > /dev/full 2>&1); [ $? -eq 2 ]; check "unwritable stdout exits 2" $?
+for cmd in --help "size --help" "decode --help" --version; do
+    # shellcheck disable=SC2086 # the command's words
+    "$bin" $cmd > /dev/full 2>/dev/null; [ $? -eq 2 ]; check "$cmd to a full disk exits 2" $?
+done
+for v in " 5" "+5" "-0"; do
+    "$bin" explain --iterations "$v" a >/dev/null 2>"$tmp_err"; [ $? -eq 2 ] && grep -q 'must be an integer' "$tmp_err"
+    check "explain --iterations '$v' refused" $?
+done
+"$bin" decode 837000000030000000000000000000000000000000000000000001FFFFFFFF 2>&1 | grep -q 'count 4294967295 '
+check "a fun's free-variable count 0xFFFFFFFF said as 4294967295" $?
+"$bin" --version | grep -Eq '^termcopy [0-9]+\.[0-9]+\.[0-9]+$'; check "--version" $?
 
 echo "cli_termcopy: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

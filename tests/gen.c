@@ -1,5 +1,7 @@
 #include "gen.h"
 
+#include <math.h>
+
 #include <check.h>
 
 #include "fixtures.h"
@@ -22,7 +24,9 @@ typedef struct gen {
     bool oom;
 } gen;
 
-static const char *const atom_names[] = {"a", "ok", "hello", "undefined", "Quoted Atom", "ß", "Ω", ""};
+/* Latin-1 and beyond (~w writes \x{3BC}), reserved words, ones that need quotes. */
+static const char *const atom_names[] = {"a",  "ok",     "hello", "undefined", "Quoted Atom", "ß", "Ω", "",
+                                         "μs", "\xF0\x9F\x98\x80", "end", "tab\there", "ÿ", "aΩ"};
 
 static tc_term check(gen *g, tc_term t)
 {
@@ -60,13 +64,37 @@ static tc_term gen_integer(gen *g)
     }
 }
 
-static tc_term gen_float(gen *g)
+/* Every class of double: zeros, subnormals, the smallest and largest normals, integers around
+ * 2^53 and the decimal/exponent boundaries of ~w, short decimals, and any finite bit pattern. */
+static double gen_double(void)
 {
-    static const double specials[] = {0.0, -0.0, 1.0, -0.5, 1e300, 5e-324, 3.141592653589793};
-    double d = tc_rand_below(2) ? specials[tc_rand_below(7)]
-                                : ((double)(int64_t)tc_rand() / (double)(1u << tc_rand_below(31)));
-    return check(g, tc_term_float(g->a, d));
+    static const double specials[] = {0.0, -0.0, 1.0, -0.5, 1e300, 5e-324, 3.141592653589793, 2.2250738585072014e-308,
+                                      1.7976931348623157e308, 9007199254740992.0, 0.0001, 1e-5, 100.0, 1000.0, 0.1};
+    uint64_t bits;
+    double d;
+    switch (tc_rand_below(6)) {
+    case 0: return specials[tc_rand_below(sizeof specials / sizeof *specials)];
+    case 1: /* an integer near 2^53 or a power of ten, or a power of two */
+        return tc_rand_below(2) ? ldexp(1.0, (int)tc_rand_below(120) - 60) + (double)((int)tc_rand_below(5) - 2)
+                                : pow(10.0, (double)((int)tc_rand_below(40) - 20)) * (double)(1 + tc_rand_below(9));
+    case 2: /* a short decimal */
+        return (double)((int64_t)tc_rand_below(200001) - 100000) / pow(10.0, (double)tc_rand_below(12));
+    case 3: /* a subnormal */
+        bits = tc_rand() & ((UINT64_C(1) << 52) - 1);
+        memcpy(&d, &bits, sizeof d);
+        return tc_rand_below(2) ? -d : d;
+    case 4:
+        return (double)(int64_t)tc_rand() / (double)(1u << tc_rand_below(31));
+    default: /* any finite pattern */
+        do {
+            bits = tc_rand();
+            memcpy(&d, &bits, sizeof d);
+        } while (!isfinite(d));
+        return d;
+    }
 }
+
+static tc_term gen_float(gen *g) { return check(g, tc_term_float(g->a, gen_double())); }
 
 static tc_term gen_bitstring(gen *g)
 {
@@ -112,10 +140,14 @@ static tc_term gen_ident(gen *g)
     uint32_t num[TC_REF_MAX_NUMBERS];
     for (size_t i = 0; i < TC_REF_MAX_NUMBERS; i++)
         num[i] = (uint32_t)tc_rand();
-    num[0] &= (1u << 18) - 1;
+    num[0] = tc_rand_below(4) ? num[0] & ((1u << 18) - 1) : (1u << 18) - 1; /* a local ref's first number: 18 bits */
     switch (tc_rand_below(6)) {
-    case 0: return tc_make_pid((uint32_t)tc_rand_below(1u << 20), (uint32_t)tc_rand_below(3));
-    case 1: return tc_make_port((uint32_t)tc_rand_below(1u << 28));
+    case 0: { /* the VM's limits among them */
+        static const uint32_t nums[] = {0, 1, TC_PID_NUMBER_MAX}, sers[] = {0, 1, TC_PID_SERIAL_MAX};
+        return tc_make_pid(tc_rand_below(2) ? nums[tc_rand_below(3)] : (uint32_t)tc_rand_below(TC_PID_NUMBER_MAX + 1),
+                           tc_rand_below(2) ? sers[tc_rand_below(3)] : (uint32_t)tc_rand_below(3));
+    }
+    case 1: return tc_make_port(tc_rand_below(2) ? (uint32_t)tc_rand_below(1u << 28) : (1u << 28) - 1);
     case 2: return check(g, tc_term_local_ref(g->a, num));
     default: {
         tc_node *n = gen_node(g);
@@ -251,6 +283,9 @@ static tc_term gen_compound(gen *g, unsigned depth) /* NOLINT(misc-no-recursion)
     default: {
         for (size_t i = 0; i < 2 * n; i++)
             elems[i] = gen_term(g, depth - 1);
+        for (size_t i = 0; i < n && tc_rand_below(2); i++) /* integer and float keys side by side */
+            elems[2 * i] = tc_rand_below(2) ? tc_make_small((int64_t)tc_rand_below(5) - 2)
+                                            : check(g, tc_term_float(g->a, (double)((int)tc_rand_below(9) - 4) / 2));
         tc_term m;
         if (g->oom)
             return TC_NON_VALUE;

@@ -3,7 +3,9 @@
  * An error names a byte inside the input (or, inside a COMPRESSED term, a byte of what it
  * inflated to, never past the size it declared); whatever the decoder accepts must verify, encode
  * (minor 2), decode from that encoding to an equal term of the same size, and encode again
- * to the same bytes (the encoding of a decoded term is canonical).
+ * to the same bytes (the encoding of a decoded term is canonical). The strict decoder accepts
+ * only what the lenient one (binary_to_term/1's rules) accepts, as the same term, and accepts
+ * every canonical encoding.
  */
 #include <string.h>
 
@@ -23,6 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tc_term t, back;
     tc_read_error err = {0};
     tc_result r = tc_ext_decode(tc_arena_alloc(arena), data, size, &t, &err);
+    tc_term strict;
+    tc_read_error serr = {0};
+    tc_result rs = tc_ext_decode_strict(tc_arena_alloc(arena), data, size, &strict, &serr);
+    TC_CHECK(rs != TC_ENOMEM && (rs != TC_OK || r == TC_OK));
+    if (rs == TC_OK) {
+        bool same;
+        TC_CHECK(tc_term_equal(t, strict, &same) == TC_OK && same);
+    }
     if (r != TC_OK) {
         TC_CHECK(r != TC_ENOMEM);
         if (strncmp(err.message, "uncompressed byte ", 18) == 0) {
@@ -38,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned char *enc, *enc2;
         size_t len, len2;
         TC_CHECK(tc_ext_encode(t, 2, &enc, &len) == TC_OK);
-        TC_CHECK(tc_ext_decode(tc_arena_alloc(arena), enc, len, &back, &err) == TC_OK);
+        TC_CHECK(tc_ext_decode_strict(tc_arena_alloc(arena), enc, len, &back, &err) == TC_OK);
         bool eq;
         TC_CHECK(tc_term_equal(t, back, &eq) == TC_OK && eq);
         uint64_t a, b;
