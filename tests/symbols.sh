@@ -17,7 +17,9 @@ src=$(cd "$src" && pwd) || exit 2
 linker_symbols='^(_init|_fini|_edata|_end|__bss_start)$'
 bad=0
 
-for h in "$src"/{terms,codec,alloc,copy,heaps,stores,scenarios}/*.h; do
+. "$src/tests/floors.sh"
+floors=$(tc_floors "$src") || exit 2
+for h in $(for d in $floors; do echo "$src/$d"/*.h; done); do
     case "$h" in *_impl.h) continue ;; esac
     for m in TC_BEGIN_DECLS TC_END_DECLS; do
         grep -q "^$m\$" "$h" || { echo "${h#"$src"/}: no $m (its functions would be hidden)"; bad=1; }
