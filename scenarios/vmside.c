@@ -159,7 +159,11 @@ void tc_vm_stop(tc_vm *vm)
 static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
 {
     if (fputs(cmd, vm->to) == EOF || fflush(vm->to) == EOF) {
-        fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, strerror(errno));
+        int e = errno;
+        char why[128]; /* strerror_r: library code may run beside other threads */
+        if (strerror_r(e, why, sizeof why) != 0)
+            (void)snprintf(why, sizeof why, "errno %d", e);
+        fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, why);
         return false;
     }
     char line[256];
