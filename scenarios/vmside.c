@@ -159,10 +159,8 @@ void tc_vm_stop(tc_vm *vm)
 static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
 {
     if (fputs(cmd, vm->to) == EOF || fflush(vm->to) == EOF) {
-        int e = errno;
-        char why[128]; /* strerror_r: library code may run beside other threads */
-        if (strerror_r(e, why, sizeof why) != 0)
-            (void)snprintf(why, sizeof why, "errno %d", e);
+        char why[128] = "unknown error"; /* strerror_r: library code may run on any thread */
+        (void)strerror_r(errno, why, sizeof why);
         fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, why);
         return false;
     }
