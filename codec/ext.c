@@ -1452,7 +1452,7 @@ static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size
         return header_error(err, 2, TC_ENOMEM, "out of memory for %llu uncompressed bytes", (unsigned long long)size);
     buf[0] = TC_EXT_VERSION;
     size_t got = 0;
-    int z = tc_zlib_inflate(bytes + 6, clen, buf + 1, (size_t)size, &got);
+    int z = tc__zlib_inflate(bytes + 6, clen, buf + 1, (size_t)size, &got);
     tc_result r;
     if (z == 1)
         r = header_error(err, 6, TC_EPARSE, "compressed term inflates past its declared %llu bytes",
@@ -1514,7 +1514,7 @@ tc_result tc_ext_encode_compressed(tc_term t, unsigned minor, int level, unsigne
         return TC_ENOMEM;
     }
     size_t zlen;
-    int zr = tc_zlib_deflate(plain + 1, n - 1, level, z + 6, cap, &zlen);
+    int zr = tc__zlib_deflate(plain + 1, n - 1, level, z + 6, cap, &zlen);
     if (zr < 0) {
         tc_mem_free(z);
         tc_mem_free(plain);

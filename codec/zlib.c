@@ -17,7 +17,7 @@ static void zfree(voidpf opaque, voidpf p)
     tc_mem_free(p);
 }
 
-int tc_zlib_inflate(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *got)
+int tc__zlib_inflate(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *got)
 {
     *got = 0;
     if (n > UINT_MAX || cap > UINT_MAX)
@@ -46,7 +46,7 @@ int tc_zlib_inflate(const unsigned char *in, size_t n, unsigned char *out, size_
     return res;
 }
 
-int tc_zlib_deflate(const unsigned char *in, size_t n, int level, unsigned char *out, size_t cap, size_t *len)
+int tc__zlib_deflate(const unsigned char *in, size_t n, int level, unsigned char *out, size_t cap, size_t *len)
 {
     if (n > UINT_MAX)
         return 1;

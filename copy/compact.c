@@ -1,5 +1,4 @@
 #include "compact.h"
-#include "compact_impl.h"
 
 #include "copy_struct.h"
 #include "copy_struct_impl.h"

@@ -59,6 +59,20 @@ tc_result tc_copy_compact_out(tc_alloc *a, const tc_copy_compact *c, tc_term *ou
 tc_result tc_copy_compact_out_list(tc_alloc *a, const tc_copy_compact *c, tc_term *out,
                                    tc_copy_stats *stats) TC_MUST_CHECK;
 
+/* The copy-out steps every relocating pass shares (copy_shallow here, the proposal
+ * copy_shallow_fast in copy_shallow_fast.h): one allocation of the stored size (plus the
+ * [Object] cell for a lookup), the relocation itself by `pass`, and the counts. The two
+ * functions above, and the proposal's, tail-call it; a sampling profiler names it to credit
+ * the copy with the samples it takes there (experiments/breakdown.c, copysweep.c). */
+
+/* Writes the block's words relocated to `dst` (c->size words, c->size > 0), adopts its
+ * ProcBins into `oh`, and returns the relocated root. */
+typedef tc_term (*tc_copy_compact_relocator)(const tc_copy_compact *c, tc_term *dst, tc_offheap *oh);
+
+/* tc_copy_compact_out (as_list false) or tc_copy_compact_out_list (true) with `pass`. */
+tc_result tc_copy_compact_out_via(tc_alloc *a, const tc_copy_compact *c, tc_copy_compact_relocator pass,
+                                  bool as_list, tc_term *out, tc_copy_stats *stats) TC_MUST_CHECK;
+
 TC_END_DECLS
 
 #endif

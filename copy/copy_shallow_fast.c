@@ -1,7 +1,6 @@
 /* PROPOSAL, not the VM: see copy_shallow_fast.h. */
 #include "copy_shallow_fast.h"
 
-#include "compact_impl.h"
 #include "copy_struct_impl.h"
 #include "../terms/layout.h"
 #include "../terms/offheap.h"

@@ -229,7 +229,7 @@ static tc_term perform_boxed(shcopy *s, const tc_term *p, tc_term header, bool d
     size_t words = copy_words(s, p, header);
     s->hp += words;
     if (tc_header_subtag(header) == TC_SUBTAG_SUB_BINARY)
-        return tc_copy_flatten_sub_binary(p, header_of(s, tc_boxed_val(p[TC_SB_ORIG])), d, words, s->oh);
+        return tc__copy_flatten_sub_binary(p, header_of(s, tc_boxed_val(p[TC_SB_ORIG])), d, words, s->oh);
     memcpy(d, p, words * sizeof *d);
     d[0] = header;
     if (tc_offheap_is_member(d))

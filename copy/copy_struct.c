@@ -5,7 +5,7 @@
 #include "../terms/layout.h"
 #include "../terms/size.h"
 
-tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
+tc_term tc__copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
                                    tc_offheap *oh)
 {
     const tc_term *real = tc_boxed_val(sb[TC_SB_ORIG]);
@@ -110,7 +110,7 @@ static void copy_boxed(fill *f, tc_term *slot, const tc_term *p)
         size_t w = tc_sub_binary_copy_size(p);
         f->hbot -= w;
         TC_ASSERT(f->htop <= f->hbot);
-        *slot = tc_copy_flatten_sub_binary(p, tc_boxed_val(p[TC_SB_ORIG])[0], f->hbot, w, f->oh);
+        *slot = tc__copy_flatten_sub_binary(p, tc_boxed_val(p[TC_SB_ORIG])[0], f->hbot, w, f->oh);
         return;
     }
     default: /* bignums, floats, heap binaries: raw words */

@@ -18,7 +18,7 @@
  * is the header of the binary `sb` points into (passed in because a marking copier may have
  * mangled that word); `words` must be what tc_sub_binary_copy_size counts. Returns the root.
  */
-tc_term tc_copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
+tc_term tc__copy_flatten_sub_binary(const tc_term *sb, tc_term real_header, tc_term *dst, size_t words,
                                    tc_offheap *oh);
 
 /* Copies one boxed object's raw words. Most are floats and small bignums (2 or 3 words), for

@@ -22,7 +22,6 @@
 
 #include "alloc/mseg.h"
 #include "copy/compact.h"
-#include "copy/compact_impl.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_struct.h"
 #include "heaps/send.h"

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "copy/compact.h"
-#include "copy/compact_impl.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"

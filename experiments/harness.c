@@ -660,7 +660,11 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
         unsigned long long nth = strtoull(fail_at, &end, 10);
         if (*end != '\0' || nth == 0)
             return usage_error(c, "TC_MEM_FAIL_AT (a positive integer)", fail_at);
-        tc_mem_fail_at(nth);
+        if (!tc_mem_fail_at(nth)) {
+            fprintf(stderr, "%s: TC_MEM_FAIL_AT: this build has no fault injection (debug level 0 compiles it out)\n",
+                    c->spec->prog);
+            return 2;
+        }
     }
     return TC_BENCH_CLI_RUN;
 }

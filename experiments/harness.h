@@ -155,7 +155,8 @@ enum { TC_BENCH_CLI_RUN = -1 };
  * (through tc_bench_exit_status): 0 after --help or --version, 2 after one line on stderr
  * for an unknown option, a missing or bad value, or a stray argument. TC_MEM_FAIL_AT=N in
  * the environment makes the Nth library allocation after it fail (the tests' sweep of
- * every binary's out-of-memory exits). */
+ * every binary's out-of-memory exits); in a level-0 build, which has no fault injection, it
+ * is an error (status 2). */
 int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *spec, int argc, char **argv);
 /* The one line for a bad value the binary found itself, in the parser's words:
  * "PROG: OPTION: expected EXPECTED, got 'VALUE'; try 'PROG --help'". Returns 2. */

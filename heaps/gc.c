@@ -142,7 +142,7 @@ static void evac_area(void *ctx, tc_term *roots, size_t n)
         evac(ctx, &roots[i], false);
 }
 
-static void evac_roots(gc *g, tc_term *objv, unsigned nobj) { proc_each_root(g->p, objv, nobj, evac_area, g); }
+static void evac_roots(gc *g, tc_term *objv, unsigned nobj) { tc__proc_each_root(g->p, objv, nobj, evac_area, g); }
 
 /* collect_live_heap_frags + move_one_area: the BIF's fragments go whole, garbage included. */
 static void move_live_frags(gc *g, tc_heapfrag *end)
@@ -237,8 +237,8 @@ static void install_new_heap(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_te
     size_t stack = tc_proc_stack_size(p);
     memcpy(n_heap + new_sz - stack, p->stop, stack * sizeof(tc_term));
     tc_mseg_free_block(p->mem, p->heap);
-    proc_free_frags(p->mem, p->mbuf);
-    proc_free_frags(p->mem, p->msg_frag);
+    tc__proc_free_frags(p->mem, p->mbuf);
+    tc__proc_free_frags(p->mem, p->msg_frag);
     p->mbuf = p->msg_frag = NULL;
     p->mbuf_sz = 0;
     p->arith_frag = NULL;
@@ -312,7 +312,7 @@ static uint64_t move_msgq_to_heap(tc_proc *p)
         offset_word(&m->term, offs_in_bytes(offs), lo, hi);
         if (f->off_heap.first) /* its links were relocated with the words */
             f->off_heap.first = relocated(f->off_heap.first, offs);
-        proc_splice_offheap(&p->off_heap, &f->off_heap);
+        tc__proc_splice_offheap(&p->off_heap, &f->off_heap);
         p->htop += n;
         moved += n;
         tc_heapfrag_free(p->mem, f);
@@ -353,7 +353,7 @@ static tc_result resize(tc_proc *p, uint64_t new_sz, tc_term *objv, unsigned nob
         const tc_term *lo = old, *hi = old + used;
         tc_gc_offset_heap(nh, used, offs, lo, hi);
         relocation rel = {offs_in_bytes(offs), lo, hi};
-        proc_each_root(p, objv, nobj, relocate_area, &rel);
+        tc__proc_each_root(p, objv, nobj, relocate_area, &rel);
         if (p->off_heap.first && tc_layout_in(p->off_heap.first, lo, hi))
             p->off_heap.first = relocated(p->off_heap.first, offs);
     }

@@ -33,7 +33,7 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     return TC_OK;
 }
 
-void proc_free_frags(tc_mseg *mem, tc_heapfrag *f)
+void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f)
 {
     while (f) {
         tc_heapfrag *next = f->next;
@@ -53,8 +53,8 @@ void tc_proc_free(tc_proc *p)
             tc_heapfrag_free(p->mem, m->frag);
         tc_mem_free(m);
     }
-    proc_free_frags(p->mem, p->mbuf);
-    proc_free_frags(p->mem, p->msg_frag);
+    tc__proc_free_frags(p->mem, p->mbuf);
+    tc__proc_free_frags(p->mem, p->msg_frag);
     tc_offheap_release_until(&p->off_heap, NULL);
     tc_pdict_free(p->dict);
     tc_mseg_free_block(p->mem, p->heap);
@@ -120,7 +120,7 @@ void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
     p->trace_ctx = ctx;
 }
 
-void proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx)
+void tc__proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx)
 {
     fn(ctx, p->stop, tc_proc_stack_size(p));
     fn(ctx, objv, nobj);
@@ -253,7 +253,7 @@ tc_term *tc_proc_halloc(tc_proc *p, size_t need)
     return r10b ? halloc_r10b(p, need) : halloc_modern(p, need);
 }
 
-void proc_splice_offheap(tc_offheap *into, tc_offheap *from)
+void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)
 {
     tc_term *pb = from->first;
     if (!pb)
@@ -295,7 +295,7 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
     m->frag = frag;
     if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
         /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
-        proc_splice_offheap(&p->off_heap, &frag->off_heap);
+        tc__proc_splice_offheap(&p->off_heap, &frag->off_heap);
         frag->next = p->mbuf;
         p->mbuf = frag;
         p->mbuf_sz += frag->alloc_size;
@@ -318,7 +318,7 @@ bool tc_proc_receive(tc_proc *p, tc_term *out)
     p->msgq_len--;
     if (m->frag) {
         /* erts_save_message_in_proc: the data stays where it is and becomes young. */
-        proc_splice_offheap(&p->off_heap, &m->frag->off_heap);
+        tc__proc_splice_offheap(&p->off_heap, &m->frag->off_heap);
         m->frag->next = p->msg_frag;
         p->msg_frag = m->frag;
         p->mbuf_sz += m->frag->used_size;

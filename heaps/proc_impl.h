@@ -69,14 +69,14 @@ struct tc_proc {
  * one place is a root for all three.
  */
 typedef void (*proc_root_fn)(void *ctx, tc_term *roots, size_t n);
-void proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx);
+void tc__proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx);
 
 /* Debug level 2: the check every state transition of a process ends with (the end of each
  * collection and each send): the process must verify with objv[0..nobj) as its live
  * registers, or the assertion handler is called with the verifier's reason. */
-void proc_verify_transition(const tc_proc *p, const tc_term *objv, unsigned nobj, const char *file, int line);
+void tc__proc_verify_transition(const tc_proc *p, const tc_term *objv, unsigned nobj, const char *file, int line);
 #if TC_DEBUG_LEVEL >= 2
-#define PROC_VERIFY_TRANSITION(p, objv, nobj) proc_verify_transition(p, objv, nobj, __FILE__, __LINE__)
+#define PROC_VERIFY_TRANSITION(p, objv, nobj) tc__proc_verify_transition(p, objv, nobj, __FILE__, __LINE__)
 #else
 #define PROC_VERIFY_TRANSITION(p, objv, nobj) ((void)0)
 #endif
@@ -112,9 +112,9 @@ static inline bool proc_bin_vheap_full(const tc_proc *p)
 }
 
 /* Frees a list of fragments. */
-void proc_free_frags(tc_mseg *mem, tc_heapfrag *f);
+void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f);
 /* Moves the ProcBins of `from` (a message fragment's list) to the front of `into`. */
-void proc_splice_offheap(tc_offheap *into, tc_offheap *from);
+void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from);
 
 static inline void proc_emit(tc_proc *p, const tc_heap_event *ev)
 {

@@ -338,7 +338,7 @@ static bool verify(vctx *v)
         q++;
     }
     /* The GC's own root set; it only reads, so the casts are safe. */
-    proc_each_root((tc_proc *)(uintptr_t)p, (tc_term *)(uintptr_t)v->objv, v->nobj, check_root_area, v);
+    tc__proc_each_root((tc_proc *)(uintptr_t)p, (tc_term *)(uintptr_t)v->objv, v->nobj, check_root_area, v);
     if (v->why)
         return false;
     if (p->dict) {
@@ -363,7 +363,7 @@ bool tc_heap_verify_with(const tc_proc *p, const tc_term *objv, unsigned nobj, c
 
 bool tc_heap_verify(const tc_proc *p, const char **why) { return tc_heap_verify_with(p, p->x, p->arity, why); }
 
-void proc_verify_transition(const tc_proc *p, const tc_term *objv, unsigned nobj, const char *file, int line)
+void tc__proc_verify_transition(const tc_proc *p, const tc_term *objv, unsigned nobj, const char *file, int line)
 {
     const char *why;
     tc_mem_unchecked(1);

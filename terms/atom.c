@@ -1,28 +1,19 @@
 #include "atom.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
+#include "context_impl.h"
+
 /*
- * Storage: a fixed directory of chunks that only ever grows, so a reader holding an
- * index never races with a writer that appends. A hash index (open addressing) finds
- * names when interning.
+ * Storage (the context's atoms): a fixed directory of chunks that only ever grows, so a
+ * reader holding an index never races with a writer that appends. A hash index (open
+ * addressing) finds names when interning.
  */
-#define CHUNK_BITS 12
+#define CHUNK_BITS TC__ATOM_CHUNK_BITS
 #define CHUNK_SIZE (1u << CHUNK_BITS)
-#define MAX_CHUNKS 256u /* 1,048,576 atoms: the VM's default atom limit */
+#define MAX_CHUNKS TC__ATOM_MAX_CHUNKS
 
-typedef struct atom_entry {
-    const char *name;
-    size_t len;
-} atom_entry;
-
-static atom_entry *chunks[MAX_CHUNKS];
-static atomic_size_t atom_count;
-static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t *hash_slots; /* index + 1, 0 = empty */
-static size_t hash_cap;
+typedef tc__atom_entry atom_entry;
 
 static uint64_t name_hash(const char *s, size_t len)
 {
@@ -32,7 +23,7 @@ static uint64_t name_hash(const char *s, size_t len)
     return h;
 }
 
-static atom_entry *entry_at(size_t i) { return &chunks[i >> CHUNK_BITS][i & (CHUNK_SIZE - 1)]; }
+static atom_entry *entry_at(size_t i) { return &tc__ctx()->atoms.chunks[i >> CHUNK_BITS][i & (CHUNK_SIZE - 1)]; }
 
 long tc_utf8_decode(const unsigned char **pp, const unsigned char *end)
 {
@@ -110,8 +101,10 @@ size_t tc_utf8_encode(uint32_t cp, char out[4])
 
 static long find_slot(const char *name, size_t len, uint64_t h)
 {
-    for (size_t i = h & (hash_cap - 1);; i = (i + 1) & (hash_cap - 1)) {
-        uint32_t v = hash_slots[i];
+    size_t cap = tc__ctx()->atoms.hash_cap;
+    const uint32_t *slots = tc__ctx()->atoms.hash_slots;
+    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        uint32_t v = slots[i];
         if (v == 0)
             return -(long)i - 1;
         atom_entry *e = entry_at(v - 1);
@@ -122,7 +115,7 @@ static long find_slot(const char *name, size_t len, uint64_t h)
 
 static tc_result grow_hash(size_t count)
 {
-    size_t cap = hash_cap ? hash_cap * 2 : 1024;
+    size_t cap = tc__ctx()->atoms.hash_cap ? tc__ctx()->atoms.hash_cap * 2 : 1024;
     uint32_t *slots = tc_mem_calloc(cap, sizeof *slots);
     if (!slots)
         return TC_ENOMEM;
@@ -133,16 +126,17 @@ static tc_result grow_hash(size_t count)
             j = (j + 1) & (cap - 1);
         slots[j] = (uint32_t)(i + 1);
     }
-    tc_mem_free(hash_slots);
-    hash_slots = slots;
-    hash_cap = cap;
+    tc_mem_free(tc__ctx()->atoms.hash_slots);
+    tc__ctx()->atoms.hash_slots = slots;
+    tc__ctx()->atoms.hash_cap = cap;
     return TC_OK;
 }
 
 static tc_result intern_locked(const char *name, size_t len, tc_term *out)
 {
-    size_t count = atomic_load(&atom_count);
-    if (2 * (count + 1) > hash_cap) {
+    tc_context *ctx = tc__ctx();
+    size_t count = atomic_load(&ctx->atoms.count);
+    if (2 * (count + 1) > ctx->atoms.hash_cap) {
         tc_result r = grow_hash(count);
         if (r != TC_OK)
             return r;
@@ -156,9 +150,9 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
     if (count >= (size_t)MAX_CHUNKS * CHUNK_SIZE)
         return TC_ELIMIT;
     size_t ci = count >> CHUNK_BITS;
-    if (!chunks[ci]) {
-        chunks[ci] = tc_mem_calloc(CHUNK_SIZE, sizeof(atom_entry));
-        if (!chunks[ci])
+    if (!ctx->atoms.chunks[ci]) {
+        ctx->atoms.chunks[ci] = tc_mem_calloc(CHUNK_SIZE, sizeof(atom_entry));
+        if (!ctx->atoms.chunks[ci])
             return TC_ENOMEM;
     }
     char *copy = tc_mem_alloc(len + 1);
@@ -169,8 +163,8 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
     atom_entry *e = entry_at(count);
     e->name = copy;
     e->len = len;
-    hash_slots[-slot - 1] = (uint32_t)(count + 1);
-    atomic_store(&atom_count, count + 1); /* publishes the entry to lock-free readers */
+    ctx->atoms.hash_slots[-slot - 1] = (uint32_t)(count + 1);
+    atomic_store(&ctx->atoms.count, count + 1); /* publishes the entry to lock-free readers */
     *out = tc_make_atom(count);
     return TC_OK;
 }
@@ -181,7 +175,7 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
 static tc_result seed_locked(void)
 {
     static const char *const first[] = {"false", "true", "_", "nonode@nohost"};
-    for (size_t i = atomic_load(&atom_count); i < sizeof first / sizeof *first; i++) {
+    for (size_t i = atomic_load(&tc__ctx()->atoms.count); i < sizeof first / sizeof *first; i++) {
         tc_term t;
         tc_result r = intern_locked(first[i], strlen(first[i]), &t);
         if (r != TC_OK)
@@ -197,17 +191,18 @@ tc_result tc_atom_intern(const char *name, size_t len, tc_term *out)
         return TC_EPARSE;
     if ((unsigned long)chars > TC_MAX_ATOM_CHARACTERS)
         return TC_ELIMIT;
-    pthread_mutex_lock(&intern_lock);
-    tc_result r = atomic_load(&atom_count) < 4 ? seed_locked() : TC_OK;
+    tc_context *ctx = tc__ctx();
+    pthread_mutex_lock(&ctx->atoms.lock);
+    tc_result r = atomic_load(&ctx->atoms.count) < 4 ? seed_locked() : TC_OK;
     if (r == TC_OK)
         r = intern_locked(name, len, out);
-    pthread_mutex_unlock(&intern_lock);
+    pthread_mutex_unlock(&ctx->atoms.lock);
     return r;
 }
 
 bool tc_atom_exists(tc_term atom)
 {
-    return tc_is_atom(atom) && tc_atom_index(atom) < atomic_load(&atom_count);
+    return tc_is_atom(atom) && tc_atom_index(atom) < atomic_load(&tc__ctx()->atoms.count);
 }
 
 const char *tc_atom_name(tc_term atom, size_t *len)
@@ -219,7 +214,7 @@ const char *tc_atom_name(tc_term atom, size_t *len)
     return e->name;
 }
 
-size_t tc_atom_count(void) { return atomic_load(&atom_count); }
+size_t tc_atom_count(void) { return atomic_load(&tc__ctx()->atoms.count); }
 
 static const char *const reserved_words[] = {
     "after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl", "bsr", "bxor",

@@ -3,8 +3,11 @@
 
 #include <libunwind.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "context_impl.h"
 
 const char *tc_result_name(tc_result r)
 {
@@ -69,25 +72,21 @@ void tc_assert_fail(const char *file, int line, const char *expr)
     abort();
 }
 
-static atomic_uint_fast64_t mem_calls;
-static atomic_uint_fast64_t mem_fail_at;
-static atomic_int_fast64_t mem_live;
+#if TC_DEBUG_LEVEL >= 1
+/* The counters are the context's (context_impl.h). Allocations made inside a verifier at a
+ * state transition (debug level 2) are not counted and never fail, so a test that fails the
+ * Nth allocation fails the same one at every debug level. */
+static _Thread_local unsigned mem_unchecked;
 
-void tc_mem_fail_at(uint64_t n)
+bool tc_mem_fail_at(uint64_t n)
 {
-    atomic_store(&mem_fail_at, atomic_load(&mem_calls) + n);
-    if (n == 0)
-        atomic_store(&mem_fail_at, 0);
+    tc_context *ctx = tc__ctx();
+    atomic_store(&ctx->mem.fail_at, n ? atomic_load(&ctx->mem.calls) + n : 0);
+    return true;
 }
 
-uint64_t tc_mem_calls(void) { return atomic_load(&mem_calls); }
-int64_t tc_mem_live(void) { return atomic_load(&mem_live); }
-
-/* True when this call is the one chosen to fail. */
-/* Allocations made inside a verifier at a state transition (debug level 2) are not
- * counted and never fail, so a test that fails the Nth allocation fails the same one at
- * every debug level. */
-static _Thread_local unsigned mem_unchecked;
+uint64_t tc_mem_calls(void) { return atomic_load(&tc__ctx()->mem.calls); }
+int64_t tc_mem_live(void) { return atomic_load(&tc__ctx()->mem.live); }
 
 void tc_mem_unchecked(int enter)
 {
@@ -95,31 +94,51 @@ void tc_mem_unchecked(int enter)
     mem_unchecked += enter ? 1u : (unsigned)-1;
 }
 
-int tc_mem_inject_failure(void)
+/* True when this call is the one chosen to fail. */
+static inline int inject_failure(void)
 {
     if (mem_unchecked)
         return 0;
-    uint64_t call = atomic_fetch_add(&mem_calls, 1) + 1;
-    return call == atomic_load(&mem_fail_at);
+    tc_context *ctx = tc__ctx();
+    uint64_t call = atomic_fetch_add(&ctx->mem.calls, 1) + 1;
+    return call == atomic_load(&ctx->mem.fail_at);
 }
+
+static inline void count_live(int64_t d) { atomic_fetch_add(&tc__ctx()->mem.live, d); }
+#else
+/* Level 0: compiled out, so the allocator is malloc and free and nothing more. */
+bool tc_mem_fail_at(uint64_t n)
+{
+    (void)n;
+    return false;
+}
+
+uint64_t tc_mem_calls(void) { return 0; }
+int64_t tc_mem_live(void) { return 0; }
+void tc_mem_unchecked(int enter) { (void)enter; }
+static inline int inject_failure(void) { return 0; }
+static inline void count_live(int64_t d) { (void)d; }
+#endif
+
+int tc_mem_inject_failure(void) { return inject_failure(); }
 
 void *tc_mem_alloc(size_t bytes)
 {
-    if (tc_mem_inject_failure())
+    if (inject_failure())
         return NULL;
     void *p = malloc(bytes ? bytes : 1);
     if (p)
-        atomic_fetch_add(&mem_live, 1);
+        count_live(1);
     return p;
 }
 
 void *tc_mem_calloc(size_t n, size_t size)
 {
-    if (tc_mem_inject_failure())
+    if (inject_failure())
         return NULL;
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (p)
-        atomic_fetch_add(&mem_live, 1);
+        count_live(1);
     return p;
 }
 
@@ -127,7 +146,7 @@ void *tc_mem_realloc(void *p, size_t bytes)
 {
     if (p == NULL)
         return tc_mem_alloc(bytes);
-    if (tc_mem_inject_failure())
+    if (inject_failure())
         return NULL;
     return realloc(p, bytes ? bytes : 1);
 }
@@ -135,7 +154,7 @@ void *tc_mem_realloc(void *p, size_t bytes)
 void tc_mem_free(void *p)
 {
     if (p) {
-        atomic_fetch_sub(&mem_live, 1);
+        count_live(-1);
         free(p);
     }
 }

@@ -9,6 +9,7 @@
 #ifndef TC_BASE_H
 #define TC_BASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,13 +81,21 @@ int tc_hex_digit(int c);
 /*
  * The failable allocator. Every allocation in the library goes through these, so a test
  * can make exactly the Nth one fail (`tc_mem_fail_at(n)`, 1-based; 0 disarms) and count
- * what is still live.
+ * what is still live. The counters are global state, owned by the library's context
+ * (terms/context_impl.h).
+ *
+ * Fault injection and the counters exist at debug level 1 and 2 only. A level-0 build (the
+ * release build the experiments measure) compiles them out: the allocator is malloc and
+ * free, every function below still links, tc_mem_fail_at returns false (nothing armed),
+ * tc_mem_calls and tc_mem_live return 0 (nothing counted), and tc_mem_unchecked does nothing.
+ * The test suites that use them are built only at level 1 or 2 (tests/CMakeLists.txt).
  */
 void *tc_mem_alloc(size_t bytes) TC_MUST_CHECK;
 void *tc_mem_calloc(size_t n, size_t size) TC_MUST_CHECK;
 void *tc_mem_realloc(void *p, size_t bytes) TC_MUST_CHECK;
 void tc_mem_free(void *p);
-void tc_mem_fail_at(uint64_t n);
+/* Arms the Nth allocation call from now to fail; true, or false in a level-0 build. */
+bool tc_mem_fail_at(uint64_t n);
 uint64_t tc_mem_calls(void);   /* allocation calls since start (alloc, calloc, realloc) */
 /* For allocators that get memory without malloc (the carriers in alloc/): counts one
  * allocation call and returns nonzero when it is the one tc_mem_fail_at chose to fail. */

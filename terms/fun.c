@@ -1,24 +1,18 @@
 #include "fun.h"
 
-#include <pthread.h>
-
 #include "atom.h"
+#include "context_impl.h"
 #include "ident.h"
 #include "offheap.h"
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static tc_fun_entry *funs; /* few entries in any run: lists, searched under the lock */
-static tc_export *exports;
-static _Atomic tc_term external_atom;
-
 tc_term tc_fun_external_atom(void)
 {
-    tc_term t = atomic_load(&external_atom);
+    tc_term t = atomic_load(&tc__ctx()->funs.external_atom);
     if (t == TC_NON_VALUE) {
         /* 'external' fits the table unless it is full, when no fun can be built either. */
         if (tc_atom_intern("external", 8, &t) != TC_OK)
             return TC_NON_VALUE;
-        atomic_store(&external_atom, t);
+        atomic_store(&tc__ctx()->funs.external_atom, t);
     }
     return t;
 }
@@ -26,8 +20,8 @@ tc_term tc_fun_external_atom(void)
 tc_fun_entry *tc_fun_entry_put(tc_term module, int32_t old_uniq, int32_t old_index, const unsigned char uniq[16],
                                uint32_t index, unsigned arity)
 {
-    pthread_mutex_lock(&table_lock);
-    tc_fun_entry *fe = funs;
+    pthread_mutex_lock(&tc__ctx()->funs.lock);
+    tc_fun_entry *fe = tc__ctx()->funs.funs;
     while (fe && !(fe->module == module && fe->old_uniq == old_uniq && fe->old_index == old_index))
         fe = fe->next;
     if (fe) {
@@ -40,30 +34,30 @@ tc_fun_entry *tc_fun_entry_put(tc_term module, int32_t old_uniq, int32_t old_ind
         memcpy(fe->uniq, uniq, sizeof fe->uniq);
         fe->index = index;
         fe->arity = arity;
-        fe->next = funs;
-        funs = fe;
+        fe->next = tc__ctx()->funs.funs;
+        tc__ctx()->funs.funs = fe;
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&tc__ctx()->funs.lock);
     return fe;
 }
 
 void tc_fun_entry_deref(tc_fun_entry *fe)
 {
-    pthread_mutex_lock(&table_lock);
+    pthread_mutex_lock(&tc__ctx()->funs.lock);
     if (atomic_fetch_sub(&fe->refc, 1) == 1) {
-        tc_fun_entry **pp = &funs;
+        tc_fun_entry **pp = &tc__ctx()->funs.funs;
         while (*pp != fe)
             pp = &(*pp)->next;
         *pp = fe->next;
         tc_mem_free(fe);
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&tc__ctx()->funs.lock);
 }
 
 tc_export *tc_export_get(tc_term module, tc_term function, unsigned arity)
 {
-    pthread_mutex_lock(&table_lock);
-    tc_export *e = exports;
+    pthread_mutex_lock(&tc__ctx()->funs.lock);
+    tc_export *e = tc__ctx()->funs.exports;
     while (e && !(e->module == module && e->function == function && e->arity == arity))
         e = e->next;
     if (!e) {
@@ -76,11 +70,11 @@ tc_export *tc_export_get(tc_term module, tc_term function, unsigned arity)
             e->module = module;
             e->function = function;
             e->arity = arity;
-            e->next = exports;
-            exports = e;
+            e->next = tc__ctx()->funs.exports;
+            tc__ctx()->funs.exports = e;
         }
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&tc__ctx()->funs.lock);
     return e;
 }
 

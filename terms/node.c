@@ -1,12 +1,7 @@
 #include "node.h"
 
-#include <pthread.h>
-
 #include "atom.h"
-
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static tc_node *table; /* few entries in any run: a list, searched under the lock */
-static size_t entries;
+#include "context_impl.h"
 
 tc_term tc_node_this_sysname(void)
 {
@@ -21,8 +16,9 @@ bool tc_node_is_this(tc_term sysname, uint32_t creation)
 
 tc_node *tc_node_find_or_insert(tc_term sysname, uint32_t creation)
 {
-    pthread_mutex_lock(&table_lock);
-    tc_node *n = table;
+    tc_context *ctx = tc__ctx();
+    pthread_mutex_lock(&ctx->nodes.lock);
+    tc_node *n = ctx->nodes.list;
     while (n && !(n->sysname == sysname && n->creation == creation))
         n = n->next;
     if (n) {
@@ -31,11 +27,11 @@ tc_node *tc_node_find_or_insert(tc_term sysname, uint32_t creation)
         atomic_init(&n->refc, 1);
         n->sysname = sysname;
         n->creation = creation;
-        n->next = table;
-        table = n;
-        entries++;
+        n->next = ctx->nodes.list;
+        ctx->nodes.list = n;
+        ctx->nodes.entries++;
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&ctx->nodes.lock);
     return n;
 }
 
@@ -43,22 +39,24 @@ void tc_node_ref(tc_node *n) { atomic_fetch_add(&n->refc, 1); }
 
 void tc_node_deref(tc_node *n)
 {
-    pthread_mutex_lock(&table_lock);
+    tc_context *ctx = tc__ctx();
+    pthread_mutex_lock(&ctx->nodes.lock);
     if (atomic_fetch_sub(&n->refc, 1) == 1) {
-        tc_node **pp = &table;
+        tc_node **pp = &ctx->nodes.list;
         while (*pp != n)
             pp = &(*pp)->next;
         *pp = n->next;
-        entries--;
+        ctx->nodes.entries--;
         tc_mem_free(n);
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&ctx->nodes.lock);
 }
 
 size_t tc_node_count(void)
 {
-    pthread_mutex_lock(&table_lock);
-    size_t n = entries;
-    pthread_mutex_unlock(&table_lock);
+    tc_context *ctx = tc__ctx();
+    pthread_mutex_lock(&ctx->nodes.lock);
+    size_t n = ctx->nodes.entries;
+    pthread_mutex_unlock(&ctx->nodes.lock);
     return n;
 }

@@ -7,8 +7,8 @@
  * "nothing allocated" left its destination as it was, and once the row's state is freed
  * nothing is left allocated (tc_mem_live; LeakSanitizer in the sanitizer build).
  *
- * Swept elsewhere (not repeated here): the reader (check_terms_reader), ext encode and
- * decode (check_terms_ext), copy_shared and literal put (check_copy_shared, _literal),
+ * Swept elsewhere (not repeated here): the reader (check_codec_reader), ext encode and
+ * decode (check_codec_ext), copy_shared and literal put (check_copy_shared, _literal),
  * send (check_heaps_send), proc spawn / HAlloc / GC / BIF / queue (check_heaps_enomem), an
  * ETS insert of a new key (check_stores_ets), pdict put and split (check_heaps_pdict).
  */

@@ -33,7 +33,9 @@ echo "installed into $prefix:"
 
 # Layout: one include root, headers under termcopy/, no internals.
 [ -f "$prefix/include/termcopy/termcopy.h" ] || fail "no include/termcopy/termcopy.h"
-for d in terms codec alloc copy heaps stores scenarios; do
+. "$src/tests/floors.sh"
+floors=$(tc_floors "$src")
+for d in $floors; do
     [ -d "$prefix/include/termcopy/$d" ] || fail "no include/termcopy/$d/"
     [ ! -e "$prefix/include/$d" ] || fail "include/$d/ is installed outside include/termcopy/"
 done
