@@ -77,6 +77,7 @@ typedef struct tc_ep_counts {
     double us;  /* wall time of the pass, clock overhead subtracted */
     long faults;
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
+    uint64_t tester_gcs; /* the tester's own collections (gcs counts the server's too) */
 } tc_ep_counts;
 
 /* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
