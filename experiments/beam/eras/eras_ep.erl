@@ -1,0 +1,191 @@
+%% eras_ep - the 2005 send-vs-ets:lookup benchmark (erlang-questions, 2005-03-29) written in
+%% the subset of Erlang that R10B-2's compiler takes, so the same source runs on R10B-2,
+%% R13B01 and OTP 25 (each VM compiles it with its own compiler).
+%%
+%% The seed's attachment (eptest.erl) was scrubbed from the mailing-list archive: this is a
+%% reconstruction from the post's text, as experiments/beam/eptest.erl is. Per repeat a fresh
+%% tester process builds Data = lists:seq(1, L), spawns a server holding Data and runs
+%%   proc1..3       N calls: S ! {self(), get}, receive {S, Data}
+%%   ets_insert     N inserts of {I, Data}, I = 1..N, into an empty set
+%%   ets_overwrite  the same N inserts again
+%%   ets_lookup     N ets:lookup(T, I), results dropped
+%%   empty          a loop of N
+%% each pass timed with erlang:now() around it (the seed's era had no other clock).
+%%
+%% GC counts. R10B's statistics(garbage_collection) counts every process together and its
+%% process_info(P, garbage_collection) gives only fullsweep_after, so the tester's own
+%% collections are counted from erlang:trace(P, true, [garbage_collection]) events (gc_start
+%% on R10B and R13B, gc_minor_start / gc_major_start on OTP 25), in one extra, untimed run
+%% after the timed ones. The trace messages go to a tracer process's heap, not the tester's.
+%%
+%% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT
+%% (VM is the label written in the rows; OUT a file, rows appended after a header if new).
+-module(eras_ep).
+-export([main/1, tester/4, server/1, tracer/1]).
+%% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
+-compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
+
+main([Vm, Ls, Ns, Rs, Out]) ->
+    L = list_to_integer(Ls), N = list_to_integer(Ns), R = list_to_integer(Rs),
+    Timed = [run(L, N, false) || _ <- lists:seq(1, R)],
+    Traced = run(L, N, true),
+    Rows = rows(Vm, L, N, R, Timed, Traced),
+    ok = file:write_file(Out, [header(Out), Rows], [append]),
+    halt(0);
+main(Args) ->
+    io:format("usage: eras_ep main VM L N REPEATS OUT (got ~p)~n", [Args]),
+    halt(2).
+
+tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
+
+%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs}].
+run(L, N, Traced) ->
+    Tracer = case Traced of
+                 true -> spawn(?MODULE, tracer, [[]]);
+                 false -> none
+             end,
+    P = spawn(?MODULE, tester, [self(), L, N, Tracer]),
+    receive {P, Result} -> stop(Tracer), Result end.
+
+stop(none) -> ok;
+stop(T) -> T ! stop.
+
+tester(Parent, L, N, Tracer) ->
+    Data = lists:seq(1, L),
+    S = spawn(?MODULE, server, [Data]),
+    trace_on(Tracer, [self(), S]),
+    T = ets:new(eras_ep, [set]),
+    Rows = [pass(Test, L, N, S, T, Data, Tracer) || Test <- tests()],
+    S ! stop,
+    ets:delete(T),
+    Parent ! {self(), Rows}.
+
+trace_on(none, _) -> ok;
+trace_on(Tracer, Pids) ->
+    lists:foreach(fun(P) -> erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) end, Pids).
+
+pass(Test, _L, N, S, T, Data, Tracer) ->
+    {G0, _, _} = statistics(garbage_collection),
+    T0 = erlang:now(),
+    body(Test, N, S, T, Data),
+    T1 = erlang:now(),
+    {G1, _, _} = statistics(garbage_collection),
+    {Mine, Server} = take(Tracer, S),
+    {Test, timer:now_diff(T1, T0), G1 - G0, Mine, Server}.
+
+body(proc1, N, S, _T, _D) -> call_loop(S, N);
+body(proc2, N, S, _T, _D) -> call_loop(S, N);
+body(proc3, N, S, _T, _D) -> call_loop(S, N);
+body(ets_insert, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_overwrite, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_lookup, N, _S, T, _D) -> lookup_loop(T, 1, N);
+body(empty, N, _S, _T, _D) -> empty_loop(N).
+
+%% ---- the loops -------------------------------------------------------------------------
+
+server(Data) ->
+    receive
+        {From, get} -> From ! {self(), Data}, server(Data);
+        stop -> ok
+    end.
+
+call_loop(_S, 0) -> ok;
+call_loop(S, N) ->
+    S ! {self(), get},
+    receive {S, _Data} -> call_loop(S, N - 1) end.
+
+insert_loop(_T, I, N, _Data) when I > N -> ok;
+insert_loop(T, I, N, Data) -> ets:insert(T, {I, Data}), insert_loop(T, I + 1, N, Data).
+
+lookup_loop(_T, I, N) when I > N -> ok;
+lookup_loop(T, I, N) -> ets:lookup(T, I), lookup_loop(T, I + 1, N).
+
+empty_loop(0) -> ok;
+empty_loop(N) -> empty_loop(N - 1).
+
+%% ---- GC events -------------------------------------------------------------------------
+
+tracer(Counts) ->
+    receive
+        {trace, P, Ev, _Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start ->
+            tracer(bump(P, Counts));
+        {take, From, Pids} ->
+            From ! {self(), [count(P, Counts) || P <- Pids]},
+            tracer([]);
+        stop -> ok;
+        _Other -> tracer(Counts)
+    end.
+
+bump(P, Counts) ->
+    case lists:keysearch(P, 1, Counts) of
+        {value, {P, C}} -> lists:keyreplace(P, 1, Counts, {P, C + 1});
+        false -> [{P, 1} | Counts]
+    end.
+
+count(P, Counts) ->
+    case lists:keysearch(P, 1, Counts) of
+        {value, {P, C}} -> C;
+        false -> 0
+    end.
+
+%% A VM that queues trace messages (OTP 25) says when they are delivered; R10B delivers them
+%% as the event happens, and has no trace_delivered (undef, caught).
+take(none, _S) -> {na, na};
+take(Tracer, S) ->
+    lists:foreach(fun delivered/1, [self(), S]),
+    Tracer ! {take, self(), [self(), S]},
+    receive {Tracer, [Mine, Server]} -> {Mine, Server} end.
+
+delivered(P) ->
+    case catch erlang:trace_delivered(P) of
+        Ref when is_reference(Ref) -> receive {trace_delivered, P, Ref} -> ok end;
+        _ -> ok
+    end.
+
+%% ---- output ----------------------------------------------------------------------------
+
+header(Out) ->
+    case file:read_file_info(Out) of
+        {ok, _} -> [];
+        _ ->
+            ["# vm_version: erts ", erlang:system_info(version), "\n",
+             "# system_version: ", chomp(erlang:system_info(system_version)), "\n",
+             "# wordsize: ", integer_to_list(erlang:system_info(wordsize)), "\n",
+             "# gcs: the tester's own collections per pass (erlang:trace garbage_collection events, "
+             "one extra untimed run); all_gcs: statistics(garbage_collection) over the pass, every "
+             "process, median of the timed runs\n",
+             "vm,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
+             "ratio,gcs,server_gcs,all_gcs\n"]
+    end.
+
+chomp(S) -> [C || C <- S, C =/= $\n].
+
+rows(Vm, L, N, R, Timed, Traced) ->
+    %% the seed's ratio, per timed run: lookup / median of that run's three proc passes
+    Ratios = [us(ets_lookup, Run) / median([us(P, Run) || P <- [proc1, proc2, proc3]]) || Run <- Timed],
+    [begin
+         Us = [us(Test, Run) || Run <- Timed],
+         All = [all(Test, Run) || Run <- Timed],
+         {value, {Test, _, _, Mine, Server}} = lists:keysearch(Test, 1, Traced),
+         Med = median(Us),
+         Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
+         io_lib:format("~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w~n",
+                       [Vm, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
+                        ops(N, Med), Ratio, Mine, Server, round(median(All))])
+     end || Test <- tests()].
+
+us(Test, Run) -> {value, {Test, Us, _, _, _}} = lists:keysearch(Test, 1, Run), Us.
+all(Test, Run) -> {value, {Test, _, G, _, _}} = lists:keysearch(Test, 1, Run), G.
+
+ops(_N, Us) when Us == 0 -> "";
+ops(N, Us) -> fmt(N * 1000000 / Us).
+
+median(Xs) ->
+    S = lists:sort(Xs), K = length(S),
+    case K rem 2 of
+        1 -> lists:nth(K div 2 + 1, S);
+        0 -> (lists:nth(K div 2, S) + lists:nth(K div 2 + 1, S)) / 2
+    end.
+
+fmt(X) when is_integer(X) -> integer_to_list(X);
+fmt(X) -> io_lib:format("~.4f", [X]).
