@@ -18,44 +18,57 @@
 %% on R10B and R13B, gc_minor_start / gc_major_start on OTP 25), in one extra, untimed run
 %% after the timed ones. The trace messages go to a tracer process's heap, not the tester's.
 %%
-%% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT
+%% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT [VARIANT]
 %% (VM is the label written in the rows; OUT a file, rows appended after a header if new).
+%% VARIANT, one variable changed at a time (default base):
+%%   hot_key      the lookup pass reads key 1 N times instead of keys 1..N (the source's
+%%                temperature: one object in cache instead of N)
+%%   heap_W       the tester is spawned with {min_heap_size, W} words (W a number): a heap
+%%                that holds the results, so lookups and replies land on it, not in fragments
 -module(eras_ep).
 -export([main/1, tester/4, server/1, tracer/1]).
 %% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 
-main([Vm, Ls, Ns, Rs, Out]) ->
+main([Vm, Ls, Ns, Rs, Out]) -> main([Vm, Ls, Ns, Rs, Out, "base"]);
+main([Vm, Ls, Ns, Rs, Out, Variant]) ->
     L = list_to_integer(Ls), N = list_to_integer(Ns), R = list_to_integer(Rs),
-    Timed = [run(L, N, false) || _ <- lists:seq(1, R)],
-    Traced = run(L, N, true),
-    Rows = rows(Vm, L, N, R, Timed, Traced),
+    V = variant(Variant),
+    Timed = [run(L, N, V, false) || _ <- lists:seq(1, R)],
+    Traced = run(L, N, V, true),
+    Rows = rows(Vm, Variant, L, N, R, Timed, Traced),
     ok = file:write_file(Out, [header(Out), Rows], [append]),
     halt(0);
 main(Args) ->
-    io:format("usage: eras_ep main VM L N REPEATS OUT (got ~p)~n", [Args]),
+    io:format("usage: eras_ep main VM L N REPEATS OUT [base|hot_key|heap_W] (got ~p)~n", [Args]),
     halt(2).
+
+%% {KeyMode, SpawnOpts}
+variant("base") -> {keys, []};
+variant("hot_key") -> {hot, []};
+variant("heap_" ++ W) -> {keys, [{min_heap_size, list_to_integer(W)}]};
+variant(Other) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W)~n", [Other]), halt(2).
 
 tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 
 %% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs}].
-run(L, N, Traced) ->
+run(L, N, {Keys, Opts}, Traced) ->
     Tracer = case Traced of
                  true -> spawn(?MODULE, tracer, [[]]);
                  false -> none
              end,
-    P = spawn(?MODULE, tester, [self(), L, N, Tracer]),
+    P = spawn_opt(?MODULE, tester, [self(), L, {N, Keys}, Tracer], Opts),
     receive {P, Result} -> stop(Tracer), Result end.
 
 stop(none) -> ok;
 stop(T) -> T ! stop.
 
-tester(Parent, L, N, Tracer) ->
+tester(Parent, L, {N, Keys}, Tracer) ->
     Data = lists:seq(1, L),
     S = spawn(?MODULE, server, [Data]),
     trace_on(Tracer, [self(), S]),
     T = ets:new(eras_ep, [set]),
-    Rows = [pass(Test, L, N, S, T, Data, Tracer) || Test <- tests()],
+    Rows = [pass(Test, Keys, N, S, T, Data, Tracer) || Test <- tests()],
     S ! stop,
     ets:delete(T),
     Parent ! {self(), Rows}.
@@ -64,22 +77,23 @@ trace_on(none, _) -> ok;
 trace_on(Tracer, Pids) ->
     lists:foreach(fun(P) -> erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) end, Pids).
 
-pass(Test, _L, N, S, T, Data, Tracer) ->
+pass(Test, Keys, N, S, T, Data, Tracer) ->
     {G0, _, _} = statistics(garbage_collection),
     T0 = erlang:now(),
-    body(Test, N, S, T, Data),
+    body(Test, Keys, N, S, T, Data),
     T1 = erlang:now(),
     {G1, _, _} = statistics(garbage_collection),
     {Mine, Server} = take(Tracer, S),
     {Test, timer:now_diff(T1, T0), G1 - G0, Mine, Server}.
 
-body(proc1, N, S, _T, _D) -> call_loop(S, N);
-body(proc2, N, S, _T, _D) -> call_loop(S, N);
-body(proc3, N, S, _T, _D) -> call_loop(S, N);
-body(ets_insert, N, _S, T, D) -> insert_loop(T, 1, N, D);
-body(ets_overwrite, N, _S, T, D) -> insert_loop(T, 1, N, D);
-body(ets_lookup, N, _S, T, _D) -> lookup_loop(T, 1, N);
-body(empty, N, _S, _T, _D) -> empty_loop(N).
+body(proc1, _K, N, S, _T, _D) -> call_loop(S, N);
+body(proc2, _K, N, S, _T, _D) -> call_loop(S, N);
+body(proc3, _K, N, S, _T, _D) -> call_loop(S, N);
+body(ets_insert, _K, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_overwrite, _K, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_lookup, keys, N, _S, T, _D) -> lookup_loop(T, 1, N);
+body(ets_lookup, hot, N, _S, T, _D) -> hot_loop(T, N);
+body(empty, _K, N, _S, _T, _D) -> empty_loop(N).
 
 %% ---- the loops -------------------------------------------------------------------------
 
@@ -99,6 +113,9 @@ insert_loop(T, I, N, Data) -> ets:insert(T, {I, Data}), insert_loop(T, I + 1, N,
 
 lookup_loop(_T, I, N) when I > N -> ok;
 lookup_loop(T, I, N) -> ets:lookup(T, I), lookup_loop(T, I + 1, N).
+
+hot_loop(_T, 0) -> ok;
+hot_loop(T, N) -> ets:lookup(T, 1), hot_loop(T, N - 1).
 
 empty_loop(0) -> ok;
 empty_loop(N) -> empty_loop(N - 1).
@@ -154,13 +171,13 @@ header(Out) ->
              "# gcs: the tester's own collections per pass (erlang:trace garbage_collection events, "
              "one extra untimed run); all_gcs: statistics(garbage_collection) over the pass, every "
              "process, median of the timed runs\n",
-             "vm,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
+             "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
              "ratio,gcs,server_gcs,all_gcs\n"]
     end.
 
 chomp(S) -> [C || C <- S, C =/= $\n].
 
-rows(Vm, L, N, R, Timed, Traced) ->
+rows(Vm, Variant, L, N, R, Timed, Traced) ->
     %% the seed's ratio, per timed run: lookup / median of that run's three proc passes
     Ratios = [us(ets_lookup, Run) / median([us(P, Run) || P <- [proc1, proc2, proc3]]) || Run <- Timed],
     [begin
@@ -169,8 +186,8 @@ rows(Vm, L, N, R, Timed, Traced) ->
          {value, {Test, _, _, Mine, Server}} = lists:keysearch(Test, 1, Traced),
          Med = median(Us),
          Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
-         io_lib:format("~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w~n",
-                       [Vm, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w~n",
+                       [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
                         ops(N, Med), Ratio, Mine, Server, round(median(All))])
      end || Test <- tests()].
 

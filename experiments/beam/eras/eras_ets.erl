@@ -15,26 +15,37 @@
 %% seed's +h 9999999 gives it and the second writer a heap that holds every insert's tuple,
 %% so no loop collects.
 %%
-%% Usage: erl +h 9999999 -noshell -pa DIR -run eras_ets main VM N REPEATS OUT
+%% Usage: erl +h 9999999 -noshell -pa DIR -run eras_ets main VM N REPEATS OUT [VARIANT]
+%% VARIANT (default base, the seed's table): plain_set, a public set without
+%% write_concurrency (R13B01: one table lock for every operation instead of the bucket locks).
+%% The table size, the other variable, is N itself.
 -module(eras_ets).
 -export([main/1, worker/4, writer/4]).
 %% OTP 25 deprecates now/0; the seed had no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 
-main([Vm, Ns, Rs, Out]) ->
+main([Vm, Ns, Rs, Out]) -> main([Vm, Ns, Rs, Out, "base"]);
+main([Vm, Ns, Rs, Out, Variant]) ->
     N = list_to_integer(Ns), R = list_to_integer(Rs),
-    Runs = [{B, [run(B, N) || _ <- lists:seq(1, R)]} || B <- [ets_test, pdict]],
-    Rows = [row(Vm, B, Op, N, R, [us(Op, Run) || Run <- BRuns], [gcs(Op, Run) || Run <- BRuns],
+    Opts = case Variant of
+               "base" -> table_opts();
+               "plain_set" -> [public];
+               _ -> io:format("eras_ets: unknown variant ~s (base, plain_set)~n", [Variant]), halt(2)
+           end,
+    %% the process dictionary has no table: its loops run once, with the base rows
+    Bs = case Variant of "base" -> [ets_test, pdict]; _ -> [ets_test] end,
+    Runs = [{B, [run(B, N, Opts) || _ <- lists:seq(1, R)]} || B <- Bs],
+    Rows = [row(Vm, Variant, B, Op, N, R, [us(Op, Run) || Run <- BRuns], [gcs(Op, Run) || Run <- BRuns],
                 [cpu(Op, Run) || Run <- BRuns])
             || {B, BRuns} <- Runs, Op <- [insert, lookup, update]],
     ok = file:write_file(Out, [header(Out), Rows], [append]),
     halt(0);
 main(Args) ->
-    io:format("usage: eras_ets main VM N REPEATS OUT (got ~p)~n", [Args]),
+    io:format("usage: eras_ets main VM N REPEATS OUT [base|plain_set] (got ~p)~n", [Args]),
     halt(2).
 
-run(B, N) ->
-    P = spawn(?MODULE, worker, [self(), B, N, table_opts()]),
+run(B, N, Opts) ->
+    P = spawn(?MODULE, worker, [self(), B, N, Opts]),
     receive {P, Result} -> Result end.
 
 %% The seed's table; R10B's ets:new refuses write_concurrency.
@@ -99,13 +110,13 @@ header(Out) ->
              "# table: ", io_lib:format("~w", [table_opts()]), "\n",
              "# gcs: statistics(garbage_collection) over the loop, every process, median of the runs; "
              "cpu_ms: statistics(runtime) over the loop, every scheduler thread, median\n",
-             "vm,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,ns_per_op,gcs,cpu_ms\n"]
+             "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,ns_per_op,gcs,cpu_ms\n"]
     end.
 
-row(Vm, B, Op, N, R, Us, Gs, Cs) ->
+row(Vm, Variant, B, Op, N, R, Us, Gs, Cs) ->
     Med = median(Us),
-    io_lib:format("~s,~w,~w,0,~w,~w,~s,~w,~w,~s,~s,~w,~s~n",
-                  [Vm, B, Op, N, R, fmt(Med), lists:min(Us), lists:max(Us),
+    io_lib:format("~s,~s,~w,~w,0,~w,~w,~s,~w,~w,~s,~s,~w,~s~n",
+                  [Vm, Variant, B, Op, N, R, fmt(Med), lists:min(Us), lists:max(Us),
                    fmt(N * 1000000 / Med), fmt(Med * 1000 / N), round(median(Gs)), fmt(median(Cs))]).
 
 median(Xs) ->

@@ -20,6 +20,10 @@
 #                    their sha256, configure flags, CFLAGS, beam_emu.c's flags), copied into
 #                    the output's metadata
 #   --out FILE       the CSV (default report/data/eras.csv)
+#   --variants       also the one-variable runs, each beside the model's same switch where it
+#                    has one: R10B-2 at L = 1000 and 10000 (those of --lens) with hot_key (one
+#                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
+#                    words); R13B01 with plain_set (no write_concurrency) and with 20000 keys
 #   --quick          lengths 100 1000, 100 calls, 20000 keys, 1 round, 1 repeat
 #   --dry-run        check the arguments and the VMs, print what would run, run nothing
 #
@@ -38,7 +42,7 @@ need_vms() {
 }
 
 lens="10 100 1000 3000 10000 30000" iterations=1000 ets_n=1000000 rounds=3 repeats=3
-model="$top/build/release" prov="" out="$top/report/data/eras.csv" dry=0
+model="$top/build/release" prov="" out="$top/report/data/eras.csv" dry=0 variants=0
 vms=() roots=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -52,7 +56,8 @@ while [ $# -gt 0 ]; do
     --out) out="${2:?--out needs a file}"; shift ;;
     --quick) lens="100 1000" iterations=100 ets_n=20000 rounds=1 repeats=1 ;;
     --dry-run) dry=1 ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --variants) variants=1 ;;
+    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *=*)
         name=${1%%=*} root=${1#*=}
@@ -142,18 +147,33 @@ for i in "${!vms[@]}"; do
     check_and_compile "${vms[$i]}" "${roots[$i]}" "$tmp/${vms[$i]}"
     echo "eras: ${vms[$i]}: $checked, the benchmarks compiled" >&2
 done
+
+# The work, one line each: KIND VM VARIANT L-or-N (KIND eptest or ets).
+var_lens=""
+for l in $lens; do case "$l" in 1000 | 10000) var_lens="$var_lens $l" ;; esac; done
 plan() {
-    local v
+    local v l
+    for l in $lens; do
+        for v in "${vms[@]}"; do
+            case "$v" in r10b-* | otp25) echo "eptest $v base $l" ;; esac
+        done
+        if [ $variants -eq 1 ]; then
+            case " $var_lens " in *" $l "*)
+                for v in "${vms[@]}"; do
+                    case "$v" in r10b-*) echo "eptest $v hot_key $l"; echo "eptest $v heap_200000 $l" ;; esac
+                done ;;
+            esac
+        fi
+    done
     for v in "${vms[@]}"; do
-        case "$v" in
-        r10b-*) echo "eptest $v" ;;
-        r13b01-*) echo "ets $v" ;;
-        otp25) echo "eptest otp25"; echo "ets otp25" ;;
-        esac
+        case "$v" in r13b01-* | otp25) echo "ets $v base $ets_n" ;; esac
+        if [ $variants -eq 1 ]; then
+            case "$v" in r13b01-*) echo "ets $v plain_set $ets_n"; [ "$ets_n" -eq 20000 ] || echo "ets $v base 20000" ;; esac
+        fi
     done
 }
 if [ $dry -eq 1 ]; then
-    echo "rounds $rounds, repeats $repeats; eptest L = $lens, N = $iterations; ets_test N = $ets_n"
+    echo "rounds $rounds, repeats $repeats; eptest N = $iterations"
     plan
     exit 0
 fi
@@ -161,95 +181,82 @@ fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 started=$(date +%s) load0=$(load)
 say() { printf 'eras: [%4ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
-raw_vm="$tmp/vm.csv" raw_model="$tmp/model.csv"
-echo "round,source,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ratio,gcs,ops_per_s,ns_per_op,cpu_ms" >"$raw_model"
+raw_model="$tmp/model.csv"
+echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op" >"$raw_model"
 lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
 vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
 
-# model_eptest ROUND ERA L: the model's eptest, its round's rows into raw_model
+# model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
 model_eptest() {
-    "$model/experiments/eptest" --era "$2" --len "$3" --iterations "$iterations" --repeats "$repeats" \
-        --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
-    awk -v round="$1" -v src="model-$2" "$lib"'
+    local sw=()
+    case "$3" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${3#heap_}") ;; esac
+    "$model/experiments/eptest" --era "$2" --len "$4" --iterations "$iterations" --repeats "$repeats" \
+        ${sw[@]+"${sw[@]}"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
+    awk -v round="$1" -v src="eptest --era $2" -v variant="$3" "$lib"'
         !csv_row() { next }
         { t = csv_get("test"); us[t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); L = csv_get("payload_len"); n = csv_get("iterations") }
         END {
-            a = us["proc1"]; b = us["proc2"]; c = us["proc3"]
+            a = us["proc1"]; b = us["proc2"]; c = us["proc3"]  # the round trip: the median of the three
             m = (a > b) ? ((b > c) ? b : (a > c ? c : a)) : ((a > c) ? a : (b > c ? c : b))
             split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
             for (i = 1; i <= 7; i++) {
                 t = ts[i]
-                printf "%s,%s,eptest,%s,%s,%s,%s,,,%s,%s,,,\n", round, src, t, L, n, us[t], \
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,\n", round, src, variant, t, L, n, us[t],
                     (t == "ets_lookup" && m > 0) ? sprintf("%.4f", us[t] / m) : "", g[t]
             }
         }' "$tmp/m.csv" >>"$raw_model"
 }
 
-# model_ets ROUND: the model's etsbench (one repeat), its rows into raw_model
+# model_ets ROUND: the model's etsbench (one repeat, R13B's meta-table lock on), into raw_model
 model_ets() {
     "$model/experiments/etsbench" --iterations "$ets_n" --repeats 1 --meta-lock --csv "$tmp/e.csv" \
         >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
     awk -v round="$1" -v n="$ets_n" "$lib"'
         !csv_row() { next }
-        { printf "%s,%s/%s,etsbench,%s,0,%s,%.1f,,,,,%s,%s,\n", round, csv_get("lock_mode"), csv_get("threads"),
-              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ops_per_s"), csv_get("ns_per_op") }' \
-        "$tmp/e.csv" >>"$raw_model"
+        { printf "%s,etsbench %s/%s,base,%s,0,%s,%.1f,,,%s\n", round, csv_get("lock_mode"), csv_get("threads"),
+              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$tmp/e.csv" >>"$raw_model"
 }
 
+plan >"$tmp/plan"
+steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
 for r in $(seq 1 "$rounds"); do
-    for l in $lens; do
-        for v in "${vms[@]}"; do
-            case "$v" in r10b-* | otp25) ;; *) continue ;; esac
-            say "round $r/$rounds: eptest L = $l on $v"
+    ets_model_done=0
+    while read -r kind v variant x; do
+        step=$((step + 1))
+        case "$kind" in
+        eptest)
+            say "$step/$steps round $r: eptest $variant L = $x on $v, then the model"
             launcher "$v" "$(vm_of "$v")" 0
-            "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$l" "$iterations" "$repeats" "$tmp/$v.ep.$r.csv" \
-                >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
-        done
-        for era in r10b otp25; do
-            case "$era: ${vms[*]} " in "r10b:"*" r10b-2-"* | "otp25:"*" otp25 "*) ;; *) continue ;; esac
-            say "round $r/$rounds: the model's eptest --era $era --len $l"
-            model_eptest "$r" "$era" "$l"
-        done
-    done
-    for v in "${vms[@]}"; do
-        case "$v" in r13b01-* | otp25) ;; *) continue ;; esac
-        say "round $r/$rounds: ets_test and pdict, N = $ets_n, on $v (+h 9999999)"
-        launcher "$v" "$(vm_of "$v")" 9999999
-        "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$v" "$ets_n" 1 "$tmp/$v.ets.$r.csv" \
-            >"$tmp/run.log" 2>&1 || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
-    done
-    case " ${vms[*]} " in
-    *" r13b01-"*) say "round $r/$rounds: the model's etsbench, N = $ets_n"; model_ets "$r" ;;
-    esac
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" "$repeats" "$tmp/vm.$r.$step.csv" "$variant" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
+            case "$v" in r10b-2-32) continue ;; esac  # the model's r10b run follows the 64-bit row
+            model_eptest "$r" "$([ "$v" = otp25 ] && echo otp25 || echo r10b)" "$variant" "$x"
+            ;;
+        ets)
+            say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
+            launcher "$v" "$(vm_of "$v")" 9999999
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$v" "$x" 1 "$tmp/vm.$r.$step.csv" "$variant" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
+            case "$v:$variant:$x:$ets_model_done" in
+            r13b01-*:base:"$ets_n":0) say "round $r: the model's etsbench, N = $ets_n"; model_ets "$r"; ets_model_done=1 ;;
+            esac
+            ;;
+        esac
+    done <"$tmp/plan"
 done
 load1=$(load)
 
-# Every VM round's rows, with the round and the columns both benchmarks share.
-{
-    echo "round,vm,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms"
-    for f in "$tmp"/*.ep.*.csv "$tmp"/*.ets.*.csv; do
-        [ -f "$f" ] || continue
-        r=${f%.csv}; r=${r##*.}
-        awk -v round="$r" "$lib"'
-            !csv_row() { next }
-            { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", round, csv_get("vm"), csv_get("benchmark"),
-                  csv_get("test"), csv_get("payload_len"), csv_get("iterations"), csv_get("median_us"),
-                  csv_get("min_us"), csv_get("max_us"), csv_get("ops_per_s"),
-                  csv_has("ratio") ? csv_get("ratio") : "", csv_get("gcs"),
-                  csv_has("ns_per_op") ? csv_get("ns_per_op") : "", csv_has("cpu_ms") ? csv_get("cpu_ms") : "" }' "$f"
-    done
-} >"$raw_vm"
-
 # The VM rows over the rounds (medians; min and max over every run), each beside the model's
-# run of the same benchmark: R10B-2 beside --era r10b, OTP 25's eptest beside --era otp25,
-# R13B01's loops beside etsbench (-smp disable: no locks; smp: write_concurrency with R13B's
-# meta-table lock, the update's two writers on two threads; pdict: put, get, put).
-meta() { # the VM's own header lines, once per VM
+# run of the same benchmark: R10B-2 (both word sizes) beside --era r10b, OTP 25's eptest beside
+# --era otp25, R13B01's loops beside etsbench (-smp disable: no locks; smp: write_concurrency
+# with R13B's meta-table lock, the update's two writers on two threads; pdict: put, get, put).
+meta() { # each VM's own header lines, once
     local v f
     for v in "${vms[@]}"; do
-        f=$(ls "$tmp/$v".*.1.csv 2>/dev/null | head -n 1)
-        [ -n "$f" ] || continue
-        sed -n "s/^# \(system_version\|table\): /# ${v}_\1: /p" "$f" | sort -u
+        for f in "$tmp"/vm.1.*.csv; do
+            grep -q "^$v," "$f" || continue
+            sed -n "s/^# \(system_version\|table\): /# ${v}_\1: /p" "$f"
+        done | sort -u
     done
 }
 mkdir -p "$(dirname "$out")"
@@ -259,58 +266,58 @@ mkdir -p "$(dirname "$out")"
     echo "# git: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online), $(uname -sr)"
     echo "# load: load average $load0 at the start, $load1 at the end ($(($(date +%s) - started)) s); times on a shared machine"
-    echo "# command: experiments/beam/eras/run.sh --lens \"$lens\" --iterations $iterations --ets-n $ets_n --rounds $rounds --repeats $repeats"
-    echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); eptest tester_gcs, etsbench --meta-lock"
+    echo "# command: experiments/beam/eras/run.sh --lens \"$lens\" --iterations $iterations --ets-n $ets_n --rounds $rounds --repeats $repeats$([ $variants -eq 1 ] && echo " --variants")"
+    echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --meta-lock, one repeat per round"
     echo "# vms: ${vms[*]}"
     meta
     [ -n "$prov" ] && grep '^# ' "$prov"
-    echo "# eptest: 2005 post, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
-    echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time as the post"
-    echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run"
-    echo "vm,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
-    awk -v rounds="$rounds" "$lib"'
+    echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
+    echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post"
+    echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
+    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+    awk "$lib"'
         function med(list,    a, n, i, j, t) {
-            n = split(list, a, " "); if (n == 0 || list == "") return ""
+            if (list == "") return ""
+            n = split(list, a, " ")
             for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
             return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
         }
         function add(arr, k, v) { if (v != "") arr[k] = (k in arr) ? arr[k] " " v : v }
-        function f4(x) { return x == "" ? "" : sprintf("%.4f", x) }
-        function f1(x) { return x == "" ? "" : sprintf("%.1f", x) }
+        function f(fmt, x) { return x == "" ? "" : sprintf(fmt, x) }
         !csv_row() { next }
-        csv_file == 1 {
-            k = csv_get("vm") SUBSEP csv_get("benchmark") SUBSEP csv_get("test") SUBSEP csv_get("payload_len")
-            if (!(k in seen)) { seen[k] = 1; order[++nk] = k; its[k] = csv_get("iterations") }
-            add(us, k, csv_get("median_us")); add(ra, k, csv_get("ratio")); add(gc, k, csv_get("gcs"))
-            add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")); add(op, k, csv_get("ops_per_s"))
+        csv_has("source") {
+            m = csv_get("source") SUBSEP csv_get("variant") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
+            add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op"))
+            next
+        }
+        {   k = csv_get("vm") SUBSEP csv_get("variant") SUBSEP csv_get("benchmark") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
+            if (!(k in nr)) order[++nk] = k
+            add(us, k, csv_get("median_us")); if (csv_has("ratio")) add(ra, k, csv_get("ratio")); add(gc, k, csv_get("gcs")); add(op, k, csv_get("ops_per_s"))
+            if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
             if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
             if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
             nr[k]++
-            next
         }
-        {   m = csv_get("source") SUBSEP csv_get("test") SUBSEP csv_get("payload_len")
-            add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op")) }
         END {
             for (i = 1; i <= nk; i++) {
-                k = order[i]; split(k, p, SUBSEP); vm = p[1]; b = p[2]; t = p[3]; L = p[4]
+                k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
                 era = ""; cfg = ""; mt = t
-                if (b == "eptest") { era = (vm ~ /^r10b/) ? "r10b" : (vm == "otp25" ? "otp25" : ""); cfg = era == "" ? "" : "eptest --era " era; src = "model-" era }
+                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : "r10b"; cfg = "eptest --era " era }
                 else if (vm ~ /^r13b01/) {
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
-                    if (b == "ets_test") src = (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
-                    else { src = "pdict/" thr; mt = (t == "lookup") ? "get" : "put" }
-                    era = "otp25"; cfg = "etsbench " src (src ~ /^write/ ? " --meta-lock" : "")
+                    if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
+                    else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : "put" }
+                    era = "otp25"
                 }
-                mk = src SUBSEP mt SUBSEP L
-                mm = (cfg != "" && (mk in mus)) ? med(mus[mk]) : ""
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, b, t, L, its[k],
-                    f1(med(us[k])), lo[k], hi[k], f4(med(op[k])), f4(med(ra[k])), med(gc[k]) == "" ? "" : sprintf("%d", med(gc[k])),
-                    f4(med(ns[k])), f1(med(cp[k])), nr[k], era, cfg, f1(mm),
-                    (cfg != "" && (mk in mra)) ? f4(med(mra[mk])) : "",
-                    (cfg != "" && (mk in mgc) && mgc[mk] != "") ? sprintf("%d", med(mgc[mk])) : "",
-                    (cfg != "" && (mk in mns)) ? f4(med(mns[mk])) : ""
+                mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
+                if (!(mk in mus)) { era = ""; cfg = "" }
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
+                    f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], era, cfg (cfg ~ /write_conc/ ? " --meta-lock" : ""),
+                    era == "" ? "" : f("%.1f", med(mus[mk])), era == "" ? "" : f("%.4f", med(mra[mk])),
+                    era == "" ? "" : f("%d", med(mgc[mk])), era == "" ? "" : f("%.1f", med(mns[mk]))
             }
-        }' "$raw_vm" "$raw_model"
+        }' "$raw_model" "$tmp"/vm.*.csv
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 say "wrote $out ($(grep -vc '^#' "$out") lines)"
