@@ -16,7 +16,10 @@
 %% process_info(P, garbage_collection) gives only fullsweep_after, so the tester's own
 %% collections are counted from erlang:trace(P, true, [garbage_collection]) events (gc_start
 %% on R10B and R13B, gc_minor_start / gc_major_start on OTP 25), in one extra, untimed run
-%% after the timed ones. The trace messages go to a tracer process's heap, not the tester's.
+%% after the timed ones. The trace messages go to a tracer process's heap, not the tester's,
+%% and so do the pass markers (an atom sent after each pass, which allocates nothing on the
+%% tester): the tester receives the counts only after its last pass, so counting leaves its
+%% heap as in the timed runs.
 %%
 %% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT [VARIANT]
 %% (VM is the label written in the rows; OUT a file, rows appended after a header if new).
@@ -54,14 +57,22 @@ tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 %% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs}].
 run(L, N, {Keys, Opts}, Traced) ->
     Tracer = case Traced of
-                 true -> spawn(?MODULE, tracer, [[]]);
+                 true -> {spawn(?MODULE, tracer, [[]]), has_trace_delivered()};
                  false -> none
              end,
     P = spawn_opt(?MODULE, tester, [self(), L, {N, Keys}, Tracer], Opts),
     receive {P, Result} -> stop(Tracer), Result end.
 
 stop(none) -> ok;
-stop(T) -> T ! stop.
+stop({T, _}) -> T ! stop.
+
+%% Asked outside the tester: on R10B the call fails, and the caught error would be built on
+%% the heap of the process that asked.
+has_trace_delivered() ->
+    case catch erlang:trace_delivered(self()) of
+        Ref when is_reference(Ref) -> receive {trace_delivered, _, Ref} -> true end;
+        _ -> false
+    end.
 
 tester(Parent, L, {N, Keys}, Tracer) ->
     Data = lists:seq(1, L),
@@ -69,12 +80,17 @@ tester(Parent, L, {N, Keys}, Tracer) ->
     trace_on(Tracer, [self(), S]),
     T = ets:new(eras_ep, [set]),
     Rows = [pass(Test, Keys, N, S, T, Data, Tracer) || Test <- tests()],
+    Counts = take(Tracer, S),
     S ! stop,
     ets:delete(T),
-    Parent ! {self(), Rows}.
+    Parent ! {self(), [{Test, Us, All, count(self(), C), count(S, C)} || {{Test, Us, All}, {Test, C}} <- zip(Rows, Counts)]}.
+
+zip([A | As], [B | Bs]) -> [{A, B} | zip(As, Bs)];
+zip([], []) -> [].
+
 
 trace_on(none, _) -> ok;
-trace_on(Tracer, Pids) ->
+trace_on({Tracer, _}, Pids) ->
     lists:foreach(fun(P) -> erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) end, Pids).
 
 pass(Test, Keys, N, S, T, Data, Tracer) ->
@@ -83,8 +99,8 @@ pass(Test, Keys, N, S, T, Data, Tracer) ->
     body(Test, Keys, N, S, T, Data),
     T1 = erlang:now(),
     {G1, _, _} = statistics(garbage_collection),
-    {Mine, Server} = take(Tracer, S),
-    {Test, timer:now_diff(T1, T0), G1 - G0, Mine, Server}.
+    mark(Tracer, Test),
+    {Test, timer:now_diff(T1, T0), G1 - G0}.
 
 body(proc1, _K, N, S, _T, _D) -> call_loop(S, N);
 body(proc2, _K, N, S, _T, _D) -> call_loop(S, N);
@@ -122,16 +138,22 @@ empty_loop(N) -> empty_loop(N - 1).
 
 %% ---- GC events -------------------------------------------------------------------------
 
-tracer(Counts) ->
+%% Counts GC starts per process; a pass's name (an atom) closes that pass's counts.
+tracer(State) -> tracer([], State).
+tracer(Counts, Passes) ->
     receive
         {trace, P, Ev, _Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start ->
-            tracer(bump(P, Counts));
-        {take, From, Pids} ->
-            From ! {self(), [count(P, Counts) || P <- Pids]},
-            tracer([]);
+            tracer(bump(P, Counts), Passes);
+        {take, From} ->
+            From ! {self(), lists:reverse(Passes)},
+            tracer([], []);
         stop -> ok;
-        _Other -> tracer(Counts)
+        Test when is_atom(Test) -> tracer([], [{Test, Counts} | Passes]);
+        _Other -> tracer(Counts, Passes)
     end.
+
+mark(none, Test) -> Test;
+mark({Tracer, _}, Test) -> Tracer ! Test.
 
 bump(P, Counts) ->
     case lists:keysearch(P, 1, Counts) of
@@ -139,25 +161,26 @@ bump(P, Counts) ->
         false -> [{P, 1} | Counts]
     end.
 
+count(_P, none) -> na;
 count(P, Counts) ->
     case lists:keysearch(P, 1, Counts) of
         {value, {P, C}} -> C;
         false -> 0
     end.
 
-%% A VM that queues trace messages (OTP 25) says when they are delivered; R10B delivers them
-%% as the event happens, and has no trace_delivered (undef, caught).
-take(none, _S) -> {na, na};
-take(Tracer, S) ->
-    lists:foreach(fun delivered/1, [self(), S]),
-    Tracer ! {take, self(), [self(), S]},
-    receive {Tracer, [Mine, Server]} -> {Mine, Server} end.
+%% R10B delivers a trace message as its event happens, before the pass's marker; a VM with
+%% erlang:trace_delivered (R13B, OTP 25) is asked once, after the last pass (asking before
+%% each marker put a message on the tester's heap per pass and moved OTP 25's proc counts by
+%% a third). A GC event and a marker are both sent by the tester to the tracer, in order.
+take(none, _S) -> [{Test, none} || Test <- tests()];
+take({Tracer, Delivered}, S) ->
+    [delivered(P) || Delivered, P <- [self(), S]],
+    Tracer ! {take, self()},
+    receive {Tracer, Passes} -> Passes end.
 
 delivered(P) ->
-    case catch erlang:trace_delivered(P) of
-        Ref when is_reference(Ref) -> receive {trace_delivered, P, Ref} -> ok end;
-        _ -> ok
-    end.
+    Ref = erlang:trace_delivered(P),
+    receive {trace_delivered, P, Ref} -> ok end.
 
 %% ---- output ----------------------------------------------------------------------------
 
