@@ -36,7 +36,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 
-die() { printf 'eras: %s\n' "$*" >&2; exit 2; }
+# After the runs began, a failure keeps their rows (the raw CSVs of every round) for a look.
+die() { printf 'eras: %s\n' "$*" >&2; [ -z "${tmp:-}" ] || { keep=1; printf 'eras: the runs so far are in %s\n' "$tmp" >&2; }; exit 2; }
 need_vms() {
     die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), each built from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
 }
@@ -57,7 +58,7 @@ while [ $# -gt 0 ]; do
     --quick) lens="100 1000" iterations=100 ets_n=20000 rounds=1 repeats=1 ;;
     --dry-run) dry=1 ;;
     --variants) variants=1 ;;
-    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *=*)
         name=${1%%=*} root=${1#*=}
@@ -141,7 +142,8 @@ check_and_compile() {
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-eras.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+keep=0
+trap '[ $keep -eq 1 ] || rm -rf "$tmp"' EXIT
 export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
 for i in "${!vms[@]}"; do
     check_and_compile "${vms[$i]}" "${roots[$i]}" "$tmp/${vms[$i]}"
