@@ -1,8 +1,8 @@
 /*
  * termcopy.h — the whole public API in one include: `#include <termcopy/termcopy.h>` with
  * `pkg-config --cflags termcopy` (or CMake's termcopy::termcopy), which put
- * <prefix>/include on the path. Each layer's headers, bottom up (terms -> alloc -> copy ->
- * procs -> stores); a program may include any one of them instead, as
+ * <prefix>/include on the path. Each layer's headers, bottom up (terms -> codec -> alloc ->
+ * copy -> heaps -> stores -> scenarios); a program may include any one of them instead, as
  * <termcopy/terms/term.h> and so on. Internals (*_impl.h) are not installed.
  */
 #ifndef TC_TERMCOPY_H
@@ -14,7 +14,6 @@
 #include "terms/bignum.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
-#include "terms/ext.h"
 #include "terms/flatmap.h"
 #include "terms/fun.h"
 #include "terms/hash.h"
@@ -23,12 +22,15 @@
 #include "terms/layout.h"
 #include "terms/node.h"
 #include "terms/offheap.h"
-#include "terms/printer.h"
 #include "terms/ptrset.h"
-#include "terms/reader.h"
 #include "terms/size.h"
 #include "terms/term.h"
 #include "terms/wstack.h"
+
+#include "codec/ext.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
+#include "codec/verify.h"
 
 #include "alloc/faults.h"
 #include "alloc/mseg.h"
@@ -41,16 +43,24 @@
 #include "copy/memcpy_floor.h"
 #include "copy/stats.h"
 
-#include "procs/gc.h"
-#include "procs/heapsize.h"
-#include "procs/pdict.h"
-#include "procs/policy.h"
-#include "procs/proc.h"
-#include "procs/sched.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/heapsize.h"
+#include "heaps/pdict.h"
+#include "heaps/policy.h"
+#include "heaps/proc.h"
+#include "heaps/sched.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 
 #include "stores/ets.h"
 #include "stores/ets_lock.h"
+
+#include "scenarios/etsloops.h"
+#include "scenarios/lookuploop.h"
+#include "scenarios/progress.h"
+#include "scenarios/timing.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/vmside.h"
+#include "scenarios/workload.h"
 
 #endif

@@ -15,7 +15,7 @@
  * leaves alone, so tuples never stop it.
  *
  * Nothing in OTP 25 (or later) does this. It is selected by tc_policy.copy_out
- * (procs/policy.h) and tc_ets_opts.copy_out (stores/ets.h), default TC_COPY_OUT_SHALLOW;
+ * (heaps/policy.h) and tc_ets_opts.copy_out (stores/ets.h), default TC_COPY_OUT_SHALLOW;
  * `ablate` has it as the row proposal_shallow_fast, eptest/crossover/breakdown as
  * --copy-out shallow_fast, and every output that uses it says "proposal".
  */

@@ -1,6 +1,6 @@
 /*
  * ablate — which mechanism makes ets:lookup/2 lose to a round trip? On the eptest workload
- * (experiments/workload.h), each era runs once as shipped and once with exactly one
+ * (scenarios/workload.h), each era runs once as shipped and once with exactly one
  * mechanism switched, and the lookup/proc ratio of every variant is measured in the same
  * run. A switch that moves the ratio towards (or past) 1 is part of the explanation; the
  * size of the move says how much.
@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 #include "harness.h"
-#include "workload.h"
+#include "scenarios/progress.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
 
 typedef struct ablation {
     const char *name;
@@ -104,10 +106,10 @@ int main(int argc, char **argv)
                 return 1;
             }
             ablations[a].apply(&cfg);
-            tc_bench_progress("ablate %s %s", era, ablations[a].name);
+            tc_progress_line("ablate %s %s", era, ablations[a].name);
             tc_ep_gap g;
             r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
-            tc_bench_progress_end();
+            tc_progress_end();
             if (r != TC_OK) {
                 fprintf(stderr, "ablate: %s %s failed: %s\n", era, ablations[a].name, tc_result_name(r));
                 return 1;

@@ -25,16 +25,18 @@
 #include "copy/compact_impl.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_struct.h"
-#include "procs/send.h"
+#include "heaps/send.h"
 #include "harness.h"
-#include "procs/gc.h"
-#include "procs/sched.h"
+#include "heaps/gc.h"
+#include "heaps/sched.h"
 #include "profiler.h"
+#include "scenarios/progress.h"
 #include "terms/arena.h"
 #include "terms/binary.h"
 #include "terms/size.h"
-#include "vmoverhead.h"
-#include "workload.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
 
 /* Samples per second: a pass of a few milliseconds still gets tens of samples per run (the
  * cost of a sample is why profiled runs are not the timed ones). */
@@ -101,7 +103,7 @@ static tc_term *buffer_take(tc_alloc *self, size_t n)
     return p;
 }
 
-static double median_of(double *v, size_t n) { return tc_bench_summarize(v, n).median; }
+static double median_of(double *v, size_t n) { return tc_timing_summarize(v, n).median; }
 
 enum { UNIT_REPEATS = 15 };
 
@@ -116,25 +118,25 @@ static tc_result measure_copy_units(tc_term data, uint64_t words, tc_copy_out ki
     tc_result r = b.words ? tc_copy_compact_in(data, &stored, NULL) : TC_ENOMEM;
     double size_ns[UNIT_REPEATS], copy_ns[UNIT_REPEATS], shallow_ns[UNIT_REPEATS];
     for (int k = 0; r == TC_OK && k < UNIT_REPEATS; k++) {
-        uint64_t w, t0 = tc_bench_now_ns();
+        uint64_t w, t0 = tc_timing_now_ns();
         r = tc_term_flat_size(data, &w);
-        uint64_t t1 = tc_bench_now_ns();
+        uint64_t t1 = tc_timing_now_ns();
         tc_copy_struct_fill(data, b.words, words, &b.oh, NULL);
-        uint64_t t2 = tc_bench_now_ns();
+        uint64_t t2 = tc_timing_now_ns();
         tc_offheap_release_until(&b.oh, NULL);
         tc_term out;
         b.top = 0;
         if (r == TC_OK)
             r = kind == TC_COPY_OUT_SHALLOW_FAST ? tc_copy_shallow_fast_out(&b.iface, stored, &out, NULL)
                                                  : tc_copy_compact_out(&b.iface, stored, &out, NULL);
-        uint64_t t3 = tc_bench_now_ns();
+        uint64_t t3 = tc_timing_now_ns();
         tc_offheap_release_until(&b.oh, NULL);
         size_ns[k] = (double)(t1 - t0);
         copy_ns[k] = (double)(t2 - t1);
         shallow_ns[k] = (double)(t3 - t2);
     }
     if (r == TC_OK && words > 0) {
-        double overhead = tc_bench_clock_overhead_ns();
+        double overhead = tc_timing_overhead_ns();
         u->size_word = (median_of(size_ns, UNIT_REPEATS) - overhead) / (double)words;
         u->copy_word = (median_of(copy_ns, UNIT_REPEATS) - overhead) / (double)words;
         u->shallow_word = (median_of(shallow_ns, UNIT_REPEATS) - overhead) / (double)words;
@@ -162,10 +164,10 @@ static tc_result measure_gc_unit(const tc_policy *pol, tc_term data, unit_costs 
             r = tc_proc_copy_in(p, data, words, &tc_proc_x(p)[0]);
         if (r == TC_OK) {
             tc_proc_set_arity(p, 1);
-            uint64_t before = tc_proc_stats_get(p)->words_copied, t0 = tc_bench_now_ns();
+            uint64_t before = tc_proc_stats_get(p)->words_copied, t0 = tc_timing_now_ns();
             r = tc_gc_collect(p, 0, tc_proc_x(p), tc_proc_arity(p));
-            uint64_t t1 = tc_bench_now_ns(), moved = tc_proc_stats_get(p)->words_copied - before;
-            ns[k] = moved ? ((double)(t1 - t0) - tc_bench_clock_overhead_ns()) / (double)moved : 0;
+            uint64_t t1 = tc_timing_now_ns(), moved = tc_proc_stats_get(p)->words_copied - before;
+            ns[k] = moved ? ((double)(t1 - t0) - tc_timing_overhead_ns()) / (double)moved : 0;
         }
         tc_proc_free(p);
     }
@@ -215,9 +217,9 @@ static tc_result measure_switch_unit(const tc_policy *pol, unit_costs *u)
         tc_sched_init(&s);
         tc_sched_spawn(&s, &ta, a, bounce_step, &ba);
         tc_sched_spawn(&s, &tb, b, bounce_step, &bb);
-        uint64_t t0 = tc_bench_now_ns();
+        uint64_t t0 = tc_timing_now_ns();
         r = tc_sched_run(&s);
-        uint64_t t1 = tc_bench_now_ns();
+        uint64_t t1 = tc_timing_now_ns();
         if (r == TC_OK && s.stats.switches)
             u->switch_ = (double)(t1 - t0) / (double)s.stats.switches;
     }
@@ -233,9 +235,9 @@ static void measure_poll_unit(unit_costs *u)
 {
     double ns[UNIT_REPEATS];
     for (int k = 0; k < UNIT_REPEATS; k++) {
-        uint64_t t0 = tc_bench_now_ns();
+        uint64_t t0 = tc_timing_now_ns();
         (void)poll(NULL, 0, 0);
-        ns[k] = (double)(tc_bench_now_ns() - t0) - tc_bench_clock_overhead_ns();
+        ns[k] = (double)(tc_timing_now_ns() - t0) - tc_timing_overhead_ns();
     }
     u->poll = median_of(ns, UNIT_REPEATS);
 }
@@ -387,7 +389,7 @@ int main(int argc, char **argv)
         }
         tc_vmoh_print(stdout, &oh, "not measured: add --vm-overhead (needs erl) to charge it");
         unit_costs u = {0};
-        tc_bench_progress("breakdown %s: unit costs", era);
+        tc_progress_line("breakdown %s: unit costs", era);
         r = measure_units(&cfg, &u);
         profilers ps = {{NULL}, false, TC_OK};
         for (int t = 0; r == TC_OK && t < TC_EP_TESTS; t++)
@@ -398,14 +400,14 @@ int main(int argc, char **argv)
         if (!counts)
             r = TC_ENOMEM;
         for (long k = 0; r == TC_OK && k < runs; k++) {
-            tc_bench_progress("breakdown %s: run %ld of %ld (%s)", era, k + 1, runs,
+            tc_progress_line("breakdown %s: run %ld of %ld (%s)", era, k + 1, runs,
                               run_profiled(k, runs) ? "profiled" : "timed");
             ps.on = run_profiled(k, runs);
             r = tc_ep_run(&cfg, &counts[k * TC_EP_TESTS]);
             if (r == TC_OK)
                 r = ps.error;
         }
-        tc_bench_progress_end();
+        tc_progress_end();
         if (r != TC_OK) {
             fprintf(stderr, "breakdown: %s failed: %s\n", era, tc_result_name(r));
             status = 1;

@@ -27,14 +27,15 @@
 #include "harness.h"
 #include "alloc/faults.h"
 #include "profiler.h"
+#include "scenarios/progress.h"
 #include "terms/arena.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/flatmap.h"
 #include "terms/hashmap.h"
 #include "terms/size.h"
-#include "workload.h"
+#include "scenarios/workload.h"
 
 /* A payload that cannot be built, or a copy that ran out of memory, ends the run (exit 1). */
 #define NEED(ok, what)                        \
@@ -48,7 +49,7 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_PROFILE] = {"profile", "NAME", "sample the whole sweep's stacks and write the phase shares to "
                                       "results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness, "
                                       "loop = building the terms and the rest); NAME of letters, digits, _ . -", {0}},
-    [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (terms/ext.c: "
+    [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (codec/ext.c: "
                                 "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes at 1 Ki .. 1 Mi "
                                 "words (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
                                 "min_ns_per_byte)", {0}},
@@ -336,7 +337,7 @@ typedef struct plan {
 } plan;
 
 typedef struct figure {
-    tc_bench_summary ns; /* per repeat */
+    tc_timing_summary ns; /* per repeat */
     double faults;       /* minor faults per repeat */
 } figure;
 
@@ -348,16 +349,16 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 {
     static double samples[NSTRATEGIES][MAX_ROUNDS];
     long faults[NSTRATEGIES] = {0};
-    double overhead = tc_bench_clock_overhead_ns(), total = 0;
+    double overhead = tc_timing_overhead_ns(), total = 0;
     TC_CHECK(p->min_rounds > 0 && p->min_rounds <= p->max_rounds && p->max_rounds <= MAX_ROUNDS);
     int n = 0;
     for (int round = -p->warmup; n < p->min_rounds || (n < p->max_rounds && total < p->min_total_ns); round++) {
         for (int st = 0; st < NSTRATEGIES; st++) {
             before_repeat(s, (enum strategy)st);
             long f0 = (long)tc_faults_minor();
-            uint64_t t0 = tc_bench_now_ns();
+            uint64_t t0 = tc_timing_now_ns();
             run(s, (enum strategy)st);
-            uint64_t t1 = tc_bench_now_ns();
+            uint64_t t1 = tc_timing_now_ns();
             long f1 = (long)tc_faults_minor();
             after_repeat(s, (enum strategy)st);
             if (round >= 0) {
@@ -371,7 +372,7 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
             n++;
     }
     for (int st = 0; st < NSTRATEGIES; st++) {
-        fg[st].ns = tc_bench_summarize(samples[st], (size_t)n);
+        fg[st].ns = tc_timing_summarize(samples[st], (size_t)n);
         fg[st].faults = (double)faults[st] / n;
     }
 }
@@ -449,7 +450,7 @@ static void codec_sweep(bool quick, FILE *csv)
     const size_t *sizes = quick ? quick_words : full_words;
     size_t nsizes = quick ? 2 : 4;
     plan p = quick ? (plan){1, 5, 400, 5e7} : (plan){2, 11, 2000, 3e8};
-    double overhead = tc_bench_clock_overhead_ns();
+    double overhead = tc_timing_overhead_ns();
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "copysweep --codec%s", quick ? " --quick" : "");
@@ -495,15 +496,15 @@ static void codec_sweep(bool quick, FILE *csv)
             NEED(d.base != NULL, "building the payloads");
             memset(d.base, 0, d.cap * sizeof(tc_term));
             s.dst = &d;
-            tc_bench_progress("codec %zu words %s", sizes[z], tc_ep_shape_names[sh]);
+            tc_progress_line("codec %zu words %s", sizes[z], tc_ep_shape_names[sh]);
             int n = 0;
             double total = 0;
             for (int round = -p.warmup; n < p.min_rounds || (n < p.max_rounds && total < p.min_total_ns); round++) {
                 for (int which = 0; which < 2; which++) {
                     dest_reset(&d);
-                    uint64_t t0 = tc_bench_now_ns();
+                    uint64_t t0 = tc_timing_now_ns();
                     codec_run(&s, which);
-                    uint64_t t1 = tc_bench_now_ns();
+                    uint64_t t1 = tc_timing_now_ns();
                     for (size_t i = 0; i < s.batch; i++) {
                         tc_mem_free(s.out[i]);
                         s.out[i] = NULL;
@@ -517,9 +518,9 @@ static void codec_sweep(bool quick, FILE *csv)
                 if (round >= 0)
                     n++;
             }
-            tc_bench_progress_end();
+            tc_progress_end();
             for (int which = 0; which < 2; which++) {
-                tc_bench_summary sum = tc_bench_summarize(samples[which], (size_t)n); /* sorts them */
+                tc_timing_summary sum = tc_timing_summarize(samples[which], (size_t)n); /* sorts them */
                 double per = sum.median / (double)s.ext_len, iqr = (sum.q3 - sum.q1) / (double)s.ext_len,
                        least = samples[which][0] / (double)s.ext_len;
                 printf("%-7s %-8s %9ld %9llu %10zu %9.3f %9.3f %9.3f\n", codec_names[which], tc_ep_shape_names[sh],
@@ -548,7 +549,7 @@ static const tc_prof_phase_map profile_phases[] = {
     {TC_PROF_FN(tc_copy_shallow_fast_out), "copy"},   {TC_PROF_FN(tc_copy_compact_out_via), "copy"},
     {TC_PROF_FN(tc_copy_shared), "shared"},          {TC_PROF_FN(tc_copy_literal_put), "literal"},
     {TC_PROF_FN(tc_copy_literal_get), "literal"},    {TC_PROF_FN(tc_copy_memcpy_floor), "memcpy"},
-    {TC_PROF_FN(tc_bench_now_ns), "harness"},        {TC_PROF_FN(tc_faults_minor), "harness"},
+    {TC_PROF_FN(tc_timing_now_ns), "harness"},        {TC_PROF_FN(tc_faults_minor), "harness"},
     {TC_PROF_FN(tc_ext_encode), "encode"},           {TC_PROF_FN(tc_ext_decode), "decode"},
 };
 
@@ -579,7 +580,7 @@ static void copy_sweep(bool quick, FILE *csv)
     const size_t *kib = quick ? quick_kib : full_kib;
     size_t nsizes = quick ? 3 : 5;
     plan p = quick ? (plan){1, 11, 2000, 1e8} : (plan){3, 31, MAX_ROUNDS, 4e8};
-    double overhead = tc_bench_clock_overhead_ns();
+    double overhead = tc_timing_overhead_ns();
 
     if (csv) {
         tc_bench_meta_standard(csv);
@@ -621,10 +622,10 @@ static void copy_sweep(bool quick, FILE *csv)
             NEED(s.got != NULL, "building the payloads");
             NEED(tc_copy_literal_put(s.got, key, s.term, NULL) == TC_OK, "building the payloads");
 
-            tc_bench_progress("%zu KiB %s", kib[z], shapes[k].name);
+            tc_progress_line("%zu KiB %s", kib[z], shapes[k].name);
             figure fg[NSTRATEGIES];
             measure(&s, &p, fg);
-            tc_bench_progress_end();
+            tc_progress_end();
             double floor_ns = fg[MEMCPY].ns.median / (double)s.flat;
             for (int st = 0; st < NSTRATEGIES; st++) {
                 double per_word = fg[st].ns.median / (double)s.flat;

@@ -1,6 +1,6 @@
 /*
  * crossover — from which payload length does ets:lookup/2 lose to a round trip? The
- * eptest workload (experiments/workload.h) measured over a grid of payload lengths per
+ * eptest workload (scenarios/workload.h) measured over a grid of payload lengths per
  * shape and era: the lookup/proc ratio at each length (medians from the same runs), and
  * the crossover, the smallest length on the grid at which the lookup takes longer. The
  * curve need not be monotonic, so every grid point is written out.
@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios/progress.h"
 #include "terms/arena.h"
 #include "terms/size.h"
-#include "vmoverhead.h"
-#include "workload.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
 
 /* ints: every 250 from 1000 to 10000 with a few points around; other shapes: a coarse grid. */
 static size_t fine_grid(long *out)
@@ -155,11 +157,11 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 cfg.shape = (tc_ep_shape)s;
-                tc_bench_progress("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], cli.eras[e], grid[i], i + 1, n);
+                tc_progress_line("crossover %s %s L=%ld (%zu of %zu)", tc_ep_shape_names[s], cli.eras[e], grid[i], i + 1, n);
                 tc_ep_gap g;
                 r = tc_ep_measure_gap(&cfg, (int)repeats, &g);
                 if (r != TC_OK) {
-                    tc_bench_progress_end();
+                    tc_progress_end();
                     fprintf(stderr, "crossover: %s %s L=%ld failed: %s\n", tc_ep_shape_names[s], cli.eras[e], grid[i],
                             tc_result_name(r));
                     return 1;
@@ -177,7 +179,7 @@ int main(int argc, char **argv)
                     fprintf(csv, "%s,%ld,%ld,%s,%.1f,%.1f,%.3f\n", tc_ep_shape_names[s], grid[i], cfg.iterations,
                             cli.eras[e], g.proc_us, g.lookup_us, g.ratio);
             }
-            tc_bench_progress_end();
+            tc_progress_end();
             char cross[24];
             (void)snprintf(cross, sizeof cross, crossing ? "%ld" : "none", crossing); /* 20 bytes at most */
             printf("%-8s %-6s %-10s %8.2f %8.2f\n", tc_ep_shape_names[s], cli.eras[e], cross, r1000, r10000);

@@ -7,8 +7,8 @@
  *   ets    N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites of the
  *          same keys, then N ets:lookup(T, I) whose results are dropped;
  *   empty  a loop of N iterations.
- * Every process runs on one modelled scheduler (procs/sched.h), so a round trip is two
- * real process switches, a send is procs/send.h's path for the era, a lookup is a BIF that
+ * Every process runs on one modelled scheduler (heaps/sched.h), so a round trip is two
+ * real process switches, a send is heaps/send.h's path for the era, a lookup is a BIF that
  * builds its result with HAlloc and returns through the era's GC trigger. Each pass is
  * timed as a whole, like the seed's timer:tc, and counted: faults, GCs, words the GC
  * copied, words the copies wrote, fragments, carriers mapped.
@@ -20,8 +20,10 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "vmoverhead.h"
-#include "workload.h"
+#include "scenarios/progress.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
 
 /* ---- the command line -------------------------------------------------------------------- */
 
@@ -81,7 +83,7 @@ static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
     return TC_BENCH_CLI_RUN;
 }
 
-static void write_csv(FILE *csv, const options *o, const tc_bench_summary *sum, const tc_ep_counts *counts)
+static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum, const tc_ep_counts *counts)
 {
     const tc_ep_config *c = &o->cfg;
     tc_bench_meta_standard(csv);
@@ -134,11 +136,11 @@ int main(int argc, char **argv)
         return 1;
     }
     for (long k = 0; k < o.repeats; k++) {
-        tc_bench_progress("eptest %s %s L=%ld: run %ld of %ld", o.cfg.policy.name, tc_ep_shape_names[o.cfg.shape],
+        tc_progress_line("eptest %s %s L=%ld: run %ld of %ld", o.cfg.policy.name, tc_ep_shape_names[o.cfg.shape],
                           o.cfg.len, k + 1, o.repeats);
         tc_result r = tc_ep_run(&o.cfg, &counts[k * TC_EP_TESTS]);
         if (r != TC_OK) {
-            tc_bench_progress_end();
+            tc_progress_end();
             fprintf(stderr, "eptest: run failed: %s\n", tc_result_name(r));
             free(samples);
             free(counts);
@@ -147,10 +149,10 @@ int main(int argc, char **argv)
         for (int t = 0; t < TC_EP_TESTS; t++)
             samples[t * o.repeats + k] = counts[k * TC_EP_TESTS + t].us;
     }
-    tc_bench_progress_end();
-    tc_bench_summary sum[TC_EP_TESTS];
+    tc_progress_end();
+    tc_timing_summary sum[TC_EP_TESTS];
     for (int t = 0; t < TC_EP_TESTS; t++)
-        sum[t] = tc_bench_summarize(&samples[t * o.repeats], (size_t)o.repeats);
+        sum[t] = tc_timing_summarize(&samples[t * o.repeats], (size_t)o.repeats);
     if (o.cfg.policy.copy_out == TC_COPY_OUT_SHALLOW_FAST)
         fputs("eptest: the lookup copies out with copy_shallow_fast, a PROPOSAL, not the VM\n", stderr);
     printf("[{proc,{%.0f,%.0f,%.0f}},{ets,{%.0f,%.0f,%.0f}},{empty,%.0f}]\n", sum[TC_EP_PROC1].median,

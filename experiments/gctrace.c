@@ -28,7 +28,8 @@
 
 #include "alloc/faults.h"
 #include "harness.h"
-#include "lookuploop.h"
+#include "scenarios/lookuploop.h"
+#include "scenarios/progress.h"
 
 static const tc_bench_cli_spec spec = {
     .prog = "gctrace",
@@ -164,10 +165,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < lookups && r == TC_OK && !acc.oom; i++) {
         acc.op = i + 1;
         r = tc_lookup_loop_step(&loop, &what);
-        tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
+        tc_progress_line("lookup %zu/%zu", i + 1, lookups);
     }
     uint64_t faults = tc_faults_end(&f);
-    tc_bench_progress_end();
+    tc_progress_end();
     int status = EXIT_SUCCESS;
     if (r != TC_OK)
         status = fail(what, r);

@@ -2,7 +2,7 @@
 #include "harness.h"
 
 #include "alloc/faults.h"
-#include "procs/send.h"
+#include "heaps/send.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,70 +25,23 @@
 #define TC_BENCH_VERSION "unknown"
 #endif
 
-uint64_t tc_bench_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between the order statistics around fraction p. */
-static double quantile(const double *sorted, size_t n, double p)
-{
-    double pos = p * (double)(n - 1);
-    size_t i = (size_t)pos;
-    double frac = pos - (double)i;
-    return i + 1 < n ? sorted[i] + frac * (sorted[i + 1] - sorted[i]) : sorted[i];
-}
-
-tc_bench_summary tc_bench_summarize(double *samples, size_t n)
-{
-    TC_CHECK(n > 0);
-    qsort(samples, n, sizeof *samples, cmp_double);
-    tc_bench_summary s = {quantile(samples, n, 0.5), quantile(samples, n, 0.25), quantile(samples, n, 0.75), n};
-    return s;
-}
-
-double tc_bench_clock_overhead_ns(void)
-{
-    static double overhead = -1;
-    if (overhead < 0) {
-        enum { PAIRS = 1001 };
-        static double d[PAIRS];
-        for (int i = 0; i < PAIRS; i++) {
-            uint64_t t0 = tc_bench_now_ns();
-            uint64_t t1 = tc_bench_now_ns();
-            d[i] = (double)(t1 - t0);
-        }
-        overhead = tc_bench_summarize(d, PAIRS).median;
-    }
-    return overhead;
-}
-
 void tc_bench_region_begin(tc_bench_region *r, tc_perf *perf)
 {
     r->perf = perf;
     r->faults0 = (long)tc_faults_minor();
     if (perf)
         tc_perf_start(perf);
-    r->t0 = tc_bench_now_ns();
+    r->t0 = tc_timing_now_ns();
 }
 
 tc_bench_sample tc_bench_region_end(tc_bench_region *r)
 {
-    uint64_t t1 = tc_bench_now_ns();
+    uint64_t t1 = tc_timing_now_ns();
     tc_bench_sample s = {0};
     if (r->perf)
         s.counts = tc_perf_stop(r->perf);
     s.minor_faults = (long)tc_faults_minor() - r->faults0;
-    double ns = (double)(t1 - r->t0) - tc_bench_clock_overhead_ns();
-    s.ns = ns > 0 ? ns : 0;
+    s.ns = tc_timing_elapsed_ns(r->t0, t1);
     return s;
 }
 
@@ -120,7 +73,7 @@ bool tc_bench_repeat(const tc_bench_op *op, int warmup, int repeats, tc_perf *pe
         for (int e = 0; e < TC_PERF_NEVENTS; e++)
             counts[e] += s.counts.value[e];
     }
-    out->ns = tc_bench_summarize(ns, (size_t)repeats);
+    out->ns = tc_timing_summarize(ns, (size_t)repeats);
     out->minor_faults = (double)faults / repeats;
     memset(&out->counts, 0, sizeof out->counts);
     out->counts.measured = counted;
@@ -146,14 +99,14 @@ static double fault_run(size_t page)
     if (m == (volatile char *)MAP_FAILED)
         return -1;
     long f0 = (long)tc_faults_minor();
-    uint64_t t0 = tc_bench_now_ns();
+    uint64_t t0 = tc_timing_now_ns();
     for (size_t o = 0; o < bytes; o += page)
         m[o] = 1;
-    uint64_t t1 = tc_bench_now_ns();
+    uint64_t t1 = tc_timing_now_ns();
     long faults = (long)tc_faults_minor() - f0;
     for (size_t o = 0; o < bytes; o += page)
         m[o] = 2;
-    uint64_t t2 = tc_bench_now_ns();
+    uint64_t t2 = tc_timing_now_ns();
     munmap((void *)m, bytes);
     double ns = (double)(t1 - t0) - (double)(t2 - t1);
     return faults > 0 && ns > 0 ? ns / (double)faults : -1;
@@ -161,13 +114,13 @@ static double fault_run(size_t page)
 
 static double map_run(void)
 {
-    uint64_t t0 = tc_bench_now_ns();
+    uint64_t t0 = tc_timing_now_ns();
     /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 (cppcheck's posix.cfg wants >= 0) */
     void *m = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;
     munmap(m, MAP_BYTES);
-    double ns = (double)(tc_bench_now_ns() - t0) - tc_bench_clock_overhead_ns();
+    double ns = (double)(tc_timing_now_ns() - t0) - tc_timing_overhead_ns();
     return ns > 0 ? ns : 0;
 }
 
@@ -196,8 +149,8 @@ const tc_bench_calibration *tc_bench_calibrate(void)
     cal.fault_pages = FAULT_PAGES;
     cal.measured = nf > FAULT_RUNS / 2 && nm > MAP_RUNS / 2;
     if (cal.measured) {
-        cal.fault_ns = tc_bench_summarize(faults, nf);
-        cal.mmap_munmap_ns = tc_bench_summarize(maps, nm);
+        cal.fault_ns = tc_timing_summarize(faults, nf);
+        cal.mmap_munmap_ns = tc_timing_summarize(maps, nm);
     }
     return &cal;
 }
@@ -339,24 +292,6 @@ void tc_bench_meta_policy(FILE *f, const tc_policy *pol)
                   (unsigned long long)pol->min_heap_size,
                   (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots,
                   pol->copy_out == TC_COPY_OUT_SHALLOW_FAST ? "shallow_fast (PROPOSAL, not the VM)" : "shallow");
-}
-
-void tc_bench_progress(const char *fmt, ...)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    fputs("\r\033[K", stderr);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start is the line above
-    va_end(ap);
-    (void)fflush(stderr); /* a progress line: nothing to do if it is lost */
-}
-
-void tc_bench_progress_end(void)
-{
-    if (isatty(STDERR_FILENO))
-        fputs("\r\033[K", stderr);
 }
 
 void tc_bench_oom(const char *prog, const char *what)

@@ -1,12 +1,12 @@
 /*
- * harness.h — what every experiment binary shares (tc_bench_*): a monotonic clock whose
- * own cost is measured so it can be subtracted, summaries of repeated samples (median and
- * quartiles), minor page faults from getrusage, measured regions and warm-up + repeats
- * (time, faults, and the hardware counters of perf.h where there are any), a calibration of
- * what one page fault and one mmap+munmap cost on this machine (so a fault count reads as
- * time), CSV output that starts with '#' metadata lines (date, git revision, compiler and
- * flags, CPU model, kernel, calibration, era), a progress line on stderr when stderr is a
- * terminal, and the command line every binary parses the same way (tc_bench_cli_*).
+ * harness.h — what every experiment binary shares (tc_bench_*): minor page faults from
+ * getrusage, measured regions and warm-up + repeats (time on scenarios/timing.h's clock,
+ * faults, and the hardware counters of perf.h where there are any), a calibration of what
+ * one page fault and one mmap+munmap cost on this machine (so a fault count reads as time),
+ * CSV output that starts with '#' metadata lines (date, git revision, compiler and flags,
+ * CPU model, kernel, calibration, era), and the command line every binary parses the same
+ * way (tc_bench_cli_*). The clock, the summaries of repeated samples and the progress line
+ * are the scenarios' (scenarios/timing.h, scenarios/progress.h), which time themselves.
  *
  * Models no erts mechanism: it is the measuring instrument, kept apart so that every
  * figure is measured the same way.
@@ -18,23 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "procs/policy.h"
+#include "heaps/policy.h"
 #include "perf.h"
+#include "scenarios/timing.h"
 #include "terms/base.h"
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t tc_bench_now_ns(void);
-/* The median cost of one back-to-back pair of tc_bench_now_ns calls: what a timed region
- * measures when it is empty. Measured on the first call, then cached. */
-double tc_bench_clock_overhead_ns(void);
-
-typedef struct tc_bench_summary {
-    double median, q1, q3; /* q3 - q1 is the interquartile range */
-    size_t n;
-} tc_bench_summary;
-
-/* Summarises n > 0 samples (sorting them in place). */
-tc_bench_summary tc_bench_summarize(double *samples, size_t n);
 
 /* ---- measured regions ------------------------------------------------------------------ */
 
@@ -66,7 +53,7 @@ typedef struct tc_bench_op {
 } tc_bench_op;
 
 typedef struct tc_bench_stats {
-    tc_bench_summary ns;  /* per repeat: median, quartiles */
+    tc_timing_summary ns;  /* per repeat: median, quartiles */
     double minor_faults;  /* mean per repeat */
     tc_perf_counts counts; /* mean per repeat (rounded); measured only if every repeat was */
 } tc_bench_stats;
@@ -79,8 +66,8 @@ bool tc_bench_repeat(const tc_bench_op *op, int warmup, int repeats, tc_perf *pe
 
 typedef struct tc_bench_calibration {
     bool measured;                   /* false: mmap failed, the figures below are zero */
-    tc_bench_summary fault_ns;       /* one first-touch minor fault of a fresh anonymous page */
-    tc_bench_summary mmap_munmap_ns; /* mmap + munmap of an untouched 1 MiB region */
+    tc_timing_summary fault_ns;       /* one first-touch minor fault of a fresh anonymous page */
+    tc_timing_summary mmap_munmap_ns; /* mmap + munmap of an untouched 1 MiB region */
     size_t fault_pages;              /* pages touched per fault run */
 } tc_bench_calibration;
 
@@ -209,10 +196,5 @@ int tc_bench_exit_status(const char *prog, int rc);
 /* Setup that cannot go on without its memory (a payload being built): prints
  * "PROG: out of memory (WHAT)" and exits 1. */
 TC_NORETURN void tc_bench_oom(const char *prog, const char *what);
-
-/* Overwrites one progress line on stderr, only when stderr is a terminal. */
-void tc_bench_progress(const char *fmt, ...) TC_PRINTF(1, 2);
-/* Clears the progress line. */
-void tc_bench_progress_end(void);
 
 #endif

@@ -14,7 +14,8 @@
 
 #include "alloc/faults.h"
 #include "harness.h"
-#include "lookuploop.h"
+#include "scenarios/lookuploop.h"
+#include "scenarios/progress.h"
 
 static const tc_bench_cli_spec spec = {
     .prog = "heaptrace",
@@ -121,9 +122,9 @@ int main(int argc, char **argv)
         w->unmapped = ms->carriers_unmapped - m0.carriers_unmapped;
         w->hits = ms->cache_hits - m0.cache_hits;
         w->misses = ms->cache_misses - m0.cache_misses;
-        tc_bench_progress("lookup %zu/%zu", i + 1, lookups);
+        tc_progress_line("lookup %zu/%zu", i + 1, lookups);
     }
-    tc_bench_progress_end();
+    tc_progress_end();
     if (!tc_lookup_loop_verify(&loop, &what)) {
         fprintf(stderr, "heaptrace: the process fails the verifier: %s\n", what);
         free(rows);

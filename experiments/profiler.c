@@ -142,7 +142,7 @@ tc_result tc_prof_start(tc_prof *p)
     }
     long usec = 1000000L / (long)p->hz;
     getrusage(RUSAGE_SELF, &p->ru0);
-    p->wall0 = tc_bench_now_ns();
+    p->wall0 = tc_timing_now_ns();
     /* A high-resolution timer aimed at this thread; the kernel's CPU-time timers only fire
      * at its tick, which left short passes with no samples at all. */
     struct sigevent sev;
@@ -179,7 +179,7 @@ void tc_prof_stop(tc_prof *p)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    p->wall_s += (double)(tc_bench_now_ns() - p->wall0) * 1e-9;
+    p->wall_s += (double)(tc_timing_now_ns() - p->wall0) * 1e-9;
     p->cpu_user_s += tv_s(p->ru0.ru_utime, ru.ru_utime);
     p->cpu_sys_s += tv_s(p->ru0.ru_stime, ru.ru_stime);
     /* Ignoring SIGPROF discards one still pending, which the default action (terminate)

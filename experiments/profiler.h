@@ -47,7 +47,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "procs/policy.h"
+#include "heaps/policy.h"
 #include "terms/base.h"
 
 enum {

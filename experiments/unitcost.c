@@ -2,7 +2,7 @@
  * unitcost — every unit cost of the model beside the same unit on the installed VM, and the
  * physical floor beside both (issue 17).
  *
- * Per word, on the eptest shapes (experiments/workload.h, built by tc_ep_build_payload as the
+ * Per word, on the eptest shapes (scenarios/workload.h, built by tc_ep_build_payload as the
  * VM's eptest:payload builds them) with flat sizes from 1 Ki to 1 Mi words:
  *   size_object   tc_term_flat_size              erts_debug:flat_size/1
  *   copy_struct   size + tc_copy_struct into a   ets:insert of {1, Data} under a key not in
@@ -37,13 +37,14 @@
 #include "copy/copy_struct.h"
 #include "copy/memcpy_floor.h"
 #include "harness.h"
-#include "procs/gc.h"
+#include "heaps/gc.h"
+#include "scenarios/progress.h"
 #include "terms/arena.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/size.h"
-#include "vmoverhead.h"
-#include "vmside.h"
-#include "workload.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/vmside.h"
+#include "scenarios/workload.h"
 
 #define NEED(ok, what)                        \
     do {                                      \
@@ -342,16 +343,16 @@ static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, i
         s.memwords = s.ext_len / TC_WORD_BYTES;
     }
     const char *name = tc_ep_shape_names[sh];
-    tc_bench_progress("unitcost %s %zu words: model", name, words);
+    tc_progress_line("unitcost %s %zu words: model", name, words);
     double m[NUNITS] = {0}, v[MEASURED_UNITS] = {0}, mf[NUNITS] = {0}, vf[MEASURED_UNITS] = {0};
     for (int u = 0; u < NUNITS; u++)
         if (!binary || u == ENCODE || u == DECODE || u == MEMCPY)
             m[u] = model_ns(&s, (enum unit)u, reps, &mf[u]);
-    tc_bench_progress("unitcost %s %zu words: VM", name, words);
+    tc_progress_line("unitcost %s %zu words: VM", name, words);
     for (int u = 0; vm && u < MEASURED_UNITS; u++)
         if ((!binary || u == ENCODE || u == DECODE) && !tc_vm_point(vm, unit_names[u], name, len, reps, &v[u], &vf[u]))
             exit(1);
-    tc_bench_progress_end();
+    tc_progress_end();
     double bytes = (double)s.ext_len, memcpy_w = m[MEMCPY] / (double)words, chain_w = m[LOAD_CHAIN] / (double)words;
     for (int u = 0; u < MEASURED_UNITS; u++) {
         bool per_byte = u == ENCODE || u == DECODE;
@@ -376,11 +377,11 @@ static void measure_fixed(FILE *csv, tc_vm *vm, bool quick)
     NEED(tc_policy_preset("otp25", &pol) == TC_OK, "the policy");
     int reps = quick ? 3 : TC_VMOH_REPEATS;
     tc_vm_fixed m, v = {0};
-    tc_bench_progress("unitcost fixed costs");
+    tc_progress_line("unitcost fixed costs");
     if (!tc_vmoh_model_fixed("unitcost", &pol, TC_VMOH_N, reps, &m) ||
         (vm && !tc_vm_fixed_costs(vm, TC_VMOH_N, reps, &v)))
         exit(1);
-    tc_bench_progress_end();
+    tc_progress_end();
     row(csv, "round_trip_fixed", "nil", 0, m.round_trip, v.round_trip, vm != NULL, 0, false, 0, 0, 0);
     row(csv, "lookup_fixed", "nil", 0, m.lookup, v.lookup, vm != NULL, 0, false, 0, 0, 0);
     row(csv, "insert_fixed", "nil", 0, m.insert, v.insert, vm != NULL, 0, false, 0, 0, 0);
@@ -420,7 +421,7 @@ int main(int argc, char **argv)
                                     "term_to_binary(Data, [{minor_version, 2}]); *_fixed per operation on []");
         tc_bench_meta(csv, "floor", "size_object: load_chain; copies: memcpy per word; codecs: memcpy per byte");
         tc_bench_meta(csv, "clock_overhead_ns", "%.1f (subtracted from every model sample)",
-                      tc_bench_clock_overhead_ns());
+                      tc_timing_overhead_ns());
         fputs("unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns\n", csv);
     }
     printf("ns per word (encode, decode: per byte; *_fixed: per operation); medians; model - [] on both sides;\n"

@@ -16,8 +16,9 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "../codec/verify.h"
 #include "../copy/compact.h"
-#include "../terms/ext.h"
+#include "../codec/ext.h"
 #include "../terms/hash.h"
 #include "../terms/arena.h"
 #include "../terms/bignum.h"

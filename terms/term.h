@@ -306,7 +306,7 @@ static inline bool tc_is_empty_tuple_object(const tc_term *p) { return p == tc_e
  * (erl_message.h) adds a ProcBin's size / 8 in words whenever one is built or copied onto
  * the list (binary.c build_proc_bin, copy.c copy_struct / copy_shallow / copy_shared), a
  * fragment's whole `vheap` when its list is spliced in, and nothing ever subtracts it: the
- * owner resets it (a process's GC, procs/gc.h sweep_off_heap).
+ * owner resets it (a process's GC, heaps/gc.h sweep_off_heap).
  */
 typedef struct tc_offheap {
     tc_term *first; /* header word of the first ProcBin, or NULL */
@@ -337,13 +337,6 @@ tc_term tc_term_float(tc_alloc *a, double d);
 tc_term tc_term_int64(tc_alloc *a, int64_t v);
 /* A list of the `n` terms in `elems`, ending in `tail`. */
 tc_term tc_term_list(tc_alloc *a, const tc_term *elems, size_t n, tc_term tail);
-
-/*
- * Checks one term graph against the rules above: tags known, headers well formed, bignums
- * normalised, binary sizes consistent, flatmap keys sorted and unique, atoms in the table,
- * references, external things and funs as tc_ident_check and tc_fun_check see them. Walks iteratively; returns false and says why in `why` (may be NULL).
- */
-bool tc_term_verify(tc_term t, const char **why);
 
 TC_END_DECLS
 

@@ -2,6 +2,7 @@
  * layout kept, ProcBin references, out of memory. */
 #include <stdatomic.h>
 
+#include "codec/verify.h"
 #include "copy/compact.h"
 #include "fixtures.h"
 #include "terms/binary.h"

@@ -1,6 +1,7 @@
 /* Every copy strategy on random terms: equal to its source, verified, in exactly the words it
  * predicted; the shared copy also leaves its source unchanged; the proposal copy_shallow_fast
  * writes exactly the words copy_shallow writes. */
+#include "codec/verify.h"
 #include "copy/compact.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"

@@ -1,6 +1,7 @@
 /* copy/copy_shared: sharing kept, shared_size words, source restored (also on failure). */
 #include <stdatomic.h>
 
+#include "codec/verify.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
 #include "fixtures.h"

@@ -1,6 +1,7 @@
 /* copy/copy_struct: size-then-copy, two-ended layout, off-heap adoption, literals, OOM. */
 #include <stdatomic.h>
 
+#include "codec/verify.h"
 #include "copy/copy_struct.h"
 #include "copy/literal.h"
 #include "fixtures.h"

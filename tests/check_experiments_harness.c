@@ -1,6 +1,5 @@
 /*
- * check_experiments_harness — the measuring instrument itself: summaries of known samples,
- * regions and repeats, the fault and mmap calibration, hardware counters (whichever way
+ * check_experiments_harness — the measuring instrument itself: regions and repeats, the fault and mmap calibration, hardware counters (whichever way
  * this machine answers), and the sampling profiler's attribution, overflow accounting and
  * cross-check table. Nothing here asserts how long anything took.
  */
@@ -35,32 +34,6 @@ static const char *slurp(FILE *f)
     buf[n] = '\0';
     return buf;
 }
-
-/* ---- summaries ----------------------------------------------------------------------- */
-
-START_TEST(summary_odd)
-{
-    double v[] = {5, 1, 3, 2, 4};
-    tc_bench_summary s = tc_bench_summarize(v, 5);
-    ck_assert_double_eq(s.median, 3);
-    ck_assert_double_eq(s.q1, 2);
-    ck_assert_double_eq(s.q3, 4);
-    ck_assert_uint_eq(s.n, 5);
-}
-END_TEST
-
-START_TEST(summary_even_interpolates)
-{
-    double v[] = {4, 3, 2, 1};
-    tc_bench_summary s = tc_bench_summarize(v, 4);
-    ck_assert_double_eq(s.median, 2.5);
-    ck_assert_double_eq(s.q1, 1.75);
-    ck_assert_double_eq(s.q3, 3.25);
-    double one[] = {7};
-    s = tc_bench_summarize(one, 1);
-    ck_assert(s.median == 7 && s.q1 == 7 && s.q3 == 7);
-}
-END_TEST
 
 /* ---- regions and repeats ------------------------------------------------------------- */
 
@@ -517,8 +490,6 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("experiments_harness");
     TCase *tc = tcase_create("harness");
-    tcase_add_test(tc, summary_odd);
-    tcase_add_test(tc, summary_even_interpolates);
     tcase_add_test(tc, region_counts_fresh_page_faults);
     tcase_add_test(tc, repeat_runs_warmup_then_repeats);
     tcase_add_test(tc, calibration_is_positive_and_finite);

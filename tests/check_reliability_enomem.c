@@ -9,30 +9,31 @@
  *
  * Swept elsewhere (not repeated here): the reader (check_terms_reader), ext encode and
  * decode (check_terms_ext), copy_shared and literal put (check_copy_shared, _literal),
- * send (check_procs_send), proc spawn / HAlloc / GC / BIF / queue (check_procs_enomem), an
- * ETS insert of a new key (check_stores_ets), pdict put and split (check_procs_pdict).
+ * send (check_heaps_send), proc spawn / HAlloc / GC / BIF / queue (check_heaps_enomem), an
+ * ETS insert of a new key (check_stores_ets), pdict put and split (check_heaps_pdict).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "procs/proc_impl.h"
-#include "procs/gc.h"
+#include "codec/verify.h"
+#include "heaps/proc_impl.h"
+#include "heaps/gc.h"
 #include "copy/compact.h"
 #include "copy/copy_struct.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
 #include "fixtures.h"
 #include "stores/ets.h"
 #include "terms/hash.h"
-#include "procs/pdict.h"
-#include "procs/verify.h"
+#include "heaps/pdict.h"
+#include "heaps/verify.h"
 #include "terms/atom.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
 
 /* A refc binary, a bitstring, a bignum, a float, a map, a pid, {}, and DEPTH levels of

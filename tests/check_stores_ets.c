@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "codec/verify.h"
 #include "copy/compact.h"
 #include "fixtures.h"
 #include "gen.h"

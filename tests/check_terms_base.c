@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "terms/binary.h"
 #include "terms/flatmap.h"

@@ -1,6 +1,7 @@
 /* Term order and exact equality, against what the VM answers for the same pairs. */
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "gen.h"
 #include "terms/compare.h"

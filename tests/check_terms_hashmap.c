@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "terms/compare.h"
 #include "terms/hash.h"

@@ -5,15 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "copy/compact.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
-#include "procs/gc.h"
-#include "procs/proc_impl.h"
-#include "procs/verify.h"
+#include "heaps/gc.h"
+#include "heaps/proc_impl.h"
+#include "heaps/verify.h"
 #include "terms/atom.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "terms/fun.h"
 #include "terms/ident.h"
 #include "terms/offheap.h"

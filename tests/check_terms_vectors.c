@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "fixtures.h"
 #include "terms/atom.h"
 #include "terms/binary.h"

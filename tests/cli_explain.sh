@@ -99,7 +99,7 @@ ok=$?; check "--vm without erl: one line, exit 2 (got $rc: $(cat "$tmp/noerl.err
 grep -q 'refc binaries' "$tmp/out"; [ $? -ne 0 ]; check "a list has no refc-binaries line" $?
 
 # A 100 KiB refc binary: 12800 words of binary virtual heap per copy; past 46422 the lookup loop
-# collects at the 4th lookup and then every 3rd (procs/gc.h), so 30 lookups collect 9 times.
+# collects at the 4th lookup and then every 3rd (heaps/gc.h), so 30 lookups collect 9 times.
 "$tool" explain --iterations 30 --repeats 1 '<<0:819200>>' >"$tmp/bin" 2>/dev/null
 check "explain of a refc binary runs" $?
 grep -q 'each result adds 12800 words to the binary virtual heap, which starts at 46422 words' "$tmp/bin"

@@ -5,12 +5,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "procs/proc_impl.h"
+#include "codec/verify.h"
+#include "heaps/proc_impl.h"
 #include "terms/compare.h"
 #include "terms/hashmap.h"
-#include "terms/ext.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/ext.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
 
 static tc_vector *rows;

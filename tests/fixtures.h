@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "procs/send.h"
+#include "heaps/send.h"
 #include "terms/arena.h"
 #include "terms/term.h"
 

@@ -33,7 +33,7 @@ echo "installed into $prefix:"
 
 # Layout: one include root, headers under termcopy/, no internals.
 [ -f "$prefix/include/termcopy/termcopy.h" ] || fail "no include/termcopy/termcopy.h"
-for d in terms alloc copy procs stores; do
+for d in terms codec alloc copy heaps stores scenarios; do
     [ -d "$prefix/include/termcopy/$d" ] || fail "no include/termcopy/$d/"
     [ ! -e "$prefix/include/$d" ] || fail "include/$d/ is installed outside include/termcopy/"
 done

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # layers.sh SOURCE_DIR: fails on an include that points up or sideways in the library's
-# layers (terms -> alloc -> copy -> procs -> stores: each may include only those before it).
+# layers (terms -> codec -> alloc -> copy -> heaps -> stores -> scenarios: each may include only those before it).
 # Inside the library an include is the file's own folder ("x.h") or a lower one ("../terms/x.h"),
 # so the same text works in the source tree and under an install prefix. The umbrella
 # termcopy.h at the root includes every public header (each folder's *.h but *_impl.h).
 set -u
 cd "${1:?usage: layers.sh SOURCE_DIR}" || exit 2
-layers=(terms alloc copy procs stores)
+layers=(terms codec alloc copy heaps stores scenarios)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 bad=0
 for own in "${layers[@]}"; do

@@ -64,7 +64,7 @@ db=$dir/compile_commands.json
 
 # Every .c file of these folders must be in the database, so none is skipped unseen.
 mapfile -t files < <(sed -n 's/^ *"file": "\(.*\)",\{0,1\}$/\1/p' "$db" | sed "s|^$top/||" | sort -u)
-mapfile -t sources < <(find terms alloc copy procs stores tools experiments tests -name '*.c' | sort)
+mapfile -t sources < <(find terms codec alloc copy heaps stores scenarios tools experiments tests -name '*.c' | sort)
 unlisted=$(comm -13 <(printf '%s\n' "${files[@]}") <(printf '%s\n' "${sources[@]}"))
 [ -z "$unlisted" ] || die "not in $db (add them to a CMake target): $unlisted"
 

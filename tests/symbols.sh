@@ -17,7 +17,7 @@ src=$(cd "$src" && pwd) || exit 2
 linker_symbols='^(_init|_fini|_edata|_end|__bss_start)$'
 bad=0
 
-for h in "$src"/{terms,alloc,copy,procs,stores}/*.h; do
+for h in "$src"/{terms,codec,alloc,copy,heaps,stores,scenarios}/*.h; do
     case "$h" in *_impl.h) continue ;; esac
     for m in TC_BEGIN_DECLS TC_END_DECLS; do
         grep -q "^$m\$" "$h" || { echo "${h#"$src"/}: no $m (its functions would be hidden)"; bad=1; }

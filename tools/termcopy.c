@@ -12,13 +12,15 @@
 #include <unistd.h>
 
 #include "copy/compact.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
+#include "scenarios/progress.h"
+#include "scenarios/timing.h"
 #include "terms/arena.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
-#include "vmoverhead.h"
-#include "workload.h"
+#include "scenarios/vmoverhead.h"
+#include "scenarios/workload.h"
 
 #define EXIT_USAGE 2
 
@@ -463,7 +465,7 @@ static const char usage_explain[] =
     "usage: termcopy explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
     "\n"
     "Is ets:lookup/2 of TERM slower or faster than a client-server round trip carrying it, and\n"
-    "why? Runs the modelled eptest loops (experiments/workload.h) with TERM as Data under OTP 25\n"
+    "why? Runs the modelled eptest loops (scenarios/workload.h) with TERM as Data under OTP 25\n"
     "rules: N lookups of {I, TERM} from a set table (the result dropped: live only across the\n"
     "GC that follows the BIF) against N calls whose reply is {self(), TERM}. Prints the verdict\n"
     "(the median lookup pass over the median round-trip pass of R runs), the spread of the\n"
@@ -481,7 +483,7 @@ static const char usage_explain[] =
     "                  the tester's spawn option, +MHsbct as an emulator flag); adds the VM's\n"
     "                  column. The VM's GCs are of all processes; it does not count words. Also\n"
     "                  measures the vm_overhead phase (the VM's fixed per-operation cost the\n"
-    "                  model does not execute: experiments/vmoverhead.h) and prints the model's\n"
+    "                  model does not execute: scenarios/vmoverhead.h) and prints the model's\n"
     "                  verdict with it added; without --vm the phase is absent\n"
     "  --tsv           one line: model_ratio vm_ratio model_lookup_gcs vm_lookup_gcs\n"
     "                  model_lookup_faults vm_lookup_faults verdict, tab-separated; counts per\n"
@@ -524,9 +526,9 @@ static explain_summary explain_summarize(const explain_series *s)
         if (k == 0 || r > out.hi)
             out.hi = r;
     }
-    double p = tc_bench_summarize(proc, (size_t)s->n).median;
-    out.lookup_us = tc_bench_summarize(lookup, (size_t)s->n).median;
-    out.pt_us = tc_bench_summarize(pt, (size_t)s->n).median;
+    double p = tc_timing_summarize(proc, (size_t)s->n).median;
+    out.lookup_us = tc_timing_summarize(lookup, (size_t)s->n).median;
+    out.pt_us = tc_timing_summarize(pt, (size_t)s->n).median;
     out.ratio = p > 0 ? out.lookup_us / p : 0;
     return out;
 }
@@ -700,7 +702,7 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
         fprintf(stderr, "termcopy explain: --vm: eptest on the VM failed: %s\n", first[0] ? first : "no output");
         return false;
     }
-    series_add(s, tc_bench_summarize(proc, 3).median, lookup, pt, &pc, &lc);
+    series_add(s, tc_timing_summarize(proc, 3).median, lookup, pt, &pc, &lc);
     return true;
 }
 
@@ -832,15 +834,15 @@ static int cmd_explain(int argc, char **argv)
     for (long k = 0; k < repeats; k++)
         for (int v = 0; v < NVARIANTS; v++) {
             if (!opts[O_TSV].set || want_vm)
-                tc_bench_progress("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
+                tc_progress_line("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
                                   v == V_BASE ? "OTP 25" : v == V_MIN_HEAP ? "min_heap_size" : "+MHsbct");
             if (!explain_model_round(&cfg[v], &model[v]) ||
                 (want_vm && !explain_vm_round(&vm, vm_flags[v], vm_args[v], iterations, &vms[v]))) {
-                tc_bench_progress_end();
+                tc_progress_end();
                 goto out;
             }
         }
-    tc_bench_progress_end();
+    tc_progress_end();
     explain_summary ms[NVARIANTS], vs[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++) {
         ms[v] = explain_summarize(&model[v]);

@@ -1,5 +1,5 @@
 %% codec - term_to_binary/1 and binary_to_term/1 per byte on the real VM, the twin of
-%% `copysweep --codec` (terms/ext.c): the same eptest payloads (eptest:payload/2), the same
+%% `copysweep --codec` (codec/ext.c): the same eptest payloads (eptest:payload/2), the same
 %% payload lengths (copysweep --codec prints them in its L column), ns per byte of the
 %% encoding.
 %%

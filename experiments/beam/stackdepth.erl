@@ -1,5 +1,5 @@
 %% stackdepth - the tester's stack depth in each eptest pass, as the VM's GC trace reports it
-%% (stack_size at gc_minor_start / gc_major_start), for experiments/workload.c's per-pass
+%% (stack_size at gc_minor_start / gc_major_start), for scenarios/workload.c's per-pass
 %% stack. Runs eptest:tester/2 once with every pass, call-tracing eptest:pass/4 to mark
 %% where each pass begins; prints one line per pass: the test, the stack size most of its
 %% GCs saw, and how many GCs saw it out of the pass's.

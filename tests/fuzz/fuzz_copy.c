@@ -9,14 +9,15 @@
  */
 #include <string.h>
 
+#include "codec/verify.h"
 #include "copy/compact.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
-#include "terms/ext.h"
+#include "codec/ext.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
-#include "procs/send.h"
-#include "procs/verify.h"
+#include "heaps/send.h"
+#include "heaps/verify.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
 #include "terms/size.h"

@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/verify.h"
 #include "stores/ets.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
-#include "terms/reader.h"
+#include "codec/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,8 @@
  */
 #include <string.h>
 
-#include "terms/ext.h"
+#include "codec/ext.h"
+#include "codec/verify.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
 #include "terms/size.h"

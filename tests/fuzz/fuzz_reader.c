@@ -4,10 +4,11 @@
  */
 #include <stdlib.h>
 
+#include "codec/verify.h"
 #include "terms/arena.h"
 #include "terms/compare.h"
-#include "terms/printer.h"
-#include "terms/reader.h"
+#include "codec/printer.h"
+#include "codec/reader.h"
 #include "terms/size.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,0 +1,1470 @@
+/*
+ * What OTP 25 writes, and why:
+ *
+ * - Integers: SMALL_INTEGER_EXT for 0..255, INTEGER_EXT for the rest of the 32-bit range,
+ *   else SMALL_BIG_EXT (under 256 magnitude bytes) or LARGE_BIG_EXT. A 60-bit small that
+ *   does not fit 32 bits goes out as a bignum too.
+ * - Floats: NEW_FLOAT_EXT under both minor versions (FLOAT_EXT is minor 0 only).
+ * - Atoms: minor 2 always UTF-8 (SMALL_ATOM_UTF8_EXT, ATOM_UTF8_EXT past 255 bytes). Minor 1
+ *   writes an atom whose characters are all below 256 as ATOM_EXT, one byte per character:
+ *   term_to_binary's flags lack DFLAG_SMALL_ATOM_TAGS, so SMALL_ATOM_EXT never appears.
+ *   OTP 26 made minor 2 the default.
+ * - Lists: STRING_EXT when proper, all 0..255 and shorter than 0xFFFF elements (the VM
+ *   tests len < MAX_STRING_LEN, so 65,535 bytes is already LIST_EXT); else LIST_EXT with
+ *   the full element count, the elements, then the tail.
+ * - Maps: MAP_EXT, each key then its value: a flatmap in key order, a hashmap in the reverse
+ *   of its iteration order (enc_term pushes a node's children in slot order on its stack, so
+ *   the last slot comes out first). binary_to_term builds a MAP_EXT of at most 32 pairs as a
+ *   flatmap and of more as a hashmap (dec_term, erts_hashmap_from_array), whatever the
+ *   encoder was; a repeated key is an error either way.
+ * - Bitstrings: BINARY_EXT, or BIT_BINARY_EXT with the used bits of the last byte (1..7)
+ *   and the unused bits zero.
+ * - Pids: NEW_PID_EXT (always, since OTP 23 made 32-bit creation mandatory): the node name,
+ *   process number, serial, creation; a local pid's node is 'nonode@nohost', creation 0 (a
+ *   node that is not distributed). Ports: NEW_PORT_EXT, or V4_PORT_EXT past 28 bits of
+ *   number. References: NEWER_REFERENCE_EXT, the count of 32-bit numbers, node, creation,
+ *   numbers (enc_term's REF_DEF).
+ * - Funs: EXPORT_EXT (module, function, arity as an integer) or NEW_FUN_EXT (size, arity,
+ *   uniq, index, free-variable count, module, old index and old uniq as integers, the creator
+ *   pid, the free variables), its size patched in after the free variables (enc_term's
+ *   ENC_PATCH_FUN_SIZE).
+ * - COMPRESSED (tc_ext_encode_compressed): the plain form deflated, kept only when the
+ *   stream fits in the plain length less 5, as erts_term_to_binary does.
+ *
+ * Decoding follows dec_term's rules (zero top bytes of a bignum are dropped, LIST_EXT of 0
+ * elements is its tail, a BIT_BINARY_EXT uses 1..8 bits of a non-empty last byte, a map
+ * key may not repeat, floats must be finite, an atom has at most 255 characters; a pid,
+ * port or ref of 'nonode@nohost' with creation 0 is local, any other gets the entry of its
+ * node; a local ref has at most 3 numbers, number 0 under 2^18; a fun has at most 255 free
+ * variables; FUN_EXT is refused since OTP 23) and is stricter in these places: bytes after
+ * the term (binary_to_term/1 ignores them), a bignum sign byte other than 0 or 1, a
+ * reference of 0 numbers (dec_term reads one number past it), a fun's old index, old uniq
+ * or export arity written as a bignum (dec_term accepts a bignum of small value), a fun
+ * creator that is not a pid, and bytes after a COMPRESSED stream are TC_EPARSE. Every declared count is checked against the
+ * bytes left before anything is built for it, where decoded_size would have caught it.
+ */
+#include "ext.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../terms/atom.h"
+#include "../terms/bignum.h"
+#include "../terms/binary.h"
+#include "../terms/flatmap.h"
+#include "../terms/fun.h"
+#include "../terms/hashmap.h"
+#include "../terms/ident.h"
+#include "../terms/layout.h"
+#include "../terms/wstack.h"
+#include "zlib_impl.h"
+
+/* Tags (erl_ext_dist). */
+enum {
+    NEW_FLOAT_EXT = 70,
+    BIT_BINARY_EXT = 77,
+    COMPRESSED = 80,
+    NEW_PID_EXT = 88,
+    NEW_PORT_EXT = 89,
+    NEWER_REFERENCE_EXT = 90,
+    SMALL_INTEGER_EXT = 97,
+    INTEGER_EXT = 98,
+    FLOAT_EXT = 99,
+    ATOM_EXT = 100,
+    REFERENCE_EXT = 101,
+    PORT_EXT = 102,
+    PID_EXT = 103,
+    SMALL_TUPLE_EXT = 104,
+    LARGE_TUPLE_EXT = 105,
+    NIL_EXT = 106,
+    STRING_EXT = 107,
+    LIST_EXT = 108,
+    BINARY_EXT = 109,
+    SMALL_BIG_EXT = 110,
+    LARGE_BIG_EXT = 111,
+    NEW_FUN_EXT = 112,
+    EXPORT_EXT = 113,
+    NEW_REFERENCE_EXT = 114,
+    SMALL_ATOM_EXT = 115,
+    MAP_EXT = 116,
+    FUN_EXT = 117,
+    ATOM_UTF8_EXT = 118,
+    SMALL_ATOM_UTF8_EXT = 119,
+    V4_PORT_EXT = 120
+};
+
+#define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
+#define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
+#define PID_NUMBER_LIMIT (UINT32_C(1) << TC_PID_NUMBER_BITS)
+
+static const char local_node[] = "nonode@nohost";
+#define LOCAL_NODE_LEN (sizeof local_node - 1)
+
+/* ==== encoding ============================================================================ */
+
+/*
+ * Both passes run the same walk. The size pass has cap 0, so nothing is stored and only
+ * `pos` advances; the write pass stores what fits in cap. Sharing the walk keeps the two
+ * passes from ever disagreeing, which the VM gets by keeping encode_size_struct2 and
+ * enc_term in step by hand.
+ */
+typedef struct emitter {
+    unsigned char *buf;
+    size_t cap, pos;
+} emitter;
+
+static bool writing(const emitter *e, size_t n) { return e->buf && e->cap >= e->pos && e->cap - e->pos >= n; }
+
+/* Where the next n bytes go when all of them fit, else NULL (always in the size pass): the
+ * hot paths test once per item, not once per byte. The caller advances pos by n either way. */
+static inline unsigned char *room(emitter *e, size_t n) { return writing(e, n) ? e->buf + e->pos : NULL; }
+
+static inline void store32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)(v >> 24);
+    b[1] = (unsigned char)(v >> 16);
+    b[2] = (unsigned char)(v >> 8);
+    b[3] = (unsigned char)v;
+}
+
+static void put8(emitter *e, unsigned v)
+{
+    if (e->pos < e->cap && e->buf) /* the size pass has no buffer (cap 0) */
+        e->buf[e->pos] = (unsigned char)v;
+    e->pos++;
+}
+
+static void put16(emitter *e, unsigned v)
+{
+    put8(e, (v >> 8) & 0xFF);
+    put8(e, v & 0xFF);
+}
+
+static void put32(emitter *e, uint64_t v)
+{
+    unsigned char *b = room(e, 4);
+    if (b) {
+        store32(b, (uint32_t)v);
+        e->pos += 4;
+        return;
+    }
+    for (int s = 24; s >= 0; s -= 8)
+        put8(e, (unsigned)(v >> s) & 0xFF);
+}
+
+static void put_bytes(emitter *e, const void *p, size_t n)
+{
+    if (writing(e, n))
+        memcpy(e->buf + e->pos, p, n);
+    e->pos += n;
+}
+
+/* An atom's name as term_to_binary writes it: under minor 1 an all-Latin-1 name goes out
+ * as ATOM_EXT, one byte per character; everything else as UTF-8. */
+static void put_atom_text(emitter *e, const char *name, size_t len, unsigned minor)
+{
+    const unsigned char *p = (const unsigned char *)name, *end = p + len;
+    if (minor == 1) {
+        size_t chars = 0;
+        long c = 0;
+        while (p < end && (c = tc_utf8_decode(&p, end)) >= 0 && c < 256)
+            chars++;
+        if (p == end && c >= 0 && c < 256) {
+            put8(e, ATOM_EXT);
+            put16(e, (unsigned)chars);
+            if (!writing(e, chars)) {
+                e->pos += chars;
+                return;
+            }
+            for (p = (const unsigned char *)name; p < end;)
+                put8(e, (unsigned)tc_utf8_decode(&p, end));
+            return;
+        }
+    }
+    if (len > 255) {
+        put8(e, ATOM_UTF8_EXT);
+        put16(e, (unsigned)len);
+    } else {
+        put8(e, SMALL_ATOM_UTF8_EXT);
+        put8(e, (unsigned)len);
+    }
+    put_bytes(e, name, len);
+}
+
+/* SMALL_BIG_EXT / LARGE_BIG_EXT: byte count, sign, magnitude least significant byte first,
+ * with no zero top byte. `d` has n > 0 digits and a non-zero top one. */
+static tc_result put_big(emitter *e, const uint64_t *d, size_t n, bool negative)
+{
+    unsigned top = 8;
+    while (top > 1 && (d[n - 1] >> (8 * (top - 1))) == 0)
+        top--;
+    uint64_t bytes = (uint64_t)(n - 1) * 8 + top;
+    if (n > TC_BIG_ARITY_MAX) /* built by hand past the VM's limit: the decoder would refuse it */
+        return TC_ELIMIT;
+    if (bytes < 256) {
+        put8(e, SMALL_BIG_EXT);
+        put8(e, (unsigned)bytes);
+    } else {
+        put8(e, LARGE_BIG_EXT);
+        put32(e, bytes);
+    }
+    put8(e, negative);
+    if (!writing(e, bytes)) {
+        e->pos += bytes;
+        return TC_OK;
+    }
+    for (uint64_t i = 0; i < bytes; i++)
+        put8(e, (unsigned)(d[i / 8] >> (8 * (i % 8))) & 0xFF);
+    return TC_OK;
+}
+
+/* A small integer of the 32-bit range: SMALL_INTEGER_EXT or INTEGER_EXT. Anything else
+ * (a bigger small, any other term) is left to put_term: false. */
+static inline bool put_int32(emitter *e, tc_term t)
+{
+    if (!tc_is_small(t))
+        return false;
+    int64_t v = tc_small_val(t);
+    if (v >= 0 && v < 256) {
+        unsigned char *b = room(e, 2);
+        if (b) {
+            b[0] = SMALL_INTEGER_EXT;
+            b[1] = (unsigned char)v;
+        }
+        e->pos += 2;
+        return true;
+    }
+    if (v < INT32_MIN || v > INT32_MAX)
+        return false;
+    unsigned char *b = room(e, 5);
+    if (b) {
+        b[0] = INTEGER_EXT;
+        store32(b + 1, (uint32_t)(int32_t)v);
+    }
+    e->pos += 5;
+    return true;
+}
+
+/* NEW_FLOAT_EXT of the float object at p. */
+static inline void put_float(emitter *e, const tc_term *p)
+{
+    uint64_t bits;
+    memcpy(&bits, &p[1], sizeof bits);
+    unsigned char *b = room(e, 9);
+    if (b) {
+        b[0] = NEW_FLOAT_EXT;
+        store32(b + 1, (uint32_t)(bits >> 32));
+        store32(b + 5, (uint32_t)bits);
+    }
+    e->pos += 9;
+}
+
+/* A list or tuple element the walk writes on its way, without the stack: a small integer of
+ * the 32-bit range or a float. false for anything else, which goes to put_term. */
+static inline bool put_leaf(emitter *e, tc_term t)
+{
+    if (tc_is_boxed(t) && tc_boxed_val(t)[0] == TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT)) {
+        put_float(e, tc_boxed_val(t));
+        return true;
+    }
+    return put_int32(e, t);
+}
+
+static tc_result put_integer(emitter *e, tc_term t)
+{
+    if (put_int32(e, t))
+        return TC_OK;
+    uint64_t tmp;
+    size_t n;
+    bool negative;
+    const uint64_t *d = tc_integer_digits(t, &tmp, &n, &negative);
+    return put_big(e, d, n, negative);
+}
+
+/* BINARY_EXT, or BIT_BINARY_EXT with the count of used bits in the last byte and the unused
+ * ones zero. A sub binary may start mid-byte, so bytes are realigned as they are written. */
+static tc_result put_bitstring(emitter *e, tc_term t)
+{
+    tc_bits b = tc_bitstring_get(t);
+    size_t stored = b.bytes + (b.extra_bits ? 1 : 0);
+    if (stored > UINT32_MAX)
+        return TC_ELIMIT;
+    if (b.extra_bits == 0) {
+        put8(e, BINARY_EXT);
+        put32(e, stored);
+    } else {
+        put8(e, BIT_BINARY_EXT);
+        put32(e, stored);
+        put8(e, b.extra_bits);
+    }
+    if (!writing(e, stored)) {
+        e->pos += stored;
+        return TC_OK;
+    }
+    if (b.bitoffs == 0) {
+        memcpy(e->buf + e->pos, b.data, b.bytes);
+        e->pos += b.bytes;
+    } else {
+        for (size_t i = 0; i < b.bytes; i++)
+            put8(e, tc_bits_byte(&b, i));
+    }
+    if (b.extra_bits) {
+        unsigned last = 0;
+        for (unsigned k = 0; k < b.extra_bits; k++)
+            last |= tc_bits_bit(&b, 8 * b.bytes + k) << (7 - k);
+        put8(e, last);
+    }
+    return TC_OK;
+}
+
+/* What is left to encode, on the walk's stack (kind on top):
+ *   TERM  t                  one term
+ *   CONS  cell               the car of cell, then the rest of its list
+ *   ARRAY ptr n              n > 0 terms at ptr (tuple elements, a fun's environment)
+ *   MAP   keys values n      n key/value pairs, key first (flatmap order)
+ *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node
+ *   PATCH pos                a NEW_FUN_EXT's size field at pos, written once its
+ *                            environment is (enc_term's ENC_PATCH_FUN_SIZE) */
+enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE, K_PATCH };
+
+static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
+static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
+
+static bool push(tc_wstack *s, size_t k, const tc_term *w)
+{
+    if (!tc_wstack_reserve(s, k))
+        return false;
+    for (size_t i = 0; i < k; i++) /* two to four words: a call to memcpy costs more */
+        s->base[s->n + i] = w[i];
+    s->n += k;
+    return true;
+}
+
+/* Queues a HAMT node's children in slot order, so the last is encoded first. */
+static bool push_hamt_children(tc_wstack *s, const tc_term *p)
+{
+    size_t n;
+    const tc_term *kids = tc_layout_map_terms(p[0], p, &n);
+    if (!tc_wstack_reserve(s, 2 * n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        s->base[s->n++] = kids[i];
+        s->base[s->n++] = K_HNODE;
+    }
+    return true;
+}
+
+/* A list goes out as STRING_EXT when proper, all bytes, and short enough; else LIST_EXT
+ * with its full element count (is_external_string walks it all, as here). */
+static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
+{
+    uint64_t n = 0;
+    bool bytes_only = true;
+    tc_term l = list;
+    for (; tc_is_list(l); l = tc_cdr(l), n++) {
+        tc_term h = tc_car(l);
+        if (bytes_only && !(tc_is_small(h) && (uint64_t)tc_small_val(h) < 256))
+            bytes_only = false;
+    }
+    if (bytes_only && tc_is_nil(l) && n < MAX_STRING_LEN) {
+        put8(e, STRING_EXT);
+        put16(e, (unsigned)n);
+        if (!writing(e, n)) {
+            e->pos += n;
+            return TC_OK;
+        }
+        unsigned char *b = e->buf + e->pos;
+        for (l = list; tc_is_list(l); l = tc_cdr(l))
+            *b++ = (unsigned char)tc_small_val(tc_car(l));
+        e->pos += n;
+        return TC_OK;
+    }
+    if (n > UINT32_MAX)
+        return TC_ELIMIT;
+    put8(e, LIST_EXT);
+    put32(e, n);
+    return push(s, 2, (const tc_term[]){list, K_CONS}) ? TC_OK : TC_ENOMEM;
+}
+
+/* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
+static void put_node(emitter *e, tc_term t, unsigned minor)
+{
+    size_t len;
+    if (tc_is_boxed(t) && tc_is_external(t)) {
+        const tc_node *n = tc_external_node(t);
+        const char *name = tc_atom_name(n->sysname, &len);
+        put_atom_text(e, name, len, minor);
+        return;
+    }
+    put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
+}
+
+static uint32_t creation_of(tc_term t) { return tc_is_boxed(t) && tc_is_external(t) ? tc_external_node(t)->creation : 0; }
+
+/* NEW_PID_EXT, always (OTP 23 made 32-bit creations mandatory). */
+static void put_pid(emitter *e, tc_term t, unsigned minor)
+{
+    put8(e, NEW_PID_EXT);
+    put_node(e, t, minor);
+    put32(e, tc_is_pid(t) ? tc_pid_number(t) : tc_external_pid_number(t));
+    put32(e, tc_is_pid(t) ? tc_pid_serial(t) : tc_external_pid_serial(t));
+    put32(e, creation_of(t));
+}
+
+/* enc_term: V4_PORT_EXT when the number passes 28 bits (ERTS_MAX_V3_PORT_NUMBER), else
+ * NEW_PORT_EXT; NEWER_REFERENCE_EXT for every ref. */
+static void put_ident(emitter *e, tc_term t, unsigned minor)
+{
+    if (tc_is_any_pid(t)) {
+        put_pid(e, t, minor);
+    } else if (tc_is_any_port(t)) {
+        uint64_t num = tc_is_port(t) ? tc_port_number(t) : tc_external_port_number(t);
+        bool v4 = num >= (UINT64_C(1) << TC_PORT_NUMBER_BITS);
+        put8(e, v4 ? V4_PORT_EXT : NEW_PORT_EXT);
+        put_node(e, t, minor);
+        if (v4)
+            put32(e, num >> 32);
+        put32(e, num & 0xFFFFFFFFu);
+        put32(e, creation_of(t));
+    } else {
+        uint32_t num[TC_REF_MAX_NUMBERS];
+        size_t n = tc_ref_numbers(t, num);
+        put8(e, NEWER_REFERENCE_EXT);
+        put16(e, (unsigned)n);
+        put_node(e, t, minor);
+        put32(e, creation_of(t));
+        for (size_t i = 0; i < n; i++)
+            put32(e, num[i]);
+    }
+}
+
+/* EXPORT_EXT (module, function, arity as an integer), or NEW_FUN_EXT: its size, arity, uniq,
+ * index, free-variable count, module, old index and old uniq as integers, the creator pid,
+ * then the environment, after which the size is patched in. */
+static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned minor)
+{
+    size_t len;
+    const char *name;
+    if (!tc_fun_is_local(p)) {
+        const tc_export *x = tc_fun_export_of(p);
+        put8(e, EXPORT_EXT);
+        name = tc_atom_name(x->module, &len);
+        put_atom_text(e, name, len, minor);
+        name = tc_atom_name(x->function, &len);
+        put_atom_text(e, name, len, minor);
+        return put_integer(e, tc_make_small(x->arity));
+    }
+    const tc_fun_entry *fe = tc_fun_entry_of(p);
+    size_t nf = tc_fun_num_free(p);
+    put8(e, NEW_FUN_EXT);
+    size_t size_at = e->pos;
+    put32(e, 0);
+    put8(e, tc_fun_arity(p));
+    put_bytes(e, fe->uniq, sizeof fe->uniq);
+    put32(e, fe->index);
+    put32(e, nf);
+    name = tc_atom_name(fe->module, &len);
+    put_atom_text(e, name, len, minor);
+    tc_result r = put_integer(e, tc_make_small(fe->old_index));
+    if (r == TC_OK)
+        r = put_integer(e, tc_make_small(fe->old_uniq));
+    if (r != TC_OK)
+        return r;
+    put_pid(e, p[TC_FUN_CREATOR], minor);
+    if (!push(s, 2, (const tc_term[]){size_at, K_PATCH}))
+        return TC_ENOMEM;
+    if (nf > 0 && !push(s, 3, (const tc_term[]){word_of(&p[TC_FUN_ENV]), nf, K_ARRAY}))
+        return TC_ENOMEM;
+    return TC_OK;
+}
+
+/* Writes one term's header (or all of it, for a leaf) and queues its children. */
+static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
+{
+    if (tc_is_small(t))
+        return put_integer(e, t);
+    if (tc_is_atom(t)) {
+        size_t len;
+        const char *name = tc_atom_name(t, &len);
+        put_atom_text(e, name, len, minor);
+        return TC_OK;
+    }
+    if (tc_is_nil(t)) {
+        put8(e, NIL_EXT);
+        return TC_OK;
+    }
+    if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
+        put_ident(e, t, minor);
+        return TC_OK;
+    }
+    if (tc_is_list(t))
+        return put_list_header(e, s, t);
+    if (!tc_is_boxed(t))
+        return TC_EUNSUPPORTED;
+    const tc_term *p = tc_boxed_val(t);
+    switch (tc_header_subtag(p[0])) {
+    case TC_SUBTAG_ARITYVAL: {
+        uint64_t arity = tc_header_arity(p[0]);
+        if (arity > UINT32_MAX)
+            return TC_ELIMIT;
+        if (arity <= 255) {
+            put8(e, SMALL_TUPLE_EXT);
+            put8(e, (unsigned)arity);
+        } else {
+            put8(e, LARGE_TUPLE_EXT);
+            put32(e, arity);
+        }
+        if (arity > 0 && !push(s, 3, (const tc_term[]){word_of(&p[1]), arity, K_ARRAY}))
+            return TC_ENOMEM;
+        return TC_OK;
+    }
+    case TC_SUBTAG_POS_BIG:
+    case TC_SUBTAG_NEG_BIG:
+        return put_integer(e, t);
+    case TC_SUBTAG_FLOAT:
+        put_float(e, p);
+        return TC_OK;
+    case TC_SUBTAG_HEAP_BINARY:
+    case TC_SUBTAG_REFC_BINARY:
+    case TC_SUBTAG_SUB_BINARY:
+        return put_bitstring(e, t);
+    case TC_SUBTAG_FUN:
+        return put_fun(e, s, p, minor);
+    case TC_SUBTAG_MAP: {
+        uint64_t n = tc_map_size(t);
+        if (n > UINT32_MAX)
+            return TC_ELIMIT;
+        put8(e, MAP_EXT);
+        put32(e, n);
+        if (tc_is_hashmap(t))
+            return push_hamt_children(s, p) ? TC_OK : TC_ENOMEM;
+        const tc_term *keys = &tc_boxed_val(tc_flatmap_keys(t))[1];
+        if (n > 0 && !push(s, 4, (const tc_term[]){word_of(keys), word_of(tc_flatmap_values(t)), n, K_MAP}))
+            return TC_ENOMEM;
+        return TC_OK;
+    }
+    default:
+        return TC_EUNSUPPORTED;
+    }
+}
+
+/* Pops the next term to encode into *t, patching fun sizes on the way; false when the walk
+ * is done. Small integers and floats among a list's or a tuple's elements are written on the
+ * way (put_leaf; in order: nothing else is written between them), so only the other elements
+ * go round the stack and put_term. */
+static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
+{
+    tc_term kind;
+    for (;;) {
+        if (tc_wstack_empty(s))
+            return false;
+        kind = tc_wstack_pop(s);
+        if (kind != K_PATCH)
+            break;
+        size_t at = (size_t)tc_wstack_pop(s);
+        if (writing(e, 0)) { /* the write pass, and the whole fun fitted */
+            uint64_t v = e->pos - at;
+            for (int k = 0; k < 4; k++)
+                e->buf[at + (size_t)k] = (unsigned char)(v >> (24 - 8 * k));
+        }
+    }
+    if (kind == K_TERM) {
+        *t = tc_wstack_pop(s);
+    } else if (kind == K_CONS) {
+        tc_term cell = tc_wstack_pop(s), tail = tc_cdr(cell);
+        while (tc_is_list(tail) && put_leaf(e, tc_car(cell))) {
+            cell = tail;
+            tail = tc_cdr(cell);
+        }
+        *t = tc_car(cell);
+        s->base[s->n++] = tail; /* the two words just popped make room */
+        s->base[s->n++] = tc_is_list(tail) ? K_CONS : K_TERM;
+    } else if (kind == K_ARRAY) {
+        uint64_t n = tc_wstack_pop(s);
+        const tc_term *p = ptr_of(tc_wstack_pop(s));
+        while (n > 1 && put_leaf(e, p[0])) {
+            p++;
+            n--;
+        }
+        *t = p[0];
+        if (n > 1) {
+            s->base[s->n++] = word_of(p + 1);
+            s->base[s->n++] = n - 1;
+            s->base[s->n++] = K_ARRAY;
+        }
+    } else if (kind == K_MAP) {
+        uint64_t n = tc_wstack_pop(s);
+        const tc_term *v = ptr_of(tc_wstack_pop(s)), *k = ptr_of(tc_wstack_pop(s));
+        *t = k[0];
+        if ((n > 1 && !push(s, 4, (const tc_term[]){word_of(k + 1), word_of(v + 1), n - 1, K_MAP})) ||
+            !push(s, 2, (const tc_term[]){v[0], K_TERM}))
+            *r = TC_ENOMEM;
+    } else {
+        tc_term child = tc_wstack_pop(s);
+        if (tc_is_list(child)) {
+            *t = tc_car(child);
+            s->base[s->n++] = tc_cdr(child); /* the two words just popped make room */
+            s->base[s->n++] = K_TERM;
+        } else if (!push_hamt_children(s, tc_boxed_val(child))) {
+            *r = TC_ENOMEM;
+        } else {
+            return next_term(e, s, t, r); /* a node has at least one child: one level deeper */
+        }
+    }
+    return true;
+}
+
+static tc_result walk(tc_term t, unsigned minor, emitter *e)
+{
+    tc_wstack s;
+    tc_wstack_init(&s);
+    put8(e, TC_EXT_VERSION);
+    tc_result r = TC_OK;
+    do
+        r = put_term(e, &s, t, minor);
+    while (r == TC_OK && next_term(e, &s, &t, &r) && r == TC_OK);
+    tc_wstack_destroy(&s);
+    return r;
+}
+
+tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes)
+{
+    if (minor != 1 && minor != 2)
+        return TC_EBADARG;
+    emitter e = {NULL, 0, 0};
+    tc_result r = walk(t, minor, &e);
+    if (r == TC_OK)
+        *bytes = e.pos;
+    return r;
+}
+
+tc_result tc_ext_encode_into(tc_term t, unsigned minor, unsigned char *buf, size_t cap, size_t *len)
+{
+    if (minor != 1 && minor != 2)
+        return TC_EBADARG;
+    emitter e = {buf, cap, 0};
+    tc_result r = walk(t, minor, &e);
+    if (r == TC_OK && e.pos > cap)
+        r = TC_EBADARG; /* buffer below tc_ext_size: what did not fit was not written */
+    if (r == TC_OK)
+        *len = e.pos;
+    return r;
+}
+
+tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t *len)
+{
+    size_t size;
+    tc_result r = tc_ext_size(t, minor, &size);
+    if (r != TC_OK)
+        return r;
+    unsigned char *buf = tc_mem_alloc(size);
+    if (!buf)
+        return TC_ENOMEM;
+    r = tc_ext_encode_into(t, minor, buf, size, len);
+    if (r != TC_OK) {
+        tc_mem_free(buf);
+        return r;
+    }
+    TC_ASSERT(*len == size);
+    *bytes = buf;
+    return TC_OK;
+}
+
+/* ==== decoding ============================================================================ */
+
+/* Open containers, four words each: kind, values still to come, index of the first value
+ * on the value stack, offset of the container's tag. */
+enum { F_LIST, F_TUPLE, F_MAP, F_FUN };
+enum { FR_KIND, FR_LEFT, FR_START, FR_AT, FRAME_WORDS };
+
+typedef struct decoder {
+    const unsigned char *start, *p, *end;
+    const char *where; /* "byte", or "uncompressed byte" inside a COMPRESSED term */
+    tc_alloc *a;
+    tc_read_error *err;
+    tc_result res;
+    tc_wstack vals;
+    tc_wstack frames;
+} decoder;
+
+/* Records the first error; later ones are consequences. */
+TC_PRINTF(4, 5) static void record_failure(decoder *d, const unsigned char *at, tc_result code, const char *fmt, ...)
+{
+    if (d->res != TC_OK)
+        return;
+    d->res = code;
+    if (d->err) {
+        size_t off = (size_t)(at - d->start);
+        d->err->offset = off;
+        int k = snprintf(d->err->message, sizeof d->err->message, "%s %zu: ", d->where, off);
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(d->err->message + k, sizeof d->err->message - (size_t)k, fmt, ap); /* truncated is fine */
+        va_end(ap);
+    }
+}
+
+/* record_failure as an expression that is false, for `return fail_at(...)`; a macro so that
+ * the static analyzer, which does not follow variadic calls, sees the false. */
+#define fail_at(...) (record_failure(__VA_ARGS__), false)
+
+static bool oom(decoder *d) { return fail_at(d, d->p, TC_ENOMEM, "out of memory"); }
+static bool built(decoder *d, tc_term t) { return t != TC_NON_VALUE || oom(d); }
+static size_t left(const decoder *d) { return (size_t)(d->end - d->p); }
+
+/* A fixed-size field of `n` bytes must be there. */
+static bool need(decoder *d, size_t n, const char *what)
+{
+    if (left(d) >= n)
+        return true;
+    return fail_at(d, d->p, TC_EPARSE, "input ends inside %s (%zu bytes needed, %zu left)", what, n, left(d));
+}
+
+/* A declared count read at `at` must fit what is left: every value takes at least one
+ * byte, so a corrupt huge count fails here, before anything is allocated for it. */
+static bool fits(decoder *d, const unsigned char *at, uint64_t n, const char *what)
+{
+    if (n <= left(d))
+        return true;
+    return fail_at(d, at, TC_EPARSE, "%s declares %llu, more than the %zu bytes left", what,
+                   (unsigned long long)n, left(d));
+}
+
+static unsigned get8(decoder *d) { return *d->p++; }
+static unsigned get16(decoder *d)
+{
+    unsigned v = (unsigned)d->p[0] << 8 | d->p[1];
+    d->p += 2;
+    return v;
+}
+static uint32_t get32(decoder *d)
+{
+    uint32_t v = (uint32_t)d->p[0] << 24 | (uint32_t)d->p[1] << 16 | (uint32_t)d->p[2] << 8 | d->p[3];
+    d->p += 4;
+    return v;
+}
+
+static bool intern(decoder *d, const unsigned char *len_at, const unsigned char *text, const char *name,
+                   size_t len, tc_term *out)
+{
+    tc_result r = tc_atom_intern(name, len, out);
+    if (r == TC_OK)
+        return true;
+    if (r == TC_ENOMEM)
+        return oom(d);
+    if (r == TC_EPARSE) {
+        const unsigned char *q = text, *end = text + len;
+        while (q < end) {
+            const unsigned char *at = q;
+            if (tc_utf8_decode(&q, end) < 0)
+                return fail_at(d, at, TC_EPARSE, "atom text is not UTF-8 (byte 0x%02X)", *at);
+        }
+    }
+    long chars = tc_utf8_length(name, len);
+    if (chars > (long)TC_MAX_ATOM_CHARACTERS)
+        return fail_at(d, len_at, TC_ELIMIT, "atom of %ld characters (the VM's limit is 255)", chars);
+    return fail_at(d, len_at, r, "atom table full");
+}
+
+/* One atom in any of its four encodings; Latin-1 names are converted to UTF-8. */
+static bool decode_atom(decoder *d, tc_term *out)
+{
+    const unsigned char *at = d->p;
+    if (left(d) == 0)
+        return fail_at(d, at, TC_EPARSE, "input ends where an atom was expected");
+    unsigned tag = get8(d);
+    bool wide = tag == ATOM_EXT || tag == ATOM_UTF8_EXT;
+    if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT)
+        return fail_at(d, at, TC_EPARSE, "expected an atom (tag 100, 115, 118 or 119), found tag %u", tag);
+    const unsigned char *len_at = d->p;
+    if (!need(d, wide ? 2 : 1, "an atom's length"))
+        return false;
+    size_t n = wide ? get16(d) : get8(d);
+    if (!fits(d, len_at, n, "atom length"))
+        return false;
+    const unsigned char *text = d->p;
+    d->p += n;
+    if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT) {
+        if (n > TC_MAX_ATOM_CHARACTERS)
+            return fail_at(d, len_at, TC_ELIMIT, "atom of %zu characters (the VM's limit is 255)", n);
+        char utf8[2 * TC_MAX_ATOM_CHARACTERS];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            k += tc_utf8_encode(text[i], utf8 + k);
+        return intern(d, len_at, text, utf8, k, out);
+    }
+    if (n > MAX_ATOM_SZ_LIMIT)
+        return fail_at(d, len_at, TC_ELIMIT, "atom of %zu bytes (the VM's limit is 1020: 255 characters)", n);
+    return intern(d, len_at, text, (const char *)text, n, out);
+}
+
+static bool decode_big(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    bool large = tag == LARGE_BIG_EXT;
+    if (!need(d, large ? 4 : 1, "a bignum's length"))
+        return false;
+    uint64_t n = large ? get32(d) : get8(d);
+    if (!fits(d, len_at, n + 1, "bignum (sign and digit bytes)"))
+        return false;
+    if (n > TC_BIG_ARITY_MAX * 8)
+        return fail_at(d, len_at, TC_ELIMIT, "bignum of %llu bytes (the VM's limit is %llu)", (unsigned long long)n,
+                       (unsigned long long)(TC_BIG_ARITY_MAX * 8));
+    const unsigned char *sign_at = d->p;
+    unsigned sign = get8(d);
+    if (sign > 1)
+        return fail_at(d, sign_at, TC_EPARSE, "bignum sign byte is %u (0 or 1 expected)", sign);
+    const unsigned char *mag = d->p;
+    d->p += n;
+    while (n > 0 && mag[n - 1] == 0) /* leading zero bytes: normalise as dec_term does */
+        n--;
+    size_t words = (size_t)(n + 7) / 8;
+    uint64_t one = 0, *digits = words <= 1 ? &one : tc_mem_calloc(words, sizeof *digits);
+    if (!digits)
+        return oom(d);
+    for (uint64_t i = 0; i < n; i++)
+        digits[i / 8] |= (uint64_t)mag[i] << (8 * (i % 8));
+    *out = tc_term_integer(d->a, sign, digits, words);
+    if (digits != &one)
+        tc_mem_free(digits);
+    return built(d, *out);
+}
+
+static bool decode_float(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *at = d->p;
+    double f;
+    if (tag == NEW_FLOAT_EXT) {
+        if (!need(d, 8, "NEW_FLOAT_EXT"))
+            return false;
+        uint64_t bits = (uint64_t)get32(d) << 32;
+        bits |= get32(d);
+        memcpy(&f, &bits, sizeof f);
+    } else {
+        /* Minor version 0: "%.20e" text padded with NULs to 31 bytes. */
+        if (!need(d, 31, "FLOAT_EXT"))
+            return false;
+        char text[32];
+        memcpy(text, d->p, 31);
+        text[31] = '\0';
+        d->p += 31;
+        char *end;
+        f = strtod(text, &end);
+        size_t used = (size_t)(end - text);
+        if (used == 0 || text[used] != '\0')
+            return fail_at(d, at, TC_EPARSE, "FLOAT_EXT text is not a number");
+    }
+    if (!isfinite(f))
+        return fail_at(d, at, TC_EPARSE, "float is NaN or infinite (Erlang floats are finite)");
+    *out = tc_term_float(d->a, f);
+    return built(d, *out);
+}
+
+/* The node of a pid, port or ref: NULL for this node (dec_is_this_node), else the entry of
+ * the remote node with one reference taken (dec_get_node); *ok false on an error. */
+static tc_node *decode_node(decoder *d, tc_term sysname, uint32_t creation, bool *ok)
+{
+    *ok = true;
+    if (tc_node_is_this(sysname, creation))
+        return NULL;
+    tc_node *n = tc_node_find_or_insert(sysname, creation);
+    if (!n)
+        *ok = oom(d);
+    return n;
+}
+
+/* NEW_PID_EXT and PID_EXT (8-bit creation, 0..3: is_tiny_creation). A local pid's number
+ * and serial must fit the VM's fields; a remote one's are taken as they come. */
+static bool decode_pid(decoder *d, unsigned tag, tc_term *out)
+{
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
+        return false;
+    const unsigned char *id_at = d->p;
+    if (!need(d, tag == NEW_PID_EXT ? 12 : 9, "a pid's ID, serial and creation"))
+        return false;
+    uint32_t number = get32(d), serial = get32(d);
+    uint32_t creation = tag == NEW_PID_EXT ? get32(d) : get8(d);
+    if (tag == PID_EXT && creation > 3)
+        return fail_at(d, id_at + 8, TC_EPARSE, "PID_EXT creation %lu (a tiny creation is 0..3)", (unsigned long)creation);
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_pid(d->a, n, number, serial);
+        return built(d, *out);
+    }
+    if (number >= PID_NUMBER_LIMIT)
+        return fail_at(d, id_at, TC_ELIMIT, "pid process number %lu does not fit the VM's 28 bits",
+                       (unsigned long)number);
+    *out = tc_make_pid(number, serial);
+    return true;
+}
+
+/* V4_PORT_EXT (64-bit number), NEW_PORT_EXT, PORT_EXT (8-bit creation). */
+static bool decode_port(decoder *d, unsigned tag, tc_term *out)
+{
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
+        return false;
+    const unsigned char *id_at = d->p;
+    if (!need(d, tag == V4_PORT_EXT ? 12 : tag == NEW_PORT_EXT ? 8 : 5, "a port's ID and creation"))
+        return false;
+    uint64_t number = get32(d);
+    if (tag == V4_PORT_EXT)
+        number = number << 32 | get32(d);
+    uint32_t creation = tag == PORT_EXT ? get8(d) : get32(d);
+    if (tag == PORT_EXT && creation > 3)
+        return fail_at(d, d->p - 1, TC_EPARSE, "PORT_EXT creation %lu (a tiny creation is 0..3)", (unsigned long)creation);
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_port(d->a, n, number);
+        return built(d, *out);
+    }
+    if (number >= (UINT64_C(1) << TC_PORT_NUMBER_BITS))
+        return fail_at(d, id_at, TC_ELIMIT, "local port number %llu does not fit the VM's 28 bits",
+                       (unsigned long long)number);
+    *out = tc_make_port((uint32_t)number);
+    return true;
+}
+
+/* NEWER_REFERENCE_EXT (32-bit creation), NEW_REFERENCE_EXT (8-bit), REFERENCE_EXT (one
+ * number). dec_term's rules: at most 5 numbers; a local ref at most 3 (fewer are padded with
+ * zeros) and its number 0 below 2^18. termcopy also refuses a count of 0, which dec_term
+ * reads one number past. */
+static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    size_t count = 1;
+    if (tag != REFERENCE_EXT) {
+        if (!need(d, 2, "a reference's length"))
+            return false;
+        count = get16(d);
+        if (count == 0 || count > TC_REF_MAX_NUMBERS)
+            return fail_at(d, len_at, TC_EPARSE, "reference of %zu numbers (1..5)", count);
+    }
+    tc_term sysname;
+    if (!decode_atom(d, &sysname))
+        return false;
+    uint32_t creation = 0, num[TC_REF_MAX_NUMBERS] = {0};
+    if (tag == REFERENCE_EXT) {
+        if (!need(d, 5, "REFERENCE_EXT's ID and creation"))
+            return false;
+        num[0] = get32(d);
+        creation = get8(d);
+    } else {
+        if (!need(d, (tag == NEWER_REFERENCE_EXT ? 4 : 1) + 4 * count, "a reference's creation and numbers"))
+            return false;
+        creation = tag == NEWER_REFERENCE_EXT ? get32(d) : get8(d);
+        for (size_t i = 0; i < count; i++)
+            num[i] = get32(d);
+    }
+    bool ok;
+    tc_node *n = decode_node(d, sysname, creation, &ok);
+    if (!ok)
+        return false;
+    if (n) {
+        *out = tc_term_external_ref(d->a, n, num, count);
+        return built(d, *out);
+    }
+    if (count > TC_REF_NUMBERS)
+        return fail_at(d, len_at, TC_EPARSE, "local reference of %zu numbers (this node makes 3)", count);
+    if (num[0] >= (UINT32_C(1) << 18))
+        return fail_at(d, len_at, TC_EPARSE, "local reference number 0 is %lu, past its 18 bits", (unsigned long)num[0]);
+    *out = tc_term_local_ref(d->a, num);
+    return built(d, *out);
+}
+
+/* An integer field of a fun that dec_term requires to be a small: SMALL_INTEGER_EXT or
+ * INTEGER_EXT here (a small written as a bignum, which dec_term would accept, is refused). */
+static bool decode_small_field(decoder *d, const char *what, int64_t *v)
+{
+    const unsigned char *at = d->p;
+    if (left(d) >= 2 && d->p[0] == SMALL_INTEGER_EXT) {
+        *v = d->p[1];
+        d->p += 2;
+        return true;
+    }
+    if (left(d) >= 5 && d->p[0] == INTEGER_EXT) {
+        d->p++;
+        *v = (int32_t)get32(d);
+        return true;
+    }
+    return fail_at(d, at, TC_EPARSE, "expected %s as SMALL_INTEGER_EXT or INTEGER_EXT", what);
+}
+
+/* EXPORT_EXT: module, function, a non-negative arity (a byte in the fun, MAX_ARG 255). */
+static bool decode_export(decoder *d, tc_term *out)
+{
+    tc_term m, f;
+    int64_t arity;
+    if (!decode_atom(d, &m) || !decode_atom(d, &f))
+        return false;
+    const unsigned char *at = d->p;
+    if (!decode_small_field(d, "EXPORT_EXT's arity", &arity))
+        return false;
+    if (arity < 0 || arity > TC_FUN_MAX_FREE)
+        return fail_at(d, at, arity < 0 ? TC_EPARSE : TC_ELIMIT, "EXPORT_EXT arity %lld (0..255)", (long long)arity);
+    tc_export *e = tc_export_get(m, f, (unsigned)arity);
+    if (!e)
+        return oom(d);
+    *out = tc_term_export_fun(d->a, e);
+    return built(d, *out);
+}
+
+static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at);
+
+/* NEW_FUN_EXT: the fun object is built (and linked) before its environment, as dec_term
+ * builds it, and the environment's values fill it when its frame closes. The size field is
+ * not checked (dec_term ignores it: OTP 23..25 can write it too large). */
+static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *opened)
+{
+    if (!need(d, 4 + 1 + 16 + 4 + 4, "NEW_FUN_EXT's fixed fields"))
+        return false;
+    d->p += 4;
+    unsigned arity = get8(d);
+    const unsigned char *uniq = d->p;
+    d->p += 16;
+    uint32_t index = get32(d);
+    const unsigned char *nf_at = d->p;
+    uint32_t num_free = get32(d);
+    if (num_free > TC_FUN_MAX_FREE)
+        return fail_at(d, nf_at, TC_EPARSE, "NEW_FUN_EXT free-variable count %ld (0..255)", (long)(int32_t)num_free);
+    if (!fits(d, nf_at, num_free, "NEW_FUN_EXT free variables"))
+        return false;
+    tc_term module, creator;
+    int64_t old_index, old_uniq;
+    if (!decode_atom(d, &module) || !decode_small_field(d, "NEW_FUN_EXT's old index", &old_index) ||
+        !decode_small_field(d, "NEW_FUN_EXT's old uniq", &old_uniq))
+        return false;
+    const unsigned char *pid_at = d->p;
+    if (left(d) == 0 || (d->p[0] != NEW_PID_EXT && d->p[0] != PID_EXT))
+        return fail_at(d, pid_at, TC_EPARSE, "expected NEW_FUN_EXT's creator pid (tag 88 or 103)");
+    if (!decode_pid(d, get8(d), &creator))
+        return false;
+    tc_fun_entry *fe = tc_fun_entry_put(module, (int32_t)old_uniq, (int32_t)old_index, uniq, index, arity);
+    if (!fe)
+        return oom(d);
+    *out = tc_term_local_fun(d->a, fe, creator, NULL, num_free);
+    if (!built(d, *out))
+        return false;
+    if (num_free == 0)
+        return true;
+    /* The environment is [] until the frame fills it; the fun sits below the frame. */
+    if (!tc_wstack_push(&d->vals, *out))
+        return oom(d);
+    *opened = true;
+    return open_frame(d, F_FUN, num_free, at);
+}
+
+static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    bool bits_field = tag == BIT_BINARY_EXT;
+    if (!need(d, bits_field ? 5 : 4, bits_field ? "BIT_BINARY_EXT's header" : "BINARY_EXT's length"))
+        return false;
+    uint32_t n = get32(d);
+    const unsigned char *bits_at = d->p;
+    unsigned bits = bits_field ? get8(d) : 8;
+    if (!fits(d, len_at, n, "binary length"))
+        return false;
+    /* dec_term's rule: a non-empty bitstring uses 1..8 bits of its last byte, an empty one 0. */
+    if (bits_field && ((bits == 0) != (n == 0) || bits > 8))
+        return fail_at(d, bits_at, TC_EPARSE, "BIT_BINARY_EXT of %lu bytes says %u bits in its last byte",
+                       (unsigned long)n, bits);
+    const unsigned char *data = d->p;
+    d->p += n;
+    if (bits == 8 || n == 0)
+        *out = tc_term_binary(d->a, data, n);
+    else
+        *out = tc_term_bitstring(d->a, data, n - 1, bits);
+    return built(d, *out);
+}
+
+static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at)
+{
+    if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
+        return oom(d);
+    tc_term *f = d->frames.base + d->frames.n; /* not &base[n]: see wstack.h */
+    f[FR_KIND] = kind;
+    f[FR_LEFT] = values;
+    f[FR_START] = d->vals.n;
+    f[FR_AT] = (tc_term)(at - d->start);
+    d->frames.n += FRAME_WORDS;
+    return true;
+}
+
+/* Builds the top container from its values on the value stack and pops it. */
+static bool close_frame(decoder *d, tc_term *out)
+{
+    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
+    size_t start = (size_t)f[FR_START], n = d->vals.n - start;
+    const tc_term *v = d->vals.base + start;
+    bool ok;
+    if (f[FR_KIND] == F_LIST) {
+        ok = built(d, *out = tc_term_list(d->a, v, n - 1, v[n - 1]));
+    } else if (f[FR_KIND] == F_TUPLE) {
+        ok = built(d, *out = tc_term_tuple(d->a, v, n));
+    } else if (f[FR_KIND] == F_FUN) {
+        *out = v[-1];
+        memcpy(&tc_boxed_val(*out)[TC_FUN_ENV], v, n * sizeof *v);
+        start--; /* the fun itself, pushed below the frame */
+        ok = true;
+    } else if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
+        tc_result r = tc_term_flatmap(d->a, v, n / 2, out);
+        if (r != TC_OK)
+            ok = oom(d); /* <= 32 keys: the only other failure is memory */
+        else if (tc_flatmap_size(*out) != n / 2)
+            ok = fail_at(d, d->start + f[FR_AT], TC_EPARSE, "MAP_EXT has a repeated key");
+        else
+            ok = true;
+    } else {
+        tc_result r = tc_term_hashmap_unique(d->a, v, n / 2, out);
+        if (r == TC_EPARSE)
+            ok = fail_at(d, d->start + f[FR_AT], TC_EPARSE, "MAP_EXT has a repeated key");
+        else if (r == TC_EUNSUPPORTED)
+            ok = fail_at(d, d->start + f[FR_AT], TC_EUNSUPPORTED,
+                         "MAP_EXT keys the map hash cannot read, or whose hashes agree on 128 bits (deeper than the VM's trie)");
+        else if (r != TC_OK)
+            ok = oom(d);
+        else
+            ok = true;
+    }
+    d->vals.n = start;
+    d->frames.n -= FRAME_WORDS;
+    return ok;
+}
+
+/* Reads one value, or opens a container (*opened) whose values follow. */
+static bool decode_item(decoder *d, tc_term *out, bool *opened)
+{
+    const unsigned char *at = d->p;
+    if (left(d) == 0)
+        return fail_at(d, at, TC_EPARSE, "input ends where a term was expected");
+    unsigned tag = *d->p;
+    if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT || tag == ATOM_UTF8_EXT || tag == SMALL_ATOM_UTF8_EXT)
+        return decode_atom(d, out);
+    d->p++;
+    switch (tag) {
+    case SMALL_INTEGER_EXT:
+        if (!need(d, 1, "SMALL_INTEGER_EXT"))
+            return false;
+        *out = tc_make_small(get8(d));
+        return true;
+    case INTEGER_EXT:
+        if (!need(d, 4, "INTEGER_EXT"))
+            return false;
+        *out = tc_make_small((int32_t)get32(d));
+        return true;
+    case SMALL_BIG_EXT:
+    case LARGE_BIG_EXT:
+        return decode_big(d, tag, out);
+    case NEW_FLOAT_EXT:
+    case FLOAT_EXT:
+        return decode_float(d, tag, out);
+    case NIL_EXT:
+        *out = TC_NIL;
+        return true;
+    case STRING_EXT: {
+        const unsigned char *len_at = d->p;
+        if (!need(d, 2, "STRING_EXT's length"))
+            return false;
+        size_t n = get16(d);
+        if (!fits(d, len_at, n, "STRING_EXT length"))
+            return false;
+        if (n == 0) {
+            *out = TC_NIL;
+            return true;
+        }
+        /* The cells written straight from the bytes, laid out as tc_term_list lays them out
+         * (one block, the head cell highest). */
+        const unsigned char *text = d->p;
+        d->p += n;
+        tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+        if (!cells)
+            return oom(d);
+        tc_term tail = TC_NIL;
+        for (size_t i = n; i-- > 0;) {
+            tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
+            cell[0] = tc_make_small(text[i]);
+            cell[1] = tail;
+            tail = tc_make_list(cell);
+        }
+        *out = tail;
+        return true;
+    }
+    case LIST_EXT:
+    case SMALL_TUPLE_EXT:
+    case LARGE_TUPLE_EXT:
+    case MAP_EXT: {
+        const unsigned char *len_at = d->p;
+        bool small = tag == SMALL_TUPLE_EXT;
+        if (!need(d, small ? 1 : 4, "a container's count"))
+            return false;
+        uint64_t n = small ? get8(d) : get32(d);
+        /* Values that follow: elements and tail, elements, or keys and values. */
+        uint64_t values = tag == LIST_EXT ? n + 1 : tag == MAP_EXT ? 2 * n : n;
+        if (!fits(d, len_at, values, tag == LIST_EXT ? "LIST_EXT (elements + tail)" : tag == MAP_EXT ? "MAP_EXT (keys + values)" : "tuple arity"))
+            return false;
+        if (values == 0) {
+            if (tag != MAP_EXT) {
+                *out = TC_EMPTY_TUPLE;
+                return true;
+            }
+            if (tc_term_flatmap(d->a, NULL, 0, out) != TC_OK)
+                return oom(d);
+            return true;
+        }
+        *opened = true;
+        return open_frame(d, tag == LIST_EXT ? F_LIST : tag == MAP_EXT ? F_MAP : F_TUPLE, values, at);
+    }
+    case BINARY_EXT:
+    case BIT_BINARY_EXT:
+        return decode_binary(d, tag, out);
+    case NEW_PID_EXT:
+    case PID_EXT:
+        return decode_pid(d, tag, out);
+    case NEW_PORT_EXT:
+    case PORT_EXT:
+    case V4_PORT_EXT:
+        return decode_port(d, tag, out);
+    case REFERENCE_EXT:
+    case NEW_REFERENCE_EXT:
+    case NEWER_REFERENCE_EXT:
+        return decode_ref(d, tag, out);
+    case EXPORT_EXT:
+        return decode_export(d, out);
+    case NEW_FUN_EXT:
+        return decode_fun(d, at, out, opened);
+    case FUN_EXT:
+        return fail_at(d, at, TC_EPARSE, "FUN_EXT (tag 117): the old fun format, which binary_to_term refuses since OTP 23");
+    default:
+        return fail_at(d, at, TC_EPARSE, "unknown or misplaced tag %u", tag);
+    }
+}
+
+/*
+ * The elements of the innermost open container that are small integers or floats, read in
+ * one loop straight onto the value stack: what decode_item and the hand-over in parse do for
+ * them, without the round trip. It stops before the container's last value (which closes it),
+ * and at anything else: a truncated or non-finite item is left for decode_item to report
+ * exactly as it would. The stack is grown once, for at most as many values as the bytes left
+ * could hold (two bytes each at least); each item's bytes are checked once, not each byte.
+ */
+static bool read_elements(decoder *d)
+{
+    if (left(d) == 0 || (*d->p != SMALL_INTEGER_EXT && *d->p != INTEGER_EXT && *d->p != NEW_FLOAT_EXT))
+        return true;
+    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
+    uint64_t most = f[FR_LEFT] - 1;
+    if (most > left(d) / 2)
+        most = left(d) / 2;
+    if (most == 0)
+        return true;
+    if (!tc_wstack_reserve(&d->vals, (size_t)most))
+        return oom(d);
+    tc_term *v = d->vals.base + d->vals.n;
+    const unsigned char *p = d->p, *end = d->end;
+    uint64_t k = 0;
+    for (; k < most; k++) {
+        size_t n = (size_t)(end - p);
+        if (n >= 2 && p[0] == SMALL_INTEGER_EXT) {
+            v[k] = tc_make_small(p[1]);
+            p += 2;
+        } else if (n >= 5 && p[0] == INTEGER_EXT) {
+            v[k] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+            p += 5;
+        } else if (n >= 9 && p[0] == NEW_FLOAT_EXT) {
+            uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
+                            (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
+            double x;
+            memcpy(&x, &bits, sizeof x);
+            if (!isfinite(x))
+                break;
+            p += 9;
+            if ((v[k] = tc_term_float(d->a, x)) == TC_NON_VALUE) {
+                d->p = p; /* where decode_float reports it */
+                return oom(d);
+            }
+        } else {
+            break;
+        }
+    }
+    d->p = p;
+    d->vals.n += (size_t)k;
+    f[FR_LEFT] -= k;
+    return true;
+}
+
+static bool parse(decoder *d, tc_term *result)
+{
+    for (;;) {
+        tc_term v = TC_NON_VALUE;
+        bool opened = false;
+        if (d->frames.n != 0 && !read_elements(d))
+            return false;
+        if (!decode_item(d, &v, &opened))
+            return false;
+        if (opened)
+            continue;
+        /* Hand the value to the innermost open container, closing each one it completes. */
+        for (;;) {
+            if (d->frames.n == 0) {
+                *result = v;
+                return true;
+            }
+            if (!tc_wstack_push(&d->vals, v))
+                return oom(d);
+            if (--d->frames.base[d->frames.n - FRAME_WORDS + FR_LEFT] > 0)
+                break;
+            if (!close_frame(d, &v))
+                return false;
+        }
+    }
+}
+
+/* The term in bytes[first..len) (first: just past the version byte), into a. */
+static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
+                             tc_term *out, tc_read_error *err)
+{
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}};
+    tc_wstack_init(&d.vals);
+    tc_wstack_init(&d.frames);
+    tc_term *offheap_mark = a->offheap->first;
+    tc_term v = TC_NON_VALUE;
+    if (parse(&d, &v) && d.p != d.end)
+        record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
+    tc_wstack_destroy(&d.vals);
+    tc_wstack_destroy(&d.frames);
+    if (d.res != TC_OK) {
+        tc_offheap_abandon_until(a->offheap, offheap_mark);
+        return d.res;
+    }
+    *out = v;
+    return TC_OK;
+}
+
+/* One error before any term is built: the version byte or the COMPRESSED wrapper. */
+TC_PRINTF(4, 5) static tc_result header_error(tc_read_error *err, size_t at, tc_result r, const char *fmt, ...)
+{
+    if (err) {
+        err->offset = at;
+        int k = snprintf(err->message, sizeof err->message, "byte %zu: ", at);
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(err->message + k, sizeof err->message - (size_t)k, fmt, ap); /* truncated is fine */
+        va_end(ap);
+    }
+    return r;
+}
+
+/*
+ * COMPRESSED: the uncompressed size (4 bytes), then a zlib stream of exactly that many bytes
+ * (erts_binary2term_prepare inflates into a buffer of the declared size and fails unless it
+ * fills exactly). A declared size past what deflate can expand the stream to (1032:1, its
+ * best ratio, plus a margin for the zlib header) is refused before anything is allocated, so a
+ * lie costs no memory; a stream that inflates to more or fewer bytes is refused too.
+ */
+#define ZLIB_MAX_RATIO 1032u
+
+static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out,
+                                   tc_read_error *err)
+{
+    if (len < 6)
+        return header_error(err, 2, TC_EPARSE, "input ends inside the compressed term's size (4 bytes needed, %zu left)",
+                            len - 2);
+    uint64_t size = (uint64_t)bytes[2] << 24 | (uint64_t)bytes[3] << 16 | (uint64_t)bytes[4] << 8 | bytes[5];
+    size_t clen = len - 6;
+    if (size == 0)
+        return header_error(err, 2, TC_EPARSE, "compressed term declares 0 bytes uncompressed");
+    if (size > (uint64_t)clen * ZLIB_MAX_RATIO + 64)
+        return header_error(err, 2, TC_EPARSE,
+                            "compressed term declares %llu bytes uncompressed, more than zlib can expand its %zu "
+                            "bytes to",
+                            (unsigned long long)size, clen);
+    unsigned char *buf = tc_mem_alloc((size_t)size + 1);
+    if (!buf)
+        return header_error(err, 2, TC_ENOMEM, "out of memory for %llu uncompressed bytes", (unsigned long long)size);
+    buf[0] = TC_EXT_VERSION;
+    size_t got = 0;
+    int z = tc_zlib_inflate(bytes + 6, clen, buf + 1, (size_t)size, &got);
+    tc_result r;
+    if (z == 1)
+        r = header_error(err, 6, TC_EPARSE, "compressed term inflates past its declared %llu bytes",
+                         (unsigned long long)size);
+    else if (z == -2)
+        r = header_error(err, 6, TC_ENOMEM, "out of memory inflating the compressed term");
+    else if (z < 0)
+        r = header_error(err, 6, TC_EPARSE, "compressed term is not a valid zlib stream");
+    else if (got != size)
+        r = header_error(err, 2, TC_EPARSE, "compressed term declares %llu bytes but inflates to %zu",
+                         (unsigned long long)size, got);
+    else if (z == 2)
+        r = header_error(err, 6, TC_EPARSE, "bytes after the end of the zlib stream");
+    else
+        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", out, err);
+    tc_mem_free(buf);
+    return r;
+}
+
+tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
+{
+    if (len == 0)
+        return header_error(err, 0, TC_EPARSE, "empty input (expected the version byte 131)");
+    if (bytes[0] != TC_EXT_VERSION)
+        return header_error(err, 0, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
+    if (len > 1 && bytes[1] == COMPRESSED)
+        return decode_compressed(a, bytes, len, out, err);
+    return decode_term(a, bytes, 1, len, "byte", out, err);
+}
+
+/* term_to_binary(T, [{compressed, Level}, {minor_version, M}]): the plain encoding, then
+ * deflate with an output limit of its length less 5 (erts_term_to_binary_simple gives zlib no
+ * more room than that, and the chunked path stops there too); the plain encoding when the
+ * stream does not fit, or the term is under 5 bytes. */
+tc_result tc_ext_encode_compressed(tc_term t, unsigned minor, int level, unsigned char **bytes, size_t *len)
+{
+    if (level < 0 || level > 9)
+        return TC_EBADARG;
+    unsigned char *plain;
+    size_t n;
+    tc_result r = tc_ext_encode(t, minor, &plain, &n);
+    if (r != TC_OK || level == 0 || n - 1 < 5)
+        goto plain_out;
+    size_t cap = n - 1 - 5;
+    unsigned char *z = tc_mem_alloc(6 + cap);
+    if (!z) {
+        tc_mem_free(plain);
+        return TC_ENOMEM;
+    }
+    size_t zlen;
+    int zr = tc_zlib_deflate(plain + 1, n - 1, level, z + 6, cap, &zlen);
+    if (zr < 0) {
+        tc_mem_free(z);
+        tc_mem_free(plain);
+        return TC_ENOMEM;
+    }
+    if (zr == 0) {
+        z[0] = TC_EXT_VERSION;
+        z[1] = COMPRESSED;
+        for (int k = 0; k < 4; k++)
+            z[2 + k] = (unsigned char)((n - 1) >> (24 - 8 * k));
+        tc_mem_free(plain);
+        *bytes = z;
+        *len = 6 + zlen;
+        return TC_OK;
+    }
+    tc_mem_free(z);
+plain_out:
+    if (r == TC_OK) {
+        *bytes = plain;
+        *len = n;
+    }
+    return r;
+}

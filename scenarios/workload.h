@@ -1,0 +1,113 @@
+/*
+ * workload.h — the 2005 benchmark's workload on modelled processes (tc_ep_*), shared by
+ * eptest, ablate, crossover and breakdown (seeds/2005-send-vs-ets-lookup.txt).
+ *
+ * One tester process holds Data (a payload of length L) and runs, in the seed's order:
+ *   proc1..3   N client-server calls each: {self(), get} to a fresh server holding Data,
+ *              which replies {self(), Data};
+ *   ets        N inserts of {I, Data} (I = 1..N) into a fresh set table, N overwrites,
+ *              then N ets:lookup(T, I) whose results are dropped;
+ *   empty      a loop of N iterations;
+ *   pt_get     after persistent_term:put(K, Data) (untimed), N persistent_term:get(K) whose
+ *              results are dropped (copy/literal.h: the stored term itself, nothing copied).
+ * All processes run on one modelled scheduler (heaps/sched.h): a round trip is two real
+ * process switches, a send is heaps/send.h's path, a lookup is a BIF that builds its result
+ * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
+ * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
+ * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
+ */
+#ifndef TC_SCENARIOS_WORKLOAD_H
+#define TC_SCENARIOS_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../heaps/policy.h"
+#include "../heaps/send.h"
+
+TC_BEGIN_DECLS
+
+typedef enum tc_ep_shape {
+    TC_EP_INTS,    /* lists:seq(1, L) */
+    TC_EP_FLOATS,  /* [float(X) || X <- lists:seq(1, L)] */
+    TC_EP_TUPLE,   /* list_to_tuple(lists:seq(1, L)) */
+    TC_EP_NESTED,  /* {1, {2, ... {L, []} ...}} */
+    TC_EP_STRINGS, /* [integer_to_list(X) || X <- lists:seq(1, L)] */
+    TC_EP_BINARY,  /* <<0:(8 * L)>>: heap binary up to 64 bytes, refc above */
+    TC_EP_MAP,     /* maps:from_list([{I, I} || I <- lists:seq(1, L)]): a hashmap past 32 keys */
+    TC_EP_SHAPES
+} tc_ep_shape;
+
+extern const char *const tc_ep_shape_names[TC_EP_SHAPES];
+
+typedef struct tc_ep_config {
+    long len, iterations;
+    tc_ep_shape shape;
+    tc_policy policy; /* the era's rules, the send path among them */
+    /* A term of the caller's used as Data instead of the shape's payload (len and shape are
+     * then not read): placed on the tester's heap as a spawn argument is, since a user's term
+     * has no building expression to replay. It must outlive the run. TC_NON_VALUE (0, what
+     * a zeroed config holds): the shape's. */
+    tc_term payload;
+    bool hot_key;     /* look up key 1 N times instead of keys 1..N */
+    bool keep_result; /* the lookup result stays live until the next lookup */
+    bool verify;      /* run the heap verifier after every pass */
+    /* Called just outside each timed pass (begin true before, false after), so a profiler
+     * can cover exactly one test; NULL for none. */
+    void (*pass_hook)(void *ctx, int test, bool begin);
+    void *pass_ctx;
+} tc_ep_config;
+
+/* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
+tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
+
+/* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack (its
+ * bottom slot when the stack was empty). */
+tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t) TC_MUST_CHECK;
+
+/* The era's defaults: its policy (L 1000, N 1000, ints). */
+tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out) TC_MUST_CHECK;
+
+enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_EP_LOOKUP, TC_EP_EMPTY, TC_EP_PT_GET, TC_EP_TESTS };
+extern const char *const tc_ep_test_names[TC_EP_TESTS];
+
+/* What one pass did, from counters read before and after it. */
+typedef struct tc_ep_counts {
+    double us;  /* wall time of the pass, clock overhead subtracted */
+    long faults;
+    uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
+    uint64_t tester_gcs; /* the tester's own collections (gcs counts the server's too) */
+} tc_ep_counts;
+
+/* One eptest:run(N): every test once. TC_EBADARG when --verify found a broken heap. */
+tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS]) TC_MUST_CHECK;
+
+/* The question in one number: `repeats` runs, each run's round trip the median of its three
+ * proc passes (the report's one definition, report/stats.awk), then the medians over the
+ * runs of the round trips and of the lookup passes, and their ratio (lookup / round trip:
+ * above 1, the lookup loses). The counts are those of the first run's proc2 and lookup. */
+typedef struct tc_ep_gap {
+    double proc_us, lookup_us, ratio;
+    double pt_get_us; /* the persistent_term:get pass, medians like the others */
+    tc_ep_counts proc, lookup;
+} tc_ep_gap;
+tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out) TC_MUST_CHECK;
+
+/* The payload lengths the binaries take (--len): the span of the seed's and the brief's
+ * figures and of crossover's grid. At the top the ETS passes already store half a gigabyte
+ * (N = 1000 copies of a list of 30000 integers). */
+enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
+
+/* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
+ * 10000 for OTP 25 (the brief's measurement). */
+long tc_ep_gap_len(const char *era);
+/* The code the workload's processes run (the client's, the server's and the tester's loop
+ * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
+ * type): static in workload.c, so named there. */
+typedef void (*tc_ep_fn)(void);
+enum { TC_EP_STEP_FNS = 3 };
+extern const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS];
+
+TC_END_DECLS
+
+#endif

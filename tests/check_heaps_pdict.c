@@ -1,0 +1,274 @@
+/*
+ * The process dictionary: put/get against a plain oracle over random keys (small
+ * integers, atoms, compound terms, so slots collide and split), values never copied,
+ * out of memory, the root slots. The seed is printed; TC_SEED repeats a run.
+ */
+#include <stdio.h>
+
+#include "heaps/proc_impl.h"
+#include "copy/copy_struct.h"
+#include "fixtures.h"
+#include "gen.h"
+#include "heaps/gc.h"
+#include "heaps/pdict.h"
+#include "heaps/verify.h"
+#include "terms/compare.h"
+#include "terms/size.h"
+
+/* =:= without a Check assertion per call: in fork mode every assertion writes to a pipe. */
+static bool same(tc_term a, tc_term b)
+{
+    bool eq = false;
+    return tc_term_equal(a, b, &eq) == TC_OK && eq;
+}
+
+static tc_pdict *pdict_ok(void)
+{
+    tc_pdict *pd = NULL;
+    ck_assert_int_eq(tc_pdict_new(&pd), TC_OK);
+    return pd;
+}
+
+static void verify_ok(const tc_pdict *pd)
+{
+    const char *why = NULL;
+    ck_assert_msg(tc_pdict_verify(pd, &why), "tc_pdict_verify: %s", why);
+}
+
+static tc_term get_ok(const tc_pdict *pd, tc_term key)
+{
+    tc_term v = TC_NON_VALUE;
+    ck_assert_int_eq(tc_pdict_get(pd, key, &v), TC_OK);
+    return v;
+}
+
+static tc_term put_ok(tc_pdict *pd, tc_term key, tc_term value)
+{
+    tc_term old = TC_NON_VALUE;
+    ck_assert_int_eq(tc_pdict_put(pd, tc_arena_alloc(tc_fixture_arena()), key, value, &old), TC_OK);
+    return old;
+}
+
+START_TEST(put_returns_the_old_value_and_get_finds_it)
+{
+    tc_pdict *pd = pdict_ok();
+    tc_term undefined = tc_read_ok("undefined");
+    verify_ok(pd);
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), undefined);
+    ck_assert_uint_eq(put_ok(pd, tc_make_small(1), tc_read_ok("hello")), undefined);
+    tc_term v = tc_read_ok("{a, [1, 2], <<\"bin\">>}");
+    ck_assert_str_eq(tc_print_ok(put_ok(pd, tc_make_small(1), v)), "hello");
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), v); /* the same word: no copy */
+    ck_assert_uint_eq(put_ok(pd, tc_read_ok("{k, 1}"), tc_make_small(5)), undefined);
+    ck_assert_uint_eq(get_ok(pd, tc_read_ok("{k, 1}")), tc_make_small(5));
+    ck_assert_uint_eq(get_ok(pd, tc_read_ok("{k, 1.0}")), undefined);
+    ck_assert_uint_eq(tc_pdict_size(pd), 2);
+    verify_ok(pd);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(random_keys_against_an_oracle)
+{
+    enum { N = 3000, KEYS = 700 };
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_term keys[KEYS], vals[KEYS];
+    for (int i = 0; i < KEYS; i++) {
+        unsigned kind = (unsigned)tc_rand_below(3);
+        keys[i] = kind == 0 ? tc_make_small((int64_t)tc_rand_below(1u << 20)) : tc_gen_term(aa, kind, true);
+        vals[i] = TC_NON_VALUE;
+    }
+    tc_pdict *pd = pdict_ok();
+    tc_term undefined = tc_read_ok("undefined");
+    for (int n = 0; n < N; n++) {
+        int i = (int)tc_rand_below(KEYS);
+        /* The oracle's answer: the value of the last put of an equal key. */
+        tc_term expect = undefined;
+        for (int j = 0; j < KEYS; j++)
+            if (vals[j] != TC_NON_VALUE && same(keys[j], keys[i]))
+                expect = vals[j];
+        ck_assert_uint_eq(get_ok(pd, keys[i]), expect);
+        tc_term v = tc_term_int64(aa, n);
+        ck_assert_uint_eq(put_ok(pd, keys[i], v), expect);
+        for (int j = 0; j < KEYS; j++)
+            if (same(keys[j], keys[i]))
+                vals[j] = j == i ? v : TC_NON_VALUE;
+        if (n % 50 == 0)
+            verify_ok(pd);
+    }
+    verify_ok(pd);
+    size_t distinct = 0;
+    for (int j = 0; j < KEYS; j++) {
+        if (vals[j] == TC_NON_VALUE)
+            continue;
+        distinct++;
+        ck_assert_uint_eq(get_ok(pd, keys[j]), vals[j]);
+    }
+    ck_assert_uint_eq(tc_pdict_size(pd), distinct);
+    size_t nroots;
+    tc_term *roots = tc_pdict_roots(pd, &nroots);
+    ck_assert_uint_ge(nroots, distinct); /* no more elements than slots after a grow */
+    size_t filled = 0;
+    for (size_t i = 0; i < nroots; i++)
+        filled += roots[i] != TC_NIL;
+    ck_assert_uint_gt(filled, 0);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(many_small_keys_spread_evenly)
+{
+    enum { N = 100000 };
+    tc_pdict *pd = pdict_ok();
+    tc_term hello = tc_read_ok("hello");
+    for (int i = 1; i <= N; i++)
+        put_ok(pd, tc_make_small(i), hello);
+    verify_ok(pd);
+    for (int i = 1; i <= N; i += 7)
+        ck_assert_uint_eq(get_ok(pd, tc_make_small(i)), hello);
+    ck_assert_uint_eq(tc_pdict_size(pd), N);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(out_of_memory_leaves_it_unchanged)
+{
+    tc_pdict *pd = pdict_ok();
+    tc_offheap oh = {0};
+    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_term old;
+    ck_assert_int_eq(tc_pdict_put(pd, &failing, tc_make_small(1), tc_make_small(2), &old), TC_ENOMEM);
+    ck_assert_uint_eq(tc_pdict_size(pd), 0);
+    verify_ok(pd);
+    put_ok(pd, tc_make_small(1), tc_make_small(2));
+    tc_pdict *fresh = pdict_ok();
+    tc_mem_fail_at(1); /* the first put's slot array */
+    ck_assert_int_eq(tc_pdict_put(fresh, tc_arena_alloc(tc_fixture_arena()), tc_make_small(1), tc_make_small(2), &old),
+                     TC_ENOMEM);
+    tc_mem_fail_at(0);
+    verify_ok(fresh);
+    ck_assert_int_eq(tc_pdict_put(pd, &failing, tc_make_small(1), tc_make_small(3), &old), TC_ENOMEM);
+    ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), tc_make_small(2));
+    verify_ok(pd);
+    tc_pdict_free(fresh);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+/* Keys wide enough that hashing them needs memory: a failed allocation anywhere in a put,
+ * its hash or a split leaves a dictionary that verifies and still holds every key. */
+START_TEST(failed_allocations_never_half_split)
+{
+    enum { N = 300, W = 40 };
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_pdict *pd = pdict_ok();
+    tc_term keys[N];
+    for (int i = 0; i < N; i++) {
+        tc_term e[W];
+        for (int j = 0; j < W; j++)
+            e[j] = tc_make_small(j == 0 ? i : j);
+        keys[i] = tc_term_tuple(aa, e, W);
+    }
+    for (int i = 0; i < N; i++) {
+        tc_term old;
+        tc_mem_fail_at(1 + (uint64_t)(i % 4));
+        tc_result r = tc_pdict_put(pd, aa, keys[i], tc_make_small(i), &old);
+        tc_mem_fail_at(0);
+        ck_assert(r == TC_OK || r == TC_ENOMEM);
+        verify_ok(pd);
+        if (r == TC_ENOMEM)
+            put_ok(pd, keys[i], tc_make_small(i));
+    }
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(get_ok(pd, keys[i]), tc_make_small(i));
+    tc_pdict_free(pd);
+}
+END_TEST
+
+/* A process's dictionary is part of its root set: values survive every GC, moved, and the
+ * heap stays valid. Without the roots the first GC would leave the slots dangling. */
+START_TEST(dictionary_values_survive_gcs)
+{
+    static const char *const eras[] = {"r10b", "otp25"};
+    for (int e = 0; e < 2; e++) {
+        tc_policy pol;
+        ck_assert(tc_policy_preset(eras[e], &pol) == TC_OK);
+        tc_mseg *mem = tc_mseg_new(&pol.mem);
+        tc_proc *p;
+        ck_assert(mem != NULL && tc_proc_new(mem, &pol, &p) == TC_OK);
+        tc_pdict *pd;
+        ck_assert(tc_proc_dict(p, &pd) == TC_OK);
+        tc_term ref[200];
+        tc_alloc *arena = tc_arena_alloc(tc_fixture_arena());
+        for (int i = 0; i < 200; i++) {
+            tc_term v = tc_gen_term(arena, 3, false);
+            ck_assert(v != TC_NON_VALUE);
+            ref[i] = v;
+            /* The value is copied onto the process heap first, as a process's own term. */
+            uint64_t words;
+            ck_assert(tc_term_flat_size(v, &words) == TC_OK);
+            ck_assert(tc_proc_test_heap_maybe_gc(p, words + 3) == TC_OK);
+            tc_term own = tc_copy_struct_fill(v, p->htop, words, &p->off_heap, NULL);
+            p->htop += words;
+            ck_assert(tc_pdict_put(pd, tc_proc_alloc(p), tc_make_small(i), own, NULL) == TC_OK);
+            if (i % 16 == 0)
+                ck_assert(tc_gc_collect(p, 0, p->x, 0) == TC_OK);
+            const char *why;
+            ck_assert_msg(tc_heap_verify(p, &why), "%s: %s", eras[e], why);
+        }
+        ck_assert(tc_gc_collect(p, 0, p->x, 0) == TC_OK);
+        for (int i = 0; i < 200; i++)
+            ck_assert(same(get_ok(pd, tc_make_small(i)), ref[i]));
+        tc_proc_free(p);
+        tc_mseg_free(mem);
+    }
+}
+END_TEST
+
+/* A GC that must grow the heap past sbct moves the block (it changes carrier kind): the
+ * dictionary's slots are relocated with the rest of the roots. */
+START_TEST(dictionary_follows_a_moved_heap)
+{
+    tc_policy pol = tc_policy_otp25();
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    tc_proc *p;
+    ck_assert(mem != NULL && tc_proc_new(mem, &pol, &p) == TC_OK);
+    tc_pdict *pd;
+    ck_assert(tc_proc_dict(p, &pd) == TC_OK);
+    for (int i = 0; i < 20; i++) {
+        ck_assert(tc_proc_test_heap_maybe_gc(p, 5) == TC_OK);
+        tc_term e[2] = {tc_make_small(i), tc_make_small(-i)};
+        tc_term v = tc_term_tuple(tc_proc_alloc(p), e, 2);
+        ck_assert(tc_pdict_put(pd, tc_proc_alloc(p), tc_make_small(i), v, NULL) == TC_OK);
+    }
+    const tc_term *before = p->heap;
+    ck_assert(tc_gc_collect(p, 100000, p->x, 0) == TC_OK);
+    ck_assert((uintptr_t)p->heap != (uintptr_t)before);
+    const char *why;
+    ck_assert_msg(tc_heap_verify(p, &why), "%s", why);
+    for (int i = 0; i < 20; i++) {
+        tc_term v = get_ok(pd, tc_make_small(i));
+        ck_assert(tc_is_tuple(v) && tc_small_val(tc_tuple_element(v, 2)) == -i);
+    }
+    tc_proc_free(p);
+    tc_mseg_free(mem);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("heaps_pdict");
+    TCase *tc = tcase_create("pdict");
+    tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, put_returns_the_old_value_and_get_finds_it);
+    tcase_add_test(tc, random_keys_against_an_oracle);
+    tcase_add_test(tc, many_small_keys_spread_evenly);
+    tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
+    tcase_add_test(tc, failed_allocations_never_half_split);
+    tcase_add_test(tc, dictionary_values_survive_gcs);
+    tcase_add_test(tc, dictionary_follows_a_moved_heap);
+    suite_add_tcase(s, tc);
+    printf("seed %llu\n", (unsigned long long)tc_test_seed());
+    return tc_run_suite(s);
+}

@@ -1,0 +1,323 @@
+/* The modelled scheduler: real switches between processes, and each era's reduction rules. */
+#include "heaps/proc_impl.h"
+#include "fixtures.h"
+#include "heaps/send.h"
+#include "heaps/gc.h"
+#include "heaps/sched.h"
+#include "heaps/verify.h"
+
+static tc_mseg *mem;
+
+static tc_proc *new_proc(const char *era)
+{
+    tc_policy pol;
+    ck_assert(tc_policy_preset(era, &pol) == TC_OK);
+    if (!mem)
+        mem = tc_mseg_new(&pol.mem);
+    tc_proc *p;
+    ck_assert(tc_proc_new(mem, &pol, &p) == TC_OK);
+    return p;
+}
+
+static void teardown(void)
+{
+    tc_mseg_free(mem);
+    mem = NULL;
+}
+
+/* Ping-pong: the pinger sends 1..limit and waits for each number back; the echo returns
+ * whatever it receives. */
+typedef struct pp_state {
+    tc_task *peer;
+    long next, limit;
+    bool awaiting;
+} pp_state;
+
+static tc_step ping_step(tc_task *t)
+{
+    pp_state *st = t->state;
+    tc_term m;
+    if (st->awaiting) {
+        if (!tc_sched_receive(t, &m))
+            return TC_STEP_WAIT;
+        ck_assert_int_eq(tc_small_val(m), st->next);
+        st->awaiting = false;
+        if (st->next++ == st->limit)
+            return TC_STEP_DONE;
+    }
+    ck_assert(tc_fixture_send(t->proc, st->peer->proc, tc_make_small(st->next), TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    tc_sched_wake(st->peer);
+    st->awaiting = true;
+    return TC_STEP_CONTINUE;
+}
+
+static tc_step echo_step(tc_task *t)
+{
+    pp_state *st = t->state;
+    tc_term m;
+    if (!tc_sched_receive(t, &m))
+        return TC_STEP_WAIT;
+    ck_assert(tc_fixture_send(t->proc, st->peer->proc, m, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    tc_sched_wake(st->peer);
+    return ++st->next == st->limit ? TC_STEP_DONE : TC_STEP_CONTINUE;
+}
+
+START_TEST(test_ping_pong_switches)
+{
+    tc_proc *a = new_proc("otp25"), *b = new_proc("otp25");
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_task ta, tb;
+    pp_state sa = {&tb, 1, 100, false}, sb = {&ta, 0, 100, false};
+    tc_sched_spawn(&s, &ta, a, ping_step, &sa);
+    tc_sched_spawn(&s, &tb, b, echo_step, &sb);
+    ck_assert(tc_sched_run(&s) == TC_OK);
+    ck_assert_int_eq(sa.next, 101);
+    ck_assert_int_eq(sb.next, 100);
+    /* Each send wakes the peer and each receive on an empty queue waits: two switches per
+     * round trip, plus the echo's first slice (it starts by waiting). */
+    ck_assert_uint_eq(s.stats.switches, 201);
+    ck_assert_uint_eq(s.stats.io_polls, 0);
+    tc_proc_free(a);
+    tc_proc_free(b);
+    teardown();
+}
+END_TEST
+
+/* R10B: a step whose HAlloc makes a fragment forces a yield with the whole slice charged;
+ * every charge past INPUT_REDUCTIONS polls I/O; the GC runs when the process comes back. */
+typedef struct frag_state {
+    int left;
+} frag_state;
+
+static tc_step frag_step(tc_task *t)
+{
+    frag_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    /* A result far bigger than the heap: a fragment, dropped at once. */
+    ck_assert(tc_proc_halloc(t->proc, 5000) != NULL);
+    return TC_STEP_CONTINUE;
+}
+
+/* OTP25: a step is one ets:lookup of a 20,005-word result, dropped. With no stack the
+ * first GCs fall as in check_heaps_sizes' otp25_ets_loop_vm: the 14th lookup's GC
+ * (young 60015 + 140035 >= 128 Ki words) is delayed, which ends the slice at once; the
+ * schedule-in collects, and the 15th lookup fits the new 28690-word heap. */
+static tc_step lookup_step(tc_task *t)
+{
+    frag_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    tc_heapfrag *live = tc_proc_bif_enter(t->proc);
+    tc_term *hp = tc_proc_halloc(t->proc, 20005); /* [{1, [9999, ..., 0]}] */
+    ck_assert(hp != NULL);
+    tc_term list = tc_int_list_at(hp, 10000);
+    hp[20000] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
+    hp[20001] = tc_make_small(1);
+    hp[20002] = list;
+    hp[20003] = tc_make_boxed(&hp[20000]);
+    hp[20004] = TC_NIL;
+    tc_term res = tc_make_list(&hp[20003]);
+    ck_assert(tc_proc_bif_return_maybe_gc(t->proc, live, &res) == TC_OK);
+    return TC_STEP_CONTINUE;
+}
+
+START_TEST(test_otp25_delayed_gc_yields)
+{
+    tc_proc *p = new_proc("otp25");
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_task t;
+    frag_state st = {15};
+    tc_sched_spawn(&s, &t, p, lookup_step, &st);
+    ck_assert(tc_sched_run(&s) == TC_OK);
+    ck_assert_uint_eq(p->stats.gcs_after_bif, 2); /* lookups 1 and 5 */
+    ck_assert_uint_eq(p->stats.gcs_delayed, 1);
+    ck_assert_uint_eq(s.stats.forced_yields, 1);
+    ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+    ck_assert_uint_eq(p->heap_sz, 28690);
+    ck_assert_uint_eq(p->htop - p->heap, 20005);
+    tc_proc_free(p);
+    teardown();
+}
+END_TEST
+
+START_TEST(test_r10b_forced_yields_and_polls)
+{
+    tc_proc *p = new_proc("r10b");
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_task t;
+    frag_state st = {6};
+    tc_sched_spawn(&s, &t, p, frag_step, &st);
+    ck_assert(tc_sched_run(&s) == TC_OK);
+    /* Six fragments, six slices ended by BUMP_ALL_REDS (6 x 1000 reductions charged): a poll
+     * after the 3rd slice (3000 > 2000) and after the 6th. */
+    ck_assert_uint_eq(s.stats.forced_yields, 6);
+    ck_assert_uint_eq(s.stats.io_polls, 2);
+    /* The yields' schedule-ins collected the dead fragments: 6 GCs, nothing copied from
+     * them (the live set is empty). */
+    ck_assert_uint_eq(p->stats.gcs_at_schedule, 6);
+    ck_assert_ptr_null(p->mbuf);
+    const char *why;
+    ck_assert_msg(tc_heap_verify(p, &why), "%s", why);
+    tc_proc_free(p);
+    teardown();
+}
+END_TEST
+
+/* OTP 25: receiving a message that leaves a GC desired cuts the slice to 5 reductions; the
+ * GC then runs at the next schedule-in, when the message is garbage. */
+typedef struct recv_state {
+    int phase;
+    uint64_t words_copied_at_receive;
+} recv_state;
+
+static tc_step recv_step(tc_task *t)
+{
+    recv_state *st = t->state;
+    if (st->phase == 0) {
+        tc_term m;
+        if (!tc_sched_receive(t, &m))
+            return TC_STEP_WAIT;
+        ck_assert_int_le(t->reds_left, TC_RECEIVE_LEAVE_REDS);
+        st->words_copied_at_receive = t->proc->stats.words_copied;
+        st->phase = 1;
+        return TC_STEP_CONTINUE; /* the message is dropped here */
+    }
+    if (st->phase < 20) {
+        st->phase++;
+        return TC_STEP_CONTINUE;
+    }
+    return TC_STEP_DONE;
+}
+
+START_TEST(test_modern_receive_cuts_reductions)
+{
+    tc_proc *sender = new_proc("otp25"), *p = new_proc("otp25");
+    /* A 20,000-word message: it cannot go on the 233-word heap, so it arrives in a fragment. */
+    tc_term l = TC_NIL;
+    tc_arena *arena = tc_arena_new(0);
+    for (int i = 0; i < 10000; i++)
+        l = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), l);
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_task t;
+    recv_state st = {0, 0};
+    tc_sched_spawn(&s, &t, p, recv_step, &st);
+    ck_assert(tc_sched_run(&s) == TC_OK); /* waits */
+    ck_assert(tc_fixture_send(sender, p, l, TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+    tc_sched_wake(&t);
+    ck_assert(tc_sched_run(&s) == TC_OK);
+    ck_assert_uint_eq(s.stats.reds_cut, 1);
+    ck_assert_int_eq(st.phase, 20);
+    /* Collected once, at a schedule-in after the cut, with the message dead: only the
+     * stack (nothing) was copied. */
+    ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+    ck_assert_uint_eq(p->stats.words_copied, st.words_copied_at_receive);
+    ck_assert_uint_eq(p->mbuf_sz, 0);
+    tc_proc_free(sender);
+    tc_proc_free(p);
+    tc_arena_free(arena);
+    teardown();
+}
+END_TEST
+
+/* A step that makes 1000 calls (tc_sched_bump 999). OTP 25's slice of 4000 runs 4 of them
+ * (the 5th would need 2 left), R10B-2's of 1000 one: 8 steps and the finishing one take 3
+ * slices under OTP 25 and 9 under R10B. */
+static tc_step thousand_step(tc_task *t)
+{
+    frag_state *st = t->state;
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    tc_sched_bump(t, 999);
+    return TC_STEP_CONTINUE;
+}
+
+START_TEST(test_context_reds_per_era)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    uint64_t want[2] = {3, 9};
+    for (int e = 0; e < 2; e++) {
+        tc_proc *p = new_proc(eras[e]);
+        tc_sched s;
+        tc_sched_init(&s);
+        tc_task t;
+        frag_state st = {8};
+        tc_sched_spawn(&s, &t, p, thousand_step, &st);
+        ck_assert(tc_sched_run(&s) == TC_OK);
+        ck_assert_uint_eq(s.stats.switches, want[e]);
+        ck_assert_int_eq(tc_proc_policy(p)->context_reds, e == 0 ? 4000 : 1000);
+        tc_proc_free(p);
+        teardown();
+    }
+}
+END_TEST
+
+/* The GC's cost in reductions: OTP 25 gc_cost, live / 10 and at least 1; R10B live / 10. */
+START_TEST(test_gc_cost_reds)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    for (int e = 0; e < 2; e++) {
+        for (size_t cells = 2; cells <= 50; cells += 48) {
+            tc_proc *p = new_proc(eras[e]);
+            tc_term *hp = tc_proc_halloc(p, 2 * cells);
+            ck_assert(hp != NULL);
+            p->x[0] = tc_int_list_at(hp, cells);
+            p->arity = 1;
+            ck_assert_int_eq(tc_proc_take_reds(p), 0);
+            ck_assert(tc_gc_collect(p, 0, p->x, 1) == TC_OK);
+            int64_t want = cells == 50 ? 10 : e == 0 ? 1 : 0;
+            ck_assert_int_eq(tc_proc_take_reds(p), want);
+            ck_assert_int_eq(tc_proc_take_reds(p), 0); /* taken once */
+            tc_proc_free(p);
+            teardown();
+        }
+    }
+}
+END_TEST
+
+/* erts_send_message: an OTP 25 sender pays msize / 64 reductions above 64 words; R10B's
+ * send_message charged nothing. */
+START_TEST(test_send_charge_reds)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    tc_arena *arena = tc_arena_new(0);
+    tc_term big = TC_NIL, small = TC_NIL;
+    for (int i = 0; i < 1000; i++)
+        big = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), big);
+    for (int i = 0; i < 32; i++)
+        small = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), small);
+    for (int e = 0; e < 2; e++) {
+        tc_proc *from = new_proc(eras[e]), *to = new_proc(eras[e]);
+        ck_assert(tc_send(from, to, small, false, NULL) == TC_OK);
+        ck_assert_int_eq(tc_proc_take_reds(from), 0); /* 64 words: not over */
+        ck_assert(tc_send(from, to, big, false, NULL) == TC_OK);
+        ck_assert_int_eq(tc_proc_take_reds(from), e == 0 ? 2000 / 64 : 0);
+        tc_proc_free(from);
+        tc_proc_free(to);
+        teardown();
+    }
+    tc_arena_free(arena);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("heaps_sched");
+    TCase *tc = tcase_create("sched");
+    tcase_add_test(tc, test_ping_pong_switches);
+    tcase_add_test(tc, test_r10b_forced_yields_and_polls);
+    tcase_add_test(tc, test_otp25_delayed_gc_yields);
+    tcase_add_test(tc, test_modern_receive_cuts_reductions);
+    tcase_add_test(tc, test_context_reds_per_era);
+    tcase_add_test(tc, test_gc_cost_reds);
+    tcase_add_test(tc, test_send_charge_reds);
+    suite_add_tcase(s, tc);
+    return tc_run_suite(s);
+}

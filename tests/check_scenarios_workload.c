@@ -1,0 +1,58 @@
+/*
+ * check_scenarios_workload — the eptest workload (scenarios/workload.h) moves the words
+ * its passes say: a round trip copies the payload once per reply, a lookup copies the stored
+ * object out once, a persistent_term:get copies and collects nothing.
+ */
+#include <check.h>
+
+#include "scenarios/workload.h"
+
+/* lists:seq(1, L): flat size 2L words. */
+static void run_ints(long len, long n, tc_ep_counts c[TC_EP_TESTS])
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = TC_EP_INTS;
+    cfg.len = len;
+    cfg.iterations = n;
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+}
+
+START_TEST(pt_get_copies_and_collects_nothing)
+{
+    tc_ep_counts c[TC_EP_TESTS];
+    run_ints(1000, 200, c);
+    ck_assert_str_eq(tc_ep_test_names[TC_EP_PT_GET], "pt_get");
+    ck_assert_uint_eq(c[TC_EP_PT_GET].words_copied, 0);
+    ck_assert_uint_eq(c[TC_EP_PT_GET].words_sized, 0);
+    ck_assert_uint_eq(c[TC_EP_PT_GET].gcs, 0);
+    ck_assert_uint_eq(c[TC_EP_PT_GET].fragments, 0);
+}
+END_TEST
+
+START_TEST(lookup_copies_each_object_out_once)
+{
+    tc_ep_counts c[TC_EP_TESTS];
+    run_ints(1000, 200, c);
+    /* [{I, Data}]: Data's 2000 words, the 3-word tuple and the 2-word cons, per lookup */
+    ck_assert_uint_eq(c[TC_EP_LOOKUP].words_copied, 200 * (2000 + 3 + 2));
+    /* each reply {S, Data} copied once into the client: Data and the 3-word tuple */
+    ck_assert_uint_eq(c[TC_EP_PROC2].words_copied % 200, 0);
+    ck_assert_uint_ge(c[TC_EP_PROC2].words_copied, 200 * (2000 + 3));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("scenarios_workload");
+    TCase *tc = tcase_create("passes");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, pt_get_copies_and_collects_nothing);
+    tcase_add_test(tc, lookup_copies_each_object_out_once);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
