@@ -15,6 +15,7 @@
 %% seed's +h 9999999 gives it and the second writer a heap that holds every insert's tuple,
 %% so no loop collects.
 %%
+%% Needs eras_ep.beam beside it (the medians and the number format).
 %% Usage: erl +h 9999999 -noshell -pa DIR -run eras_ets main VM N REPEATS OUT [VARIANT]
 %% VARIANT (default base, the seed's table): plain_set, a public set without
 %% write_concurrency (R13B01: one table lock for every operation instead of the bucket locks).
@@ -119,12 +120,5 @@ row(Vm, Variant, B, Op, N, R, Us, Gs, Cs) ->
                   [Vm, Variant, B, Op, N, R, fmt(Med), lists:min(Us), lists:max(Us),
                    fmt(N * 1000000 / Med), fmt(Med * 1000 / N), round(median(Gs)), fmt(median(Cs))]).
 
-median(Xs) ->
-    S = lists:sort(Xs), K = length(S),
-    case K rem 2 of
-        1 -> lists:nth(K div 2 + 1, S);
-        0 -> (lists:nth(K div 2, S) + lists:nth(K div 2 + 1, S)) / 2
-    end.
-
-fmt(X) when is_integer(X) -> integer_to_list(X);
-fmt(X) -> io_lib:format("~.4f", [X]).
+median(Xs) -> eras_ep:median(Xs).
+fmt(X) -> eras_ep:fmt(X).
