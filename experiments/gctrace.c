@@ -23,6 +23,12 @@
  * instance's segment cache `i<N>_mseg_create` (mapped), `i<N>_cache_hits` and
  * `i<N>_cached_segments` (at the end, not a delta). The model's loop stores nothing in a
  * table, so the ets_alloc keys gctrace.erl writes (`i<N>_ets_mseg_alloc` ...) are n/a.
+ *
+ * --tester [--shape S]: eptest's whole run (workload.h, every pass) instead of the loop, the
+ * twin of gctrace.erl --tester --rows: one row per GC of the tester and of the servers, with
+ * proc, phase (spawn, PASS, after_PASS: the region each pass's counters cover) and the op
+ * from the loops' own counters, and the passes' GCs, faults and carriers as
+ * `# pass_TEST_KEY` lines (the model's per-instance counters per pass are not written).
  */
 #include <stdlib.h>
 
@@ -30,6 +36,15 @@
 #include "harness.h"
 #include "scenarios/lookuploop.h"
 #include "scenarios/progress.h"
+#include "scenarios/workload.h"
+#include "workload_cli.h"
+
+enum { X_TESTER };
+static const tc_bench_cli_extra extras[] = {
+    {"tester", NULL, "trace eptest's tester and server (the workload of eptest, every pass, spawn to "
+                     "exit) instead of the lookup loop: the rows of gctrace.erl --tester --rows",
+     {0}},
+};
 
 static const tc_bench_cli_spec spec = {
     .prog = "gctrace",
@@ -46,6 +61,11 @@ static const tc_bench_cli_spec spec = {
     .segment_cache = "10",
     .sbct = "524288",
     .min_heap = "233",
+    .shapes = tc_ep_shape_names,
+    .nshapes = TC_EP_SHAPES,
+    .shape_dflt = "ints (--tester)",
+    .extras = extras,
+    .nextras = 1,
 };
 
 enum { NFIELDS = 7 };
@@ -55,46 +75,60 @@ static const char *const fields[NFIELDS] = {"heap_size", "heap_block_size", "old
 typedef struct gc_row {
     uint64_t op;
     bool major;
+    tc_ep_role role; /* --tester: whose GC, and in which phase */
+    tc_ep_where where;
     uint64_t s[NFIELDS], e[NFIELDS];
 } gc_row;
+
+/* What one process's trace follows between GCs. */
+typedef struct proc_acc {
+    uint64_t old_used, old_size, recent; /* as the last GC left them */
+} proc_acc;
 
 typedef struct trace_acc {
     gc_row *rows;
     size_t n, cap;
-    uint64_t op;                       /* the lookup running now */
-    uint64_t mbuf;                     /* fragment words now */
-    uint64_t old_used, old_size, recent; /* as the last GC left them */
+    uint64_t op;          /* the lookup running now */
+    proc_acc proc[TC_EP_ROLES];
     bool oom;
 } trace_acc;
 
-static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
+/* One row per GC (a new fragment is not a row: the GC's start reports the fragment words). */
+static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                      const tc_heap_event *ev)
 {
-    trace_acc *a = ctx;
-    if (ev->kind == TC_HEAP_EV_FRAG) {
-        a->mbuf = tc_proc_frag_size(p);
+    proc_acc *a = &acc->proc[role];
+    if (ev->kind == TC_HEAP_EV_FRAG)
         return;
-    }
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 256;
-        gc_row *rows = realloc(a->rows, cap * sizeof *rows);
+    if (acc->n == acc->cap) {
+        size_t cap = acc->cap ? 2 * acc->cap : 256;
+        gc_row *rows = realloc(acc->rows, cap * sizeof *rows);
         if (!rows) {
-            a->oom = true;
+            acc->oom = true;
             return;
         }
-        a->rows = rows;
-        a->cap = cap;
+        acc->rows = rows;
+        acc->cap = cap;
     }
     uint64_t stack = tc_proc_stack_size(p);
-    gc_row *r = &a->rows[a->n++];
-    *r = (gc_row){.op = a->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
-                  .s = {ev->young_before - a->mbuf, ev->heap_before, a->old_used, a->old_size, a->mbuf, stack,
+    gc_row *r = &acc->rows[acc->n++];
+    *r = (gc_row){.op = where ? (uint64_t)where->op : acc->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
+                  .role = role, .where = where ? *where : (tc_ep_where){0},
+                  .s = {ev->used_before, ev->heap_before, a->old_used, a->old_size, ev->frag_before, stack,
                         a->recent},
                   .e = {ev->used_after, ev->heap_after, tc_proc_old_heap_used(p), tc_proc_old_heap_size(p),
                         tc_proc_frag_size(p), stack, tc_proc_high_water_used(p)}};
-    a->mbuf = r->e[4];
     a->old_used = r->e[2];
     a->old_size = r->e[3];
     a->recent = r->e[6];
+}
+
+static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev) { add_event(ctx, TC_EP_TESTER, NULL, p, ev); }
+
+static void on_tester_event(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                            const tc_heap_event *ev)
+{
+    add_event(ctx, role, where, p, ev);
 }
 
 /* The carriers the allocator asked mseg for, gave back, resized, and holds. */
@@ -129,6 +163,93 @@ static int fail(const char *what, tc_result r)
     return EXIT_FAILURE;
 }
 
+static void write_header(FILE *out, bool tester)
+{
+    fputs(tester ? "proc,phase,op,seq,kind" : "seq,op,kind", out);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < NFIELDS; j++)
+            fprintf(out, ",%s_%c", fields[j], k ? 'e' : 's');
+    fputc('\n', out);
+}
+
+static void write_fields(FILE *out, const gc_row *w)
+{
+    for (int j = 0; j < NFIELDS; j++)
+        fprintf(out, ",%llu", (unsigned long long)w->s[j]);
+    for (int j = 0; j < NFIELDS; j++)
+        fprintf(out, ",%llu", (unsigned long long)w->e[j]);
+    fputc('\n', out);
+}
+
+/* --tester: eptest's whole run on the model (workload.h), one row per GC of the tester and
+ * of the servers, with the phase and op the workload's loops say. */
+static int run_tester(const tc_bench_cli *cli, FILE *out)
+{
+    tc_ep_config cfg;
+    tc_result r = tc_ep_cli_config(cli, 0, 1000, cli->quick ? 100 : 1000, &cfg);
+    if (r != TC_OK)
+        return fail("era", r);
+    if (cfg.len < TC_EP_MIN_LEN || cfg.len > TC_EP_MAX_LEN)
+        return tc_bench_cli_bad(cli, "--len", "a length from 10 to 30000 with --tester", "");
+    trace_acc acc = {0};
+    cfg.trace = on_tester_event;
+    cfg.trace_ctx = &acc;
+    tc_ep_counts c[TC_EP_TESTS];
+    r = tc_ep_run(&cfg, c);
+    int status = EXIT_SUCCESS;
+    if (r != TC_OK)
+        status = fail("eptest's run", r);
+    else if (acc.oom)
+        status = fail("rows", TC_ENOMEM);
+    size_t n[TC_EP_ROLES] = {0};
+    for (size_t i = 0; i < acc.n; i++)
+        n[acc.rows[i].role]++;
+    if (status == EXIT_SUCCESS)
+        printf("gctrace --tester: era %s, %s L %ld, N %ld: %zu GCs of the tester, %zu of the servers\n",
+               cfg.policy.name, tc_ep_shape_names[cfg.shape], cfg.len, cfg.iterations, n[TC_EP_TESTER],
+               n[TC_EP_SERVER]);
+    if (out && status == EXIT_SUCCESS) {
+        tc_bench_meta_standard(out);
+        tc_ep_meta_config(out, &cfg);
+        tc_bench_meta(out, "experiment", "gctrace --tester (eptest's tester and servers on the model)");
+        tc_bench_meta(out, "loop_len", "%ld", cfg.len);
+        tc_bench_meta(out, "loop_lookups", "%ld", cfg.iterations);
+        tc_bench_meta(out, "loop_shape", "%s", tc_ep_shape_names[cfg.shape]);
+        tc_bench_meta(out, "op", "from the loops' own counters (a call: replies received + 1; the server: "
+                               "requests received; a loop: its iteration)");
+        for (int k = 0; k < TC_EP_TESTS; k++) {
+            char key[64];
+            (void)snprintf(key, sizeof key, "pass_%s_gcs", tc_ep_test_names[k]); /* the names are short */
+            tc_bench_meta(out, key, "%llu", (unsigned long long)c[k].gcs);
+            (void)snprintf(key, sizeof key, "pass_%s_faults", tc_ep_test_names[k]);
+            tc_bench_meta(out, key, "%ld", c[k].faults);
+            (void)snprintf(key, sizeof key, "pass_%s_mseg_create", tc_ep_test_names[k]);
+            tc_bench_meta(out, key, "%llu", (unsigned long long)c[k].carriers_mapped);
+        }
+        write_header(out, true);
+        static const char *const roles[TC_EP_ROLES] = {"tester", "server"};
+        for (int role = 0; role < TC_EP_ROLES; role++) {
+            size_t seq = 0;
+            for (size_t i = 0; i < acc.n; i++) {
+                const gc_row *w = &acc.rows[i];
+                if ((int)w->role != role)
+                    continue;
+                char phase[40];
+                if (w->where.test < 0)
+                    (void)snprintf(phase, sizeof phase, "spawn");
+                else
+                    (void)snprintf(phase, sizeof phase, "%s%s", w->where.after ? "after_" : "",
+                                   tc_ep_test_names[w->where.test]); /* at most 19 bytes */
+                fprintf(out, "%s,%s,%llu,%zu,%s", roles[role], phase, (unsigned long long)w->op, ++seq,
+                        w->major ? "major" : "minor");
+                write_fields(out, w);
+            }
+        }
+    }
+    free(acc.rows);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     tc_bench_cli cli;
@@ -145,6 +266,14 @@ int main(int argc, char **argv)
     FILE *out = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
         return rc;
+    if (cli.extra[X_TESTER].given) {
+        int status = run_tester(&cli, out);
+        if (out && !tc_bench_cli_close_csv(&cli, out, cli.csv) && status == EXIT_SUCCESS)
+            status = 2;
+        return tc_bench_exit_status("gctrace", status);
+    }
+    if (cli.shape >= 0 && cli.shape != TC_EP_INTS)
+        return tc_bench_cli_bad(&cli, "--shape", "ints (the lookup loop stores lists:seq) or --tester", tc_ep_shape_names[cli.shape]);
 
     tc_lookup_loop loop;
     const char *what;
@@ -215,19 +344,11 @@ int main(int argc, char **argv)
         tc_bench_meta(out, "loop_minor_faults", "%llu", (unsigned long long)faults);
         tc_bench_meta(out, "loop_result_words", "%zu", loop.result_words);
         tc_bench_meta(out, "loop_unattributed", "0");
-        fputs("seq,op,kind", out);
-        for (int k = 0; k < 2; k++)
-            for (int j = 0; j < NFIELDS; j++)
-                fprintf(out, ",%s_%c", fields[j], k ? 'e' : 's');
-        fputc('\n', out);
+        write_header(out, false);
         for (size_t i = 0; i < acc.n; i++) {
             const gc_row *w = &acc.rows[i];
             fprintf(out, "%zu,%llu,%s", i + 1, (unsigned long long)w->op, w->major ? "major" : "minor");
-            for (int j = 0; j < NFIELDS; j++)
-                fprintf(out, ",%llu", (unsigned long long)w->s[j]);
-            for (int j = 0; j < NFIELDS; j++)
-                fprintf(out, ",%llu", (unsigned long long)w->e[j]);
-            fputc('\n', out);
+            write_fields(out, w);
         }
     }
     if (out && !tc_bench_cli_close_csv(&cli, out, cli.csv) && status == EXIT_SUCCESS)

@@ -12,6 +12,9 @@
  * eptest.erl counts them from the trace: a minor writes heap_size_e plus the old heap's
  * growth, a major heap_size_e + old_heap_size_e), carriers mapped, cache hits, eheap's
  * segment requests and minor faults, model / VM.
+ * Whole lives (gctrace --tester, gctrace.erl --tester: proc and phase columns): the same per
+ * process, tester then server, the rows aligned by phase (spawn, each pass, the gap after it)
+ * and op; the summary adds each process's GCs per phase and the passes' `# pass_*` counters.
  *
  * Exit status: 0 when every GC is identical, 1 when they differ (a result, not an error),
  * 2 after one line on stderr for bad input (an unreadable file, a missing column, a row that
@@ -38,21 +41,30 @@ static const tc_bench_cli_spec spec = {
     .nextras = 3,
 };
 
-enum { NFIELDS = 14, MAX_META = 96 };
+enum { NFIELDS = 14, MAX_META = 512 };
 static const char *const field_names[NFIELDS] = {
     "heap_size_s", "heap_block_size_s", "old_heap_size_s", "old_heap_block_size_s", "mbuf_size_s",
     "stack_size_s", "recent_size_s", "heap_size_e", "heap_block_size_e", "old_heap_size_e",
     "old_heap_block_size_e", "mbuf_size_e", "stack_size_e", "recent_size_e"};
 enum { F_HEAP_E = 7, F_OLD_S = 2, F_OLD_E = 9 };
 
+/* The phases of eptest's tester in the order it lives them (gctrace --tester's rows): spawn,
+ * then each pass and the gap after it. */
+static const char *const tests[] = {"proc1", "proc2", "proc3", "ets_insert", "ets_overwrite", "ets_lookup",
+                                    "empty", "pt_get"};
+enum { NTESTS = sizeof tests / sizeof tests[0], NPHASES = 1 + 2 * NTESTS, NPROCS = 2 };
+static const char *const procs[NPROCS] = {"tester", "server"};
+
 typedef struct gc {
     long long seq, op;
     bool major;
+    int proc, phase; /* whole-life traces: indexes into procs and the phases; 0 otherwise */
     long long f[NFIELDS];
 } gc;
 
 typedef struct trace {
     const char *path;
+    bool life; /* rows of gctrace --tester (proc and phase columns) */
     gc *gcs;
     size_t n;
     char *meta_key[MAX_META], *meta_val[MAX_META];
@@ -92,6 +104,26 @@ static bool number(const char *s, long long *out)
     return errno == 0 && end != s && *end == '\0';
 }
 
+/* A phase's index (0 spawn, then 2k+1 the pass k, 2k+2 the gap after it), or -1. */
+static int phase_index(const char *name)
+{
+    if (strcmp(name, "spawn") == 0)
+        return 0;
+    bool after = strncmp(name, "after_", 6) == 0;
+    for (int k = 0; k < NTESTS; k++)
+        if (strcmp(after ? name + 6 : name, tests[k]) == 0)
+            return 1 + 2 * k + after;
+    return -1;
+}
+
+static const char *phase_name(int phase, char *buf, size_t n)
+{
+    if (phase == 0)
+        return "spawn";
+    (void)snprintf(buf, n, "%s%s", phase % 2 ? "" : "after_", tests[(phase - 1) / 2]); /* short names */
+    return buf;
+}
+
 /* Reads a trace; 0, or 2 after the one-line message. */
 static int read_trace(const char *path, trace *t)
 {
@@ -100,17 +132,19 @@ static int read_trace(const char *path, trace *t)
     if (!f)
         return bad_input(path, "%s", strerror(errno));
     char line[4096], *cols[64];
-    int idx[NFIELDS + 3], ncols = 0, rc = 0;
+    int idx[NFIELDS + 3], ncols = 0, rc = 0, proc_col = -1, phase_col = -1;
     bool header = false;
     size_t cap = 0, lineno = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         if (line[0] == '#') {
             char *colon = strstr(line, ": ");
-            if (colon && t->nmeta < MAX_META && strncmp(line, "# loop_", 7) == 0) {
+            /* the loop's counters, and a whole life's per-pass counters (pass_TEST_KEY) */
+            bool loop = strncmp(line, "# loop_", 7) == 0, pass = strncmp(line, "# pass_", 7) == 0;
+            if (colon && t->nmeta < MAX_META && (loop || pass)) {
                 *colon = '\0';
                 colon[2 + strcspn(colon + 2, "\r\n")] = '\0';
-                t->meta_key[t->nmeta] = strdup(line + 7);
+                t->meta_key[t->nmeta] = strdup(line + (loop ? 7 : 2));
                 t->meta_val[t->nmeta] = strdup(colon + 2);
                 if (!t->meta_key[t->nmeta] || !t->meta_val[t->nmeta])
                     rc = bad_input(path, "%s", "out of memory");
@@ -130,6 +164,13 @@ static int read_trace(const char *path, trace *t)
                 if (idx[k] < 0)
                     rc = bad_input(path, "no column '%s'", want);
             }
+            for (int c = 0; c < n && c < 64; c++) {
+                if (strcmp(cols[c], "proc") == 0)
+                    proc_col = c;
+                if (strcmp(cols[c], "phase") == 0)
+                    phase_col = c;
+            }
+            t->life = proc_col >= 0 && phase_col >= 0;
             ncols = n;
             header = true;
             continue;
@@ -156,6 +197,17 @@ static int read_trace(const char *path, trace *t)
                   (g->major || strcmp(kind, "minor") == 0);
         for (int k = 0; k < NFIELDS && ok; k++)
             ok = number(cols[idx[k + 3]], &g->f[k]);
+        g->proc = g->phase = 0;
+        if (ok && t->life) {
+            g->proc = strcmp(cols[proc_col], "server") == 0 ? 1 : strcmp(cols[proc_col], "tester") == 0 ? 0 : -1;
+            g->phase = phase_index(cols[phase_col]);
+            if (g->proc < 0 || g->phase < 0) {
+                char what[64];
+                (void)snprintf(what, sizeof what, "%zu", lineno); /* a line number fits */
+                rc = bad_input(path, "line %s: unknown proc or phase", what);
+                break;
+            }
+        }
         if (!ok) {
             char what[64];
             (void)snprintf(what, sizeof what, "%zu", lineno); /* a line number fits */
@@ -189,9 +241,14 @@ static const char *meta(const trace *t, const char *key)
     return "n/a";
 }
 
-static void print_gc(const char *side, const gc *g)
+static void print_gc(const char *side, const gc *g, bool life)
 {
-    printf("  %-5s GC %lld op %lld %s:", side, g->seq, g->op, g->major ? "major" : "minor");
+    char ph[40];
+    if (life)
+        printf("  %-5s %s GC %lld %s op %lld %s:", side, procs[g->proc], g->seq, phase_name(g->phase, ph, sizeof ph),
+               g->op, g->major ? "major" : "minor");
+    else
+        printf("  %-5s GC %lld op %lld %s:", side, g->seq, g->op, g->major ? "major" : "minor");
     for (int k = 0; k < NFIELDS; k++)
         printf("%s%lld", k == 0 ? " " : k == 7 ? " -> " : ",", g->f[k]);
     putchar('\n');
@@ -244,12 +301,33 @@ static const unsigned all_fields = (1u << NFIELDS) - 1;
 
 /* Prints the first divergence in the fields of mask (a GC's op and kind always count), with
  * label before it; false when there is none. */
-static bool first_divergence(const trace *m, const trace *v, int context, unsigned mask, const char *label)
+/* A GC's place in its process's life: the phase, then the op within it. */
+static long long key(const gc *g) { return (long long)g->phase << 40 | g->op; }
+
+/* The rows of one side, one process's (all of them for a loop trace). */
+typedef struct rows {
+    const gc *g;
+    size_t n;
+} rows;
+
+static rows rows_of(const trace *t, int proc)
+{
+    size_t from = 0;
+    while (from < t->n && t->gcs[from].proc != proc)
+        from++;
+    size_t to = from;
+    while (to < t->n && t->gcs[to].proc == proc)
+        to++;
+    return (rows){t->gcs + from, to - from};
+}
+
+static bool first_divergence(rows m, rows v, bool life, int context, unsigned mask, const char *label)
 {
     size_t i = 0, j = 0; /* model, VM */
-    while (i < m->n || j < v->n) {
-        const gc *a = i < m->n ? &m->gcs[i] : NULL, *b = j < v->n ? &v->gcs[j] : NULL;
-        if (a && b && a->op == b->op) {
+    char ph[40];
+    while (i < m.n || j < v.n) {
+        const gc *a = i < m.n ? &m.g[i] : NULL, *b = j < v.n ? &v.g[j] : NULL;
+        if (a && b && key(a) == key(b)) {
             int first = -1, others = 0;
             char also[1024] = "";
             size_t used = 0;
@@ -264,26 +342,30 @@ static bool first_divergence(const trace *m, const trace *v, int context, unsign
                     }
                 }
             if (first >= 0 || kind) {
+                printf("%sfirst divergence: %s%sop %lld (model GC %lld, VM GC %lld): ", label,
+                       life ? phase_name(a->phase, ph, sizeof ph) : "", life ? " " : "", a->op, a->seq, b->seq);
                 if (kind)
-                    printf("%sfirst divergence: op %lld (model GC %lld, VM GC %lld): kind: model %s, VM %s\n", label, a->op,
-                           a->seq, b->seq, a->major ? "major" : "minor", b->major ? "major" : "minor");
+                    printf("kind: model %s, VM %s\n", a->major ? "major" : "minor", b->major ? "major" : "minor");
                 else
-                    printf("%sfirst divergence: op %lld (model GC %lld, VM GC %lld): %s: model %lld, VM %lld\n", label, a->op,
-                           a->seq, b->seq, field_names[first], a->f[first], b->f[first]);
+                    printf("%s: model %lld, VM %lld\n", field_names[first], a->f[first], b->f[first]);
                 if (others)
                     printf("  also differing in this GC (model / VM):%s\n", also);
             } else {
                 i++, j++;
                 continue;
             }
-        } else if (a && (!b || a->op < b->op)) {
-            printf("%sfirst divergence: op %lld: gc: model GC %lld (%s), VM none (its next GC is ", label, a->op, a->seq,
+        } else if (a && (!b || key(a) < key(b))) {
+            printf("%sfirst divergence: %s%sop %lld: gc: model GC %lld (%s), VM none (its next GC is ", label,
+                   life ? phase_name(a->phase, ph, sizeof ph) : "", life ? " " : "", a->op, a->seq,
                    a->major ? "major" : "minor");
-            b ? printf("at op %lld)\n", b->op) : printf("none)\n");
+            b ? printf("at %s%sop %lld)\n", life ? phase_name(b->phase, ph, sizeof ph) : "", life ? " " : "", b->op)
+              : printf("none)\n");
         } else {
             TC_CHECK(b != NULL); /* the loop runs while either side has a GC left */
-            printf("%sfirst divergence: op %lld: gc: model none (its next GC is ", label, b->op);
-            a ? printf("at op %lld)", a->op) : printf("none)");
+            printf("%sfirst divergence: %s%sop %lld: gc: model none (its next GC is ", label,
+                   life ? phase_name(b->phase, ph, sizeof ph) : "", life ? " " : "", b->op);
+            a ? printf("at %s%sop %lld)", life ? phase_name(a->phase, ph, sizeof ph) : "", life ? " " : "", a->op)
+              : printf("none)");
             printf(", VM GC %lld (%s)\n", b->seq, b->major ? "major" : "minor");
         }
         printf("  fields: %s", field_names[0]);
@@ -292,14 +374,43 @@ static bool first_divergence(const trace *m, const trace *v, int context, unsign
         putchar('\n');
         size_t from_m = i > (size_t)context ? i - (size_t)context : 0;
         size_t from_v = j > (size_t)context ? j - (size_t)context : 0;
-        for (size_t k = from_m; k <= i && k < m->n; k++)
-            print_gc("model", &m->gcs[k]);
-        for (size_t k = from_v; k <= j && k < v->n; k++)
-            print_gc("VM", &v->gcs[k]);
+        for (size_t k = from_m; k <= i && k < m.n; k++)
+            print_gc("model", &m.g[k], life);
+        for (size_t k = from_v; k <= j && k < v.n; k++)
+            print_gc("VM", &v.g[k], life);
         return true;
     }
-    printf("%sidentical: %zu GCs\n", label, m->n);
+    printf("%sidentical: %zu GCs\n", label, m.n);
     return false;
+}
+
+/* Whole-life traces: each process's GCs per phase, model / VM, and the passes' counters. */
+static void life_summary(const trace *m, const trace *v)
+{
+    char ph[40];
+    for (int proc = 0; proc < NPROCS; proc++) {
+        printf("  %s GCs per phase (model / VM):", procs[proc]);
+        for (int phase = 0; phase < NPHASES; phase++) {
+            size_t c[2] = {0, 0};
+            const trace *t[2] = {m, v};
+            for (int s = 0; s < 2; s++)
+                for (size_t i = 0; i < t[s]->n; i++)
+                    c[s] += t[s]->gcs[i].proc == proc && t[s]->gcs[i].phase == phase;
+            if (c[0] || c[1])
+                printf(" %s %zu / %zu%s", phase_name(phase, ph, sizeof ph), c[0], c[1], c[0] == c[1] ? "" : " *");
+        }
+        putchar('\n');
+    }
+    printf("  per pass (GCs of all processes, minor faults, segments mapped; model / VM):");
+    for (int k = 0; k < NTESTS; k++) {
+        char key[3][48];
+        static const char *const what[3] = {"gcs", "faults", "mseg_create"};
+        for (int j = 0; j < 3; j++)
+            (void)snprintf(key[j], sizeof key[j], "pass_%s_%s", tests[k], what[j]); /* short names */
+        printf(" %s %s / %s, %s / %s, %s / %s;", tests[k], meta(m, key[0]), meta(v, key[0]), meta(m, key[1]),
+               meta(v, key[1]), meta(m, key[2]), meta(v, key[2]));
+    }
+    putchar('\n');
 }
 
 int main(int argc, char **argv)
@@ -327,12 +438,30 @@ int main(int argc, char **argv)
             }
     }
     if (rc == 0) {
-        rc = first_divergence(&model, &vm, context, all_fields, "") ? 1 : 0;
-        /* Past the first difference in any field, where the heaps themselves part. */
-        if (rc)
-            first_divergence(&model, &vm, context, trajectory_fields,
-                             "trajectory (heap and old-heap block sizes, fragment words, GC ops and kinds): ");
+        if (vm.life != model.life) {
+            fprintf(stderr, "tracediff: one trace is of the tester's whole life (proc, phase columns), the other not\n");
+            rc = 2;
+        }
+    }
+    if (rc == 0) {
+        for (int proc = 0; proc < (vm.life ? NPROCS : 1); proc++) {
+            rows m = rows_of(&model, proc), v = rows_of(&vm, proc);
+            char label[64] = "";
+            if (vm.life)
+                (void)snprintf(label, sizeof label, "%s: ", procs[proc]);
+            bool differ = first_divergence(m, v, vm.life, context, all_fields, label);
+            /* Past the first difference in any field, where the heaps themselves part. */
+            if (differ) {
+                char tl[160];
+                (void)snprintf(tl, sizeof tl, "%strajectory (heap and old-heap block sizes, fragment words, GC ops and kinds): ",
+                               label);
+                first_divergence(m, v, vm.life, context, trajectory_fields, tl);
+            }
+            rc |= differ;
+        }
         summary(&model, &vm);
+        if (vm.life)
+            life_summary(&model, &vm);
     }
     free_trace(&vm);
     free_trace(&model);

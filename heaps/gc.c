@@ -457,7 +457,8 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
 {
     uint64_t stack = tc_proc_stack_size(p);
     uint64_t before = proc_young_gen_usage(p);
-    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before};
+    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before,
+                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz};
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
@@ -512,7 +513,8 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
 static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 {
     uint64_t stack = tc_proc_stack_size(p);
-    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = tc_proc_young_use(p)};
+    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = tc_proc_young_use(p),
+                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz};
     uint64_t mature = (uint64_t)(p->high_water - p->heap);
     bool full = p->flags & TC_PROC_NEED_FULLSWEEP, created = false;
     if (!p->old_heap && mature != 0 && !full) {
@@ -551,6 +553,8 @@ static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned
         /* Still short of room: a fullsweep follows. */
         ev.heap_before = p->heap_sz;
         ev.young_before = tc_proc_young_use(p);
+        ev.used_before = (uint64_t)(p->htop - p->heap);
+        ev.frag_before = p->mbuf_sz;
     }
     uint64_t sz = p->heap_sz + p->mbuf_sz + (uint64_t)(p->old_htop - p->old_heap) + stack;
     return collect_major(p, ev, proc_next(p, sz, 0), need, objv, nobj, false, NULL);

@@ -108,6 +108,8 @@ typedef struct tc_heap_event {
     uint64_t need;           /* the GC's need, or the HAlloc request that made the fragment */
     uint64_t heap_before;    /* heap_sz before */
     uint64_t young_before;   /* young-generation use before: heap use + mbuf_sz */
+    uint64_t used_before;    /* htop - heap before (what erts's gc_*_start reports as heap_size) */
+    uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments (mbuf_size) */
     uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
     uint64_t heap_after;     /* heap_sz after, including the resize */
     uint64_t used_after;     /* htop - heap after */

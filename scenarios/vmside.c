@@ -159,7 +159,9 @@ void tc_vm_stop(tc_vm *vm)
 static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
 {
     if (fputs(cmd, vm->to) == EOF || fflush(vm->to) == EOF) {
-        fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, strerror(errno));
+        char why[128] = "unknown error"; /* strerror_r: library code may run on any thread */
+        (void)strerror_r(errno, why, sizeof why);
+        fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, why);
         return false;
     }
     char line[256];

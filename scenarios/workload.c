@@ -41,7 +41,29 @@ typedef struct world {
     const tc_ets *table; /* its ets_alloc source's carriers count with the heaps' */
     tc_copy_stats copy;
     tc_term get_atom;
+    tc_ep_where at[TC_EP_ROLES];   /* where each process is, for cfg->trace */
 } world;
+
+/* The proc.h trace hook of the tester and the servers: adds where the event happened. */
+static void on_heap_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
+{
+    world *w = ctx;
+    tc_ep_role role = p == w->tester ? TC_EP_TESTER : TC_EP_SERVER;
+    w->cfg->trace(w->cfg->trace_ctx, role, &w->at[role], p, ev);
+}
+
+static void traced(world *w, tc_proc *p)
+{
+    if (w->cfg->trace)
+        tc_proc_set_trace(p, on_heap_event, w);
+}
+
+/* The pass `test` begins (after false) or ends (after true) for the tester. */
+static void enter(world *w, int test, bool after)
+{
+    w->at[TC_EP_TESTER] = (tc_ep_where){.test = test, .after = after, .op = after ? 0 : 1};
+    w->at[TC_EP_SERVER] = (tc_ep_where){.test = test, .after = after, .op = 0};
+}
 
 /* ---- payloads -------------------------------------------------------------------------- */
 
@@ -328,6 +350,7 @@ static tc_step client_step(tc_task *t)
             return TC_STEP_WAIT;
         st->awaiting = false; /* the reply is dropped; the frame goes before the tail call */
         st->left--;
+        st->w->at[TC_EP_TESTER].op = st->w->cfg->iterations - st->left + 1;
         tc_result r = stack_to(t->proc, base);
         return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
     }
@@ -353,6 +376,7 @@ static tc_step server_step(tc_task *t)
     tc_term req;
     if (!tc_sched_receive(t, &req))
         return TC_STEP_WAIT;
+    st->w->at[TC_EP_SERVER].op = st->w->cfg->iterations - st->left + 1;
     tc_result r = tc_proc_test_heap_maybe_gc(t->proc, 3);
     if (r == TC_OK) /* Data is read after the heap test: a GC there moves it */
         r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc));
@@ -380,6 +404,7 @@ static tc_step loop_step(tc_task *t)
     if (st->i == st->n)
         return TC_STEP_DONE;
     st->i++;
+    st->w->at[TC_EP_TESTER].op = st->i;
     tc_result r = TC_OK;
     size_t base = tc_proc_stack_size(p);
     if (st->op == OP_INSERT) {
@@ -505,6 +530,7 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
     tc_result r = tc_proc_new(w->mem, &sp, &server);
     if (r != TC_OK)
         return r;
+    traced(w, server);
     r = tc_ep_place_on_heap(server, data_of(w->tester));
     if (r == TC_OK)
         r = stack_to(server, SERVER_STACK);
@@ -517,6 +543,7 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
         tc_sched_spawn(&w->sched, &server_task, server, server_step, &ss);
         tc_sched_spawn(&w->sched, &client_task, w->tester, client_step, &cs);
         hook(w, test, true);
+        enter(w, test, false); /* the pass's phase is what its counters cover */
         snapshot a = take(w, server);
         r = tc_sched_run(&w->sched);
         snapshot b = take(w, server);
@@ -528,6 +555,7 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
             r = check_heap(w, w->tester);
     }
     tc_proc_free(server);
+    enter(w, test, true);
     if (r == TC_OK)
         r = stack_to(w->tester, 1);
     return r;
@@ -543,11 +571,13 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
     tc_task task;
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
+    enter(w, test, false);
     snapshot a = take(w, NULL);
     r = tc_sched_run(&w->sched);
     snapshot b = take(w, NULL);
     hook(w, test, false);
     *c = diff(&a, &b);
+    enter(w, test, true);
     tc_proc_set_arity(w->tester, 0); /* a kept result dies with the loop */
     if (r == TC_OK)
         r = stack_to(w->tester, 1);
@@ -556,7 +586,7 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
 
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
 {
-    world w = {.cfg = cfg};
+    world w = {.cfg = cfg, .at = {{.test = -1}, {.test = -1}}};
     tc_result r = TC_ENOMEM;
     tc_arena *arena = tc_arena_new(0);
     tc_ets *table = NULL;
@@ -570,6 +600,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_sched_init(&w.sched);
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK)
         goto out;
+    traced(&w, w.tester);
     if (cfg->payload != TC_NON_VALUE)
         r = tc_ep_place_on_heap(w.tester, cfg->payload);
     else if ((r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload)) == TC_OK)

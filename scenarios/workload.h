@@ -40,6 +40,19 @@ typedef enum tc_ep_shape {
 
 extern const char *const tc_ep_shape_names[TC_EP_SHAPES];
 
+/* Where a traced heap event of the run happened (tc_ep_config.trace): which process, which
+ * phase of the tester's life, and the operation within a pass, from the loops' own counters
+ * (a client's call: the replies received + 1; the server's: the requests received; a loop's:
+ * its iteration). */
+typedef enum tc_ep_role { TC_EP_TESTER, TC_EP_SERVER, TC_EP_ROLES } tc_ep_role;
+typedef struct tc_ep_where {
+    int test;   /* the pass (TC_EP_PROC1 ...), or -1 before the first */
+    bool after; /* past the pass's end, before the next one begins */
+    long op;    /* 0 outside a pass */
+} tc_ep_where;
+typedef void (*tc_ep_trace_fn)(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                               const tc_heap_event *ev);
+
 typedef struct tc_ep_config {
     long len, iterations;
     tc_ep_shape shape;
@@ -56,6 +69,10 @@ typedef struct tc_ep_config {
      * can cover exactly one test; NULL for none. */
     void (*pass_hook)(void *ctx, int test, bool begin);
     void *pass_ctx;
+    /* Every GC and new fragment of the tester and the servers, with where it happened (the
+     * proc.h trace hook, tc_proc_set_trace); NULL for none. */
+    tc_ep_trace_fn trace;
+    void *trace_ctx;
 } tc_ep_config;
 
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */

@@ -4,7 +4,10 @@
 # field and both values; a missing column -> exit 2 with one line), the model's gctrace CSV
 # (the VM's columns, one row per GC: as many as heaptrace's GC total for the same L and N),
 # and, when erl is installed, tracediff.sh at L = 1000 with 60 lookups (exit 0 or 1 and a
-# summary; identity is not asserted). $1: build directory root; $2: tests/data.
+# summary; identity is not asserted). Whole lives (gctrace --tester): hand-made tester and
+# server rows (identical; a server field changed -> exit 1 naming the process, phase and op;
+# an unknown phase -> exit 2), the model's rows per pass as many as eptest counts GCs in it,
+# and tracediff.sh --tester when erl is installed. $1: build directory root; $2: tests/data.
 set -u
 exp="$1/experiments"
 data="$2/tracediff"
@@ -55,7 +58,53 @@ for run in "1000 60" "3000 40" "10000 30"; do
     "$td" --vm "$tmp/m.csv" --model "$tmp/m.csv" >/dev/null; check "gctrace L $1 against itself: identical" $?
 done
 
+# Whole lives: the VM's rows carry a time_us column the model's lack.
+"$td" --vm "$data/life-vm.csv" --model "$data/life-same.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^tester: identical: 4 GCs' "$tmp/out" && grep -q '^server: identical: 2 GCs' "$tmp/out" &&
+    grep -q '^  server GCs per phase (model / VM): proc1 1 / 1 proc2 1 / 1$' "$tmp/out"
+ok=$?; check "identical lives: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
+"$td" --vm "$data/life-vm.csv" --model "$data/life-changed.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^tester: identical: 4 GCs' "$tmp/out" &&
+    grep -q '^server: first divergence: proc2 op 6 (model GC 2, VM GC 2): heap_size_s: model 371, VM 370$' "$tmp/out"
+ok=$?; check "a server field changed: exit $rc, $(head -n 3 "$tmp/out")" "$ok"
+"$td" --vm "$data/life-vm.csv" --model "$data/life-badphase.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'line 7: unknown proc or phase' "$tmp/err"
+ok=$?; check "unknown phase: exit $rc, $(cat "$tmp/err")" "$ok"
+# A whole life beside a loop trace of the same length is refused.
+sed 's/^# loop_len: 100$/# loop_len: 1000/; s/^# loop_lookups: 10$/# loop_lookups: 60/' "$data/life-same.csv" >"$tmp/life.csv"
+grep -q '^# loop_lookups' "$data/vm.csv" && sed -i "s/^# loop_lookups: 60\$/$(grep '^# loop_lookups' "$data/vm.csv")/" "$tmp/life.csv"
+"$td" --vm "$data/vm.csv" --model "$tmp/life.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "a life beside a loop: exit $rc, $(cat "$tmp/err")" $?
+
+# The model's whole life: every GC eptest counts in a pass is a row of that pass.
+for run in "ints 1000 50" "strings 300 40" "tuple 2000 30"; do
+    set -- $run
+    "$exp/gctrace" --tester --shape "$1" --len "$2" --iterations "$3" --csv "$tmp/life.csv" >/dev/null
+    rc=$?
+    bad=$(awk -F, '/^# pass_[a-z0-9_]*_gcs: / { split($0, a, ": "); k = substr(a[1], 8); sub(/_gcs$/, "", k); want[k] = a[2] }
+                   !/^#/ && $1 != "proc" { got[$2]++ }
+                   END { for (k in want) if (want[k] != got[k] + 0) print k, want[k], got[k] + 0 }' "$tmp/life.csv")
+    [ "$rc" -eq 0 ] && [ -z "$bad" ] && grep -q '^tester,spawn,0,1,' "$tmp/life.csv"
+    check "gctrace --tester $1 L $2: exit $rc, passes whose rows are not eptest's GCs: ${bad:-none}" $?
+    "$td" --vm "$tmp/life.csv" --model "$tmp/life.csv" >/dev/null; check "gctrace --tester $1 against itself" $?
+done
+"$exp/gctrace" --shape floats --len 100 --iterations 5 >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "gctrace --shape without --tester: exit $rc" $?
+
 if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
+    "$here/../experiments/beam/tracediff.sh" --bin "$exp" --tester ints --schedulers 1 300 40 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q "^tracediff.sh: eptest's tester, ints L 300, N 40, +S 1:1" "$tmp/out" &&
+        grep -q '^  tester GCs per phase (model / VM): spawn ' "$tmp/out"
+    ok=$?; check "tracediff.sh --tester ints 300 40: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
+    "$here/../experiments/beam/tracediff.sh" --bin "$exp" --tester cubes 300 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "tracediff.sh bad shape: exit $rc" $?
     "$here/../experiments/beam/tracediff.sh" --bin "$exp" 1000 60 >"$tmp/out" 2>"$tmp/err"
     rc=$?
     { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q '^summary (L 1000, 60 lookups), model / VM:' "$tmp/out"

@@ -18,7 +18,7 @@
 %% Shared with crossover.erl.
 -export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0, cli/5]).
 %% Shared with gctrace.erl.
--export([minflt/0]).
+-export([minflt/0, instance_counts/0, count/2]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").
@@ -89,20 +89,31 @@ pt_loop(K, N) -> _ = persistent_term:get(K), pt_loop(K, N - 1).
 
 %% Runs Passes (a subset of the test names, in order) in a fresh tester process spawned with
 %% SpawnOpts; returns [{Test, Us, Counts, Trace}]. Trace is [] unless Traced.
+%% The counters around each pass are read by a meter process, not by the tester: reading them
+%% builds thousands of words (the allocator lists, the /proc read) that would collect the
+%% tester between passes, a heap history that is the instrument's, not the benchmark's. The
+%% tester's side of it is mark/3: one 4-word message and one 3-word reply before and after
+%% each pass, so its whole life can be traced (gctrace.erl --tester) and modelled; the
+%% meter's reply, received by the tester, marks the pass boundary in the tester's own trace.
 tester({Shape, L, N, SpawnOpts, Traced}, Passes) ->
     Parent = self(),
     Tracer = case Traced of true -> spawn_link(fun() -> tracer(#{}) end); false -> none end,
-    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), tester_body(Shape, L, N, Passes, Tracer)} end,
+    Meter = spawn_link(fun() -> meter(Tracer, []) end),
+    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), tester_body(Shape, L, N, Passes, Meter)} end,
                            [monitor | SpawnOpts]),
     receive
-        {Pid, Result} -> erlang:demonitor(Ref, [flush]), stop_tracer(Tracer), Result;
+        {Pid, Times} ->
+            erlang:demonitor(Ref, [flush]),
+            Meter ! {take, self()},
+            Marks = receive {Meter, Ms} -> Ms end,
+            stop_tracer(Tracer),
+            [{Test, Us, diff(C1, C0), Tr} || {{Test, Us}, {C0, C1, Tr}} <- lists:zip(Times, pairs(Marks))];
         {'DOWN', Ref, process, Pid, Why} -> error({tester_died, Why})
     end.
 
-tester_body(Shape, L, N, Passes, Tracer) ->
+tester_body(Shape, L, N, Passes, Meter) ->
     Data = payload(Shape, L),
     S = spawn_link(fun() -> server(Data) end),
-    [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Tracer =/= none, P <- [self(), S]],
     T = ets:new(eptest, [set]),
     %% persistent_term:put before the passes, untimed; erased after them (an erase makes the
     %% VM scan every process for the old term, so it is not inside a pass either)
@@ -117,7 +128,7 @@ tester_body(Shape, L, N, Passes, Tracer) ->
              (empty) -> fun() -> empty_loop(N) end;
              (pt_get) -> fun() -> pt_loop(PtKey, N) end
           end,
-    Rows = [pass(Test, Fun(kind(Test)), Tracer, [self(), S]) || Test <- Passes],
+    Rows = [pass(Test, Fun(kind(Test)), Meter, S) || Test <- Passes],
     S ! stop,
     ets:delete(T),
     persistent_term:erase(PtKey),
@@ -128,20 +139,79 @@ kind(proc2) -> proc;
 kind(proc3) -> proc;
 kind(Test) -> Test.
 
-pass(Test, F, Tracer, Pids) ->
-    C0 = counters(),
+pass(Test, F, Meter, S) ->
+    mark(Meter, S),
     {Us, ok} = timer:tc(F),
-    C1 = counters(),
-    {Test, Us, diff(C1, C0), trace_counts(Tracer, Pids)}.
+    mark(Meter, S),
+    {Test, Us}.
+
+%% The meter reads every counter, then answers; S is the server (traced with the tester).
+mark(Meter, S) ->
+    Meter ! {self(), S},
+    receive {Meter, marked} -> ok end.
+
+%% Per mark: the counters, and with a tracer the tester's and server's GC counts so far.
+meter(Tracer, Acc) ->
+    receive
+        {From, S} when is_pid(From) ->
+            %% GC tracing (--trace) starts at the first mark, before the first pass
+            [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Acc =:= [], Tracer =/= none, P <- [From, S]],
+            Tr = trace_counts(Tracer, [From, S]),
+            C = counters(),
+            From ! {self(), marked},
+            meter(Tracer, [{C, Tr} | Acc]);
+        {take, From} -> From ! {self(), lists:reverse(Acc)}
+    end.
+
+%% The marks two by two: each pass's counters before and after, and its traced GC counts
+%% (the tracer hands each process's counts over once, so the end mark's are the pass's).
+pairs([{C0, _}, {C1, Tr} | Ms]) -> [{C0, C1, Tr} | pairs(Ms)];
+pairs([]) -> [].
 
 %% The counters the VM gives, read outside the timed region.
 counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
     {Switches, _} = erlang:statistics(context_switches),
     #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches,
-      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits)}.
+      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
+      alloc => instance_counts()}.
 
-diff(A, B) -> maps:map(fun(K, V) -> V - maps:get(K, B) end, A).
+diff(A, B) -> maps:map(fun(alloc, V) -> alloc_diff(V, maps:get(alloc, B));
+                           (K, V) -> V - maps:get(K, B) end, A).
+
+%% Per-instance counters: deltas, except the segments cached now.
+alloc_diff(A, B) ->
+    [{K, case lists:suffix("cached_segments", K) of true -> V1; false -> V1 - V0 end}
+     || {{K, V1}, {K, V0}} <- lists:zip(A, B)].
+
+%% Per allocator instance (0: the dirty schedulers' and the aux thread's, 1..: the
+%% schedulers'): eheap_alloc's and ets_alloc's calls into mseg_alloc and their carriers, and
+%% mseg_alloc's creates, cache hits and cached segments, as [{"i<N>_key", Value}].
+instance_counts() ->
+    Alloc = fun(Name, Tag) ->
+                    [{io_lib:format("i~b_~s_~s", [N, Tag, K]), V}
+                     || {instance, N, I} <- alloc_info(Name), {K, V} <- alloc_counts(I)]
+            end,
+    Mseg = [{io_lib:format("i~b_~s", [N, K]), V}
+            || {instance, N, I} <- mseg_info(), Kind <- [memkind(I)],
+               {K, V} <- [{"mseg_create", count(mseg_create, proplists:get_value(calls, Kind, []))},
+                          {"cache_hits", proplists:get_value(cache_hits, proplists:get_value(status, Kind, []), 0)},
+                          {"cached_segments", proplists:get_value(cached_segments, proplists:get_value(status, Kind, []), 0)}]],
+    [{lists:flatten(K), V} || {K, V} <- Alloc(eheap_alloc, "eheap") ++ Alloc(ets_alloc, "ets") ++ Mseg].
+
+alloc_info(Name) ->
+    case erlang:system_info({allocator, Name}) of
+        L when is_list(L) -> L;
+        _ -> []
+    end.
+
+alloc_counts(I) ->
+    Calls = proplists:get_value(calls, I, []),
+    [{"mseg_alloc", count(mseg_alloc, Calls)}, {"mseg_dealloc", count(mseg_dealloc, Calls)},
+     {"mseg_realloc", count(mseg_realloc, Calls)},
+     {"carriers", lists:sum([C || K <- [mbcs, sbcs], {carriers, C, _, _} <- proplists:get_value(K, I, [])])}].
+
+count(K, Calls) -> lists:sum([G * 1000000000 + C || {Name, G, C} <- Calls, Name =:= K]).
 
 %% Minor faults of the whole OS process: field 10 of /proc/self/stat (os:cmd would fork).
 minflt() ->
@@ -217,7 +287,8 @@ summarise(O, Runs) ->
     [begin
          Rows = [R || Run <- Runs, R = {T, _, _, _} <- Run, T =:= Test],
          Us = [U || {_, U, _, _} <- Rows],
-         Counts = maps:map(fun(K, _) -> median([maps:get(K, C) || {_, _, C, _} <- Rows]) end,
+         Counts = maps:map(fun(alloc, V) -> V;
+                              (K, _) -> median([maps:get(K, C) || {_, _, C, _} <- Rows]) end,
                            element(3, hd(Rows))),
          {Test, median(Us), iqr(Us), Counts}
      end || Test <- passes(O)].

@@ -28,8 +28,32 @@
 %% for GCs only, and traced for GCs and loop/2 calls; the GC counts and every GC whose fields
 %% differ between the two traced runs.
 %%
+%% --tester SHAPE --rows: eptest's own tester and server instead of the loop, from spawn to
+%% exit through every pass (eptest:tester/2 with the passes of eptest.erl's run, --lookups N
+%% calls per pass, --len L of SHAPE), traced from spawn (erlang:trace(new_processes, ...))
+%% for garbage_collection, 'receive' and timestamp events (--running adds running, which is
+%% not the default: erl_trace.c trace_sched_aux builds each in/out event's {M, F, A} with
+%% HAlloc(p, 4) on the traced process's own heap, 4 words per schedule event that change the
+%% trajectory). 'receive' and garbage_collection events build nothing on the tracee's heap
+%% (trace_receive sends the message as it is; trace_gc builds its list in a temporary
+%% buffer), but each 'receive' event of a reply copies Data to the collector, whose fragments
+%% come from the tester's scheduler's eheap_alloc: the allocator counters of the proc passes
+%% include them. One row per GC: proc (tester | server), phase (spawn until the first pass;
+%% PASS from the meter's reply that opens it, after_PASS from the one that closes it: the
+%% tester's own receive events, see eptest:mark/2), op, seq (per process), kind, time_us (from
+%% the first event), then the fields at start and end as --rows. The op: in proc passes the
+%% tester's replies received + 1 and the server's requests received (the loops' own receive
+%% events); in ets_lookup and ets_insert/overwrite the words allocated since the previous GC
+%% over one operation's (its result; the 3-word {I, Data}), counted from 0 at the pass's
+%% mark: inferred, since the loop cannot expose its counter without a call that changes its
+%% reductions or heap; other phases 0. Metadata: the passes' counters (eptest's meter, read
+%% before and after each pass: gcs, faults, mseg_create, ... and per allocator instance) as
+%% `# pass_TEST_KEY: value`.
+%%
 %% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
 %%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
+%%        erl -noshell -pa DIR -s gctrace main -extra --tester SHAPE --rows [--len L]
+%%            [--lookups N] [--csv FILE|-] [--flags F] [--running]
 %% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
 %%       Kind: minor_start, minor_end, major_start, major_end (the trace's words)
@@ -62,7 +86,17 @@ main() ->
     Args = init:get_plain_arguments(),
     Len = arg("--len", Args, 10000),
     N = arg("--lookups", Args, 20),
+    Tester = case sarg("--tester", Args, none) of
+                 none -> none;
+                 Sh -> case [S || S <- eptest:shapes(), atom_to_list(S) =:= Sh] of
+                           [S] -> S;
+                           [] -> io:format(standard_error, "gctrace: bad --tester shape '~s'~n", [Sh]), halt(2)
+                       end
+             end,
     case {lists:member("--rows", Args), lists:member("--perturbation", Args)} of
+        {true, _} when Tester =/= none ->
+            tester_rows(Tester, Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()),
+                        lists:member("--running", Args));
         {true, _} -> rows(Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()));
         {_, true} -> perturbation(Len, N);
         _ -> events(Len, N, Args)
@@ -161,6 +195,139 @@ flags() ->
     lists:flatten(lists:join(" ", [A || {K, Vs} <- init:get_arguments(), K =/= root, K =/= progname,
                                         K =/= home, V <- [Vs], A <- ["-" ++ atom_to_list(K) | V]])).
 
+%% ---- --tester: eptest's tester and server, spawn to exit -------------------------------
+
+%% The passes the tester runs (eptest.erl's, without the variants).
+tester_passes() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty, pt_get].
+
+tester_rows(Shape, Len, N, File, Flags, Running) ->
+    Passes = tester_passes(),
+    Collector = spawn_link(fun() -> tcollect([]) end),
+    TFlags = [garbage_collection, 'receive', timestamp] ++ [running || Running],
+    erlang:trace(new_processes, true, [{tracer, Collector} | TFlags]),
+    Result = eptest:tester({Shape, Len, N, [], false}, Passes),
+    erlang:trace(new_processes, false, TFlags),
+    Ref = erlang:trace_delivered(all),
+    receive {trace_delivered, all, Ref} -> ok end,
+    Collector ! {take, self()},
+    Events = receive {Collector, Es} -> Es end,
+    Tester = only([P || {P, recv, marked, _} <- Events]),
+    Server = only([P || {P, recv, get, _} <- Events]),
+    T0 = case Events of [{_, _, _, T} | _] -> T; [] -> 0 end,
+    Mine = fun(Pid) -> [E || E = {P, _, _, _} <- Events, P =:= Pid] end,
+    Rows = life(tester, Mine(Tester), Passes, N, result_words(Shape, Len), T0)
+        ++ life(server, Mine(Server), Passes, N, 0, T0),
+    Meta = eptest:metadata("gctrace --tester (eptest's tester and server on the real VM, spawn to exit)", Flags)
+        ++ [{"loop_len", integer_to_list(Len)}, {"loop_lookups", integer_to_list(N)},
+            {"loop_shape", atom_to_list(Shape)},
+            {"trace_flags", io_lib:format("~w", [TFlags])},
+            {"op", "proc passes: the tester's replies received + 1, the server's requests received "
+                   "(the loop's own receive events); other passes: the words allocated since the "
+                   "previous GC over the words one operation allocates (ets_lookup: its result, "
+                   "ets_insert/ets_overwrite: the 3-word {I, Data}), from 0 at the pass's mark"}]
+        ++ [{"pass_" ++ atom_to_list(Test) ++ "_" ++ K, integer_to_list(round(V))}
+            || {Test, _Us, C, _} <- Result,
+               {K, V} <- [{atom_to_list(K0), V0} || {K0, V0} <- maps:to_list(C), K0 =/= alloc]
+                         ++ maps:get(alloc, C)],
+    eptest:write_file(File, Meta, tester_header(),
+                      [[atom_to_list(Who), Phase, integer_to_list(Op), integer_to_list(Seq),
+                        atom_to_list(Kind), integer_to_list(Us) | [integer_to_list(V) || V <- S ++ E]]
+                       || {Who, Phase, Op, Seq, Kind, Us, S, E} <- Rows]).
+
+tester_header() ->
+    lists:join(",", ["proc", "phase", "op", "seq", "kind", "time_us"]
+                    ++ [atom_to_list(F) ++ "_s" || F <- ?FIELDS] ++ [atom_to_list(F) ++ "_e" || F <- ?FIELDS]).
+
+only([P | Ps]) -> case lists:usort(Ps) -- [P] of [] -> P; _ -> error({several, [P | Ps]}) end;
+only([]) -> none.
+
+%% The words one ets:lookup allocates: its result [{I, Data}] (cons 2, tuple 3, Data).
+result_words(Shape, Len) -> erts_debug:flat_size(eptest:payload(Shape, Len)) + 5.
+
+%% Trace events kept by the collector, with the messages classified (a reply holds Data:
+%% only its kind is kept).
+tcollect(Acc) ->
+    receive
+        {trace_ts, Pid, 'receive', Msg, Ts} -> tcollect([{Pid, recv, classify(Msg), ts(Ts)} | Acc]);
+        {trace_ts, Pid, Kind, Info, Ts} when is_list(Info) -> tcollect([{Pid, Kind, Info, ts(Ts)} | Acc]);
+        {trace_ts, Pid, InOut, _MFA, Ts} -> tcollect([{Pid, sched, InOut, ts(Ts)} | Acc]);
+        {take, From} -> From ! {self(), lists:reverse(Acc)}
+    end.
+
+classify({_, marked}) -> marked;
+classify({_, get}) -> get;
+classify(stop) -> stop;
+classify({_, _}) -> reply;
+classify(_) -> other.
+
+ts({Mega, S, Micro}) -> (Mega * 1000000 + S) * 1000000 + Micro.
+
+%% One process's events -> rows {Who, Phase, Op, Seq, Kind, Us, Start, End}. The tester's
+%% phase follows its marks (spawn, then PASS from a pass's first mark, after_PASS from its
+%% second); the server's follows its requests (N per proc pass).
+life(Who, Events, Passes, N, W, T0) ->
+    Gcs = gc_rows([{gc, K, I} || {_, K, I, _} <- Events, is_list(I)], []),
+    Starts = start_times(Events),
+    Ctx = place(Who, Events, Passes, N),
+    ops(Who, lists:zip(Gcs, Ctx), W, Starts, T0, {0, 0}, "", 0, []).
+
+%% For each GC (in order): {Phase, ReceiveOp, PassKind} as the process's receives before it
+%% say. A minor GC that falls through to a major one (minor_end right before major_start) is
+%% one row, as in gc_rows.
+place(Who, Events, Passes, N) -> place(Who, Events, Passes, N, {0, 0, 0}, none, []).
+place(Who, [{_, recv, What, _} | Es], Passes, N, {M, Req, Rep}, _, Acc) ->
+    C = case What of
+            marked -> {M + 1, Req, 0};
+            get -> {M, Req + 1, Rep};
+            reply -> {M, Req, Rep + 1};
+            _ -> {M, Req, Rep}
+        end,
+    place(Who, Es, Passes, N, C, recv, Acc);
+place(Who, [{_, gc_major_start, _, _} | Es], Passes, N, C, gc_minor_end, Acc) ->
+    place(Who, Es, Passes, N, C, gc_major_start, Acc);
+place(Who, [{_, K, I, _} | Es], Passes, N, C, _, Acc) when K =:= gc_minor_start; K =:= gc_major_start ->
+    is_list(I) orelse error(bad_gc_event),
+    place(Who, Es, Passes, N, C, K, [phase(Who, C, Passes, N) | Acc]);
+place(Who, [{_, K, I, _} | Es], Passes, N, C, _, Acc) when is_list(I) -> place(Who, Es, Passes, N, C, K, Acc);
+place(Who, [_ | Es], Passes, N, C, P, Acc) -> place(Who, Es, Passes, N, C, P, Acc);
+place(_, [], _, _, _, _, Acc) -> lists:reverse(Acc).
+
+phase(tester, {0, _, _}, _, _) -> {"spawn", 0, none};
+phase(tester, {M, _, Rep}, Passes, _) ->
+    Test = lists:nth((M + 1) div 2, Passes),
+    case M rem 2 of
+        1 -> {atom_to_list(Test), Rep + 1, eptest_kind(Test)};
+        0 -> {"after_" ++ atom_to_list(Test), 0, none}
+    end;
+phase(server, {_, 0, _}, _, _) -> {"spawn", 0, none};
+phase(server, {_, Req, _}, Passes, N) ->
+    {atom_to_list(lists:nth((Req - 1) div N + 1, Passes)), (Req - 1) rem N + 1, proc}.
+
+eptest_kind(T) when T =:= proc1; T =:= proc2; T =:= proc3 -> proc;
+eptest_kind(T) -> T.
+
+start_times(Events) ->
+    starts([{K, T} || {_, K, I, T} <- Events, is_list(I)]).
+starts([{gc_minor_start, T}, {gc_minor_end, _}, {gc_major_start, _}, {gc_major_end, _} | Es]) -> [T | starts(Es)];
+starts([{_, T}, {_, _} | Es]) -> [T | starts(Es)];
+starts(_) -> [].
+
+%% The op of each GC: proc passes from the receives; ets_lookup and ets_insert/overwrite
+%% from the words allocated since the previous GC (a whole number of operations), counted
+%% from 0 at the pass's first mark; other phases 0.
+ops(Who, [{{Seq, _, Kind, S, E}, {Phase, ROp, PKind}} | Rs], W, [T | Ts], T0, {H0, M0}, Ph0, Op0, Acc) ->
+    Words = (nth(heap_size, S) - H0) + (nth(mbuf_size, S) - M0),
+    Per = case PKind of ets_lookup -> W; ets_insert -> 3; ets_overwrite -> 3; _ -> 0 end,
+    Base = case Phase of Ph0 -> Op0; _ -> 0 end,
+    Op = case PKind of
+             proc -> ROp;
+             _ when Per > 0 -> Base + max(0, Words) div Per;
+             _ -> 0
+         end,
+    Row = {Who, Phase, Op, Seq, Kind, (T - T0), S, E},
+    ops(Who, Rs, W, Ts, T0, {nth(heap_size, E), nth(mbuf_size, E)}, Phase, Op, [Row | Acc]);
+ops(_, [], _, _, _, _, _, _, Acc) -> lists:reverse(Acc).
+
 %% ---- --perturbation ---------------------------------------------------------------------
 
 perturbation(Len, N) ->
@@ -231,29 +398,9 @@ eheap_counts() ->
                                {carriers, C, _, _} <- proplists:get_value(K, I, [])]),
     [count(mseg_alloc, Calls), count(mseg_dealloc, Calls), count(mseg_realloc, Calls), Carriers].
 
-%% Per instance: eheap_alloc's and ets_alloc's calls into mseg_alloc and their carriers, and
-%% mseg_alloc's creates, cache hits and cached segments, as [{"i<N>_key", Value}].
-instance_counts() ->
-    Alloc = fun(Name, Tag) ->
-                    [{io_lib:format("i~b_~s_~s", [N, Tag, K]), V}
-                     || {instance, N, I} <- erlang:system_info({allocator, Name}),
-                        {K, V} <- alloc_counts(I)]
-            end,
-    Mseg = [{io_lib:format("i~b_~s", [N, K]), V}
-            || {instance, N, I} <- erlang:system_info({allocator, mseg_alloc}),
-               Kind <- [proplists:get_value(memkind, I)],
-               {K, V} <- [{"mseg_create", count(mseg_create, proplists:get_value(calls, Kind))},
-                          {"cache_hits", proplists:get_value(cache_hits, proplists:get_value(status, Kind))},
-                          {"cached_segments", proplists:get_value(cached_segments, proplists:get_value(status, Kind))}]],
-    [{lists:flatten(K), V} || {K, V} <- Alloc(eheap_alloc, "eheap") ++ Alloc(ets_alloc, "ets") ++ Mseg].
+instance_counts() -> eptest:instance_counts().
 
-alloc_counts(I) ->
-    Calls = proplists:get_value(calls, I),
-    [{"mseg_alloc", count(mseg_alloc, Calls)}, {"mseg_dealloc", count(mseg_dealloc, Calls)},
-     {"mseg_realloc", count(mseg_realloc, Calls)},
-     {"carriers", lists:sum([C || K <- [mbcs, sbcs], {carriers, C, _, _} <- proplists:get_value(K, I, [])])}].
-
-count(K, Calls) -> lists:sum([G * 1000000000 + C || {Name, G, C} <- Calls, Name =:= K]).
+count(K, Calls) -> eptest:count(K, Calls).
 
 arg(Flag, Args, Default) ->
     case lists:dropwhile(fun(A) -> A =/= Flag end, Args) of
