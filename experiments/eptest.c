@@ -101,16 +101,16 @@ static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum,
                                                    "phase (proc: round trip, ets_insert and ets_overwrite: insert, "
                                                    "ets_lookup: lookup, empty: none)");
     fprintf(csv, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_copied,words_copied,"
-                 "fragments,carriers_mapped,switches,io_polls\n");
+                 "fragments,carriers_mapped,switches,io_polls,tester_gcs\n");
     for (int t = 0; t < TC_EP_TESTS; t++) {
         const tc_ep_counts *k = &counts[t];
-        fprintf(csv, "%s,%s,%ld,%ld,%s,%.1f,%.1f,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", tc_ep_test_names[t],
+        fprintf(csv, "%s,%s,%ld,%ld,%s,%.1f,%.1f,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", tc_ep_test_names[t],
                 tc_ep_shape_names[c->shape], c->len, c->iterations, c->policy.name,
                 sum[t].median + tc_vmoh_pass_us(&o->oh, t, c->iterations),
                 sum[t].q3 - sum[t].q1, k->faults, (unsigned long long)k->gcs, (unsigned long long)k->gc_words,
                 (unsigned long long)k->words_copied, (unsigned long long)k->fragments,
                 (unsigned long long)k->carriers_mapped, (unsigned long long)k->switches,
-                (unsigned long long)k->io_polls);
+                (unsigned long long)k->io_polls, (unsigned long long)k->tester_gcs);
     }
 }
 

@@ -441,71 +441,6 @@ if [ -f "$vmgrid" ]; then
         }' der="$der" "$res/crossover.csv" "$vmgrid" >"$der/crossover-agreement-summary.csv"
 fi
 
-# ---- R10B at the seed's prices: the model's per-operation word counts priced per word --------
-# The seed's rows that are not the lookup give what one word cost in 2005: heap to heap
-# (proc, L = 1000 against L = 10) and into ETS (overwrite, likewise). The model's R10B run says
-# how many words each operation moves (copies and GC copies, per operation). The lookup rows of
-# the seed are held out: the projection predicts them. The R10B mechanisms that are not words
-# (forced yields, I/O polls, GCs with nothing live) are counted but not priced: no seed row
-# isolates them, and pricing them could only make the projected lookup slower.
-awk "$lib"'
-    BEGIN {
-        nt = split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", tests, " ")
-        lo = 10; hi = 1000 # the seed'"'"'s two lengths the prices come from
-    }
-    !csv_row() { next }
-    csv_file == 1 {
-        L = csv_get("payload_len"); k = ++n[L]; lens[L] = 1
-        for (t = 1; t <= nt; t++) sv[L, tests[t], k] = csv_get(tests[t])
-        next
-    }
-    csv_get("era") == "r10b" && csv_get("shape") == "ints" {
-        L = csv_get("payload_len"); t = csv_get("test"); it = csv_get("iterations"); ml[L] = 1; lens[L] = 1
-        words[L, t] = csv_get("words_copied") / it; gcw[L, t] = csv_get("gc_words_copied") / it
-        us[L, t] = csv_get("median_us") * 1000 / it; gcs[L, t] = csv_get("gcs") / it; polls[L, t] = csv_get("io_polls") / it
-        calls[L] = it
-    }
-    END {
-        for (L in n) {
-            for (t = 1; t <= nt; t++) { for (i = 1; i <= n[L]; i++) a[i] = sv[L, tests[t], i]; m[L, tests[t]] = median(a, n[L]) }
-            sp[L] = round_trip(m, L); sr[L] = rt_ratio(m, L, "ets_lookup"); so[L] = m[L, "ets_overwrite"]; sl[L] = m[L, "ets_lookup"]
-        }
-        if (!((lo, "proc2") in words) || !((hi, "proc2") in words)) csv_die("no R10B eptest rows at L = " lo " and " hi)
-        if (!(lo in n) || !(hi in n)) csv_die("no seed rows at L = " lo " and " hi)
-        wp10 = words[lo, "proc2"] + gcw[lo, "proc2"]
-        hot = (sp[hi] - sp[lo]) / (words[hi, "proc2"] + gcw[hi, "proc2"] - wp10)
-        ets = (so[hi] - so[lo]) / (words[hi, "ets_overwrite"] - words[lo, "ets_overwrite"])
-        print "# R10B at the seed'"'"'s prices: the seed'"'"'s per-word costs (ns per word, from its proc and overwrite rows at L = " lo " and " hi ")"
-        print "# times the words the model'"'"'s R10B run moves per operation; the seed'"'"'s lookup rows are held out"
-        printf "# ns_per_word_heap_to_heap: %.2f\n# ns_per_word_into_ets: %.2f\n", hot, ets
-        # The ETS table the lookups read at L = hi: one stored object per call.
-        table = words[hi, "ets_lookup"] * calls[hi] / 1048576
-        printf "# table_mib_32bit: %.1f\n# table_mib_64bit: %.1f\n", table * 4, table * 8
-        print "source,payload_len,proc_us,lookup_us,ratio,lookup_words_per_op,lookup_gc_words_per_op,lookup_gcs_per_op,lookup_polls_per_op,proc_ns_per_word,lookup_ns_per_word"
-        # every length of the seed and of the model run, in increasing order
-        nl = 0
-        for (L in lens) ls[++nl] = L + 0
-        sort(ls, nl)
-        for (j = 1; j <= nl; j++) {
-            L = ls[j]
-            if (L == lo) printf "seed,%d,%.0f,%.0f,%.2f,,,,,,\n", L, sp[L], sl[L], sr[L]
-            else if (L in n) printf "seed,%d,%.0f,%.0f,%.2f,,,,,%.2f,%.2f\n", L, sp[L], sl[L], sr[L], \
-                (sp[L] - sp[lo]) / (words[L, "proc2"] + gcw[L, "proc2"] - wp10), \
-                (sl[L] - sl[lo]) / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"] - words[lo, "ets_lookup"] - gcw[lo, "ets_lookup"])
-            if (!(L in ml)) continue
-            mp = round_trip(us, L); mr = rt_ratio(us, L, "ets_lookup")
-            printf "model-here,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, mp, us[L, "ets_lookup"], mr, \
-                words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], \
-                mp / (words[L, "proc2"] + gcw[L, "proc2"]), us[L, "ets_lookup"] / (words[L, "ets_lookup"] + gcw[L, "ets_lookup"])
-            if (L == lo) continue
-            pp = sp[lo] + (words[L, "proc2"] + gcw[L, "proc2"] - wp10) * hot
-            pl = sl[lo] + (words[L, "ets_lookup"] - words[lo, "ets_lookup"]) * ets + (gcw[L, "ets_lookup"] - gcw[lo, "ets_lookup"]) * hot
-            printf "projection,%d,%.0f,%.0f,%.2f,%.0f,%.0f,%.3f,%.3f,%.2f,%.2f\n", L, pp, pl, pl / pp, \
-                words[L, "ets_lookup"], gcw[L, "ets_lookup"], gcs[L, "ets_lookup"], polls[L, "ets_lookup"], hot, ets
-        }
-    }
-' "$data/seed2005.csv" "$res/eptest.csv" >"$der/r10b-2005.csv"
-
 # ---- the canonical run: the model's OTP 25 loops against the VM's, alternated ---------------
 # From experiments/beam/fidelity.sh: model and VM runs alternated round by round; per shape and
 # length the median of each side's per-round lookup / round-trip ratios with their range over
@@ -638,3 +573,8 @@ awk "$lib"'
         for (i = 1; i <= n; i++) { printf "%s", ws[i]; for (j = 1; j <= ns; j++) printf ",%s", v[ws[i], st[j]]; print "" }
     }' "$res/copysweep.csv" | sort -t, -k1n >"$der/copysweep-ints.csv"
 
+
+# ---- the seeds' own VMs (report/data/eras.csv, copied to results/ by the pipeline) -------------
+if [ -f "$res/eras.csv" ]; then
+    "$here/eras.sh" "$res/eras.csv" "$der" || { echo "derive: report/eras.sh failed" >&2; exit 1; }
+fi

@@ -139,6 +139,10 @@ rm -f "$der"/*.csv "$res/fidelity-sweep.csv"
 # The committed fidelity sweep (experiments/beam/sweep.sh: minutes of model and VM runs; its own
 # command) is read, not rerun: the figure and §5 take it from results/ like every other CSV.
 [ -f report/data/fidelity-sweep.csv ] && cp report/data/fidelity-sweep.csv "$res/fidelity-sweep.csv"
+# The seeds' own VMs (experiments/beam/eras/run.sh on old VMs a user built; ./run report --eras):
+# committed, read like the sweep.
+rm -f "$res/eras.csv"
+[ -f report/data/eras.csv ] && cp report/data/eras.csv "$res/eras.csv"
 report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
 # Every derived table has a header and rows (report/csv.sh says which does not).

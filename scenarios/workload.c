@@ -463,6 +463,7 @@ typedef struct snapshot {
     tc_copy_stats copy;
     tc_sched_stats sched;
     uint64_t gcs, gc_words, frags; /* of the processes in the pass */
+    uint64_t tester_gcs;
 } snapshot;
 
 static void add_proc(snapshot *s, const tc_proc *p)
@@ -479,6 +480,7 @@ static snapshot take(const world *w, const tc_proc *other)
                   .sched = w->sched.stats,
                   .ets_carriers = w->table ? tc_mseg_stats_get(tc_ets_mem(w->table))->carriers_mapped : 0};
     add_proc(&s, w->tester);
+    s.tester_gcs = s.gcs;
     if (other)
         add_proc(&s, other);
     s.t_ns = tc_timing_now_ns();
@@ -491,6 +493,7 @@ static tc_ep_counts diff(const snapshot *a, const snapshot *b)
     c.us = ((double)(b->t_ns - a->t_ns) - tc_timing_overhead_ns()) / 1000.0;
     c.faults = b->faults - a->faults;
     c.gcs = b->gcs - a->gcs;
+    c.tester_gcs = b->tester_gcs - a->tester_gcs;
     c.gc_words = b->gc_words - a->gc_words;
     c.words_sized = b->copy.words_sized - a->copy.words_sized;
     c.words_copied = b->copy.words_written - a->copy.words_written;

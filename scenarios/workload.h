@@ -93,6 +93,7 @@ typedef struct tc_ep_counts {
     double us;  /* wall time of the pass, clock overhead subtracted */
     long faults;
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
+    uint64_t tester_gcs; /* the tester's own collections (gcs counts the server's too) */
 } tc_ep_counts;
 
 /* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of

@@ -26,6 +26,14 @@ for era in r10b otp25; do
 done
 words=$(field "$tmp/otp25-ints.csv" ets_lookup words_copied)
 [ "$words" = $((40 * (603 + 2))) ]; check "otp25 ints lookups wrote $words words, expected 40 x ({I, Data} 603 + the list cell 2)" $?
+# tester_gcs is the tester's own share of gcs: all of it outside the round trips (no other
+# process runs), and at L = 1000 under R10B rules the server collects too (its heap grows to
+# hold Data, then stays), so the proc passes' gcs are larger than the tester's.
+"$bin" --era r10b --len 1000 --iterations 100 --repeats 1 --csv "$tmp/tg.csv" >/dev/null
+awk "$lib"'!csv_row() { next } { t = csv_get("test"); g = csv_get("gcs") + 0; m = csv_get("tester_gcs") + 0
+    if (m > g || (t !~ /^proc/ && m != g)) bad = 1; if (t ~ /^proc/) { pg += g; pm += m } }
+    END { exit (bad || pm >= pg || pm == 0) }' "$tmp/tg.csv"
+check "tester_gcs: the tester's share of gcs (the server's GCs only in the proc passes)" $?
 words=$(field "$tmp/r10b-ints.csv" proc1 words_copied)
 [ "$words" = $((40 * (600 + 3 + 3))) ]; check "r10b round trips wrote $words words, expected 40 x (3 + 603)" $?
 

@@ -1,0 +1,233 @@
+%% eras_ep - the 2005 send-vs-ets:lookup benchmark (erlang-questions, 2005-03-29) written in
+%% the subset of Erlang that R10B-2's compiler takes, so the same source runs on R10B-2,
+%% R13B01 and OTP 25 (each VM compiles it with its own compiler).
+%%
+%% The seed's attachment (eptest.erl) was scrubbed from the mailing-list archive: this is a
+%% reconstruction from the post's text, as experiments/beam/eptest.erl is. Per repeat a fresh
+%% tester process builds Data = lists:seq(1, L), spawns a server holding Data and runs
+%%   proc1..3       N calls: S ! {self(), get}, receive {S, Data}
+%%   ets_insert     N inserts of {I, Data}, I = 1..N, into an empty set
+%%   ets_overwrite  the same N inserts again
+%%   ets_lookup     N ets:lookup(T, I), results dropped
+%%   empty          a loop of N
+%% each pass timed with erlang:now() around it (the seed's era had no other clock).
+%%
+%% GC counts. R10B's statistics(garbage_collection) counts every process together and its
+%% process_info(P, garbage_collection) gives only fullsweep_after, so the tester's own
+%% collections are counted from erlang:trace(P, true, [garbage_collection]) events (gc_start
+%% on R10B and R13B, gc_minor_start / gc_major_start on OTP 25), in one extra, untimed run
+%% after the timed ones. The trace messages go to a tracer process's heap, not the tester's,
+%% and so do the pass markers (an atom sent after each pass, which allocates nothing on the
+%% tester): the tester receives the counts only after its last pass, so counting leaves its
+%% heap as in the timed runs.
+%%
+%% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT [VARIANT]
+%% (VM is the label written in the rows; OUT a file, rows appended after a header if new).
+%% VARIANT, one variable changed at a time (default base):
+%%   hot_key      the lookup pass reads key 1 N times instead of keys 1..N (the source's
+%%                temperature: one object in cache instead of N)
+%%   heap_W       the tester is spawned with {min_heap_size, W} words (W a number): a heap
+%%                that holds the results, so lookups and replies land on it, not in fragments
+-module(eras_ep).
+-export([main/1, tester/4, server/1, tracer/1]).
+%% Shared with eras_ets.erl.
+-export([median/1, fmt/1]).
+%% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
+-compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
+
+main([Vm, Ls, Ns, Rs, Out]) -> main([Vm, Ls, Ns, Rs, Out, "base"]);
+main([Vm, Ls, Ns, Rs, Out, Variant]) ->
+    L = list_to_integer(Ls), N = list_to_integer(Ns), R = list_to_integer(Rs),
+    V = variant(Variant),
+    Timed = [run(L, N, V, false) || _ <- lists:seq(1, R)],
+    Traced = run(L, N, V, true),
+    Rows = rows(Vm, Variant, L, N, R, Timed, Traced),
+    ok = file:write_file(Out, [header(Out), Rows], [append]),
+    halt(0);
+main(Args) ->
+    io:format("usage: eras_ep main VM L N REPEATS OUT [base|hot_key|heap_W] (got ~p)~n", [Args]),
+    halt(2).
+
+%% {KeyMode, SpawnOpts}
+variant("base") -> {keys, []};
+variant("hot_key") -> {hot, []};
+variant("heap_" ++ W) -> {keys, [{min_heap_size, list_to_integer(W)}]};
+variant(Other) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W)~n", [Other]), halt(2).
+
+tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
+
+%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs}].
+run(L, N, {Keys, Opts}, Traced) ->
+    Tracer = case Traced of
+                 true -> {spawn(?MODULE, tracer, [[]]), has_trace_delivered()};
+                 false -> none
+             end,
+    P = spawn_opt(?MODULE, tester, [self(), L, {N, Keys}, Tracer], Opts),
+    receive {P, Result} -> stop(Tracer), Result end.
+
+stop(none) -> ok;
+stop({T, _}) -> T ! stop.
+
+%% Asked outside the tester: on R10B the call fails, and the caught error would be built on
+%% the heap of the process that asked.
+has_trace_delivered() ->
+    case catch erlang:trace_delivered(self()) of
+        Ref when is_reference(Ref) -> receive {trace_delivered, _, Ref} -> true end;
+        _ -> false
+    end.
+
+tester(Parent, L, {N, Keys}, Tracer) ->
+    Data = lists:seq(1, L),
+    S = spawn(?MODULE, server, [Data]),
+    trace_on(Tracer, [self(), S]),
+    T = ets:new(eras_ep, [set]),
+    Rows = [pass(Test, Keys, N, S, T, Data, Tracer) || Test <- tests()],
+    Counts = take(Tracer, S),
+    S ! stop,
+    ets:delete(T),
+    Parent ! {self(), [{Test, Us, All, count(self(), C), count(S, C)} || {{Test, Us, All}, {Test, C}} <- zip(Rows, Counts)]}.
+
+zip([A | As], [B | Bs]) -> [{A, B} | zip(As, Bs)];
+zip([], []) -> [].
+
+
+trace_on(none, _) -> ok;
+trace_on({Tracer, _}, Pids) ->
+    lists:foreach(fun(P) -> erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) end, Pids).
+
+pass(Test, Keys, N, S, T, Data, Tracer) ->
+    {G0, _, _} = statistics(garbage_collection),
+    T0 = erlang:now(),
+    body(Test, Keys, N, S, T, Data),
+    T1 = erlang:now(),
+    {G1, _, _} = statistics(garbage_collection),
+    mark(Tracer, Test),
+    {Test, timer:now_diff(T1, T0), G1 - G0}.
+
+body(proc1, _K, N, S, _T, _D) -> call_loop(S, N);
+body(proc2, _K, N, S, _T, _D) -> call_loop(S, N);
+body(proc3, _K, N, S, _T, _D) -> call_loop(S, N);
+body(ets_insert, _K, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_overwrite, _K, N, _S, T, D) -> insert_loop(T, 1, N, D);
+body(ets_lookup, keys, N, _S, T, _D) -> lookup_loop(T, 1, N);
+body(ets_lookup, hot, N, _S, T, _D) -> hot_loop(T, N);
+body(empty, _K, N, _S, _T, _D) -> empty_loop(N).
+
+%% ---- the loops -------------------------------------------------------------------------
+
+server(Data) ->
+    receive
+        {From, get} -> From ! {self(), Data}, server(Data);
+        stop -> ok
+    end.
+
+call_loop(_S, 0) -> ok;
+call_loop(S, N) ->
+    S ! {self(), get},
+    receive {S, _Data} -> call_loop(S, N - 1) end.
+
+insert_loop(_T, I, N, _Data) when I > N -> ok;
+insert_loop(T, I, N, Data) -> ets:insert(T, {I, Data}), insert_loop(T, I + 1, N, Data).
+
+lookup_loop(_T, I, N) when I > N -> ok;
+lookup_loop(T, I, N) -> ets:lookup(T, I), lookup_loop(T, I + 1, N).
+
+hot_loop(_T, 0) -> ok;
+hot_loop(T, N) -> ets:lookup(T, 1), hot_loop(T, N - 1).
+
+empty_loop(0) -> ok;
+empty_loop(N) -> empty_loop(N - 1).
+
+%% ---- GC events -------------------------------------------------------------------------
+
+%% Counts GC starts per process; a pass's name (an atom) closes that pass's counts.
+tracer(State) -> tracer([], State).
+tracer(Counts, Passes) ->
+    receive
+        {trace, P, Ev, _Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start ->
+            tracer(bump(P, Counts), Passes);
+        {take, From} ->
+            From ! {self(), lists:reverse(Passes)},
+            tracer([], []);
+        stop -> ok;
+        Test when is_atom(Test) -> tracer([], [{Test, Counts} | Passes]);
+        _Other -> tracer(Counts, Passes)
+    end.
+
+mark(none, Test) -> Test;
+mark({Tracer, _}, Test) -> Tracer ! Test.
+
+bump(P, Counts) ->
+    case lists:keysearch(P, 1, Counts) of
+        {value, {P, C}} -> lists:keyreplace(P, 1, Counts, {P, C + 1});
+        false -> [{P, 1} | Counts]
+    end.
+
+count(_P, none) -> na;
+count(P, Counts) ->
+    case lists:keysearch(P, 1, Counts) of
+        {value, {P, C}} -> C;
+        false -> 0
+    end.
+
+%% R10B delivers a trace message as its event happens, before the pass's marker; a VM with
+%% erlang:trace_delivered (R13B, OTP 25) is asked once, after the last pass (asking before
+%% each marker put a message on the tester's heap per pass and moved OTP 25's proc counts by
+%% a third). A GC event and a marker are both sent by the tester to the tracer, in order.
+take(none, _S) -> [{Test, none} || Test <- tests()];
+take({Tracer, Delivered}, S) ->
+    [delivered(P) || Delivered, P <- [self(), S]],
+    Tracer ! {take, self()},
+    receive {Tracer, Passes} -> Passes end.
+
+delivered(P) ->
+    Ref = erlang:trace_delivered(P),
+    receive {trace_delivered, P, Ref} -> ok end.
+
+%% ---- output ----------------------------------------------------------------------------
+
+header(Out) ->
+    case file:read_file_info(Out) of
+        {ok, _} -> [];
+        _ ->
+            ["# vm_version: erts ", erlang:system_info(version), "\n",
+             "# system_version: ", chomp(erlang:system_info(system_version)), "\n",
+             "# wordsize: ", integer_to_list(erlang:system_info(wordsize)), "\n",
+             "# gcs: the tester's own collections per pass (erlang:trace garbage_collection events, "
+             "one extra untimed run); all_gcs: statistics(garbage_collection) over the pass, every "
+             "process, median of the timed runs\n",
+             "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
+             "ratio,gcs,server_gcs,all_gcs\n"]
+    end.
+
+chomp(S) -> [C || C <- S, C =/= $\n].
+
+rows(Vm, Variant, L, N, R, Timed, Traced) ->
+    %% the seed's ratio, per timed run: lookup / median of that run's three proc passes
+    Ratios = [us(ets_lookup, Run) / median([us(P, Run) || P <- [proc1, proc2, proc3]]) || Run <- Timed],
+    [begin
+         Us = [us(Test, Run) || Run <- Timed],
+         All = [all(Test, Run) || Run <- Timed],
+         {value, {Test, _, _, Mine, Server}} = lists:keysearch(Test, 1, Traced),
+         Med = median(Us),
+         Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w~n",
+                       [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
+                        ops(N, Med), Ratio, Mine, Server, round(median(All))])
+     end || Test <- tests()].
+
+us(Test, Run) -> {value, {Test, Us, _, _, _}} = lists:keysearch(Test, 1, Run), Us.
+all(Test, Run) -> {value, {Test, _, G, _, _}} = lists:keysearch(Test, 1, Run), G.
+
+ops(_N, Us) when Us == 0 -> "";
+ops(N, Us) -> fmt(N * 1000000 / Us).
+
+median(Xs) ->
+    S = lists:sort(Xs), K = length(S),
+    case K rem 2 of
+        1 -> lists:nth(K div 2 + 1, S);
+        0 -> (lists:nth(K div 2, S) + lists:nth(K div 2 + 1, S)) / 2
+    end.
+
+fmt(X) when is_integer(X) -> integer_to_list(X);
+fmt(X) -> io_lib:format("~.4f", [X]).

@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# experiments/beam/eras/run.sh — the seeds' benchmarks on the seeds' own VMs, beside the model.
+#
+# usage: experiments/beam/eras/run.sh [OPTIONS] NAME=ROOT ...
+#   NAME=ROOT   an already-built VM (this script builds nothing):
+#                 r10b-2-32, r10b-2-64   R10B-2 (erts 5.4.3), 32- and 64-bit words: ROOT is the
+#                                        source tree it was built in (ROOT/bin/<target>/beam,
+#                                        ROOT/bin/<target>/inet_gethost, ROOT/bootstrap/)
+#                 r13b01-plain, r13b01-smp   R13B01 (erts 5.7.2): ROOT holds bootstrap/bin/erl
+#                                        and the tree's bin/<target>/beam and beam.smp
+#               OTP 25 (otp25) is the installed erl, run whenever it is on PATH.
+#   --lens "L ..."   eptest payload lengths (default "10 100 1000 3000 10000 30000")
+#   --iterations N   eptest calls per pass (default 1000, the seed's)
+#   --ets-n N        ets_test / pdict keys (default 1000000, the seed's)
+#   --rounds K       rounds; in each, every VM run is followed by the model's run of the
+#                    same benchmark, so the pairs run seconds apart (default 3)
+#   --repeats R      fresh testers per VM run (default 3; ets_test and pdict: 1 per round)
+#   --model DIR      the model's build (DIR/experiments/eptest, etsbench; default build/release)
+#   --provenance F   '# key: value' lines about the VMs' builds (source commit, fixes and
+#                    their sha256, configure flags, CFLAGS, beam_emu.c's flags), copied into
+#                    the output's metadata
+#   --out FILE       the CSV (default report/data/eras.csv)
+#   --variants       also the one-variable runs, each beside the model's same switch where it
+#                    has one: R10B-2 at L = 1000 and 10000 (those of --lens) with hot_key (one
+#                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
+#                    words); R13B01 with plain_set (no write_concurrency) and with 20000 keys
+#   --quick          lengths 100 1000, 100 calls, 20000 keys, 1 round, 1 repeat
+#   --dry-run        check the arguments and the VMs, print what would run, run nothing
+#
+# eptest (experiments/beam/eras/eras_ep.erl, the 2005 benchmark reconstructed from the post's
+# text) runs on R10B-2 and OTP 25, beside the model's `eptest --era r10b` (R10B-2 rows) and
+# `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run on R13B01 and
+# OTP 25 with +h 9999999, beside the model's etsbench. Each VM compiles the Erlang sources with
+# its own compiler. Never run by CI or the default ./run report: `./run report --eras NAME=ROOT`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+
+# After the runs began, a failure keeps their rows (the raw CSVs of every round) for a look.
+die() { printf 'eras: %s\n' "$*" >&2; [ -z "${tmp:-}" ] || { keep=1; printf 'eras: the runs so far are in %s\n' "$tmp" >&2; }; exit 2; }
+need_vms() {
+    die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), each built from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
+}
+
+lens="10 100 1000 3000 10000 30000" iterations=1000 ets_n=1000000 rounds=3 repeats=3
+model="$top/build/release" prov="" out="$top/report/data/eras.csv" dry=0 variants=0
+vms=() roots=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --lens) lens="${2:?--lens needs lengths}"; shift ;;
+    --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
+    --ets-n) ets_n="${2:?--ets-n needs a number}"; shift ;;
+    --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
+    --repeats) repeats="${2:?--repeats needs a number}"; shift ;;
+    --model) model="${2:?--model needs a directory}"; shift ;;
+    --provenance) prov="${2:?--provenance needs a file}"; shift ;;
+    --out) out="${2:?--out needs a file}"; shift ;;
+    --quick) lens="100 1000" iterations=100 ets_n=20000 rounds=1 repeats=1 ;;
+    --dry-run) dry=1 ;;
+    --variants) variants=1 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *=*)
+        name=${1%%=*} root=${1#*=}
+        case "$name" in
+        r10b-2-32 | r10b-2-64 | r13b01-plain | r13b01-smp) ;;
+        otp25) die "otp25 is the installed erl: give no ROOT for it" ;;
+        *) die "unknown VM '$name' (r10b-2-32, r10b-2-64, r13b01-plain, r13b01-smp)" ;;
+        esac
+        for v in ${vms[@]+"${vms[@]}"}; do [ "$v" != "$name" ] || die "$name given twice"; done
+        [ -d "$root" ] || die "$name: $root is not a directory"
+        vms+=("$name") roots+=("$(cd "$root" && pwd)")
+        ;;
+    *) die "'$1' is not NAME=ROOT (see --help)" ;;
+    esac
+    shift
+done
+[ ${#vms[@]} -gt 0 ] || need_vms
+number() { case "$2" in '' | *[!0-9]* | 0*) die "$1 must be a positive integer, not '$2'" ;; esac; }
+number --iterations "$iterations"; number --ets-n "$ets_n"; number --rounds "$rounds"; number --repeats "$repeats"
+for l in $lens; do
+    number --lens "$l"
+    [ "$l" -ge 10 ] && [ "$l" -le 30000 ] || die "--lens: $l is outside 10..30000 (the model's eptest range)"
+done
+[ -n "$prov" ] && { [ -r "$prov" ] || die "--provenance: cannot read $prov"; }
+[ -x "$model/experiments/eptest" ] && [ -x "$model/experiments/etsbench" ] ||
+    die "no model build in $model (cmake --build it, or give --model DIR)"
+command -v erl >/dev/null 2>&1 && vms+=(otp25) roots+=("")
+
+# launcher NAME ROOT HEAP: the command that starts NAME with a min heap of HEAP words (0: the
+# default), without a shell, -noshell; arguments for init follow it.
+launcher() {
+    local name=$1 root=$2 heap=$3 bin
+    case "$name" in
+    r10b-*)
+        bin=$(ls -d "$root"/bin/*-linux-gnu 2>/dev/null | head -n 1)
+        [ -n "$bin" ] && [ -x "$bin/beam" ] || die "$name: no $root/bin/<target>/beam (the tree's emulator)"
+        [ -x "$bin/inet_gethost" ] || die "$name: no $bin/inet_gethost (the kernel needs it to boot)"
+        [ -r "$root/bootstrap/bin/start_clean.boot" ] || die "$name: no $root/bootstrap/bin/start_clean.boot"
+        # R10B's beam takes emulator flags with '-' before the first '--' (erl would turn +h into -h)
+        cmd=(env BINDIR="$bin" EMU=beam PROGNAME=erl ROOTDIR="$root/bootstrap" PATH="$bin:$PATH" "$bin/beam")
+        [ "$heap" -gt 0 ] && cmd+=(-h "$heap")
+        cmd+=(-- -root "$root/bootstrap" -progname erl -- -home "${HOME:-/tmp}" -boot "$root/bootstrap/bin/start_clean" -noshell)
+        ;;
+    r13b01-*)
+        [ -x "$root/bootstrap/bin/erl" ] || die "$name: no $root/bootstrap/bin/erl (the tree's launcher)"
+        cmd=("$root/bootstrap/bin/erl")
+        case "$name" in r13b01-plain) cmd+=(-smp disable) ;; *) cmd+=(-smp enable +S 2) ;; esac
+        [ "$heap" -gt 0 ] && cmd+=(+h "$heap")
+        cmd+=(-noshell)
+        ;;
+    otp25)
+        cmd=(erl +S 2:2)
+        [ "$heap" -gt 0 ] && cmd+=(+h "$heap")
+        cmd+=(-noshell)
+        ;;
+    esac
+}
+
+# check NAME ROOT DIR: the VM is the release its name says, with its word size; compiles
+# the benchmarks into DIR with its own compiler.
+check_and_compile() {
+    local name=$1 root=$2 dir=$3 want_v want_w got
+    case "$name" in
+    r10b-2-32) want_v=5.4.3 want_w=4 ;; r10b-2-64) want_v=5.4.3 want_w=8 ;;
+    r13b01-*) want_v=5.7.2 want_w=8 ;; otp25) want_v="" want_w=8 ;;
+    esac
+    launcher "$name" "$root" 0
+    mkdir -p "$dir"
+    got=$(cd "$here" && timeout 120 "${cmd[@]}" -eval '
+        R = [compile:file(F, [{outdir, "'"$dir"'"}, report_errors]) || F <- ["eras_ep.erl", "eras_ets.erl"]],
+        io:format("~s ~w ~w~n", [erlang:system_info(version), erlang:system_info(wordsize), R]),
+        halt().' 2>&1 | tail -n 1) || die "$name: the VM did not start ($got)"
+    case "$got" in
+    *"{ok,eras_ep},{ok,eras_ets}"*) ;;
+    *) die "$name: compiling the benchmarks failed: $got" ;;
+    esac
+    set -- $got
+    [ -z "$want_v" ] || [ "$1" = "$want_v" ] || die "$name: erts $1, not $want_v"
+    [ "$2" = "$want_w" ] || die "$name: word size $2 bytes, not $want_w"
+    checked="erts $1, $2-byte words"
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-eras.XXXXXX")
+keep=0
+trap '[ $keep -eq 1 ] || rm -rf "$tmp"' EXIT
+export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
+for i in "${!vms[@]}"; do
+    check_and_compile "${vms[$i]}" "${roots[$i]}" "$tmp/${vms[$i]}"
+    echo "eras: ${vms[$i]}: $checked, the benchmarks compiled" >&2
+done
+
+# The work, one line each: KIND VM VARIANT L-or-N (KIND eptest or ets).
+var_lens=""
+for l in $lens; do case "$l" in 1000 | 10000) var_lens="$var_lens $l" ;; esac; done
+plan() {
+    local v l
+    for l in $lens; do
+        for v in "${vms[@]}"; do
+            case "$v" in r10b-* | otp25) echo "eptest $v base $l" ;; esac
+        done
+        if [ $variants -eq 1 ]; then
+            case " $var_lens " in *" $l "*)
+                for v in "${vms[@]}"; do
+                    case "$v" in r10b-*) echo "eptest $v hot_key $l"; echo "eptest $v heap_200000 $l" ;; esac
+                done ;;
+            esac
+        fi
+    done
+    for v in "${vms[@]}"; do
+        case "$v" in r13b01-* | otp25) echo "ets $v base $ets_n" ;; esac
+        if [ $variants -eq 1 ]; then
+            case "$v" in r13b01-*) echo "ets $v plain_set $ets_n"; [ "$ets_n" -eq 20000 ] || echo "ets $v base 20000" ;; esac
+        fi
+    done
+}
+if [ $dry -eq 1 ]; then
+    echo "rounds $rounds, repeats $repeats; eptest N = $iterations"
+    plan
+    exit 0
+fi
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+started=$(date +%s) load0=$(load)
+say() { printf 'eras: [%4ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
+raw_model="$tmp/model.csv"
+echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op" >"$raw_model"
+lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
+vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
+
+# model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
+model_eptest() {
+    local sw=()
+    case "$3" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${3#heap_}") ;; esac
+    "$model/experiments/eptest" --era "$2" --len "$4" --iterations "$iterations" --repeats "$repeats" \
+        ${sw[@]+"${sw[@]}"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
+    awk -v round="$1" -v src="eptest --era $2" -v variant="$3" "$lib"'
+        !csv_row() { next }
+        { t = csv_get("test"); us[t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); L = csv_get("payload_len"); n = csv_get("iterations") }
+        END {
+            a = us["proc1"]; b = us["proc2"]; c = us["proc3"]  # the round trip: the median of the three
+            m = (a > b) ? ((b > c) ? b : (a > c ? c : a)) : ((a > c) ? a : (b > c ? c : b))
+            split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
+            for (i = 1; i <= 7; i++) {
+                t = ts[i]
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,\n", round, src, variant, t, L, n, us[t],
+                    (t == "ets_lookup" && m > 0) ? sprintf("%.4f", us[t] / m) : "", g[t]
+            }
+        }' "$tmp/m.csv" >>"$raw_model"
+}
+
+# model_ets ROUND: the model's etsbench (one repeat, R13B's meta-table lock on), into raw_model
+model_ets() {
+    "$model/experiments/etsbench" --iterations "$ets_n" --repeats 1 --meta-lock --csv "$tmp/e.csv" \
+        >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
+    awk -v round="$1" -v n="$ets_n" "$lib"'
+        !csv_row() { next }
+        { printf "%s,etsbench %s/%s,base,%s,0,%s,%.1f,,,%s\n", round, csv_get("lock_mode"), csv_get("threads"),
+              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$tmp/e.csv" >>"$raw_model"
+}
+
+plan >"$tmp/plan"
+steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
+for r in $(seq 1 "$rounds"); do
+    ets_model_done=0
+    while read -r kind v variant x; do
+        step=$((step + 1))
+        case "$kind" in
+        eptest)
+            say "$step/$steps round $r: eptest $variant L = $x on $v, then the model"
+            launcher "$v" "$(vm_of "$v")" 0
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" "$repeats" "$tmp/vm.$r.$step.csv" "$variant" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
+            case "$v" in r10b-2-32) continue ;; esac  # the model's r10b run follows the 64-bit row
+            model_eptest "$r" "$([ "$v" = otp25 ] && echo otp25 || echo r10b)" "$variant" "$x"
+            ;;
+        ets)
+            say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
+            launcher "$v" "$(vm_of "$v")" 9999999
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$v" "$x" 1 "$tmp/vm.$r.$step.csv" "$variant" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
+            case "$v:$variant:$x:$ets_model_done" in
+            r13b01-*:base:"$ets_n":0) say "round $r: the model's etsbench, N = $ets_n"; model_ets "$r"; ets_model_done=1 ;;
+            esac
+            ;;
+        esac
+    done <"$tmp/plan"
+done
+load1=$(load)
+
+# The VM rows over the rounds (medians; min and max over every run), each beside the model's
+# run of the same benchmark: R10B-2 (both word sizes) beside --era r10b, OTP 25's eptest beside
+# --era otp25, R13B01's loops beside etsbench (-smp disable: no locks; smp: write_concurrency
+# with R13B's meta-table lock, the update's two writers on two threads; pdict: put, get, put).
+meta() { # each VM's own header lines, once
+    local v f
+    for v in "${vms[@]}"; do
+        for f in "$tmp"/vm.1.*.csv; do
+            grep -q "^$v," "$f" || continue
+            sed -n "s/^# \(system_version\|table\): /# ${v}_\1: /p" "$f"
+        done | sort -u
+    done
+}
+mkdir -p "$(dirname "$out")"
+{
+    echo "# experiment: the seeds' benchmarks on the seeds' own VMs (experiments/beam/eras/run.sh), beside the model"
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# git: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online), $(uname -sr)"
+    echo "# load: load average $load0 at the start, $load1 at the end ($(($(date +%s) - started)) s); times on a shared machine"
+    echo "# command: experiments/beam/eras/run.sh --lens \"$lens\" --iterations $iterations --ets-n $ets_n --rounds $rounds --repeats $repeats$([ $variants -eq 1 ] && echo " --variants")"
+    echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --meta-lock, one repeat per round"
+    echo "# vms: ${vms[*]}"
+    meta
+    [ -n "$prov" ] && grep '^# ' "$prov"
+    echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
+    echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post"
+    echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
+    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+    awk "$lib"'
+        function med(list,    a, n, i, j, t) {
+            if (list == "") return ""
+            n = split(list, a, " ")
+            for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        function add(arr, k, v) { if (v != "") arr[k] = (k in arr) ? arr[k] " " v : v }
+        function f(fmt, x) { return x == "" ? "" : sprintf(fmt, x) }
+        !csv_row() { next }
+        csv_has("source") {
+            m = csv_get("source") SUBSEP csv_get("variant") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
+            add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op"))
+            next
+        }
+        {   k = csv_get("vm") SUBSEP csv_get("variant") SUBSEP csv_get("benchmark") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
+            if (!(k in nr)) order[++nk] = k
+            add(us, k, csv_get("median_us")); if (csv_has("ratio")) add(ra, k, csv_get("ratio")); add(gc, k, csv_get("gcs")); add(op, k, csv_get("ops_per_s"))
+            if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
+            if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
+            if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
+            nr[k]++
+        }
+        END {
+            for (i = 1; i <= nk; i++) {
+                k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
+                era = ""; cfg = ""; mt = t
+                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : "r10b"; cfg = "eptest --era " era }
+                else if (vm ~ /^r13b01/) {
+                    thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
+                    if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
+                    else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : "put" }
+                    era = "otp25"
+                }
+                mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
+                if (!(mk in mus)) { era = ""; cfg = "" }
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
+                    f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], era, cfg (cfg ~ /write_conc/ ? " --meta-lock" : ""),
+                    era == "" ? "" : f("%.1f", med(mus[mk])), era == "" ? "" : f("%.4f", med(mra[mk])),
+                    era == "" ? "" : f("%d", med(mgc[mk])), era == "" ? "" : f("%.1f", med(mns[mk]))
+            }
+        }' "$raw_model" "$tmp"/vm.*.csv
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+say "wrote $out ($(grep -vc '^#' "$out") lines)"

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# report/eras.sh ERAS_CSV DERIVED
+#
+# The tables of the report's section "The seeds' own VMs", from report/data/eras.csv
+# (experiments/beam/eras/run.sh: the seeds' benchmarks on R10B-2, R13B01 and OTP 25, each
+# beside the model's run of the same benchmark) and the seeds' transcribed numbers
+# (report/data/seed2005.csv, seed2009.csv). Only arithmetic on measured rows: round trips
+# (the median of the three proc passes), ratios, differences. Called by report/derive.sh.
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: report/eras.sh ERAS_CSV DERIVED" >&2; exit 2; }
+eras="$1" der="$2"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+data=$here/data
+lib="$(cat "$here/csv.awk" "$here/stats.awk")
+BEGIN { csv_who = \"eras\" }
+"
+
+# ---- 2005: per VM and length, the round trip, the lookup, the ratio and the tester's GCs -------
+# ratio: the VM's own (per run, lookup over that run's round trip, median of the runs);
+# model_ratio likewise; gcs_equal: of the 7 passes, how many have the model's tester count;
+# within_15: |model_ratio / ratio - 1| <= 0.15 (for the build whose word size the r10b preset
+# models, r10b-2-64, and OTP 25; '-' for the 32-bit build, compared for its counts only).
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("benchmark") == "eptest" && csv_get("variant") == "base" {
+        vm = csv_get("vm"); L = csv_get("payload_len"); t = csv_get("test"); k = vm SUBSEP L
+        if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+        us[k, t] = csv_get("median_us"); mus[k, t] = csv_get("model_median_us")
+        g[k, t] = csv_get("gcs"); mg[k, t] = csv_get("model_gcs")
+        if (t == "ets_lookup") { r[k] = csv_get("ratio"); mr[k] = csv_get("model_ratio") }
+    }
+    END {
+        print "vm,payload_len,proc_us,lookup_us,ratio,model_ratio,ratio_diff_pct,within_15,proc_gcs,model_proc_gcs,lookup_gcs,model_lookup_gcs,insert_gcs,model_insert_gcs,gcs_equal"
+        nt = split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, p, SUBSEP)
+            for (j = 1; j <= 3; j++) { a["p" j] = us[k, "proc" j] }
+            eq = 0; for (j = 1; j <= nt; j++) eq += (g[k, ts[j]] == mg[k, ts[j]])
+            d = (r[k] > 0) ? 100 * (mr[k] / r[k] - 1) : 0
+            w = (p[1] == "r10b-2-32") ? "-" : ((d <= 15 && d >= -15) ? "yes" : "no")
+            printf "%s,%s,%.0f,%.0f,%.2f,%.2f,%+.0f,%s,%s/%s/%s,%s/%s/%s,%s,%s,%s/%s,%s/%s,%d of %d\n", p[1], p[2],
+                median3(us[k, "proc1"], us[k, "proc2"], us[k, "proc3"]), us[k, "ets_lookup"], r[k], mr[k], d, w,
+                g[k, "proc1"], g[k, "proc2"], g[k, "proc3"], mg[k, "proc1"], mg[k, "proc2"], mg[k, "proc3"],
+                g[k, "ets_lookup"], mg[k, "ets_lookup"], g[k, "ets_insert"], g[k, "ets_overwrite"],
+                mg[k, "ets_insert"], mg[k, "ets_overwrite"], eq, nt
+        }
+    }
+    function median3(a, b, c) { a += 0; b += 0; c += 0; return (a > b) ? ((b > c) ? b : (a > c ? c : a)) : ((a > c) ? a : (b > c ? c : b)) }
+' "$eras" | awk -F, 'NR == 1 { print; next } { o = ($1 == "r10b-2-32") ? 1 : ($1 == "r10b-2-64") ? 2 : 3; print o "," $0 }' |
+    { IFS= read -r h; echo "$h"; sort -t, -k1,1n -k3,3n | cut -d, -f2-; } >"$der/eras-2005.csv"
+
+# The bars in one row: R10B-2 (64-bit) lengths 1000..30000 within 15 %, passes with equal GCs.
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("vm") == "r10b-2-64" && csv_get("payload_len") >= 1000 { n++; w += csv_get("within_15") == "yes"
+        split(csv_get("gcs_equal"), e, " "); eq += e[1]; all += e[3] }
+    csv_get("vm") ~ /^r10b/ { split(csv_get("gcs_equal"), e, " "); aeq += e[1]; aall += e[3] }
+    END { print "lengths,within_15,passes,passes_gcs_equal,all_r10b_passes,all_r10b_passes_gcs_equal"
+          printf "%d,%d,%d,%d,%d,%d\n", n, w, all, eq, aall, aeq }
+' "$der/eras-2005.csv" >"$der/eras-2005-summary.csv"
+
+# The seed beside R10B-2: its ratio at L = 10 and 1000 (the median of its five runs).
+awk "$lib"'
+    !csv_row() { next }
+    { L = csv_get("payload_len"); k = ++n[L]
+      for (j = 1; j <= 3; j++) v[L, "proc" j, k] = csv_get("proc" j); v[L, "ets_lookup", k] = csv_get("ets_lookup") }
+    END { print "payload_len,seed_ratio"
+          for (L in n) {
+              for (t = 1; t <= 3; t++) { for (i = 1; i <= n[L]; i++) a[i] = v[L, "proc" t, i]; m[L, "proc" t] = median(a, n[L]) }
+              for (i = 1; i <= n[L]; i++) a[i] = v[L, "ets_lookup", i]; m[L, "ets_lookup"] = median(a, n[L])
+              printf "%s,%.2f\n", L, rt_ratio(m, L, "ets_lookup") } }
+' "$data/seed2005.csv" | sort -t, -k1n >"$der/eras-seed2005.csv"
+
+# ---- 2005, one variable at a time on R10B-2: each variant beside its own base row ---------------
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("benchmark") == "eptest" && csv_get("test") == "ets_lookup" && csv_get("vm") ~ /^r10b/ {
+        k = csv_get("vm") SUBSEP csv_get("payload_len"); va = csv_get("variant")
+        r[k, va] = csv_get("ratio"); mr[k, va] = csv_get("model_ratio"); g[k, va] = csv_get("gcs"); mg[k, va] = csv_get("model_gcs")
+        if (va != "base" && !((k, va) in seen)) { seen[k, va] = 1; order[++n] = k SUBSEP va }
+    }
+    END {
+        print "vm,payload_len,variant,ratio,base_ratio,lookup_gcs,base_lookup_gcs,model_ratio,model_base_ratio,model_lookup_gcs,ratio_moved"
+        for (i = 1; i <= n; i++) {
+            split(order[i], p, SUBSEP); k = p[1] SUBSEP p[2]; va = p[3]
+            printf "%s,%s,%s,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", p[1], p[2], va, r[k, va], r[k, "base"], g[k, va], g[k, "base"],
+                mr[k, va] == "" ? "-" : sprintf("%.2f", mr[k, va]), mr[k, "base"] == "" ? "-" : sprintf("%.2f", mr[k, "base"]),
+                mg[k, va] == "" ? "-" : mg[k, va], (r[k, va] < r[k, "base"]) ? "down" : "up"
+        }
+    }
+' "$eras" >"$der/eras-variants.csv"
+
+# ---- 2009: ns per operation on each VM, the model beside R13B01, the seed beside it too -----------
+awk "$lib"'
+    !csv_row() { next }
+    FILENAME ~ /seed2009/ { s = csv_get("vm") == "-smp disable" ? "r13b01-plain" : "r13b01-smp"; seed[s, csv_get("op")] = csv_get("ops_per_s"); next }
+    csv_get("benchmark") != "eptest" && csv_get("variant") == "base" {
+        vm = csv_get("vm"); b = csv_get("benchmark"); t = csv_get("test"); n = csv_get("iterations")
+        if (!((vm, b, t, n) in seen)) { seen[vm, b, t, n] = 1; order[++nr] = vm SUBSEP b SUBSEP t SUBSEP n }
+        ns[vm, b, t, n] = csv_get("ns_per_op"); ops[vm, b, t, n] = csv_get("ops_per_s"); cpu[vm, b, t, n] = csv_get("cpu_ms")
+        mns[vm, b, t, n] = csv_get("model_ns_per_op"); cfg[vm, b, t, n] = csv_get("model_config")
+    }
+    END {
+        print "vm,benchmark,test,keys,ns_per_op,ops_per_s,cpu_ns_per_op,model_config,model_ns_per_op,model_over_vm,within_15,seed_ops_per_s,seed_ns_per_op"
+        for (i = 1; i <= nr; i++) {
+            split(order[i], p, SUBSEP); k = p[1] SUBSEP p[2] SUBSEP p[3] SUBSEP p[4]
+            m = mns[k]; sd = (p[2] == "ets_test" && ((p[1], p[3]) in seed)) ? seed[p[1], p[3]] : ""
+            printf "%s,%s,%s,%s,%.0f,%.0f,%.0f,%s,%s,%s,%s,%s,%s\n", p[1], p[2], p[3], p[4], ns[k], ops[k], cpu[k] * 1e6 / p[4],
+                cfg[k] == "" ? "-" : cfg[k], m == "" ? "-" : sprintf("%.0f", m), m == "" ? "-" : sprintf("%.2f", m / ns[k]),
+                m == "" ? "-" : ((m / ns[k] <= 1.15 && m / ns[k] >= 0.85) ? "yes" : "no"),
+                sd == "" ? "-" : sprintf("%.0f", sd), sd == "" ? "-" : sprintf("%.0f", 1e9 / sd)
+        }
+    }
+' "$data/seed2009.csv" "$eras" >"$der/eras-2009.csv"
+
+# The seed's own lock experiment: -smp disable (no locks, one scheduler) against smp (the
+# meta-table and table locks, two schedulers), per op, on R13B01 here and in the seed; and the
+# process dictionary beside them. lock_share: (smp - plain) / smp.
+awk "$lib"'
+    !csv_row() { next }
+    # the seed'"'"'s table size only (the smaller table is a variant, below)
+    csv_get("keys") != keys { next }
+    { k = csv_get("vm") SUBSEP csv_get("benchmark") SUBSEP csv_get("test"); ns[k] = csv_get("ns_per_op"); cpu[k] = csv_get("cpu_ns_per_op")
+      if (csv_get("seed_ns_per_op") != "-") sd[k] = csv_get("seed_ns_per_op") }
+    END {
+        print "op,plain_ns,smp_ns,smp_minus_plain_ns,lock_share_pct,plain_cpu_ns,smp_cpu_ns,cpu_share_pct,pdict_plain_ns,pdict_plain_cpu_ns,seed_plain_ns,seed_smp_ns,seed_lock_share_pct"
+        split("insert lookup update", ops, " ")
+        for (j = 1; j <= 3; j++) {
+            o = ops[j]; pl = ns["r13b01-plain", "ets_test", o]; sm = ns["r13b01-smp", "ets_test", o]
+            if (pl == "" || sm == "") continue
+            a = sd["r13b01-plain", "ets_test", o]; b = sd["r13b01-smp", "ets_test", o]
+            cp = cpu["r13b01-plain", "ets_test", o]; cs = cpu["r13b01-smp", "ets_test", o]
+            printf "%s,%s,%s,%+.0f,%.0f,%s,%s,%.0f,%s,%s,%s,%s,%.0f\n", o, pl, sm, sm - pl, 100 * (sm - pl) / sm,
+                cp, cs, (cs > 0 ? 100 * (cs - cp) / cs : 0), ns["r13b01-plain", "pdict", o], cpu["r13b01-plain", "pdict", o], a, b, 100 * (b - a) / b
+        }
+    }
+' keys="$(awk -F, 'NR > 1 && $4 > m { m = $4 } END { print m }' "$der/eras-2009.csv")" "$der/eras-2009.csv" >"$der/eras-locks.csv"
+
+# 2009, one variable at a time on R13B01: the table without write_concurrency, and a table of
+# 20000 keys instead of the seed's, each beside the base row.
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("vm") ~ /^r13b01/ && csv_get("benchmark") == "ets_test" {
+        vm = csv_get("vm"); t = csv_get("test"); va = csv_get("variant"); n = csv_get("iterations")
+        if (va == "base" && (n > big[vm] || !(vm in big))) big[vm] = n
+        ns[vm, t, va, n] = csv_get("ns_per_op"); if (!((vm, t, va, n) in seen)) { seen[vm, t, va, n] = 1; order[++nr] = vm SUBSEP t SUBSEP va SUBSEP n }
+    }
+    END {
+        print "vm,op,variable,keys,ns_per_op,base_keys,base_ns_per_op,change_pct"
+        for (i = 1; i <= nr; i++) {
+            split(order[i], p, SUBSEP); vm = p[1]; t = p[2]; va = p[3]; n = p[4]
+            if (va == "base" && n == big[vm]) continue
+            b = ns[vm, t, "base", big[vm]]
+            printf "%s,%s,%s,%s,%.0f,%s,%.0f,%+.0f\n", vm, t, (va == "base" ? "table_size" : va), n, ns[vm, t, va, n], big[vm], b, 100 * (ns[vm, t, va, n] / b - 1)
+        }
+    }
+' "$eras" >"$der/eras-2009-variants.csv"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# experiments/beam/eras: the runner's argument handling (no old VM needed), the schema of the
+# committed report/data/eras.csv, and the era benchmarks' Erlang compiling and running on the
+# installed OTP 25. No erl: a note and exit 77 (skipped). The runs on the old VMs themselves are
+# cli_eras_vms.sh (skipped unless TC_ERAS_VMS names them).
+# $1: build directory root (its experiments/ has the model's eptest and etsbench); $2: unused.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+eras="$here/../experiments/beam/eras"
+csv="$here/../report/data/eras.csv"
+lib=$(cat "$here/../report/csv.awk")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+# ---- the runner's arguments: each bad one is one line on stderr and exit 2, nothing written
+runner() { bash "$eras/run.sh" --model "$1" --out "$tmp/out.csv" "${@:2}" >"$tmp/o" 2>"$tmp/e"; }
+runner "$1"; rc=$?
+[ $rc -eq 2 ]; check "no VM: exit 2 (got $rc)" $?
+[ "$(wc -l <"$tmp/e")" -eq 1 ]; check "no VM: one line" $?
+grep -q 'r10b-2-32.*r13b01-smp.*e4bd6dec3.*7b734f235' "$tmp/e"; check "no VM: names the releases and the source" $?
+mkdir -p "$tmp/notavm"
+while IFS='|' read -r what args; do
+    # shellcheck disable=SC2086
+    runner "$1" $args; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q '^eras: ' "$tmp/e"; check "$what: exit 2 with one line (rc $rc: $(head -c 200 "$tmp/e"))" $?
+done <<EOT
+unknown VM|r9b=$tmp/notavm
+otp25 with a root|otp25=$tmp/notavm
+root not a directory|r10b-2-64=$tmp/nowhere
+the same VM twice|r13b01-smp=$tmp/notavm r13b01-smp=$tmp/notavm
+not NAME=ROOT|r10b-2-64
+unknown option|--bogus r10b-2-64=$tmp/notavm
+length out of range|--lens 5 r10b-2-64=$tmp/notavm
+length not a number|--lens 1000x r10b-2-64=$tmp/notavm
+zero rounds|--rounds 0 r10b-2-64=$tmp/notavm
+unreadable provenance|--provenance $tmp/none r10b-2-64=$tmp/notavm
+EOT
+bash "$eras/run.sh" --model "$tmp/nomodel" r10b-2-64="$tmp/notavm" >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc -eq 2 ] && grep -q 'no model build' "$tmp/e"; check "no model build: exit 2 (rc $rc)" $?
+bash "$eras/run.sh" --help >"$tmp/o" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q 'NAME=ROOT' "$tmp/o" && ! grep -q '^set ' "$tmp/o"; check "--help: the usage, exit 0" $?
+[ ! -e "$tmp/out.csv" ]; check "nothing written on bad input" $?
+
+# ---- the committed CSV: metadata, header, the row kinds and their model columns
+want="vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+[ "$(grep -v '^#' "$csv" | head -n 1)" = "$want" ]; check "eras.csv: header" $?
+for key in source compiler cflags r10b-2_fixes_sha256 r13b01_fixes_sha256 r10b-2-32_beam_emu_flags r10b-2-64_beam_emu_flags \
+    r13b01-plain_beam_emu_flags r13b01-smp_beam_emu_flags r10b-2-32_system_version r13b01-smp_system_version date git machine load; do
+    grep -q "^# $key: ." "$csv"; check "eras.csv: metadata $key" $?
+done
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    !csv_row() { next }
+    { vm = csv_get("vm"); b = csv_get("benchmark"); t = csv_get("test"); seen[vm]++
+      if (vm !~ /^(r10b-2-32|r10b-2-64|r13b01-plain|r13b01-smp|otp25)$/) { print "bad vm " vm; bad = 1 }
+      if (b == "eptest" && t !~ /^(proc[123]|ets_insert|ets_overwrite|ets_lookup|empty)$/) { print "bad eptest test " t; bad = 1 }
+      if ((b == "ets_test" || b == "pdict") && t !~ /^(insert|lookup|update)$/) { print "bad loop " t; bad = 1 }
+      if (b !~ /^(eptest|ets_test|pdict)$/) { print "bad benchmark " b; bad = 1 }
+      if (csv_get("median_us") == "" || csv_get("min_us") == "") { print "no time: " $0; bad = 1 }
+      # the bars: every R10B-2 and R13B01 base row at the seeds sizes has the model beside it
+      if (csv_get("variant") == "base" && vm ~ /^r1/ && (b == "eptest" || csv_get("iterations") == 1000000) &&
+          csv_get("model_median_us") == "") { print "no model: " $0; bad = 1 }
+      if (b == "eptest" && csv_get("gcs") == "") { print "no tester gcs: " $0; bad = 1 }
+      if (b == "eptest" && t == "ets_lookup" && csv_get("ratio") == "") { print "no ratio: " $0; bad = 1 } }
+    END { for (v in seen) n++; if (n != 5) { print n " VMs, not 5"; bad = 1 }; exit bad }' "$csv"
+check "eras.csv: every row a known VM, benchmark and test, with its model" $?
+
+# ---- the Erlang sources on OTP 25
+if ! command -v erlc >/dev/null 2>&1; then
+    echo "erl not found: skipping the Erlang part; apt-get install erlang-nox"
+    echo "cli_eras: $pass passed, $fails failed"
+    [ "$fails" -eq 0 ] || exit 1
+    exit 77
+fi
+erlc -Werror -o "$tmp" "$eras/eras_ep.erl" "$eras/eras_ets.erl"; check "erlc -Werror compiles both" $?
+erl -noshell -pa "$tmp" -run eras_ep main otp25 100 50 2 "$tmp/ep.csv" >/dev/null 2>&1; check "eras_ep runs" $?
+erl -noshell -pa "$tmp" -run eras_ep main otp25 1000 20 1 "$tmp/ep.csv" hot_key >/dev/null 2>&1; check "eras_ep hot_key appends" $?
+erl +h 9999999 -noshell -pa "$tmp" -run eras_ets main otp25 2000 2 "$tmp/ets.csv" >/dev/null 2>&1; check "eras_ets runs" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    !csv_row() { next }
+    { n++; t = csv_get("test"); g = csv_get("gcs"); s = csv_get("server_gcs")
+      if (csv_get("vm") != "otp25" || csv_get("benchmark") != "eptest") bad = 1
+      if (t == "ets_lookup" && csv_get("ratio") + 0 <= 0) { print "no ratio"; bad = 1 }
+      if (g !~ /^[0-9]+$/ || s !~ /^[0-9]+$/) { print "gcs not counts: " g " " s; bad = 1 }
+      # L = 1000: every lookup result (2003 words) overflows a fresh 233-word heap, so the tester collects
+      if (t == "ets_lookup" && csv_get("payload_len") == 1000 && g + 0 == 0) { print "no lookup GC at L = 1000"; bad = 1 }
+      if (t == "empty" && g + 0 != 0) { print "the empty loop collected"; bad = 1 } }
+    END { if (n != 14) { print n " rows, not 14"; bad = 1 }; exit bad }' "$tmp/ep.csv"
+check "eras_ep: 7 tests x 2 runs, tester GC counts" $?
+grep -q '^# wordsize: 8' "$tmp/ep.csv" && grep -q '^# vm_version: erts ' "$tmp/ep.csv"; check "eras_ep: VM metadata" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    !csv_row() { next }
+    { n++; k[csv_get("benchmark") "/" csv_get("test")]++
+      if (csv_get("iterations") != 2000 || csv_get("ns_per_op") + 0 <= 0) bad = 1
+      # +h 9999999: no loop of 2000 keys collects
+      if (csv_get("gcs") + 0 != 0) { print "collected: " $0; bad = 1 } }
+    END { for (x in k) m++; if (n != 6 || m != 6) { print n " rows"; bad = 1 }; exit bad }' "$tmp/ets.csv"
+check "eras_ets: ets_test and pdict, insert lookup update, no GC under +h" $?
+grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "eras_ets: the seed's table" $?
+erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" cold >/dev/null 2>&1; [ $? -eq 2 ]
+check "eras_ep: an unknown variant exits 2" $?
+erl -noshell -pa "$tmp" -run eras_ets main otp25 >/dev/null 2>&1; [ $? -eq 2 ]; check "eras_ets: bad arguments exit 2" $?
+
+echo "cli_eras: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# experiments/beam/eras/run.sh --quick on old VMs a user built: TC_ERAS_VMS="NAME=ROOT ..." (see
+# run.sh --help). Without it: a note and exit 77 (skipped): no old VM is built by the tests.
+# $1: build directory root; $2: unused.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${TC_ERAS_VMS:-}" ]; then
+    echo "TC_ERAS_VMS not set: no old VM to run (TC_ERAS_VMS='r10b-2-64=ROOT ...')"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+# shellcheck disable=SC2086
+bash "$here/../experiments/beam/eras/run.sh" --quick --model "$1" --out "$tmp/eras.csv" $TC_ERAS_VMS 2>"$tmp/e"
+check "run.sh --quick: exit $? ($(tail -n 2 "$tmp/e" | tr '\n' ' '))" $?
+for v in $TC_ERAS_VMS; do
+    grep -q "^${v%%=*},base," "$tmp/eras.csv"; check "${v%%=*}: its rows" $?
+done
+echo "cli_eras_vms: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
