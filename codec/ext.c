@@ -9,9 +9,10 @@
  *   writes an atom whose characters are all below 256 as ATOM_EXT, one byte per character:
  *   term_to_binary's flags lack DFLAG_SMALL_ATOM_TAGS, so SMALL_ATOM_EXT never appears.
  *   OTP 26 made minor 2 the default.
- * - Lists: STRING_EXT when proper, all 0..255 and shorter than 0xFFFF elements (the VM
- *   tests len < MAX_STRING_LEN, so 65,535 bytes is already LIST_EXT); else LIST_EXT with
- *   the full element count, the elements, then the tail.
+ * - Lists: STRING_EXT when proper, all 0..255 and at most 0xFFFF elements
+ *   (is_external_string fails only when ++len > MAX_STRING_LEN: 65,535 bytes is still a
+ *   string, 65,536 LIST_EXT); else LIST_EXT with the element count, the elements, then the
+ *   tail (enc_term patches the count in when it reaches the tail, and so does termcopy).
  * - Maps: MAP_EXT, each key then its value: a flatmap in key order, a hashmap in the reverse
  *   of its iteration order (enc_term pushes a node's children in slot order on its stack, so
  *   the last slot comes out first). binary_to_term builds a MAP_EXT of at most 32 pairs as a
@@ -98,7 +99,7 @@ enum {
     V4_PORT_EXT = 120
 };
 
-#define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
+#define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
 
 static const char local_node[] = "nonode@nohost";
@@ -249,31 +250,6 @@ static inline bool put_int32(emitter *e, tc_term t)
     return true;
 }
 
-/* NEW_FLOAT_EXT of the float object at p. */
-static inline void put_float(emitter *e, const tc_term *p)
-{
-    uint64_t bits;
-    memcpy(&bits, &p[1], sizeof bits);
-    unsigned char *b = room(e, 9);
-    if (b) {
-        b[0] = NEW_FLOAT_EXT;
-        store32(b + 1, (uint32_t)(bits >> 32));
-        store32(b + 5, (uint32_t)bits);
-    }
-    e->pos += 9;
-}
-
-/* A list or tuple element the walk writes on its way, without the stack: a small integer of
- * the 32-bit range or a float. false for anything else, which goes to put_term. */
-static inline bool put_leaf(emitter *e, tc_term t)
-{
-    if (tc_is_boxed(t) && tc_boxed_val(t)[0] == TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT)) {
-        put_float(e, tc_boxed_val(t));
-        return true;
-    }
-    return put_int32(e, t);
-}
-
 static tc_result put_integer(emitter *e, tc_term t)
 {
     if (put_int32(e, t))
@@ -323,7 +299,9 @@ static tc_result put_bitstring(emitter *e, tc_term t)
 
 /* What is left to encode, on the walk's stack (kind on top):
  *   TERM  t                  one term
- *   CONS  cell               the car of cell, then the rest of its list
+ *   CONS  cell count at      the rest of a LIST_EXT list from cell on, `count` elements
+ *                            written before it, its length field at `at` (patched in at the
+ *                            tail, as enc_term patches it)
  *   ARRAY ptr n              n > 0 terms at ptr (tuple elements, a fun's environment)
  *   MAP   keys values n      n key/value pairs, key first (flatmap order)
  *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node
@@ -334,11 +312,12 @@ enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE, K_PATCH };
 static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
 static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
 
-static bool push(tc_wstack *s, size_t k, const tc_term *w)
+/* Pushes k (two to four) words; the growth is out of line, so the hot path is a compare. */
+static inline bool push(tc_wstack *s, size_t k, const tc_term *w)
 {
-    if (!tc_wstack_reserve(s, k))
+    if (s->cap - s->n < k && !tc_wstack_reserve(s, k))
         return false;
-    for (size_t i = 0; i < k; i++) /* two to four words: a call to memcpy costs more */
+    for (size_t i = 0; i < k; i++) /* a call to memcpy costs more */
         s->base[s->n + i] = w[i];
     s->n += k;
     return true;
@@ -356,38 +335,6 @@ static bool push_hamt_children(tc_wstack *s, const tc_term *p)
         s->base[s->n++] = K_HNODE;
     }
     return true;
-}
-
-/* A list goes out as STRING_EXT when proper, all bytes, and short enough; else LIST_EXT
- * with its full element count (is_external_string walks it all, as here). */
-static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
-{
-    uint64_t n = 0;
-    bool bytes_only = true;
-    tc_term l = list;
-    for (; tc_is_list(l); l = tc_cdr(l), n++) {
-        tc_term h = tc_car(l);
-        if (bytes_only && !(tc_is_small(h) && (uint64_t)tc_small_val(h) < 256))
-            bytes_only = false;
-    }
-    if (bytes_only && tc_is_nil(l) && n < MAX_STRING_LEN) {
-        put8(e, STRING_EXT);
-        put16(e, (unsigned)n);
-        if (!writing(e, n)) {
-            e->pos += n;
-            return TC_OK;
-        }
-        unsigned char *b = e->buf + e->pos;
-        for (l = list; tc_is_list(l); l = tc_cdr(l))
-            *b++ = (unsigned char)tc_small_val(tc_car(l));
-        e->pos += n;
-        return TC_OK;
-    }
-    if (n > UINT32_MAX)
-        return TC_ELIMIT;
-    put8(e, LIST_EXT);
-    put32(e, n);
-    return push(s, 2, (const tc_term[]){list, K_CONS}) ? TC_OK : TC_ENOMEM;
 }
 
 /* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
@@ -482,8 +429,9 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     return TC_OK;
 }
 
-/* Writes one term's header (or all of it, for a leaf) and queues its children. */
-static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
+/* The terms the fast walk leaves to the emitter: smalls past 32 bits, minor-1 atoms with
+ * characters past ASCII, bignums, bitstrings, pids, ports, refs and funs (a fun queues its environment and its size patch). */
+static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 {
     if (tc_is_small(t))
         return put_integer(e, t);
@@ -493,165 +441,382 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
         put_atom_text(e, name, len, minor);
         return TC_OK;
     }
-    if (tc_is_nil(t)) {
-        put8(e, NIL_EXT);
-        return TC_OK;
-    }
     if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
         put_ident(e, t, minor);
         return TC_OK;
     }
-    if (tc_is_list(t))
-        return put_list_header(e, s, t);
     if (!tc_is_boxed(t))
         return TC_EUNSUPPORTED;
     const tc_term *p = tc_boxed_val(t);
     switch (tc_header_subtag(p[0])) {
-    case TC_SUBTAG_ARITYVAL: {
-        uint64_t arity = tc_header_arity(p[0]);
-        if (arity > UINT32_MAX)
-            return TC_ELIMIT;
-        if (arity <= 255) {
-            put8(e, SMALL_TUPLE_EXT);
-            put8(e, (unsigned)arity);
-        } else {
-            put8(e, LARGE_TUPLE_EXT);
-            put32(e, arity);
-        }
-        if (arity > 0 && !push(s, 3, (const tc_term[]){word_of(&p[1]), arity, K_ARRAY}))
-            return TC_ENOMEM;
-        return TC_OK;
-    }
     case TC_SUBTAG_POS_BIG:
     case TC_SUBTAG_NEG_BIG:
         return put_integer(e, t);
-    case TC_SUBTAG_FLOAT:
-        put_float(e, p);
-        return TC_OK;
     case TC_SUBTAG_HEAP_BINARY:
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
         return put_bitstring(e, t);
     case TC_SUBTAG_FUN:
         return put_fun(e, s, p, minor);
-    case TC_SUBTAG_MAP: {
-        uint64_t n = tc_map_size(t);
-        if (n > UINT32_MAX)
-            return TC_ELIMIT;
-        put8(e, MAP_EXT);
-        put32(e, n);
-        if (tc_is_hashmap(t))
-            return push_hamt_children(s, p) ? TC_OK : TC_ENOMEM;
-        const tc_term *keys = &tc_boxed_val(tc_flatmap_keys(t))[1];
-        if (n > 0 && !push(s, 4, (const tc_term[]){word_of(keys), word_of(tc_flatmap_values(t)), n, K_MAP}))
-            return TC_ENOMEM;
-        return TC_OK;
-    }
     default:
         return TC_EUNSUPPORTED;
     }
 }
 
-/* Pops the next term to encode into *t, patching fun sizes on the way; false when the walk
- * is done. Small integers and floats among a list's or a tuple's elements are written on the
- * way (put_leaf; in order: nothing else is written between them), so only the other elements
- * go round the stack and put_term. */
-static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
+/*
+ * The two passes are one walk, compiled twice (W false: the size pass, which only counts;
+ * W true: the write pass, into a buffer the size pass has sized): the passes cannot disagree,
+ * which the VM gets by keeping encode_size_struct2 and enc_term in step by hand, and the
+ * write pass needs no bounds check. The walk writes a container's elements on its way and
+ * goes round the stack only for an element that is itself a container (the last one not
+ * even then: it is the next term); what it leaves to the emitter (put_other) is rare.
+ */
+#if defined(__GNUC__)
+#define ENC_INLINE static inline __attribute__((always_inline))
+#else
+#define ENC_INLINE static inline
+#endif
+
+ENC_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
 {
-    tc_term kind;
-    for (;;) {
-        if (tc_wstack_empty(s))
+    if (W)
+        buf[at] = (unsigned char)v;
+}
+
+ENC_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
+{
+    if (W)
+        store32(buf + at, v);
+}
+
+/* ATOM_EXT of an all-ASCII name under minor 1 (one byte a character), SMALL_ATOM_UTF8_EXT
+ * or ATOM_UTF8_EXT under minor 2; false for a minor-1 name with other characters, which
+ * put_atom_text converts. */
+ENC_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+{
+    size_t len;
+    const char *name = tc_atom_name(t, &len);
+    size_t at = *pos;
+    if (minor == 1) {
+        unsigned high = 0;
+        for (size_t i = 0; i < len; i++)
+            high |= (unsigned char)name[i];
+        if (high >= 0x80)
             return false;
-        kind = tc_wstack_pop(s);
-        if (kind != K_PATCH)
-            break;
-        size_t at = (size_t)tc_wstack_pop(s);
-        if (writing(e, 0)) { /* the write pass, and the whole fun fitted */
-            uint64_t v = e->pos - at;
-            for (int k = 0; k < 4; k++)
-                e->buf[at + (size_t)k] = (unsigned char)(v >> (24 - 8 * k));
-        }
-    }
-    if (kind == K_TERM) {
-        *t = tc_wstack_pop(s);
-    } else if (kind == K_CONS) {
-        tc_term cell = tc_wstack_pop(s), tail = tc_cdr(cell);
-        while (tc_is_list(tail) && put_leaf(e, tc_car(cell))) {
-            cell = tail;
-            tail = tc_cdr(cell);
-        }
-        *t = tc_car(cell);
-        s->base[s->n++] = tail; /* the two words just popped make room */
-        s->base[s->n++] = tc_is_list(tail) ? K_CONS : K_TERM;
-    } else if (kind == K_ARRAY) {
-        uint64_t n = tc_wstack_pop(s);
-        const tc_term *p = ptr_of(tc_wstack_pop(s));
-        while (n > 1 && put_leaf(e, p[0])) {
-            p++;
-            n--;
-        }
-        *t = p[0];
-        if (n > 1) {
-            s->base[s->n++] = word_of(p + 1);
-            s->base[s->n++] = n - 1;
-            s->base[s->n++] = K_ARRAY;
-        }
-    } else if (kind == K_MAP) {
-        uint64_t n = tc_wstack_pop(s);
-        const tc_term *v = ptr_of(tc_wstack_pop(s)), *k = ptr_of(tc_wstack_pop(s));
-        *t = k[0];
-        if ((n > 1 && !push(s, 4, (const tc_term[]){word_of(k + 1), word_of(v + 1), n - 1, K_MAP})) ||
-            !push(s, 2, (const tc_term[]){v[0], K_TERM}))
-            *r = TC_ENOMEM;
+        out8(W, buf, at, ATOM_EXT);
+        out8(W, buf, at + 1, (unsigned)(len >> 8));
+        out8(W, buf, at + 2, (unsigned)len & 0xFF);
+        at += 3;
+    } else if (len > 255) {
+        out8(W, buf, at, ATOM_UTF8_EXT);
+        out8(W, buf, at + 1, (unsigned)(len >> 8));
+        out8(W, buf, at + 2, (unsigned)len & 0xFF);
+        at += 3;
     } else {
-        tc_term child = tc_wstack_pop(s);
-        if (tc_is_list(child)) {
-            *t = tc_car(child);
-            s->base[s->n++] = tc_cdr(child); /* the two words just popped make room */
-            s->base[s->n++] = K_TERM;
-        } else if (!push_hamt_children(s, tc_boxed_val(child))) {
-            *r = TC_ENOMEM;
-        } else {
-            return next_term(e, s, t, r); /* a node has at least one child: one level deeper */
-        }
+        out8(W, buf, at, SMALL_ATOM_UTF8_EXT);
+        out8(W, buf, at + 1, (unsigned)len);
+        at += 2;
     }
+    if (W)
+        memcpy(buf + at, name, len);
+    *pos = at + len;
     return true;
 }
 
-static tc_result walk(tc_term t, unsigned minor, emitter *e)
+/* Writes t whole when it needs neither the stack nor the emitter: a small of the 32-bit
+ * range, a float, an atom, [], a proper list of at most 65,535 bytes (STRING_EXT: the VM's
+ * is_external_string fails only past MAX_STRING_LEN). false for anything else. */
+ENC_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+{
+    size_t at = *pos;
+    switch (tc_primary_tag(t)) {
+    case TC_TAG_PRIMARY_IMMED1:
+        if (tc_is_small(t)) {
+            int64_t v = tc_small_val(t);
+            if ((uint64_t)v < 256) {
+                out8(W, buf, at, SMALL_INTEGER_EXT);
+                out8(W, buf, at + 1, (unsigned)v);
+                *pos = at + 2;
+                return true;
+            }
+            if (v < INT32_MIN || v > INT32_MAX)
+                return false;
+            out8(W, buf, at, INTEGER_EXT);
+            out32(W, buf, at + 1, (uint32_t)(int32_t)v);
+            *pos = at + 5;
+            return true;
+        }
+        if (tc_is_atom(t))
+            return atom_fast(W, buf, pos, t, minor);
+        if (tc_is_nil(t)) {
+            out8(W, buf, at, NIL_EXT);
+            *pos = at + 1;
+            return true;
+        }
+        return false;
+    case TC_TAG_PRIMARY_BOXED: {
+        const tc_term *p = tc_boxed_val(t);
+        if (p[0] != TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT))
+            return false;
+        uint64_t bits;
+        memcpy(&bits, &p[1], sizeof bits);
+        out8(W, buf, at, NEW_FLOAT_EXT);
+        out32(W, buf, at + 1, (uint32_t)(bits >> 32));
+        out32(W, buf, at + 5, (uint32_t)bits);
+        *pos = at + 9;
+        return true;
+    }
+    case TC_TAG_PRIMARY_LIST: {
+        size_t n = 0;
+        tc_term l = t;
+        do {
+            tc_term h = tc_car(l);
+            if (!tc_is_small(h) || (uint64_t)tc_small_val(h) >= 256 || ++n > MAX_STRING_LEN)
+                return false;
+            l = tc_cdr(l);
+        } while (tc_is_list(l));
+        if (!tc_is_nil(l))
+            return false;
+        out8(W, buf, at, STRING_EXT);
+        out8(W, buf, at + 1, (unsigned)(n >> 8));
+        out8(W, buf, at + 2, (unsigned)n & 0xFF);
+        if (W) {
+            unsigned char *b = buf + at + 3;
+            for (l = t; tc_is_list(l); l = tc_cdr(l))
+                *b++ = (unsigned char)tc_small_val(tc_car(l));
+        }
+        *pos = at + 3 + n;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+ENC_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, size_t *len)
 {
     tc_wstack s;
     tc_wstack_init(&s);
-    put8(e, TC_EXT_VERSION);
     tc_result r = TC_OK;
-    do
-        r = put_term(e, &s, t, minor);
-    while (r == TC_OK && next_term(e, &s, &t, &r) && r == TC_OK);
+    size_t pos = 1;
+    out8(W, buf, 0, TC_EXT_VERSION);
+    const tc_term *p = NULL, *v = NULL; /* the container being written: its elements or keys, values */
+    uint64_t n = 0, count = 0;
+    size_t len_at = 0;
+    tc_term cell = TC_NIL;
+    for (;;) {
+        /* t: the next term to write. */
+        if (leaf(W, buf, &pos, t, minor))
+            goto next;
+        if (tc_is_list(t)) {
+            out8(W, buf, pos, LIST_EXT);
+            len_at = pos + 1;
+            pos += 5;
+            cell = t;
+            count = 0;
+            goto list;
+        }
+        if (tc_is_boxed(t)) {
+            p = tc_boxed_val(t);
+            if (tc_header_subtag(p[0]) == TC_SUBTAG_ARITYVAL) {
+                n = tc_header_arity(p[0]);
+                if (n > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                if (n <= 255) {
+                    out8(W, buf, pos, SMALL_TUPLE_EXT);
+                    out8(W, buf, pos + 1, (unsigned)n);
+                    pos += 2;
+                } else {
+                    out8(W, buf, pos, LARGE_TUPLE_EXT);
+                    out32(W, buf, pos + 1, (uint32_t)n);
+                    pos += 5;
+                }
+                if (n == 0)
+                    goto next;
+                p++;
+                goto array;
+            }
+            if (tc_header_subtag(p[0]) == TC_SUBTAG_MAP) {
+                n = tc_map_size(t);
+                if (n > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                out8(W, buf, pos, MAP_EXT);
+                out32(W, buf, pos + 1, (uint32_t)n);
+                pos += 5;
+                if (tc_is_hashmap(t)) {
+                    if (!push_hamt_children(&s, p)) {
+                        r = TC_ENOMEM;
+                        break;
+                    }
+                    goto next;
+                }
+                if (n == 0)
+                    goto next;
+                v = tc_flatmap_values(t);
+                p = &tc_boxed_val(tc_flatmap_keys(t))[1];
+                goto pairs;
+            }
+        }
+        {
+            emitter e = {W ? buf : NULL, W ? SIZE_MAX : 0, pos};
+            r = put_other(&e, &s, t, minor);
+            pos = e.pos;
+            if (r != TC_OK)
+                break;
+            goto next;
+        }
+
+    list: /* the cells from `cell` on of a LIST_EXT list, `count` elements before them */
+        for (;;) {
+            tc_term h = tc_car(cell), tail = tc_cdr(cell);
+            count++;
+            if (!tc_is_list(tail)) {
+                if (count > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                out32(W, buf, len_at, (uint32_t)count);
+                if (leaf(W, buf, &pos, h, minor)) {
+                    t = tail;
+                } else {
+                    if (!push(&s, 2, (const tc_term[]){tail, K_TERM})) {
+                        r = TC_ENOMEM;
+                        break;
+                    }
+                    t = h;
+                }
+                break;
+            }
+            if (!leaf(W, buf, &pos, h, minor)) {
+                if (!push(&s, 4, (const tc_term[]){tail, count, len_at, K_CONS})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                t = h;
+                break;
+            }
+            cell = tail;
+        }
+        if (r != TC_OK)
+            break;
+        continue;
+
+    array: /* n > 0 terms at p; the last one is the next term */
+        for (; n > 1; p++, n--) {
+            if (!leaf(W, buf, &pos, *p, minor)) {
+                if (!push(&s, 3, (const tc_term[]){word_of(p + 1), n - 1, K_ARRAY})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                break;
+            }
+        }
+        if (r != TC_OK)
+            break;
+        t = *p;
+        continue;
+
+    pairs: /* n > 0 pairs, keys at p, values at v; the last value is the next term */
+        for (;; p++, v++, n--) {
+            if (!leaf(W, buf, &pos, *p, minor)) {
+                if ((n > 1 && !push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP})) ||
+                    !push(&s, 2, (const tc_term[]){*v, K_TERM}))
+                    r = TC_ENOMEM;
+                t = *p;
+                break;
+            }
+            if (n == 1) {
+                t = *v;
+                break;
+            }
+            if (!leaf(W, buf, &pos, *v, minor)) {
+                if (!push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP}))
+                    r = TC_ENOMEM;
+                t = *v;
+                break;
+            }
+        }
+        if (r != TC_OK)
+            break;
+        continue;
+
+    next: /* the next term from the stack, patching fun sizes on the way */
+        if (tc_wstack_empty(&s))
+            break;
+        switch (tc_wstack_pop(&s)) {
+        case K_TERM:
+            t = tc_wstack_pop(&s);
+            continue;
+        case K_CONS:
+            len_at = (size_t)tc_wstack_pop(&s);
+            count = tc_wstack_pop(&s);
+            cell = tc_wstack_pop(&s);
+            goto list;
+        case K_ARRAY:
+            n = tc_wstack_pop(&s);
+            p = ptr_of(tc_wstack_pop(&s));
+            goto array;
+        case K_MAP:
+            n = tc_wstack_pop(&s);
+            v = ptr_of(tc_wstack_pop(&s));
+            p = ptr_of(tc_wstack_pop(&s));
+            goto pairs;
+        case K_HNODE: {
+            tc_term child = tc_wstack_pop(&s);
+            if (tc_is_list(child)) { /* a leaf [K | V]: as a pair */
+                p = &tc_list_val(child)[0];
+                v = &tc_list_val(child)[1];
+                n = 1;
+                goto pairs;
+            }
+            if (!push_hamt_children(&s, tc_boxed_val(child))) {
+                r = TC_ENOMEM;
+                break;
+            }
+            goto next;
+        }
+        default: { /* K_PATCH */
+            size_t at = (size_t)tc_wstack_pop(&s);
+            out32(W, buf, at, (uint32_t)(pos - at));
+            goto next;
+        }
+        }
+        break;
+    }
     tc_wstack_destroy(&s);
+    if (r == TC_OK)
+        *len = pos;
     return r;
+}
+
+static tc_result enc_size(tc_term t, unsigned minor, size_t *len) { return enc_walk(false, t, minor, NULL, len); }
+static tc_result enc_write(tc_term t, unsigned minor, unsigned char *buf, size_t *len)
+{
+    return enc_walk(true, t, minor, buf, len);
 }
 
 tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes)
 {
     if (minor != 1 && minor != 2)
         return TC_EBADARG;
-    emitter e = {NULL, 0, 0};
-    tc_result r = walk(t, minor, &e);
-    if (r == TC_OK)
-        *bytes = e.pos;
-    return r;
+    return enc_size(t, minor, bytes);
 }
 
+/* The size pass first, so the write pass never needs a bounds check. */
 tc_result tc_ext_encode_into(tc_term t, unsigned minor, unsigned char *buf, size_t cap, size_t *len)
 {
-    if (minor != 1 && minor != 2)
-        return TC_EBADARG;
-    emitter e = {buf, cap, 0};
-    tc_result r = walk(t, minor, &e);
-    if (r == TC_OK && e.pos > cap)
-        r = TC_EBADARG; /* buffer below tc_ext_size: what did not fit was not written */
-    if (r == TC_OK)
-        *len = e.pos;
+    size_t size;
+    tc_result r = tc_ext_size(t, minor, &size);
+    if (r != TC_OK)
+        return r;
+    if (size > cap)
+        return TC_EBADARG; /* buffer below tc_ext_size: nothing was written */
+    r = enc_write(t, minor, buf, len);
+    TC_ASSERT(r != TC_OK || *len == size);
     return r;
 }
 
@@ -664,7 +829,7 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
     unsigned char *buf = tc_mem_alloc(size);
     if (!buf)
         return TC_ENOMEM;
-    r = tc_ext_encode_into(t, minor, buf, size, len);
+    r = enc_write(t, minor, buf, len);
     if (r != TC_OK) {
         tc_mem_free(buf);
         return r;

@@ -49,8 +49,8 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                                       "results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness, "
                                       "loop = building the terms and the rest); NAME of letters, digits, _ . -", {0}},
     [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (codec/ext.c: "
-                                "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes at 1 Ki .. 1 Mi "
-                                "words (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
+                                "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes and flatmap at 1 Ki, 32 Ki "
+                                "and 1 Mi words (--quick: the first two) (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
                                 "min_ns_per_byte)", {0}},
 };
 
@@ -378,21 +378,39 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 
 /* ---- --codec: the external format, per byte ----------------------------------------- */
 
-/* The eptest payload of `shape` whose flat size is the largest at or below `words` (the
+/* The codec's shapes: eptest's (where `map`, maps:from_list([{I, I} || I <- lists:seq(1, L)]),
+ * is a hashmap at every size here: more than 32 keys), then `flatmap`: L flatmaps of 16
+ * small-int keys, copysweep's own flatmaps shape, [maps:from_list([{K, I} || K <-
+ * lists:seq(0, 15)]) || I <- lists:seq(1, L)] in codec.erl. */
+enum { CODEC_FLATMAP = TC_EP_SHAPES, CODEC_SHAPES };
+#define FLATMAP_WORDS 38 /* shape_flatmaps: 3 + 16 + 17 words a map, and its cell */
+
+static const char *codec_shape_name(int shape) { return shape == CODEC_FLATMAP ? "flatmap" : tc_ep_shape_names[shape]; }
+
+static tc_term codec_payload(tc_alloc *a, int shape, long len)
+{
+    if (shape == CODEC_FLATMAP)
+        return shape_flatmaps(a, (size_t)len * FLATMAP_WORDS);
+    tc_term t;
+    NEED(tc_ep_build_payload(a, (tc_ep_shape)shape, len, &t) == TC_OK, "building the payloads");
+    return t;
+}
+
+/* The payload length of `shape` whose flat size is the largest at or below `words` (the
  * binary shape's flat size is its 6-word ProcBin whatever its length: it gets 8 bytes a
  * word instead). Found by doubling and bisection over L: the sizes grow with L. */
-static long codec_len(tc_ep_shape shape, size_t words)
+static long codec_len(int shape, size_t words)
 {
     if (shape == TC_EP_BINARY)
         return (long)(words * sizeof(tc_term));
+    if (shape == CODEC_FLATMAP)
+        return (long)(words / FLATMAP_WORDS);
     long lo = 1, hi = 2;
     for (;;) {
         tc_arena *ar = tc_arena_new(0);
         NEED(ar != NULL, "building the payloads");
-        tc_term t;
         uint64_t flat;
-        NEED(tc_ep_build_payload(tc_arena_alloc(ar), shape, hi, &t) == TC_OK &&
-             tc_term_flat_size(t, &flat) == TC_OK, "building the payloads");
+        NEED(tc_term_flat_size(codec_payload(tc_arena_alloc(ar), shape, hi), &flat) == TC_OK, "building the payloads");
         tc_arena_free(ar);
         if (flat > words)
             break;
@@ -403,10 +421,8 @@ static long codec_len(tc_ep_shape shape, size_t words)
         long mid = lo + (hi - lo) / 2;
         tc_arena *ar = tc_arena_new(0);
         NEED(ar != NULL, "building the payloads");
-        tc_term t;
         uint64_t flat;
-        NEED(tc_ep_build_payload(tc_arena_alloc(ar), shape, mid, &t) == TC_OK &&
-             tc_term_flat_size(t, &flat) == TC_OK, "building the payloads");
+        NEED(tc_term_flat_size(codec_payload(tc_arena_alloc(ar), shape, mid), &flat) == TC_OK, "building the payloads");
         tc_arena_free(ar);
         if (flat > words)
             hi = mid;
@@ -445,9 +461,9 @@ static const char *const codec_names[2] = {"encode", "decode"};
 
 static void codec_sweep(bool quick, FILE *csv)
 {
-    static const size_t full_words[] = {1024, 16384, 262144, 1048576}, quick_words[] = {1024, 65536};
+    static const size_t full_words[] = {1024, 32768, 1048576}, quick_words[] = {1024, 32768};
     const size_t *sizes = quick ? quick_words : full_words;
-    size_t nsizes = quick ? 2 : 4;
+    size_t nsizes = quick ? 2 : 3;
     plan p = quick ? (plan){1, 5, 400, 5e7} : (plan){2, 11, 2000, 3e8};
     double overhead = tc_timing_overhead_ns();
     if (csv) {
@@ -464,15 +480,18 @@ static void codec_sweep(bool quick, FILE *csv)
                                     "of copy_struct's copy of the payload (the VM's has been through its GC)");
         tc_bench_meta(csv, "decode", "tc_ext_decode (binary_to_term/1) into one warm buffer reused per repeat");
         tc_bench_meta(csv, "payload_len", "the eptest L whose flat size is the largest at or below the size "
-                                         "(binary: 8 bytes a word)");
+                                         "(binary: 8 bytes a word; flatmap: L maps of 16 keys, 38 words each)");
+        tc_bench_meta(csv, "shapes", "eptest's (map: more than 32 keys, a hashmap at every size here), and "
+                                    "flatmap: [maps:from_list([{K, I} || K <- lists:seq(0, 15)]) || I <- "
+                                    "lists:seq(1, L)]");
         fputs("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte\n", csv);
     }
     printf("clock overhead %.1f ns subtracted; ns/byte of the external format = median over repeats\n", overhead);
     printf("%-7s %-8s %9s %9s %10s %9s %9s %9s\n", "codec", "shape", "L", "words", "bytes", "ns/byte", "iqr", "min");
     static double samples[2][MAX_ROUNDS];
     for (size_t z = 0; z < nsizes; z++) {
-        for (int sh = 0; sh < TC_EP_SHAPES; sh++) {
-            long len = codec_len((tc_ep_shape)sh, sizes[z]);
+        for (int sh = 0; sh < CODEC_SHAPES; sh++) {
+            long len = codec_len(sh, sizes[z]);
             tc_arena *built = tc_arena_new(0), *src = tc_arena_new(0);
             NEED(built && src, "building the payloads");
             codec_subject s = {0};
@@ -481,8 +500,8 @@ static void codec_sweep(bool quick, FILE *csv)
             /* The encoder reads a copy of the payload, not the builder's own layout (each element
              * built before the cell that holds it): the VM's Data has been through its copying
              * GC when it is encoded (codec.erl collects before every batch). */
-            NEED(tc_ep_build_payload(tc_arena_alloc(built), (tc_ep_shape)sh, len, &payload) == TC_OK &&
-                 tc_copy_struct(tc_arena_alloc(src), payload, NULL, &s.term, NULL) == TC_OK &&
+            payload = codec_payload(tc_arena_alloc(built), sh, len);
+            NEED(tc_copy_struct(tc_arena_alloc(src), payload, NULL, &s.term, NULL) == TC_OK &&
                  tc_term_flat_size(s.term, &flat) == TC_OK, "building the payloads");
             tc_arena_free(built);
             NEED(tc_ext_encode(s.term, 1, &s.ext, &s.ext_len) == TC_OK, "building the payloads");
@@ -495,7 +514,7 @@ static void codec_sweep(bool quick, FILE *csv)
             NEED(d.base != NULL, "building the payloads");
             memset(d.base, 0, d.cap * sizeof(tc_term));
             s.dst = &d;
-            tc_progress_line("codec %zu words %s", sizes[z], tc_ep_shape_names[sh]);
+            tc_progress_line("codec %zu words %s", sizes[z], codec_shape_name(sh));
             int n = 0;
             double total = 0;
             for (int round = -p.warmup; n < p.min_rounds || (n < p.max_rounds && total < p.min_total_ns); round++) {
@@ -522,10 +541,10 @@ static void codec_sweep(bool quick, FILE *csv)
                 tc_timing_summary sum = tc_timing_summarize(samples[which], (size_t)n); /* sorts them */
                 double per = sum.median / (double)s.ext_len, iqr = (sum.q3 - sum.q1) / (double)s.ext_len,
                        least = samples[which][0] / (double)s.ext_len;
-                printf("%-7s %-8s %9ld %9llu %10zu %9.3f %9.3f %9.3f\n", codec_names[which], tc_ep_shape_names[sh],
+                printf("%-7s %-8s %9ld %9llu %10zu %9.3f %9.3f %9.3f\n", codec_names[which], codec_shape_name(sh),
                        len, (unsigned long long)flat, s.ext_len, per, iqr, least);
                 if (csv)
-                    fprintf(csv, "%s,%s,%ld,%llu,%zu,%.4f,%.4f,%.4f\n", codec_names[which], tc_ep_shape_names[sh], len,
+                    fprintf(csv, "%s,%s,%ld,%llu,%zu,%.4f,%.4f,%.4f\n", codec_names[which], codec_shape_name(sh), len,
                             (unsigned long long)flat, s.ext_len, per, iqr, least);
             }
             (void)fflush(stdout);

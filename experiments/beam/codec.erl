@@ -1,7 +1,8 @@
 %% codec - term_to_binary/1 and binary_to_term/1 per byte on the real VM, the twin of
 %% `copysweep --codec` (codec/ext.c): the same eptest payloads (eptest:payload/2), the same
 %% payload lengths (copysweep --codec prints them in its L column), ns per byte of the
-%% encoding.
+%% encoding. The shapes are eptest's (map, more than 32 keys, is a hashmap at every size
+%% copysweep --codec runs) and flatmap: L flatmaps of 16 small-int keys, copysweep's flatmaps.
 %%
 %% Each SHAPE:L runs in a fresh process whose min_heap_size holds a batch of decoded results
 %% beside the payload, and whose min_bin_vheap_size holds a batch of encodings, so a batch
@@ -30,7 +31,7 @@ args(["--batches", N | T], _, Acc) -> args(T, list_to_integer(N), Acc);
 args([Spec | T], B, Acc) ->
     case string:split(Spec, ":") of
         [S, L] ->
-            case [Sh || Sh <- eptest:shapes(), atom_to_list(Sh) =:= S] of
+            case [Sh || Sh <- shapes(), atom_to_list(Sh) =:= S] of
                 [Shape] -> args(T, B, [{Shape, list_to_integer(L)} | Acc]);
                 [] -> usage(Spec)
             end;
@@ -39,11 +40,16 @@ args([Spec | T], B, Acc) ->
     end.
 
 usage(Spec) ->
-    io:format(standard_error, "codec: expected SHAPE:L (SHAPE one of ~p), got '~s'~n", [eptest:shapes(), Spec]),
+    io:format(standard_error, "codec: expected SHAPE:L (SHAPE one of ~p), got '~s'~n", [shapes(), Spec]),
     halt(2).
 
+shapes() -> eptest:shapes() ++ [flatmap].
+
+payload(flatmap, L) -> [maps:from_list([{K, I} || K <- lists:seq(0, 15)]) || I <- lists:seq(1, L)];
+payload(Shape, L) -> eptest:payload(Shape, L).
+
 run(Shape, L, Batches) ->
-    Probe = eptest:payload(Shape, L),
+    Probe = payload(Shape, L),
     Flat = erts_debug:flat_size(Probe),
     Bytes = byte_size(term_to_binary(Probe)),
     K = max(1, 500000 div Bytes),
@@ -67,7 +73,7 @@ row(Codec, Shape, L, Flat, Bytes, Samples) ->
               [Codec, Shape, L, Flat, Bytes, eptest:median(PerByte), eptest:iqr(PerByte), lists:min(PerByte)]).
 
 measure(Shape, L, K, Batches) ->
-    Data = eptest:payload(Shape, L),
+    Data = payload(Shape, L),
     Bin = term_to_binary(Data),
     Enc = batches(fun() -> term_to_binary(Data) end, K, Batches + 1),
     Dec = batches(fun() -> binary_to_term(Bin) end, K, Batches + 1),
