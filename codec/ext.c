@@ -99,6 +99,15 @@ enum {
     V4_PORT_EXT = 120
 };
 
+/* The hot paths' helpers, inlined where the compiler would not on its own. */
+#if defined(__GNUC__)
+#define ENC_INLINE static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline, cold))
+#else
+#define ENC_INLINE static inline
+#define COLD static
+#endif
+
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
 
@@ -471,11 +480,6 @@ static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
  * goes round the stack only for an element that is itself a container (the last one not
  * even then: it is the next term); what it leaves to the emitter (put_other) is rare.
  */
-#if defined(__GNUC__)
-#define ENC_INLINE static inline __attribute__((always_inline))
-#else
-#define ENC_INLINE static inline
-#endif
 
 ENC_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
 {
@@ -841,10 +845,21 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
 
 /* ==== decoding ============================================================================ */
 
-/* Open containers, four words each: kind, values still to come, index of the first value
- * on the value stack, offset of the container's tag. */
-enum { F_LIST, F_TUPLE, F_MAP, F_FUN };
-enum { FR_KIND, FR_LEFT, FR_START, FR_AT, FRAME_WORDS };
+/*
+ * Open containers, five words each: kind, values still to come, where the next value goes,
+ * offset of the container's tag, the container. A tuple, a list (LIST_EXT) and a fun's
+ * environment are built when their tag is read, as dec_term builds them, and their values
+ * are written straight into their slots (a tuple's in order; a list's cells laid out as
+ * tc_term_list lays them out, the head cell highest, so the cars go downwards and the tail
+ * last into the lowest cell's cdr); the container is handed to its parent when its last
+ * value is complete, or (F_HANDED) when it is opened as the last value of its parent, which
+ * then closes at once: a right-nested term (a list of lists in the tail, {X, {Y, ...}})
+ * keeps one frame, not one per level. Not inside a map: a map's keys and values wait on the
+ * value stack (FR_SLOT: the index of its first) until the map is built from them, sorted or
+ * hashed, when its last value is complete, so nothing under it closes before it is.
+ */
+enum { F_LIST, F_TUPLE, F_MAP, F_FUN, F_KIND = 3, F_HANDED = 4 };
+enum { FR_KIND, FR_LEFT, FR_SLOT, FR_AT, FR_TERM, FRAME_WORDS };
 
 typedef struct decoder {
     const unsigned char *start, *p, *end;
@@ -855,6 +870,11 @@ typedef struct decoder {
     tc_wstack vals;
     tc_wstack frames;
     bool strict; /* tc_ext_decode_strict: refuse what binary_to_term/1 lets pass (ext.c's header) */
+    tc_term *top;       /* the innermost open container's frame, or NULL (a pointer, and maps_open
+                         * an unsigned: the values written into terms cannot alias them, so the
+                         * hot loop keeps them in registers) */
+    unsigned maps_open; /* map frames on the frame stack */
+    tc_term result;     /* the term, once the outermost container closes */
 } decoder;
 
 /* Records the first error; later ones are consequences. */
@@ -1242,7 +1262,7 @@ static bool decode_export(decoder *d, tc_term *out)
     return built(d, *out);
 }
 
-static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at);
+ENC_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun);
 
 /* NEW_FUN_EXT: the fun object is built (and linked) before its environment, as dec_term
  * builds it, and the environment's values fill it when its frame closes. The size field is
@@ -1280,11 +1300,9 @@ static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *
         return false;
     if (num_free == 0)
         return true;
-    /* The environment is [] until the frame fills it; the fun sits below the frame. */
-    if (!tc_wstack_push(&d->vals, *out))
-        return oom(d);
+    /* The environment is [] until the frame fills it. */
     *opened = true;
-    return open_frame(d, F_FUN, num_free, at);
+    return open_frame(d, F_FUN, num_free, at, *out);
 }
 
 static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
@@ -1311,36 +1329,74 @@ static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
-static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at)
+static tc_term *slot_of(tc_term w) { return (tc_term *)(uintptr_t)w; }
+
+/* Pushes a frame; for a list or a tuple, builds it first (its slots are written as its
+ * values are read; a list's cdrs but the last are linked here). A fun is built already. */
+ENC_INLINE bool hand(decoder *d, tc_term v);
+
+ENC_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun)
 {
-    if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
-        return oom(d);
+    if (d->frames.cap - d->frames.n < FRAME_WORDS) {
+        if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
+            return oom(d);
+        d->top = d->top ? d->frames.base + (d->frames.n - FRAME_WORDS) : NULL;
+    }
+    tc_term term = fun, slot;
+    if (kind == F_TUPLE) {
+        tc_term *p = tc_alloc_words(d->a, 1 + (size_t)values);
+        if (!p)
+            return oom(d);
+        p[0] = TC_MAKE_HEADER(values, TC_SUBTAG_ARITYVAL);
+        term = tc_make_boxed(p);
+        slot = (tc_term)(uintptr_t)&p[1];
+    } else if (kind == F_LIST) {
+        size_t n = (size_t)values - 1; /* elements; the last value is the tail */
+        tc_term *p = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+        if (!p)
+            return oom(d);
+        for (size_t c = 1; c < n; c++)
+            p[TC_CONS_SIZE * c + 1] = tc_make_list(&p[TC_CONS_SIZE * (c - 1)]);
+        term = tc_make_list(&p[TC_CONS_SIZE * (n - 1)]);
+        slot = (tc_term)(uintptr_t)&p[TC_CONS_SIZE * (n - 1)];
+    } else if (kind == F_FUN) {
+        slot = (tc_term)(uintptr_t)&tc_boxed_val(fun)[TC_FUN_ENV];
+    } else {
+        slot = d->vals.n;
+        d->maps_open++;
+    }
+    if (kind != F_MAP && d->maps_open == 0 && d->top && d->top[FR_LEFT] == 1) {
+        if (!hand(d, term)) /* closes the parent, and each ancestor this was the last value of */
+            return false;
+        kind |= F_HANDED;
+    }
     tc_term *f = d->frames.base + d->frames.n; /* not &base[n]: see wstack.h */
     f[FR_KIND] = kind;
     f[FR_LEFT] = values;
-    f[FR_START] = d->vals.n;
+    f[FR_SLOT] = slot;
     f[FR_AT] = (tc_term)(at - d->start);
+    f[FR_TERM] = term;
     d->frames.n += FRAME_WORDS;
+    d->top = f;
     return true;
 }
 
-/* Builds the top container from its values on the value stack and pops it. */
-static bool close_frame(decoder *d, tc_term *out)
+/* Where the value after the one just written at `slot` goes, `left` values still to come:
+ * a list's next car is a cell lower, its tail the cdr of the cell just filled. */
+static inline tc_term *next_slot(unsigned kind, tc_term *slot, uint64_t left)
 {
-    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
-    size_t start = (size_t)f[FR_START], n = d->vals.n - start;
+    if (kind != F_LIST)
+        return slot + 1;
+    return left == 1 ? slot + 1 : slot - TC_CONS_SIZE;
+}
+
+/* Builds the map of the top frame from its keys and values on the value stack. */
+COLD bool build_map(decoder *d, const tc_term *f, tc_term *out)
+{
+    size_t start = (size_t)f[FR_SLOT], n = d->vals.n - start;
     const tc_term *v = d->vals.base + start;
     bool ok;
-    if (f[FR_KIND] == F_LIST) {
-        ok = built(d, *out = tc_term_list(d->a, v, n - 1, v[n - 1]));
-    } else if (f[FR_KIND] == F_TUPLE) {
-        ok = built(d, *out = tc_term_tuple(d->a, v, n));
-    } else if (f[FR_KIND] == F_FUN) {
-        *out = v[-1];
-        memcpy(&tc_boxed_val(*out)[TC_FUN_ENV], v, n * sizeof *v);
-        start--; /* the fun itself, pushed below the frame */
-        ok = true;
-    } else if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
+    if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
         tc_result r = tc_term_flatmap(d->a, v, n / 2, out);
         if (r != TC_OK)
             ok = oom(d); /* <= 32 keys: the only other failure is memory */
@@ -1361,8 +1417,25 @@ static bool close_frame(decoder *d, tc_term *out)
             ok = true;
     }
     d->vals.n = start;
-    d->frames.n -= FRAME_WORDS;
+    d->maps_open--;
     return ok;
+}
+
+/* On an error: the slots of the containers still open get [], so what was built is whole
+ * terms (the allocator may be a heap that a walk reads later). */
+static void abandon_frames(decoder *d)
+{
+    for (size_t k = d->frames.n; k >= FRAME_WORDS; k -= FRAME_WORDS) {
+        const tc_term *f = d->frames.base + (k - FRAME_WORDS);
+        unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+        if (kind == F_MAP)
+            continue;
+        tc_term *slot = slot_of(f[FR_SLOT]);
+        for (uint64_t left = f[FR_LEFT]; left > 0; left--) {
+            *slot = TC_NIL;
+            slot = next_slot(kind, slot, left - 1);
+        }
+    }
 }
 
 /* Reads one value, or opens a container (*opened) whose values follow. */
@@ -1446,7 +1519,9 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
             return true;
         }
         *opened = true;
-        return open_frame(d, tag == LIST_EXT ? F_LIST : tag == MAP_EXT ? F_MAP : F_TUPLE, values, at);
+        if (values == 1 && tag == LIST_EXT)
+            return true; /* LIST_EXT of no elements: the term is its tail, which follows */
+        return open_frame(d, tag == LIST_EXT ? F_LIST : tag == MAP_EXT ? F_MAP : F_TUPLE, values, at, TC_NIL);
     }
     case BINARY_EXT:
     case BIT_BINARY_EXT:
@@ -1475,34 +1550,42 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
 
 /*
  * The elements of the innermost open container that are small integers or floats, read in
- * one loop straight onto the value stack: what decode_item and the hand-over in parse do for
- * them, without the round trip. It stops before the container's last value (which closes it),
- * and at anything else: a truncated or non-finite item is left for decode_item to report
- * exactly as it would. The stack is grown once, for at most as many values as the bytes left
- * could hold (two bytes each at least); each item's bytes are checked once, not each byte.
+ * one loop straight into its slots (a map's: onto the value stack): what decode_item and
+ * the hand-over in parse do for them, without the round trip. It stops before the
+ * container's last value (which closes it), and at anything else: a truncated or non-finite
+ * item is left for decode_item to report exactly as it would. Each item's bytes are checked
+ * once, not each byte.
  */
 static bool read_elements(decoder *d)
 {
     if (left(d) == 0 || (*d->p != SMALL_INTEGER_EXT && *d->p != INTEGER_EXT && *d->p != NEW_FLOAT_EXT))
         return true;
-    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
+    tc_term *f = d->top;
     uint64_t most = f[FR_LEFT] - 1;
-    if (most > left(d) / 2)
+    if (most > left(d) / 2) /* two bytes an item at least */
         most = left(d) / 2;
     if (most == 0)
         return true;
-    if (!tc_wstack_reserve(&d->vals, (size_t)most))
-        return oom(d);
-    tc_term *v = d->vals.base + d->vals.n;
+    unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+    tc_term *v;
+    ptrdiff_t step = kind == F_LIST ? -(ptrdiff_t)TC_CONS_SIZE : 1;
+    if (kind == F_MAP) {
+        if (!tc_wstack_reserve(&d->vals, (size_t)most))
+            return oom(d);
+        v = d->vals.base + d->vals.n;
+    } else {
+        v = slot_of(f[FR_SLOT]);
+    }
     const unsigned char *p = d->p, *end = d->end;
     uint64_t k = 0;
-    for (; k < most; k++) {
+    bool ok = true;
+    for (; k < most; k++, v += step) {
         size_t n = (size_t)(end - p);
         if (n >= 2 && p[0] == SMALL_INTEGER_EXT) {
-            v[k] = tc_make_small(p[1]);
+            *v = tc_make_small(p[1]);
             p += 2;
         } else if (n >= 5 && p[0] == INTEGER_EXT) {
-            v[k] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+            *v = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
             p += 5;
         } else if (n >= 9 && p[0] == NEW_FLOAT_EXT) {
             uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
@@ -1512,43 +1595,117 @@ static bool read_elements(decoder *d)
             if (!isfinite(x))
                 break;
             p += 9;
-            if ((v[k] = tc_term_float(d->a, x)) == TC_NON_VALUE) {
-                d->p = p; /* where decode_float reports it */
-                return oom(d);
+            if ((*v = tc_term_float(d->a, x)) == TC_NON_VALUE) {
+                ok = false; /* reported where decode_float reports it: after the item */
+                break;
             }
         } else {
             break;
         }
     }
     d->p = p;
-    d->vals.n += (size_t)k;
     f[FR_LEFT] -= k;
-    return true;
+    if (kind == F_MAP)
+        d->vals.n += (size_t)k;
+    else if (k > 0)
+        f[FR_SLOT] = (tc_term)(uintptr_t)(kind == F_LIST && f[FR_LEFT] == 1 ? v - step + 1 : v);
+    return ok || oom(d);
 }
 
+/* Hands a value to the innermost open container, closing each one it completes; the
+ * outermost one's term, when it closes, goes to d->result. */
+ENC_INLINE bool hand(decoder *d, tc_term v)
+{
+    for (;;) {
+        tc_term *f = d->top;
+        unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+        uint64_t left = --f[FR_LEFT];
+        if (kind == F_MAP) {
+            if (!tc_wstack_push(&d->vals, v))
+                return oom(d);
+        } else {
+            tc_term *slot = slot_of(f[FR_SLOT]);
+            *slot = v;
+            f[FR_SLOT] = (tc_term)(uintptr_t)next_slot(kind, slot, left);
+        }
+        if (left > 0)
+            return true;
+        if (kind != F_MAP)
+            v = f[FR_TERM];
+        else if (!build_map(d, f, &v))
+            return false;
+        bool handed = (f[FR_KIND] & F_HANDED) != 0;
+        d->frames.n -= FRAME_WORDS;
+        d->top = d->frames.n != 0 ? f - FRAME_WORDS : NULL;
+        if (handed)
+            return true;
+        if (!d->top) {
+            d->result = v;
+            return true;
+        }
+    }
+}
+
+/*
+ * The decoding loop. The commonest items (small integers, [], a small tuple) are read here;
+ * a run of integers and floats in a container goes to read_elements; everything else, and
+ * any of these whose bytes are short, to decode_item, which reports it.
+ */
 static bool parse(decoder *d, tc_term *result)
 {
     for (;;) {
-        tc_term v = TC_NON_VALUE;
-        bool opened = false;
-        if (d->frames.n != 0 && !read_elements(d))
-            return false;
-        if (!decode_item(d, &v, &opened))
-            return false;
-        if (opened)
-            continue;
-        /* Hand the value to the innermost open container, closing each one it completes. */
-        for (;;) {
-            if (d->frames.n == 0) {
-                *result = v;
-                return true;
+        tc_term v;
+        const unsigned char *p = d->p;
+        size_t n = left(d);
+        switch (n > 0 ? *p : 0) {
+        case SMALL_INTEGER_EXT:
+        case INTEGER_EXT:
+        case NEW_FLOAT_EXT:
+            if (d->top && d->top[FR_LEFT] > 2) {
+                if (!read_elements(d))
+                    return false;
+                if (d->p != p) /* else a bad first item, which decode_item reports */
+                    continue;
             }
-            if (!tc_wstack_push(&d->vals, v))
-                return oom(d);
-            if (--d->frames.base[d->frames.n - FRAME_WORDS + FR_LEFT] > 0)
-                break;
-            if (!close_frame(d, &v))
+            if (*p == SMALL_INTEGER_EXT && n >= 2) {
+                v = tc_make_small(p[1]);
+                d->p = p + 2;
+            } else if (*p == INTEGER_EXT && n >= 5) {
+                v = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+                d->p = p + 5;
+            } else {
+                goto general;
+            }
+            break;
+        case NIL_EXT:
+            v = TC_NIL;
+            d->p = p + 1;
+            break;
+        case SMALL_TUPLE_EXT:
+            if (n < 2 || p[1] == 0 || p[1] > n - 2)
+                goto general;
+            d->p = p + 2;
+            if (!open_frame(d, F_TUPLE, p[1], p, TC_NIL))
                 return false;
+            continue;
+        default:
+        general: {
+            bool opened = false;
+            if (!decode_item(d, &v, &opened))
+                return false;
+            if (opened)
+                continue;
+        }
+        }
+        if (!d->top) {
+            *result = v;
+            return true;
+        }
+        if (!hand(d, v))
+            return false;
+        if (!d->top) {
+            *result = d->result;
+            return true;
         }
     }
 }
@@ -1557,13 +1714,15 @@ static bool parse(decoder *d, tc_term *result)
 static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
                              bool strict, tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict, NULL, 0, TC_NON_VALUE};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
     tc_term v = TC_NON_VALUE;
     if (parse(&d, &v) && d.p != d.end && strict)
         record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
+    if (d.res != TC_OK)
+        abandon_frames(&d);
     tc_wstack_destroy(&d.vals);
     tc_wstack_destroy(&d.frames);
     if (d.res != TC_OK) {
