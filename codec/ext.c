@@ -102,10 +102,8 @@ enum {
 /* The hot paths' helpers, inlined where the compiler would not on its own. */
 #if defined(__GNUC__)
 #define ENC_INLINE static inline __attribute__((always_inline))
-#define COLD static __attribute__((noinline, cold))
 #else
 #define ENC_INLINE static inline
-#define COLD static
 #endif
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
@@ -1391,7 +1389,7 @@ static inline tc_term *next_slot(unsigned kind, tc_term *slot, uint64_t left)
 }
 
 /* Builds the map of the top frame from its keys and values on the value stack. */
-COLD bool build_map(decoder *d, const tc_term *f, tc_term *out)
+static bool build_map(decoder *d, const tc_term *f, tc_term *out)
 {
     size_t start = (size_t)f[FR_SLOT], n = d->vals.n - start;
     const tc_term *v = d->vals.base + start;
