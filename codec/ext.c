@@ -1679,13 +1679,30 @@ static bool parse(decoder *d, tc_term *result)
             v = TC_NIL;
             d->p = p + 1;
             break;
-        case SMALL_TUPLE_EXT:
+        case SMALL_TUPLE_EXT: {
             if (n < 2 || p[1] == 0 || p[1] > n - 2)
                 goto general;
             d->p = p + 2;
-            if (!open_frame(d, F_TUPLE, p[1], p, TC_NIL))
-                return false;
+            tc_term *f = d->top;
+            if (!f || d->maps_open != 0 || f[FR_LEFT] != 1 || !(f[FR_KIND] & F_HANDED)) {
+                if (!open_frame(d, F_TUPLE, p[1], p, TC_NIL))
+                    return false;
+                continue;
+            }
+            /* The last value of a container that its own parent has had since it opened: this
+             * tuple completes it, and takes its frame ({X, {Y, ...}} decodes in one frame). */
+            tc_term *t = tc_alloc_words(d->a, 1 + (size_t)p[1]);
+            if (!t)
+                return oom(d);
+            t[0] = TC_MAKE_HEADER(p[1], TC_SUBTAG_ARITYVAL);
+            *slot_of(f[FR_SLOT]) = tc_make_boxed(t);
+            f[FR_KIND] = F_TUPLE | F_HANDED;
+            f[FR_LEFT] = p[1];
+            f[FR_SLOT] = (tc_term)(uintptr_t)&t[1];
+            f[FR_AT] = (tc_term)(p - d->start);
+            f[FR_TERM] = tc_make_boxed(t);
             continue;
+        }
         default:
         general: {
             bool opened = false;
