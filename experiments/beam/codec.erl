@@ -8,9 +8,11 @@
 %% beside the payload, and whose min_bin_vheap_size holds a batch of encodings, so a batch
 %% collects at most at its start (erlang:garbage_collect/0 runs before each, untimed). A batch
 %% is K = 500000 div ext_bytes calls back to back (at least 1), timed with
-%% erlang:monotonic_time(nanosecond); the figures are the median and the minimum over the
-%% batches of the time per call divided by byte_size(term_to_binary(Data)) (on a shared
-%% machine a batch the OS interrupted is only ever longer).
+%% erlang:monotonic_time(nanosecond); a round is an encode batch then a decode batch (as
+%% copysweep --codec and codecpeer alternate theirs), a warm-up round first, then --batches
+%% rounds (default 40, experiments/codec_payload.h's); the figures are the median and the
+%% minimum over the batches of the time per call divided by byte_size(term_to_binary(Data))
+%% (on a shared machine a batch the OS interrupted is only ever longer).
 %%
 %% Usage: erlc -o DIR experiments/beam/eptest.erl experiments/beam/codec.erl
 %%        erl -noshell +S 2:2 -pa DIR -s codec main -extra [--batches N] SHAPE:L ...
@@ -21,7 +23,7 @@
 -export([main/0]).
 
 main() ->
-    {Batches, Specs} = args(init:get_plain_arguments(), 41, []),
+    {Batches, Specs} = args(init:get_plain_arguments(), 40, []),
     io:format("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte~n"),
     lists:foreach(fun({Shape, L}) -> run(Shape, L, Batches) end, Specs),
     halt(0).
@@ -75,18 +77,24 @@ row(Codec, Shape, L, Flat, Bytes, Samples) ->
 measure(Shape, L, K, Batches) ->
     Data = payload(Shape, L),
     Bin = term_to_binary(Data),
-    Enc = batches(fun() -> term_to_binary(Data) end, K, Batches + 1),
-    Dec = batches(fun() -> binary_to_term(Bin) end, K, Batches + 1),
-    %% The first batch of each is the warm-up.
-    {tl(Enc), tl(Dec)}.
+    Pairs = rounds(fun() -> term_to_binary(Data) end, fun() -> binary_to_term(Bin) end, K, Batches + 1),
+    %% The first round is the warm-up.
+    {Enc, Dec} = lists:unzip(tl(Pairs)),
+    {Enc, Dec}.
 
-batches(_F, _K, 0) -> [];
-batches(F, K, N) ->
+%% Rounds of an encode batch then a decode batch, as copysweep --codec alternates them.
+rounds(_E, _D, _K, 0) -> [];
+rounds(E, D, K, N) ->
+    TE = batch(E, K),
+    TD = batch(D, K),
+    [{TE, TD} | rounds(E, D, K, N - 1)].
+
+batch(F, K) ->
     erlang:garbage_collect(),
     T0 = erlang:monotonic_time(nanosecond),
     loop(F, K),
     T1 = erlang:monotonic_time(nanosecond),
-    [(T1 - T0) / K | batches(F, K, N - 1)].
+    (T1 - T0) / K.
 
 loop(_F, 0) -> ok;
 loop(F, K) ->
