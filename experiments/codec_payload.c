@@ -52,18 +52,33 @@ static uint64_t flat_of(int shape, long len)
 }
 
 /* The largest L whose flat size is at most `words` (binary: its flat size is its 6-word
- * ProcBin whatever its length, so it gets 8 bytes a word instead). Doubling, then bisection:
- * the sizes grow with L. */
+ * ProcBin whatever its length, so it gets 8 bytes a word instead). The sizes grow with L,
+ * about linearly: a bracket around the estimate from a small payload, widened until it holds
+ * the answer, then bisection (a few builds of the payload, not one per bit of L). */
 static long len_for(int shape, size_t words)
 {
     if (shape == TC_EP_BINARY)
         return (long)(words * sizeof(tc_term));
     if (shape == TC_CODEC_FLATMAP)
         return (long)(words / TC_CODEC_FLATMAP_WORDS);
-    long lo = 1, hi = 2;
-    while (flat_of(shape, hi) <= words) {
-        lo = hi;
-        hi *= 2;
+    long probe = 256, est = (long)((double)words * (double)probe / (double)flat_of(shape, probe));
+    if (est < 1)
+        est = 1;
+    long step = est / 256 + 1, lo, hi;
+    if (flat_of(shape, est) <= words) {
+        lo = est;
+        hi = est + step;
+        while (flat_of(shape, hi) <= words) {
+            lo = hi;
+            hi += step *= 2;
+        }
+    } else {
+        hi = est;
+        lo = est - step > 1 ? est - step : 1;
+        while (lo > 1 && flat_of(shape, lo) > words) {
+            hi = lo;
+            lo = lo - (step *= 2) > 1 ? lo - step : 1;
+        }
     }
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
@@ -135,7 +150,8 @@ void tc_codec_meta(FILE *csv, int batches)
     tc_bench_meta(csv, "batch", "a sample is 500,000 / ext_bytes calls (at least 1) back to back, as "
                                "experiments/beam/codec.erl times the VM; the figures are per call, per byte of "
                                "term_to_binary/1's encoding; the clock's cost is subtracted");
-    tc_bench_meta(csv, "batches", "%d after a warm-up one, the operations in turn; median, iqr", batches);
+    tc_bench_meta(csv, "batches", "%d batches of each operation after a warm-up round, the operations in turn",
+                  batches);
     tc_bench_meta(csv, "min_ns_per_byte", "the fastest batch: on a shared machine a batch the scheduler "
                                          "interrupted is only ever longer");
     fputs("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte\n", csv);
