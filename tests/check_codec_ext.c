@@ -12,6 +12,7 @@
 #include "terms/atom.h"
 #include "terms/bignum.h"
 #include "terms/binary.h"
+#include "terms/flatmap.h"
 #include "terms/size.h"
 
 static tc_alloc *arena_alloc(void) { return tc_arena_alloc(tc_fixture_arena()); }
@@ -327,6 +328,129 @@ START_TEST(test_bignum_limit)
     p[0] = TC_MAKE_HEADER(n, TC_SUBTAG_POS_BIG);
     unsigned char *over;
     ck_assert_int_eq(tc_ext_encode(tc_make_boxed(p), 2, &over, &len), TC_ELIMIT);
+}
+END_TEST
+
+/* The encoder's walk: a list whose elements include containers (its count patched in at the
+ * tail), containers in and out of the last place of a tuple, a map with a tuple key, a list of
+ * every leaf kind. The bytes are OTP 25.2.3's, term_to_binary/1 (minor 1) and minor 2. */
+START_TEST(test_walk_shapes)
+{
+    static const struct {
+        const char *text, *minor1, *minor2;
+    } v[] = {
+        {"[[1000],{a},2000|{b}]", "836C000000036C0000000162000003E86A68016400016162000007D0680164000162",
+         "836C000000036C0000000162000003E86A680177016162000007D06801770162"},
+        {"{[1000,{x}],{1,{2,[]}}}", "8368026C0000000262000003E86801640001786A68026101680261026A",
+         "8368026C0000000262000003E868017701786A68026101680261026A"},
+        {"#{{k} => [300], 1 => {2}}", "83740000000261016801610268016400016B6C00000001620000012C6A",
+         "837400000002610168016102680177016B6C00000001620000012C6A"},
+        {"[a,\"bc\",<<\"d\">>,1.5]", "836C00000004640001616B000262636D0000000164463FF80000000000006A",
+         "836C000000047701616B000262636D0000000164463FF80000000000006A"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        check_encodes(v[i].text, 1, v[i].minor1);
+        check_encodes(v[i].text, 2, v[i].minor2);
+        check_decodes(v[i].minor1, v[i].text);
+    }
+}
+END_TEST
+
+/* The decoder's frames: containers as the last value of their parent (which then closes at
+ * once), as a middle value, as an improper list's tail, inside a map's keys and values (where
+ * nothing closes early), nested thousands deep in turn; each round trip is the same term of
+ * the same flat size, and a LIST_EXT's cells are one block, the head cell highest. */
+START_TEST(test_decoder_frames)
+{
+    tc_alloc *a = arena_alloc();
+    tc_term t = TC_NIL, k;
+    ck_assert(tc_atom_intern("k", 1, &k) == TC_OK);
+    for (int i = 0; i < 3000; i++) {
+        tc_term e[3] = {tc_make_small(1000 + i), t, tc_make_small(i)}, m;
+        switch (i % 6) {
+        case 0: t = tc_term_tuple(a, e, 2); break;                            /* last value */
+        case 1: t = tc_term_tuple(a, &e[1], 2); break;                        /* a middle value */
+        case 2: t = tc_term_list(a, e, 2, TC_NIL); break;                     /* a list's element */
+        case 3: t = tc_term_list(a, e, 1, t); break;                          /* an improper tail */
+        case 4: /* a map's value, and a key that is a container */
+            e[2] = tc_term_tuple(a, &e[0], 1);
+            ck_assert(tc_term_flatmap(a, (const tc_term[]){k, t, e[2], e[0]}, 2, &m) == TC_OK);
+            t = m;
+            break;
+        default: t = tc_term_tuple(a, (const tc_term[]){t}, 1); break;        /* a tuple's only value */
+        }
+        ck_assert(t != TC_NON_VALUE);
+    }
+    for (unsigned minor = 1; minor <= 2; minor++) {
+        size_t len;
+        unsigned char *b = encode_ok(t, minor, &len);
+        tc_term d = decode_ok(b, len);
+        uint64_t w1, w2;
+        ck_assert(tc_equal_ok(d, t));
+        ck_assert(tc_term_flat_size(t, &w1) == TC_OK && tc_term_flat_size(d, &w2) == TC_OK);
+        ck_assert_uint_eq(w1, w2);
+        tc_mem_free(b);
+    }
+    tc_term l = decode_ok((const unsigned char[]){131, 108, 0, 0, 0, 3, 98, 0, 0, 3, 232, 98, 0, 0, 7, 208, 98, 0, 0, 11,
+                                                  184, 106},
+                          22);
+    ck_assert(tc_list_val(tc_cdr(l)) + TC_CONS_SIZE == tc_list_val(l));
+    ck_assert(tc_list_val(tc_cdr(tc_cdr(l))) + TC_CONS_SIZE == tc_list_val(tc_cdr(l)));
+    check_decodes("83 74 00000003 6103 6103 6101 6101 6102 6102", "#{1 => 1, 2 => 2, 3 => 3}"); /* keys out of order */
+}
+END_TEST
+
+/* A destination that hands out words filled with a mark, to see which of them a decode that
+ * fails left unwritten. */
+#define POISON UINT64_C(0x5A5A5A5A5A5A5A5A)
+typedef struct marked {
+    tc_alloc iface;
+    tc_offheap offheap;
+    tc_term words[1 << 14];
+    size_t top;
+} marked;
+
+static tc_term *marked_alloc(tc_alloc *self, size_t n)
+{
+    marked *m = (marked *)self;
+    if (sizeof m->words / sizeof m->words[0] - m->top < n)
+        return NULL;
+    tc_term *p = m->words + m->top;
+    m->top += n;
+    return p;
+}
+
+/* A decode that fails part way leaves whole terms behind: every word it took from the
+ * destination holds a term word (the slots of the containers still open get []), as a heap
+ * that a collector walks later needs; checked at every truncation of a term of tuples, lists
+ * and maps, and at a non-finite float in the middle of a tuple. */
+START_TEST(test_failure_leaves_whole_terms)
+{
+    size_t len;
+    unsigned char *b = encode_ok(tc_read_ok("[{1,{2,[3000,4000,{5,x}]}},#{a => {6,[7]}, b => [8|9]},{1.5,{10}}|{11}]"), 2,
+                                 &len);
+    marked *m = malloc(sizeof *m);
+    ck_assert(m != NULL);
+    for (size_t cut = 1; cut < len; cut++) {
+        *m = (marked){.iface = {marked_alloc, &m->offheap}};
+        for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
+            m->words[i] = POISON;
+        tc_term t;
+        ck_assert(tc_ext_decode(&m->iface, b, cut, &t, NULL) == TC_EPARSE);
+        for (size_t i = 0; i < m->top; i++)
+            ck_assert_msg(m->words[i] != POISON, "cut at %zu: word %zu of %zu was never written", cut, i, m->top);
+    }
+    bytes x = from_hex("83 68 03 61 01 46 7FF0000000000000 61 02"); /* {1, +inf, 2} */
+    *m = (marked){.iface = {marked_alloc, &m->offheap}};
+    for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
+        m->words[i] = POISON;
+    tc_term t;
+    ck_assert(tc_ext_decode(&m->iface, x.b, x.n, &t, NULL) == TC_EPARSE);
+    for (size_t i = 0; i < m->top; i++)
+        ck_assert(m->words[i] != POISON);
+    free(x.b);
+    free(m);
+    tc_mem_free(b);
 }
 END_TEST
 
@@ -724,6 +848,9 @@ int main(void)
     tcase_add_test(tc, test_accepted_edges);
     tcase_add_test(tc, test_string_ext_limit);
     tcase_add_test(tc, test_bignum_limit);
+    tcase_add_test(tc, test_walk_shapes);
+    tcase_add_test(tc, test_decoder_frames);
+    tcase_add_test(tc, test_failure_leaves_whole_terms);
     tcase_add_test(tc, test_million_element_list);
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_corrupt_inputs);
