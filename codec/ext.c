@@ -101,9 +101,9 @@ enum {
 
 /* The hot paths' helpers, inlined where the compiler would not on its own. */
 #if defined(__GNUC__)
-#define ENC_INLINE static inline __attribute__((always_inline))
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
-#define ENC_INLINE static inline
+#define ALWAYS_INLINE static inline
 #endif
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
@@ -115,10 +115,10 @@ static const char local_node[] = "nonode@nohost";
 /* ==== encoding ============================================================================ */
 
 /*
- * Both passes run the same walk. The size pass has cap 0, so nothing is stored and only
- * `pos` advances; the write pass stores what fits in cap. Sharing the walk keeps the two
- * passes from ever disagreeing, which the VM gets by keeping encode_size_struct2 and
- * enc_term in step by hand.
+ * The rare kinds (pids, ports, refs, funs, bignums, bitstrings, non-ASCII atoms under minor
+ * 1) go through an emitter, in both passes: the size pass's has cap 0, so nothing is stored
+ * and only `pos` advances; the write pass's stores what fits in cap (all of it: the size
+ * pass sized the buffer). The walk that calls them is enc_walk, below.
  */
 typedef struct emitter {
     unsigned char *buf;
@@ -479,13 +479,13 @@ static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
  * even then: it is the next term); what it leaves to the emitter (put_other) is rare.
  */
 
-ENC_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
+ALWAYS_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
 {
     if (W)
         buf[at] = (unsigned char)v;
 }
 
-ENC_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
+ALWAYS_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
 {
     if (W)
         store32(buf + at, v);
@@ -494,7 +494,7 @@ ENC_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
 /* ATOM_EXT of an all-ASCII name under minor 1 (one byte a character), SMALL_ATOM_UTF8_EXT
  * or ATOM_UTF8_EXT under minor 2; false for a minor-1 name with other characters, which
  * put_atom_text converts. */
-ENC_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+ALWAYS_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
 {
     size_t len;
     const char *name = tc_atom_name(t, &len);
@@ -528,7 +528,7 @@ ENC_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term
 /* Writes t whole when it needs neither the stack nor the emitter: a small of the 32-bit
  * range, a float, an atom, [], a proper list of at most 65,535 bytes (STRING_EXT: the VM's
  * is_external_string fails only past MAX_STRING_LEN). false for anything else. */
-ENC_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+ALWAYS_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
 {
     size_t at = *pos;
     switch (tc_primary_tag(t)) {
@@ -595,7 +595,7 @@ ENC_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t, u
     }
 }
 
-ENC_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, size_t *len)
+ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, size_t *len)
 {
     tc_wstack s;
     tc_wstack_init(&s);
@@ -1260,7 +1260,7 @@ static bool decode_export(decoder *d, tc_term *out)
     return built(d, *out);
 }
 
-ENC_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun);
+ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun);
 
 /* NEW_FUN_EXT: the fun object is built (and linked) before its environment, as dec_term
  * builds it, and the environment's values fill it when its frame closes. The size field is
@@ -1329,11 +1329,11 @@ static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
 
 static tc_term *slot_of(tc_term w) { return (tc_term *)(uintptr_t)w; }
 
+ALWAYS_INLINE bool hand(decoder *d, tc_term v);
+
 /* Pushes a frame; for a list or a tuple, builds it first (its slots are written as its
  * values are read; a list's cdrs but the last are linked here). A fun is built already. */
-ENC_INLINE bool hand(decoder *d, tc_term v);
-
-ENC_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun)
+ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun)
 {
     if (d->frames.cap - d->frames.n < FRAME_WORDS) {
         if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
@@ -1612,7 +1612,7 @@ static bool read_elements(decoder *d)
 
 /* Hands a value to the innermost open container, closing each one it completes; the
  * outermost one's term, when it closes, goes to d->result. */
-ENC_INLINE bool hand(decoder *d, tc_term v)
+ALWAYS_INLINE bool hand(decoder *d, tc_term v)
 {
     for (;;) {
         tc_term *f = d->top;
