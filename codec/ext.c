@@ -1335,11 +1335,9 @@ ALWAYS_INLINE bool hand(decoder *d, tc_term v);
  * values are read; a list's cdrs but the last are linked here). A fun is built already. */
 ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun)
 {
-    if (d->frames.cap - d->frames.n < FRAME_WORDS) {
-        if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
-            return oom(d);
-        d->top = d->top ? d->frames.base + (d->frames.n - FRAME_WORDS) : NULL;
-    }
+    if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
+        return oom(d);
+    d->top = d->frames.n != 0 ? d->frames.base + (d->frames.n - FRAME_WORDS) : NULL; /* the stack may have moved */
     tc_term term = fun, slot;
     if (kind == F_TUPLE) {
         tc_term *p = tc_alloc_words(d->a, 1 + (size_t)values);
@@ -1363,7 +1361,7 @@ ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const 
         slot = d->vals.n;
         d->maps_open++;
     }
-    if (kind != F_MAP && d->maps_open == 0 && d->top && d->top[FR_LEFT] == 1) {
+    if (kind != F_MAP && d->maps_open == 0 && d->frames.n != 0 && d->top[FR_LEFT] == 1) {
         if (!hand(d, term)) /* closes the parent, and each ancestor this was the last value of */
             return false;
         kind |= F_HANDED;

@@ -327,7 +327,7 @@ static void sweep(bool quick, FILE *csv)
     }
 }
 
-enum { SWEEP_STACK = 256u << 20 };
+#define SWEEP_STACK_MIB 256u
 
 typedef struct sweep_args {
     bool quick;
@@ -358,9 +358,9 @@ int main(int argc, char **argv)
     sweep_args args = {cli.quick, csv};
     pthread_attr_t attr;
     pthread_t th;
-    if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, SWEEP_STACK) != 0 ||
+    if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, (size_t)SWEEP_STACK_MIB << 20) != 0 ||
         pthread_create(&th, &attr, sweep_thread, &args) != 0 || pthread_join(th, NULL) != 0) {
-        fprintf(stderr, "codecpeer: cannot start the sweep's thread (a %u MiB stack)\n", SWEEP_STACK >> 20);
+        fprintf(stderr, "codecpeer: cannot start the sweep's thread (a %u MiB stack)\n", SWEEP_STACK_MIB);
         return tc_bench_exit_status("codecpeer", EXIT_FAILURE);
     }
     (void)pthread_attr_destroy(&attr);
