@@ -311,10 +311,11 @@ static tc_result put_bitstring(emitter *e, tc_term t)
  *                            tail, as enc_term patches it)
  *   ARRAY ptr n              n > 0 terms at ptr (tuple elements, a fun's environment)
  *   MAP   keys values n      n key/value pairs, key first (flatmap order)
- *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node
+ *   HNODES kids n            the first n children of a HAMT node, still to encode, the last
+ *                            first (a leaf [K | V]: K, then V; a node: its children)
  *   PATCH pos                a NEW_FUN_EXT's size field at pos, written once its
  *                            environment is (enc_term's ENC_PATCH_FUN_SIZE) */
-enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE, K_PATCH };
+enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODES, K_PATCH };
 
 static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
 static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
@@ -327,20 +328,6 @@ static inline bool push(tc_wstack *s, size_t k, const tc_term *w)
     for (size_t i = 0; i < k; i++) /* a call to memcpy costs more */
         s->base[s->n + i] = w[i];
     s->n += k;
-    return true;
-}
-
-/* Queues a HAMT node's children in slot order, so the last is encoded first. */
-static bool push_hamt_children(tc_wstack *s, const tc_term *p)
-{
-    size_t n;
-    const tc_term *kids = tc_layout_map_terms(p[0], p, &n);
-    if (!tc_wstack_reserve(s, 2 * n))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        s->base[s->n++] = kids[i];
-        s->base[s->n++] = K_HNODE;
-    }
     return true;
 }
 
@@ -650,11 +637,8 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
                 out32(W, buf, pos + 1, (uint32_t)n);
                 pos += 5;
                 if (tc_is_hashmap(t)) {
-                    if (!push_hamt_children(&s, p)) {
-                        r = TC_ENOMEM;
-                        break;
-                    }
-                    goto next;
+                    p = tc_layout_map_terms(p[0], p, &n);
+                    goto hamt;
                 }
                 if (n == 0)
                     goto next;
@@ -746,6 +730,40 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
             break;
         continue;
 
+    hamt: { /* the first n children of a HAMT node at p, the last first (enc_term pushes a
+             * node's children in slot order on its stack): a leaf [K | V] is a pair, a node
+             * goes down, and the rest of this one waits on the stack only for what is not a
+             * leaf pair */
+        bool have_t = false;
+        while (n > 0 && !have_t) {
+            tc_term child = p[--n];
+            if (tc_is_list(child)) {
+                const tc_term *kv = tc_list_val(child);
+                bool key_done = leaf(W, buf, &pos, kv[0], minor);
+                if (key_done && leaf(W, buf, &pos, kv[1], minor))
+                    continue;
+                if ((n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) ||
+                    (!key_done && !push(&s, 2, (const tc_term[]){kv[1], K_TERM}))) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                t = key_done ? kv[1] : kv[0];
+                have_t = true;
+            } else {
+                if (n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                p = tc_layout_map_terms(tc_boxed_val(child)[0], tc_boxed_val(child), &n);
+            }
+        }
+        if (r != TC_OK)
+            break;
+        if (have_t)
+            continue;
+        goto next;
+    }
+
     next: /* the next term from the stack, patching fun sizes on the way */
         if (tc_wstack_empty(&s))
             break;
@@ -767,20 +785,10 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
             v = ptr_of(tc_wstack_pop(&s));
             p = ptr_of(tc_wstack_pop(&s));
             goto pairs;
-        case K_HNODE: {
-            tc_term child = tc_wstack_pop(&s);
-            if (tc_is_list(child)) { /* a leaf [K | V]: as a pair */
-                p = &tc_list_val(child)[0];
-                v = &tc_list_val(child)[1];
-                n = 1;
-                goto pairs;
-            }
-            if (!push_hamt_children(&s, tc_boxed_val(child))) {
-                r = TC_ENOMEM;
-                break;
-            }
-            goto next;
-        }
+        case K_HNODES:
+            n = tc_wstack_pop(&s);
+            p = ptr_of(tc_wstack_pop(&s));
+            goto hamt;
         default: { /* K_PATCH */
             size_t at = (size_t)tc_wstack_pop(&s);
             out32(W, buf, at, (uint32_t)(pos - at));

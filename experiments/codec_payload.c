@@ -1,7 +1,8 @@
 #include "codec_payload.h"
 
 #include "codec/ext.h"
-#include "copy/copy_struct.h"
+#include "heaps/gc.h"
+#include "terms/arena.h"
 #include "terms/flatmap.h"
 #include "terms/size.h"
 
@@ -94,16 +95,21 @@ void tc_codec_payload_make(int shape, size_t words, tc_codec_payload *out)
 {
     *out = (tc_codec_payload){.shape = shape, .len = len_for(shape, words)};
     tc_arena *built = tc_arena_new(0);
-    out->arena = tc_arena_new(0);
-    NEED(built && out->arena, "building the payloads");
-    /* The encoder reads a copy of the payload, not the builder's own layout (each element built
-     * before the cell that holds it): the VM's Data has been through its copying GC when it is
-     * encoded (codec.erl collects before every batch). */
-    tc_term t = payload(tc_arena_alloc(built), shape, out->len);
-    NEED(tc_copy_struct(tc_arena_alloc(out->arena), t, NULL, &out->term, NULL) == TC_OK &&
-             tc_term_flat_size(out->term, &out->flat) == TC_OK,
+    NEED(built != NULL, "building the payloads");
+    /* codec.erl's Data is built in its process and collected before every batch
+     * (erlang:garbage_collect/0, a fullsweep): the same here, on a process of the model's,
+     * with every collection a fullsweep; nothing allocates on it afterwards. */
+    tc_policy pol;
+    NEED(tc_policy_preset("otp25", &pol) == TC_OK, "the policy");
+    pol.fullsweep_after = 0;
+    out->mem = tc_mseg_new(&pol.mem);
+    NEED(out->mem && tc_proc_new(out->mem, &pol, &out->proc) == TC_OK &&
+             tc_ep_place_on_heap(out->proc, payload(tc_arena_alloc(built), shape, out->len)) == TC_OK &&
+             tc_gc_collect(out->proc, 0, NULL, 0) == TC_OK,
          "building the payloads");
     tc_arena_free(built);
+    out->term = *tc_proc_stack_slot(out->proc, tc_proc_stack_size(out->proc) - 1);
+    NEED(tc_term_flat_size(out->term, &out->flat) == TC_OK, "building the payloads");
     NEED(tc_ext_encode(out->term, 1, &out->ext, &out->ext_len) == TC_OK, "building the payloads");
     out->batch = out->ext_len < 500000 ? 500000 / out->ext_len : 1; /* about half a millisecond */
 }
@@ -111,7 +117,8 @@ void tc_codec_payload_make(int shape, size_t words, tc_codec_payload *out)
 void tc_codec_payload_free(tc_codec_payload *p)
 {
     tc_mem_free(p->ext);
-    tc_arena_free(p->arena);
+    tc_proc_free(p->proc);
+    tc_mseg_free(p->mem);
     *p = (tc_codec_payload){0};
 }
 

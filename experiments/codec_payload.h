@@ -13,9 +13,10 @@
 
 #include <stdio.h>
 
+#include "alloc/mseg.h"
 #include "harness.h"
+#include "heaps/proc.h"
 #include "scenarios/workload.h"
-#include "terms/arena.h"
 
 /* eptest's shapes (tc_ep_shape; `map`, maps:from_list([{I, I} || I <- lists:seq(1, L)]),
  * is a hashmap at every size here: more than 32 keys), then flatmap: L flatmaps of the 16
@@ -36,13 +37,16 @@ const char *tc_codec_shape_name(int shape);
 /* `count` flatmaps as above, in a list, built in `a` (ends the run when out of memory). */
 tc_term tc_codec_flatmaps(tc_alloc *a, size_t count);
 
-/* One payload as every side times it: the term (copy_struct's copy of the built payload, as
- * the VM's Data has been through its GC), its flat size, and termcopy's encoding of it
- * (minor version 1, term_to_binary/1's). Ends the run when out of memory. */
+/* One payload as every side times it: the term as the VM's Data is when codec.erl times it,
+ * on a process heap after a fullsweep (placed there as a spawn argument is, then moved by
+ * one collection: the collector's layout, which decides the walks' cache misses on a map of
+ * a million words), its flat size, and termcopy's encoding of it (minor version 1,
+ * term_to_binary/1's). Ends the run when out of memory. */
 typedef struct tc_codec_payload {
     int shape;
-    long len;      /* the payload length L: the largest whose flat size is at most `words` */
-    tc_arena *arena; /* holds term */
+    long len;        /* the payload length L: the largest whose flat size is at most `words` */
+    tc_mseg *mem;    /* the process's memory */
+    tc_proc *proc;   /* holds term, on the bottom slot of its stack */
     tc_term term;
     uint64_t flat;
     unsigned char *ext; /* tc_mem_alloc'd */

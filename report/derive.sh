@@ -412,7 +412,8 @@ codec_files=("$res/codec.csv")
 [ -f "$res/codec-vm.csv" ] && codec_files+=("$res/codec-vm.csv")
 [ -f "$res/codec-ei.csv" ] && codec_files+=("$res/codec-ei.csv")
 awk -v hasvm="$([ -f "$res/codec-vm.csv" ] && echo 1 || echo 0)" -v hasei="$([ -f "$res/codec-ei.csv" ] && echo 1 || echo 0)" "$lib"'
-    function words(w) { return w >= 1048576 ? "1 Mi" : w >= 32768 ? "32 Ki" : "1 Ki" }
+    # The size a payload was made for: its flat size is at or below it (binary: 8 bytes a word)
+    function words(shape, len, w) { if (shape == "binary") w = len / 8; return w > 32768 ? "1 Mi" : w > 1024 ? "32 Ki" : "1 Ki" }
     !csv_row() { next }
     {
         op = csv_get("codec"); k = csv_get("shape") SUBSEP csv_get("payload_len")
@@ -421,7 +422,7 @@ awk -v hasvm="$([ -f "$res/codec-vm.csv" ] && echo 1 || echo 0)" -v hasei="$([ -
         v[k, op, side] = csv_get("min_ns_per_byte")
         if (side == "tc" && !((k, op) in seen)) {
             seen[k, op] = 1; order[++n] = k SUBSEP op
-            size[k] = words(csv_get("flat_words")); bytes[k] = csv_get("ext_bytes")
+            size[k] = words(csv_get("shape"), csv_get("payload_len"), csv_get("flat_words")); bytes[k] = csv_get("ext_bytes")
         }
     }
     END {
