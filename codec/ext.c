@@ -556,12 +556,19 @@ ALWAYS_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t
         return true;
     }
     case TC_TAG_PRIMARY_LIST: {
+        /* The write pass writes the bytes as it checks them: if the list is no string after
+         * all, its LIST_EXT, longer than what was written (five bytes, then at least two an
+         * element), writes over them from `at`. A small of 0..255 is 0xF | v << 4: no bit
+         * set outside those. */
         size_t n = 0;
         tc_term l = t;
+        unsigned char *b = W ? buf + at + 3 : NULL;
         do {
             tc_term h = tc_car(l);
-            if (!tc_is_small(h) || (uint64_t)tc_small_val(h) >= 256 || ++n > MAX_STRING_LEN)
+            if ((h & ~(tc_term)0xFF0) != TC_TAG_IMMED1_SMALL || ++n > MAX_STRING_LEN)
                 return false;
+            if (W)
+                *b++ = (unsigned char)(h >> TC_TAG_IMMED1_SIZE);
             l = tc_cdr(l);
         } while (tc_is_list(l));
         if (!tc_is_nil(l))
@@ -569,11 +576,6 @@ ALWAYS_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t
         out8(W, buf, at, STRING_EXT);
         out8(W, buf, at + 1, (unsigned)(n >> 8));
         out8(W, buf, at + 2, (unsigned)n & 0xFF);
-        if (W) {
-            unsigned char *b = buf + at + 3;
-            for (l = t; tc_is_list(l); l = tc_cdr(l))
-                *b++ = (unsigned char)tc_small_val(tc_car(l));
-        }
         *pos = at + 3 + n;
         return true;
     }
