@@ -1444,6 +1444,36 @@ static void abandon_frames(decoder *d)
     }
 }
 
+/* STRING_EXT (its tag read): the cells written straight from the bytes, laid out as
+ * tc_term_list lays them out (one block, the head cell highest). */
+ALWAYS_INLINE bool decode_string(decoder *d, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    if (!need(d, 2, "STRING_EXT's length"))
+        return false;
+    size_t n = get16(d);
+    if (!fits(d, len_at, n, "STRING_EXT length"))
+        return false;
+    if (n == 0) {
+        *out = TC_NIL;
+        return true;
+    }
+    const unsigned char *text = d->p;
+    d->p += n;
+    tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+    if (!cells)
+        return oom(d);
+    tc_term tail = TC_NIL;
+    for (size_t i = n; i-- > 0;) {
+        tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
+        cell[0] = tc_make_small(text[i]);
+        cell[1] = tail;
+        tail = tc_make_list(cell);
+    }
+    *out = tail;
+    return true;
+}
+
 /* Reads one value, or opens a container (*opened) whose values follow. */
 static bool decode_item(decoder *d, tc_term *out, bool *opened)
 {
@@ -1474,34 +1504,8 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     case NIL_EXT:
         *out = TC_NIL;
         return true;
-    case STRING_EXT: {
-        const unsigned char *len_at = d->p;
-        if (!need(d, 2, "STRING_EXT's length"))
-            return false;
-        size_t n = get16(d);
-        if (!fits(d, len_at, n, "STRING_EXT length"))
-            return false;
-        if (n == 0) {
-            *out = TC_NIL;
-            return true;
-        }
-        /* The cells written straight from the bytes, laid out as tc_term_list lays them out
-         * (one block, the head cell highest). */
-        const unsigned char *text = d->p;
-        d->p += n;
-        tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
-        if (!cells)
-            return oom(d);
-        tc_term tail = TC_NIL;
-        for (size_t i = n; i-- > 0;) {
-            tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
-            cell[0] = tc_make_small(text[i]);
-            cell[1] = tail;
-            tail = tc_make_list(cell);
-        }
-        *out = tail;
-        return true;
-    }
+    case STRING_EXT:
+        return decode_string(d, out);
     case LIST_EXT:
     case SMALL_TUPLE_EXT:
     case LARGE_TUPLE_EXT:
@@ -1653,9 +1657,9 @@ ALWAYS_INLINE bool hand(decoder *d, tc_term v)
 }
 
 /*
- * The decoding loop. The commonest items (small integers, [], a small tuple) are read here;
- * a run of integers and floats in a container goes to read_elements; everything else, and
- * any of these whose bytes are short, to decode_item, which reports it.
+ * The decoding loop. The commonest items (small integers, [], a string, a small tuple) are
+ * read here; a run of integers and floats in a container goes to read_elements; everything
+ * else, and any of these whose bytes are short, to decode_item, which reports it.
  */
 static bool parse(decoder *d, tc_term *result)
 {
@@ -1686,6 +1690,11 @@ static bool parse(decoder *d, tc_term *result)
         case NIL_EXT:
             v = TC_NIL;
             d->p = p + 1;
+            break;
+        case STRING_EXT:
+            d->p = p + 1;
+            if (!decode_string(d, &v))
+                return false;
             break;
         case SMALL_TUPLE_EXT: {
             if (n < 2 || p[1] == 0 || p[1] > n - 2)
