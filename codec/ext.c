@@ -1566,6 +1566,16 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
  * item is left for decode_item to report exactly as it would. Each item's bytes are checked
  * once, not each byte.
  */
+/* The double of the NEW_FLOAT_EXT at p (its tag, then 8 bytes, most significant first). */
+static inline double float_at(const unsigned char *p)
+{
+    uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
+                    (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 static bool read_elements(decoder *d)
 {
     if (left(d) == 0 || (*d->p != SMALL_INTEGER_EXT && *d->p != INTEGER_EXT && *d->p != NEW_FLOAT_EXT))
@@ -1598,17 +1608,29 @@ static bool read_elements(decoder *d)
             *v = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
             p += 5;
         } else if (n >= 9 && p[0] == NEW_FLOAT_EXT) {
-            uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
-                            (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
-            double x;
-            memcpy(&x, &bits, sizeof x);
-            if (!isfinite(x))
+            /* A run of floats: their objects in one allocation, each where a bump allocator
+             * would have put it had they come one by one. */
+            uint64_t r = 0;
+            while (r < most - k && (size_t)(end - p) >= 9 * (r + 1) && p[9 * r] == NEW_FLOAT_EXT &&
+                   isfinite(float_at(p + 9 * r)))
+                r++;
+            if (r == 0)
                 break;
-            p += 9;
-            if ((*v = tc_term_float(d->a, x)) == TC_NON_VALUE) {
-                ok = false; /* reported where decode_float reports it: after the item */
+            tc_term *w = tc_alloc_words(d->a, TC_FLOAT_SIZE * (size_t)r);
+            if (!w) {
+                p += 9; /* reported where decode_float reports it: after the item */
+                ok = false;
                 break;
             }
+            for (uint64_t i = 0; i < r; i++, p += 9, w += TC_FLOAT_SIZE) {
+                double x = float_at(p);
+                w[0] = TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT);
+                memcpy(&w[1], &x, sizeof x);
+                *v = tc_make_boxed(w);
+                if (i + 1 < r)
+                    v += step;
+            }
+            k += r - 1;
         } else {
             break;
         }

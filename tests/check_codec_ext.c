@@ -403,6 +403,10 @@ START_TEST(test_decoder_frames)
     ck_assert(tc_list_val(tc_cdr(l)) + TC_CONS_SIZE == tc_list_val(l));
     ck_assert(tc_list_val(tc_cdr(tc_cdr(l))) + TC_CONS_SIZE == tc_list_val(tc_cdr(l)));
     check_decodes("83 74 00000003 6103 6103 6101 6101 6102 6102", "#{1 => 1, 2 => 2, 3 => 3}"); /* keys out of order */
+    /* Runs of floats (one allocation a run) between integers, in a list and in a tuple. */
+    check_decodes("83 6C 00000005 46 3FF8000000000000 46 4004000000000000 61 07 46 400C000000000000 46 4012000000000000 6A",
+                  "[1.5,2.5,7,3.5,4.5]");
+    check_decodes("83 68 04 46 3FF8000000000000 46 4004000000000000 46 400C000000000000 61 01", "{1.5,2.5,3.5,1}");
 }
 END_TEST
 
@@ -433,7 +437,7 @@ static tc_term *marked_alloc(tc_alloc *self, size_t n)
 START_TEST(test_failure_leaves_whole_terms)
 {
     size_t len;
-    unsigned char *b = encode_ok(tc_read_ok("[{1,{2,[3000,4000,{5,x}]}},#{a => {6,[7]}, b => [8|9]},{1.5,{10}}|{11}]"), 2,
+    unsigned char *b = encode_ok(tc_read_ok("[{1,{2,[3000,4000,{5,x}]}},#{a => {6,[7]}, b => [8|9]},{1.5,{10}},[0.5,2.5,3.5,4,4.5]|{11}]"), 2,
                                  &len);
     marked *m = malloc(sizeof *m);
     ck_assert(m != NULL);
