@@ -1683,6 +1683,8 @@ ALWAYS_INLINE bool hand(decoder *d, tc_term v)
  * read here; a run of integers and floats in a container goes to read_elements; everything
  * else, and any of these whose bytes are short, to decode_item, which reports it.
  */
+enum { CHAIN_MAX = 64 }; /* tuples read ahead and allocated at once (parse) */
+
 static bool parse(decoder *d, tc_term *result)
 {
     for (;;) {
@@ -1729,17 +1731,65 @@ static bool parse(decoder *d, tc_term *result)
                 continue;
             }
             /* The last value of a container that its own parent has had since it opened: this
-             * tuple completes it, and takes its frame ({X, {Y, ...}} decodes in one frame). */
-            tc_term *t = tc_alloc_words(d->a, 1 + (size_t)p[1]);
+             * tuple completes it, and takes its frame ({X, {Y, ...}} decodes in one frame). So
+             * do the tuples that follow it as each one's last value when every other value of
+             * theirs is an integer (a chain of links, CHAIN_MAX at most): one allocation for
+             * them all, each tuple where a bump allocator puts it one after the other. */
+            size_t links = 0, words = 0;
+            const unsigned char *q = p, *end = d->end;
+            while (links < CHAIN_MAX && (size_t)(end - q) >= 2 && q[0] == SMALL_TUPLE_EXT && q[1] != 0 &&
+                   q[1] <= (size_t)(end - q) - 2) {
+                const unsigned char *r = q + 2;
+                unsigned i = 1;
+                for (; i < q[1]; i++) {
+                    if ((size_t)(end - r) >= 2 && r[0] == SMALL_INTEGER_EXT)
+                        r += 2;
+                    else if ((size_t)(end - r) >= 5 && r[0] == INTEGER_EXT)
+                        r += 5;
+                    else
+                        break;
+                }
+                if (links > 0 && i < q[1])
+                    break; /* this one has other values: the next round of the loop reads it */
+                links++;
+                words += 1 + (size_t)q[1];
+                if (i < q[1])
+                    break; /* the first has: it alone, its other values read as they come */
+                q = r;
+            }
+            tc_term *t = tc_alloc_words(d->a, words);
             if (!t)
                 return oom(d);
-            t[0] = TC_MAKE_HEADER(p[1], TC_SUBTAG_ARITYVAL);
-            *slot_of(f[FR_SLOT]) = tc_make_boxed(t);
+            tc_term *slot = slot_of(f[FR_SLOT]);
+            const unsigned char *at = p;
+            for (size_t l = 0; l < links; l++) {
+                unsigned arity = p[1];
+                at = p;
+                p += 2;
+                *slot = tc_make_boxed(t);
+                t[0] = TC_MAKE_HEADER(arity, TC_SUBTAG_ARITYVAL);
+                unsigned i = 1;
+                if (links > 1) { /* whole links: their values but the last are integers, checked */
+                    for (; i < arity; i++) {
+                        if (p[0] == SMALL_INTEGER_EXT) {
+                            t[i] = tc_make_small(p[1]);
+                            p += 2;
+                        } else {
+                            t[i] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 |
+                                                           (uint32_t)p[3] << 8 | p[4]));
+                            p += 5;
+                        }
+                    }
+                }
+                slot = &t[i];
+                t += 1 + arity;
+                f[FR_LEFT] = arity + 1 - i;
+                f[FR_TERM] = tc_make_boxed(t - 1 - arity);
+            }
+            d->p = p;
             f[FR_KIND] = F_TUPLE | F_HANDED;
-            f[FR_LEFT] = p[1];
-            f[FR_SLOT] = (tc_term)(uintptr_t)&t[1];
-            f[FR_AT] = (tc_term)(p - d->start);
-            f[FR_TERM] = tc_make_boxed(t);
+            f[FR_SLOT] = (tc_term)(uintptr_t)slot;
+            f[FR_AT] = (tc_term)(at - d->start);
             continue;
         }
         default:

@@ -410,6 +410,45 @@ START_TEST(test_decoder_frames)
 }
 END_TEST
 
+/* Chains of tuples each the last value of the one before (read ahead and allocated at once
+ * when their other values are integers): arities 1 to 4, small and 32-bit integers, an atom
+ * or a float here and there that ends a chain, far longer than one read-ahead; the same term
+ * back, of the same flat size, and every truncation refused with whole terms left. */
+static tc_term tuple_chain(tc_alloc *a, int depth)
+{
+    tc_term t = TC_NIL, x;
+    ck_assert(tc_atom_intern("x", 1, &x) == TC_OK);
+    for (int i = depth; i > 0; i--) {
+        tc_term e[4];
+        int arity = 1 + i % 4;
+        for (int j = 0; j < arity - 1; j++)
+            e[j] = i % 37 == 0 && j == 0 ? x : tc_make_small(i % 5 == 0 ? 100000 * i : i % 250);
+        if (i % 53 == 0)
+            e[0] = tc_term_float(a, 0.5);
+        e[arity - 1] = t;
+        t = tc_term_tuple(a, e, (uint64_t)arity);
+        ck_assert(t != TC_NON_VALUE);
+    }
+    return t;
+}
+
+START_TEST(test_tuple_chains)
+{
+    tc_alloc *a = arena_alloc();
+    for (int depth = 1; depth <= 700; depth += depth < 140 ? 1 : 111) {
+        tc_term t = tuple_chain(a, depth);
+        size_t len;
+        unsigned char *b = encode_ok(t, 2, &len);
+        tc_term d = decode_ok(b, len);
+        uint64_t w1, w2;
+        ck_assert_msg(tc_equal_ok(d, t), "chain of %d", depth);
+        ck_assert(tc_term_flat_size(t, &w1) == TC_OK && tc_term_flat_size(d, &w2) == TC_OK);
+        ck_assert_uint_eq(w1, w2);
+        tc_mem_free(b);
+    }
+}
+END_TEST
+
 /* A destination that hands out words filled with a mark, to see which of them a decode that
  * fails left unwritten. */
 #define POISON UINT64_C(0x5A5A5A5A5A5A5A5A)
@@ -441,6 +480,18 @@ START_TEST(test_failure_leaves_whole_terms)
                                  &len);
     marked *m = malloc(sizeof *m);
     ck_assert(m != NULL);
+    size_t clen;
+    unsigned char *chain = encode_ok(tuple_chain(arena_alloc(), 150), 2, &clen);
+    for (size_t cut = 1; cut < clen; cut++) {
+        *m = (marked){.iface = {marked_alloc, &m->offheap}};
+        for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
+            m->words[i] = POISON;
+        tc_term t;
+        ck_assert(tc_ext_decode(&m->iface, chain, cut, &t, NULL) == TC_EPARSE);
+        for (size_t i = 0; i < m->top; i++)
+            ck_assert_msg(m->words[i] != POISON, "chain cut at %zu: word %zu of %zu was never written", cut, i, m->top);
+    }
+    tc_mem_free(chain);
     for (size_t cut = 1; cut < len; cut++) {
         *m = (marked){.iface = {marked_alloc, &m->offheap}};
         for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
@@ -860,6 +911,7 @@ int main(void)
     tcase_add_test(tc, test_bignum_limit);
     tcase_add_test(tc, test_walk_shapes);
     tcase_add_test(tc, test_decoder_frames);
+    tcase_add_test(tc, test_tuple_chains);
     tcase_add_test(tc, test_failure_leaves_whole_terms);
     tcase_add_test(tc, test_million_element_list);
     tcase_add_test(tc, test_deep_nesting);
