@@ -148,6 +148,12 @@ void tc_codec_time(void (*run)(void *ctx, int op), void (*after)(void *ctx, int 
     tc_mem_free(samples);
 }
 
+void tc_codec_heading(int batches)
+{
+    printf("ns/byte of the external format: median over %d batches, iqr, the fastest batch\n", batches);
+    printf("%-10s %-8s %9s %9s %10s %9s %9s %9s\n", "codec", "shape", "L", "words", "bytes", "ns/byte", "iqr", "min");
+}
+
 void tc_codec_meta(FILE *csv, int batches)
 {
     tc_bench_meta(csv, "shapes", "eptest's (map: more than 32 keys, a hashmap at every size here), and flatmap: "

@@ -64,6 +64,8 @@ void tc_codec_payload_free(tc_codec_payload *p);
 void tc_codec_time(void (*run)(void *ctx, int op), void (*after)(void *ctx, int op), void *ctx, int nops,
                    int batches, size_t batch, tc_timing_summary *ns, double *least);
 
+/* The table's two heading lines on stdout. */
+void tc_codec_heading(int batches);
 /* The CSV's metadata about the payloads, batches and figures, and its header row. */
 void tc_codec_meta(FILE *csv, int batches);
 /* One row: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte

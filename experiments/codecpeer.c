@@ -293,8 +293,7 @@ static void sweep(bool quick, FILE *csv)
                                      "runs on a thread with a 256 MiB stack)");
         tc_codec_meta(csv, batches);
     }
-    printf("ns/byte of the external format: median over %d batches, iqr, the fastest batch\n", batches);
-    printf("%-10s %-8s %9s %9s %10s %9s %9s %9s\n", "codec", "shape", "L", "words", "bytes", "ns/byte", "iqr", "min");
+    tc_codec_heading(batches);
     for (size_t z = 0; z < (quick ? TC_CODEC_QUICK_SIZES : TC_CODEC_SIZES); z++) {
         for (int sh = 0; sh < TC_CODEC_SHAPES; sh++) {
             tc_progress_line("codecpeer %zu words %s", tc_codec_words[z], tc_codec_shape_name(sh));
