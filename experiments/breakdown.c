@@ -320,8 +320,8 @@ static const tc_bench_cli_spec spec = {
              "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
              "measured in the same run, and by a sampling profiler over the same passes; with\n"
              "--vm-overhead also the VM's fixed cost the model does not execute (vm_overhead).",
-    .era = "both",
-    .era_both = true,
+    .era = "all",
+    .era_all = true,
     .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, 10000 for otp25"},
     .iterations = {"calls per pass", 1, 100000000, "1000"},
     .repeats = {"workload runs, alternately timed (counters) and profiled", 1, 64, "10, --quick 2"},

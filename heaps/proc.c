@@ -186,8 +186,9 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
     proc_emit(p, &ev);
 }
 
-/* erts_heap_alloc, OTP 20+: the head fragment's tail, else a fragment of exactly need. */
-static tc_term *halloc_modern(tc_proc *p, size_t need)
+/* erts_heap_alloc, OTP 20+ (frag_rule exact): the head fragment's tail, else a fragment of
+ * exactly need. */
+static tc_term *halloc_exact(tc_proc *p, size_t need)
 {
     tc_heapfrag *f = p->mbuf;
     if (f && need <= f->alloc_size - f->used_size) {
@@ -202,8 +203,9 @@ static tc_term *halloc_modern(tc_proc *p, size_t need)
     return f->mem;
 }
 
-/* do_alloc, R10B: the arith heap's tail, else a fragment with slack that becomes it. */
-static tc_term *halloc_r10b(tc_proc *p, size_t need)
+/* do_alloc, R10B-2 (frag_rule arith): the arith heap's tail, else a fragment with slack that
+ * becomes it. */
+static tc_term *halloc_arith(tc_proc *p, size_t need)
 {
     if (need <= p->arith_avail) {
         tc_heapfrag *f = p->arith_frag;
@@ -227,7 +229,7 @@ static tc_term *halloc_r10b(tc_proc *p, size_t need)
         p->arith_avail = n - need;
     }
     link_frag(p, f, need, n);
-    p->frag_overhead += TC_R10B_FRAG_OVERHEAD;
+    p->frag_overhead += TC_ARITH_FRAG_OVERHEAD;
     if (p->mbuf_sz + p->frag_overhead >= p->heap_sz)
         p->yield_requested = true;
     return f->mem;
@@ -244,13 +246,13 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);
-    bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
-    if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
+    bool arith = p->policy.frag_rule == TC_FRAG_ARITH;
+    if (need == 0 || (!p->policy.gc_stress && (arith ? room > need : room >= need))) {
         tc_term *hp = p->htop;
         p->htop += need;
         return hp;
     }
-    return r10b ? halloc_r10b(p, need) : halloc_modern(p, need);
+    return arith ? halloc_arith(p, need) : halloc_exact(p, need);
 }
 
 void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)
@@ -293,8 +295,8 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
     m->next = NULL;
     m->term = term;
     m->frag = frag;
-    if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
-        /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
+    if (frag && p->policy.msg_frag == TC_MSG_FRAG_MBUF) {
+        /* R10B-2 queue_message_tt: the buffer joins MBUF at once; the term is a root. */
         tc__proc_splice_offheap(&p->off_heap, &frag->off_heap);
         frag->next = p->mbuf;
         p->mbuf = frag;
