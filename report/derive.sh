@@ -210,12 +210,20 @@ if [ -n "$vmbase" ]; then
 fi
 
 # ---- figure 5: the ablation ratios, one column per era ------------------------------------
+# The eras and the variants as ablate ran them (its rows, in their order), so a new era or a
+# new variant needs nothing here; ablate-eras.csv gives each era's payload length.
 awk "$lib"'
     !csv_row() { next }
     { a = csv_get("ablation"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
-      r[a, csv_get("era")] = csv_get("ratio") }
-    END { print "ablation,r10b,otp25"; for (i = 1; i <= n; i++) print order[i] "," r[order[i], "r10b"] "," r[order[i], "otp25"] }
-' "$res/ablate.csv" >"$der/ablate-wide.csv"
+      e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e; len[e] = csv_get("payload_len") }
+      r[a, e] = csv_get("ratio") }
+    END {
+        printf "ablation"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; printf "\n"
+        for (i = 1; i <= n; i++) { printf "%s", order[i]; for (j = 1; j <= ne; j++) printf ",%s", r[order[i], eras[j]]; printf "\n" }
+        print "era,payload_len" > erasf
+        for (j = 1; j <= ne; j++) print eras[j] "," len[eras[j]] > erasf
+    }
+' erasf="$der/ablate-eras.csv" "$res/ablate.csv" >"$der/ablate-wide.csv"
 
 # ---- figure 4: phase shares per test, counters and profiler side by side ------------------
 # One round trip (proc2, the middle pass) and the three ETS tests of each era; the empty loop

@@ -65,8 +65,11 @@ run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv
 run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
-run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
+run heaptrace-nocache "$bin/heaptrace" --set mseg_cache=0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
+# The policy table and ablate's variants, as the report's appendix and §3.6 print them.
+run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
+run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
 rm -rf "$res/vm" "$res"/fidelity*.csv
