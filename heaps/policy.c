@@ -45,6 +45,11 @@ static const tc_policy_field fields[] = {
      "R10B-2 utils.c do_alloc (global.h HAlloc); OTP 25 utils.c erts_heap_alloc (erl_vm.h HAllocX)",
      "HAlloc with no room: a fragment with slack that becomes the arith heap, 6 header words counted "
      "(arith); the head fragment's tail or a fragment of exactly the need (exact)"},
+    {"frag_yield", BOOL(frag_yield), ERAS("on", NULL, "off"),
+     "R10B-2 utils.c do_alloc (BUMP_ALL_REDS when (MBUF_SIZE + overhead) * MBUF_GC_FACTOR >= HEAP_SIZE, "
+     "the factor 1: erl_process.h); OTP 25 utils.c erts_heap_alloc makes no such test",
+     "HAlloc's new fragment asks the process to yield once the fragments reach the heap size, so the GC "
+     "at its next schedule comes at once"},
     {"msg_frag", ENUM(msg_frag, msg_frags), ERAS("mbuf", NULL, "queue"),
      "R10B-2 erl_message.c queue_message_tt; OTP 25 erl_message.c erts_save_message_in_proc, "
      "erl_gc.c move_msgs_to_heap",

@@ -112,6 +112,7 @@ typedef struct tc_policy {
     const char *name; /* the preset it started from; fields set since keep it */
     tc_heap_table heap_table;
     tc_frag_rule frag_rule;
+    bool frag_yield; /* a new fragment that brings mbuf_sz + overhead to heap_sz asks for a yield */
     tc_msg_frag msg_frag;
     tc_gc_trigger gc_trigger;
     tc_bif_gc_test bif_gc_test;

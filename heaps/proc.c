@@ -169,13 +169,17 @@ void tc_heapfrag_free(tc_mseg *mem, tc_heapfrag *f)
     tc_mseg_free_block(mem, f);
 }
 
-/* Links a new HAlloc fragment whose first `need` words are handed out. */
+/* Links a new HAlloc fragment whose first `need` words are handed out; with policy.frag_yield
+ * (R10B-2 do_alloc's BUMP_ALL_REDS) the process yields once the fragments and their overhead
+ * reach the heap's size, so the GC at its next schedule comes at once. */
 static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
 {
     f->used_size = need;
     f->next = p->mbuf;
     p->mbuf = f;
     p->mbuf_sz += counted;
+    if (p->policy.frag_yield && p->mbuf_sz + p->frag_overhead >= p->heap_sz)
+        p->yield_requested = true;
     p->stats.frags_allocated++;
     p->stats.frag_words += f->alloc_size;
     tc_heap_event ev = {.kind = TC_HEAP_EV_FRAG, .need = need, .heap_before = p->heap_sz,
@@ -228,10 +232,8 @@ static tc_term *halloc_arith(tc_proc *p, size_t need)
         p->arith_frag = f;
         p->arith_avail = n - need;
     }
-    link_frag(p, f, need, n);
     p->frag_overhead += TC_ARITH_FRAG_OVERHEAD;
-    if (p->mbuf_sz + p->frag_overhead >= p->heap_sz)
-        p->yield_requested = true;
+    link_frag(p, f, need, n);
     return f->mem;
 }
 

@@ -111,6 +111,43 @@ START_TEST(tables)
 }
 END_TEST
 
+/* policy.frag_yield (R10B-2 do_alloc's BUMP_ALL_REDS): a new fragment that brings mbuf_sz and
+ * the fragments' overhead to the heap's size asks the process to yield, under either HAlloc
+ * rule; off, the fragment is the same and no yield is asked for. */
+START_TEST(frag_yield_asks_for_a_yield)
+{
+    static const char *const eras[] = {"r10b", "otp25"};
+    for (int e = 0; e < 2; e++)
+        for (int on = 0; on < 2; on++) {
+            rig r;
+            tc_policy pol = tc_preset_ok(eras[e]);
+            ck_assert_int_eq(tc_policy_set(&pol, on ? "frag_yield=on" : "frag_yield=off", NULL, 0), TC_OK);
+            rig_init(&r, pol, 0);
+            tc_proc *p = r.p;
+            /* 300 words do not fit the empty 233-word heap: a fragment past its size */
+            ck_assert(tc_proc_halloc(p, 300) != NULL);
+            for (size_t i = 0; i < 300; i++)
+                p->mbuf->mem[i] = TC_NIL;
+            ck_assert_uint_eq(p->mbuf_sz, e == 0 ? 116 + 300 : 300); /* r10b: min_heap/2 + need */
+            ck_assert(p->yield_requested == (bool)on);
+            rig_done(&r);
+            /* a fragment below the heap's size: no yield either way */
+            rig_init(&r, pol, 0);
+            p = r.p;
+            tc_term *hp = tc_proc_halloc(p, 200);
+            ck_assert_ptr_eq(hp, p->heap);
+            for (size_t i = 0; i < 200; i++)
+                hp[i] = TC_NIL;
+            ck_assert(tc_proc_halloc(p, 100) != NULL);
+            for (size_t i = 0; i < 100; i++)
+                p->mbuf->mem[i] = TC_NIL;
+            ck_assert_uint_eq(p->mbuf_sz, e == 0 ? 116 + 100 : 100);
+            ck_assert(!p->yield_requested); /* 216 + 6 of overhead (r10b) or 100: under 233 */
+            rig_done(&r);
+        }
+}
+END_TEST
+
 /*
  * HAlloc overflow, R10B do_alloc (min_heap 233, no stack):
  *   HAlloc(232): 233 > 232: bumped, 1 word left.
@@ -809,6 +846,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120); /* the VM-sized loops take seconds under ASan on a loaded machine */
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
+    tcase_add_test(tc, frag_yield_asks_for_a_yield);
     tcase_add_test(tc, otp25_ets_loop_word_test);
     tcase_add_test(tc, otp25_ets_loop_vm);
     tcase_add_test(tc, otp25_ets_loop_mseg_bands);
