@@ -513,6 +513,12 @@ void tc_policy_write_table(FILE *out, bool csv)
 {
     char values[256];
     if (csv) {
+        /* '#' metadata first, as every CSV of the project: each era's VM, and the native one */
+        for (unsigned e = 0; e < TC_POLICY_ERAS; e++) {
+            fprintf(out, "# era_%s: %s%s\n", eras[e].name, eras[e].vm, tc_policy_era_ready(e) ? "" : " (not a preset)");
+            if (eras[e].native)
+                fprintf(out, "# native: %s\n", eras[e].name);
+        }
         fputs("name,type,values", out);
         for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
             fprintf(out, ",%s", eras[e].name);

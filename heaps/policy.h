@@ -252,8 +252,9 @@ const char *tc_policy_value_text(const tc_policy *p, const tc_policy_field *f, c
  * ": a PROPOSAL, not the VM"; and, into `changed`, the fields that differ from the preset
  * p->name ("f=v, ..." or "none"). Either buffer may be NULL. */
 void tc_policy_format(const tc_policy *p, char *all, size_t allcap, char *changed, size_t changedcap);
-/* The table: as text, or with csv one row per field in the columns
- * name,type,values,ERA...,erts,what (every era of the table, a preset or not). */
+/* The table: as text, or with csv '#' lines (era_NAME: its VM; native: the native era's name)
+ * and one row per field in the columns name,type,values,ERA...,erts,what (every era of the
+ * table, a preset or not). */
 void tc_policy_write_table(FILE *f, bool csv);
 
 /* TC_GC_STRESS=1 in the environment turns gc_stress on (the test suites' stress mode). */

@@ -16,8 +16,10 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 
 "$dir/eptest" --list-policy --csv "$tmp/policy.csv" >"$tmp/out" 2>"$tmp/err"
 check "eptest --list-policy --csv FILE exits 0 (got $?: $(head -c 100 "$tmp/err"))" $?
-[ "$(head -n 1 "$tmp/policy.csv")" = "name,type,values,r10b,r13b,otp25,erts,what" ]
+[ "$(grep -v '^#' "$tmp/policy.csv" | head -n 1)" = "name,type,values,r10b,r13b,otp25,erts,what" ]
 check "the CSV's header is name,type,values,r10b,r13b,otp25,erts,what" $?
+[ "$(awk "$lib"'!csv_row() { next } END { print csv_meta("native") }' "$tmp/policy.csv")" = otp25 ]
+check "the CSV's '# native:' line names the era of the VM installed here" $?
 nfields=$(awk "$lib"'!csv_row() { next } { n++ } END { print n + 0 }' "$tmp/policy.csv")
 [ "$nfields" -ge 30 ]; check "the CSV has a row per field ($nfields)" $?
 # every row complete: a name, a type, values, erts and what; a value per preset era
