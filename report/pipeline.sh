@@ -56,9 +56,12 @@ if [ $quick -eq 1 ]; then
 fi
 
 # ---- experiments -------------------------------------------------------------------------
-# The seed's own runs under R10B rules; OTP 25 and the VM are the canonical run below.
+# The seed's own runs under its era's rules (seed2005.csv's '# era: seed-NAME'); the native era
+# and the VM are the canonical run below.
+seed_era=$(report/csv.sh meta report/data/seed2005.csv era | sed -n 's/^seed-\([a-z0-9_]*\).*/\1/p')
+[ -n "$seed_era" ] || die "report/data/seed2005.csv: its '# era:' line names no seed-ERA"
 for len in "${sizes[@]}"; do
-    run "eptest-r10b-$len" "$bin/eptest" "${q[@]}" --era r10b --len "$len" --csv "$res/eptest-r10b-$len.csv"
+    run "eptest-seed-$len" "$bin/eptest" "${q[@]}" --era "$seed_era" --len "$len" --csv "$res/eptest-seed-$len.csv"
 done
 run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
@@ -120,7 +123,7 @@ merge() {
                 next }
         { print }' "$@" >"$out" || die "merging $out failed"
 }
-merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv
+merge "$res/eptest.csv" "$res"/eptest-seed-*.csv
 [ -f "$res/fidelity-ints.csv" ] && merge "$res/fidelity.csv" "$res/fidelity-ints.csv" "$res/fidelity-tuple.csv"
 # The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
 # eptest, its variant runs one file each (eptest_ints_L_VARIANT.csv), the crossover grid and
