@@ -578,6 +578,28 @@ static int set_arg(tc_bench_cli *c, const char *arg)
     return tc_bench_cli_bad(c, "--set", expected, arg);
 }
 
+/* getopt's code of an old spelling of --set or of one of the binary's own options, with its
+ * value: 0 or 2 (after the message). */
+static int alias_or_extra_arg(tc_bench_cli *c, int opt, const char *arg)
+{
+    for (int k = 0; k < NALIASES; k++)
+        if (opt == OPT_ALIAS + k) {
+            const struct alias *a = &aliases[k];
+            return add_set(c, "--", a->option, tc_policy_field_find(a->field), a->value ? a->value : arg);
+        }
+    for (int k = 0; k < c->spec->nextras; k++)
+        if (opt == OPT_EXTRA + k) {
+            const tc_bench_cli_extra *x = &c->spec->extras[k];
+            char option[64];
+            (void)snprintf(option, sizeof option, "--%s", x->name);
+            c->extra[k].given = true;
+            c->extra[k].value = arg;
+            return x->range.what ? number_arg(c, option, &x->range, arg, &c->extra[k].number) : 0;
+        }
+    TC_CHECK(!"an option code tc_bench_cli_parse did not add");
+    return 2;
+}
+
 /* --list-policy: the table on standard output, or as CSV into --csv's file. */
 static int list_policy_table(tc_bench_cli *c)
 {
@@ -668,22 +690,7 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
                 bad = usage_error(c, "unknown option", letter);
             }
             break;
-        default: {
-            if (opt < OPT_EXTRA) {
-                const struct alias *a = &aliases[opt - OPT_ALIAS];
-                bad = add_set(c, "--", a->option, tc_policy_field_find(a->field), a->value ? a->value : optarg);
-                break;
-            }
-            int k = opt - OPT_EXTRA;
-            const tc_bench_cli_extra *x = &s->extras[k];
-            char option[64];
-            (void)snprintf(option, sizeof option, "--%s", x->name);
-            c->extra[k].given = true;
-            c->extra[k].value = optarg;
-            if (x->range.what)
-                bad = number_arg(c, option, &x->range, optarg, &c->extra[k].number);
-            break;
-        }
+        default: bad = alias_or_extra_arg(c, opt, optarg); break;
         }
     }
     if (bad)

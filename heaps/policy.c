@@ -31,7 +31,7 @@ static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
 /* Where a field is, and how wide. */
 #define AT(member) .offset = offsetof(tc_policy, member), .size = sizeof(((tc_policy *)0)->member)
 #define BOOL(member) .type = TC_POLICY_BOOL, AT(member)
-#define ENUM(member, values) .type = TC_POLICY_ENUM, .names = values, AT(member)
+#define ENUM(member, values) .type = TC_POLICY_ENUM, .names = (values), AT(member)
 #define UINT(member, l, h) .type = TC_POLICY_UINT, .lo = (l), .hi = (h), AT(member)
 /* The columns r10b, r13b, otp25 (tc_policy_era's order); NULL: not read in that era's source. */
 #define ERAS(r10b, r13b, otp25) .era = {r10b, r13b, otp25}
@@ -316,7 +316,7 @@ static void quoted(const char *v, char *buf, size_t cap)
 {
     size_t used = 0, n = 0;
     buf[0] = '\0';
-    for (; v[n] && n < 64 && used + 8 < cap; n++) {
+    for (; n < 64 && v[n] && used + 8 < cap; n++) {
         unsigned char b = (unsigned char)v[n];
         used += (size_t)snprintf(buf + used, cap - used, b < 0x20 || b == 0x7f ? "\\x%02x" : "%c", b);
     }

@@ -147,7 +147,7 @@ static int allowed(const tc_policy_field *f, char out[][32], int cap)
             (void)snprintf(out[n++], 32, "%s", f->names[k]);
     } else {
         (void)snprintf(out[n++], 32, "%llu", (unsigned long long)f->lo);
-        (void)snprintf(out[n++], 32, "%llu", (unsigned long long)(f->lo + (f->hi - f->lo) / 2));
+        (void)snprintf(out[n++], 32, "%llu", (unsigned long long)f->lo + ((unsigned long long)f->hi - f->lo) / 2);
         (void)snprintf(out[n++], 32, "%llu", (unsigned long long)f->hi);
     }
     return n;
