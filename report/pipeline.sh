@@ -110,7 +110,7 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     {
         echo "# command: termcopy explain --vm --tsv ${explain_args[*]} TERM"
         echo "# counts: per 1000 lookups; model and VM alternated, round by round"
-        echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict"
+        echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict,model_exec_ratio"
         {
             explain_row record "{user, 42, <<\"ann@example.org\">>, <<0:800>>, [admin, dev], 1.5e3, {1999, 12, 31}}"
             explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", (NR > 1 ? ", " : ""), $1, $1 }')}"

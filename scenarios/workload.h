@@ -94,6 +94,10 @@ typedef struct tc_ep_counts {
     long faults;
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
     uint64_t tester_gcs; /* the tester's own collections (gcs counts the server's too) */
+    /* What the time account prices (scenarios/account.h): the GCs by kind, those the VM runs on
+     * a dirty CPU scheduler (tc_proc_stats.long_gcs), and of gc_words the queued messages'
+     * words moved onto the heap after a collection (the rest the collector copied). */
+    uint64_t minor_gcs, major_gcs, long_gcs, gc_moved;
 } tc_ep_counts;
 
 /* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of
