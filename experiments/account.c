@@ -19,8 +19,6 @@
 #include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
-#include "terms/arena.h"
-#include "terms/size.h"
 
 enum { X_POINTS, X_PRICES, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
@@ -104,17 +102,6 @@ static double median(double *v, int n) { return tc_timing_summarize(v, (size_t)n
         }                                                                                   \
     } while (0)
 
-static uint64_t payload_words(tc_ep_shape shape, long len)
-{
-    tc_arena *a = tc_arena_new(0);
-    tc_term t;
-    uint64_t w = 0;
-    if (!a || tc_ep_build_payload(tc_arena_alloc(a), shape, len, &t) != TC_OK || tc_term_flat_size(t, &w) != TC_OK)
-        tc_bench_oom("account", "the payload");
-    tc_arena_free(a);
-    return w;
-}
-
 /* One round at one point: the model, then the VM, then the probes. */
 static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
 {
@@ -129,7 +116,9 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
         fprintf(stderr, "account: the model's run failed: %s\n", tc_result_name(r));
         return false;
     }
-    uint64_t words = payload_words(pt->shape, pt->len);
+    uint64_t words;
+    if (tc_ep_payload_words(pt->shape, pt->len, &words) != TC_OK)
+        tc_bench_oom("account", "the payload");
     tc_vm_account a;
     if (!tc_vm_account_point(vm, tc_ep_shape_names[pt->shape], pt->len, n, &a))
         return false;
@@ -174,9 +163,7 @@ static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
         tc_account_prices p;
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
-        fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f\n", tc_ep_shape_names[pt->shape], pt->len,
-                tc_account_loop_names[k], p.fixed, p.word, p.gc_minor, p.gc_major, p.gc_word, p.gc_move_word,
-                p.gc_dirty, p.fault, p.carrier);
+        tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
     }
 }
 
@@ -321,9 +308,7 @@ int main(int argc, char **argv)
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
                                      "fault per page (its unmap included), carrier per mmap + munmap");
-        fputs("shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,"
-              "gc_dirty_ns,fault_ns,carrier_ns\n",
-              pcsv);
+        fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
     }
     tally t = {0};
     for (int p = 0; p < np; p++) {

@@ -1,7 +1,9 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "account.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -159,4 +161,51 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
 tc_account_loop tc_account_loop_of_test(int test)
 {
     return test == TC_EP_LOOKUP ? TC_ACCOUNT_LOOKUP : TC_ACCOUNT_RT;
+}
+
+void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
+{
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f\n", shape, len, tc_account_loop_names[loop],
+            p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word, p->gc_dirty, p->fault,
+            p->carrier);
+}
+
+tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
+                                 tc_account_prices *out, long *used)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return TC_EIO;
+    char line[512];
+    bool header = false, found = false;
+    double best = INFINITY;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (!header) {
+            header = strcmp(line, TC_ACCOUNT_PRICES_HEADER) == 0;
+            if (!header)
+                break;
+            continue;
+        }
+        char sh[32], lp[16];
+        long l;
+        tc_account_prices p;
+        if (sscanf(line, "%31[^,],%ld,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", sh, &l, lp, &p.fixed, &p.word,
+                   &p.gc_minor, &p.gc_major, &p.gc_word, &p.gc_move_word, &p.gc_dirty, &p.fault, &p.carrier) != 12 ||
+            l <= 0) {
+            header = false; /* a row that is not one: not such a CSV */
+            break;
+        }
+        double d = fabs(log((double)l / (double)(len > 0 ? len : 1)));
+        if (strcmp(sh, shape) == 0 && strcmp(lp, tc_account_loop_names[loop]) == 0 && d < best) {
+            best = d;
+            *out = p;
+            *used = l;
+            found = true;
+        }
+    }
+    (void)fclose(f);
+    return !header ? TC_EIO : found ? TC_OK : TC_EBADARG;
 }

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../terms/base.h"
 #include "vmside.h"
@@ -94,6 +95,19 @@ size_t tc_account_probe_region(double faults);
  * naming it, when a row is missing. */
 bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
                              tc_account_prices *out);
+
+/* The header row of a prices CSV (experiments/account --prices): shape, length, loop, then
+ * tc_account_prices's fields in ns. */
+#define TC_ACCOUNT_PRICES_HEADER                                                                   \
+    "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
+    "gc_dirty_ns,fault_ns,carrier_ns"
+/* Writes one row of it. */
+void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
+/* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and
+ * that length in *used; TC_EIO when the file cannot be read or is not such a CSV, TC_EBADARG
+ * when it has no row for the shape and loop. */
+tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
+                                 tc_account_prices *out, long *used) TC_MUST_CHECK;
 
 /* The loop a pass of eptest is (proc1..3: the round trip; ets_lookup: the lookup). */
 tc_account_loop tc_account_loop_of_test(int test);

@@ -139,6 +139,19 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
     return TC_OK;
 }
 
+tc_result tc_ep_payload_words(tc_ep_shape shape, long len, uint64_t *words)
+{
+    tc_arena *a = tc_arena_new(0);
+    if (!a)
+        return TC_ENOMEM;
+    tc_term t;
+    tc_result r = tc_ep_build_payload(tc_arena_alloc(a), shape, len, &t);
+    if (r == TC_OK)
+        r = tc_term_flat_size(t, words);
+    tc_arena_free(a);
+    return r;
+}
+
 /* Data lives in the process's bottom stack slot. */
 static tc_term data_of(tc_proc *p) { return *tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1); }
 

@@ -78,6 +78,9 @@ typedef struct tc_ep_config {
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
 tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
 
+/* The flat size of that payload (its words, as erts_debug:flat_size). */
+tc_result tc_ep_payload_words(tc_ep_shape shape, long len, uint64_t *words) TC_MUST_CHECK;
+
 /* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack (its
  * bottom slot when the stack was empty). */
 tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t) TC_MUST_CHECK;
