@@ -47,8 +47,14 @@ fi
 # The rows as measured, and per variant and length how each side moved: the VM against the VM
 # as shipped, the model's switch against its baseline. A move is "up" or "down" when it is more
 # than 15 % (counts: and more than 20 per 1000), else "same"; agree says whether both sides
-# moved the same way.
-cp "$data/vm-interventions.csv" "$der/vm-interventions.csv"
+# moved the same way. These are the installed VM's source (the source of the shipped rows) at
+# the interventions' lengths; every source's word test at every length is the table after them.
+awk "$lib"'
+    /^#/ { print; next }
+    !csv_row() { print; next }
+    { r[++n] = $0; s[n] = csv_get("source"); k[n] = csv_get("lens_set"); if (csv_get("variant") == "shipped") inst = s[n] }
+    END { if (inst == "") csv_die(csv_files() ": no shipped rows"); for (i = 1; i <= n; i++) if (s[i] == inst && k[i] == "interventions") print r[i] }' \
+    "$data/vm-interventions.csv" >"$der/vm-interventions.csv"
 awk "$lib"'
     function arrow(x, y) { return x " → " y }
     function way(x, base, floor) { return x - base > floor && x > 1.15 * base ? "up" : base - x > floor && x < base / 1.15 ? "down" : "same" }
@@ -73,7 +79,7 @@ awk "$lib"'
             printf "%s,%s,%s,%s,%s\n", arrow(v[b, "vm_ratio"], v[k, "vm_ratio"]), arrow(v[m, "model_ratio"], v[k, "model_ratio"]),
                 r1, r2, r1 == r2 ? "yes" : "no"
         }
-    }' "$data/vm-interventions.csv" >"$der/vm-interventions-moves.csv"
+    }' "$der/vm-interventions.csv" >"$der/vm-interventions-moves.csv"
 # Per variant: in how many lengths each side moved the same way.
 awk "$lib"'
     !csv_row() { next }
@@ -91,7 +97,43 @@ awk "$lib"'
     END { print "payload_len,shipped_gcs,rebuilt_gcs,gcs_equal,shipped_faults,rebuilt_faults,faults_change_pct"
           for (i = 1; i <= nl; i++) { k = lens_[i]; if (!(k in rg)) continue
               printf "%s,%s,%s,%s,%s,%s,%+.0f\n", k, sg[k], rg[k], sg[k] == rg[k] ? "yes" : "no", sf[k], rf[k], (sf[k] > 0 ? 100 * (rf[k] - sf[k]) / sf[k] : 0) } }' \
-    "$data/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+    "$der/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+# The word test on every source, at every length (the interventions' and the band edges): the
+# source as built (rebuilt) against word_gc_test, the medians of the rounds and their range.
+awk "$lib"'
+    function spread(k, c, fmt) { return sprintf(fmt " (" fmt "-" fmt ")", v[k, c], v[k, c "_min"], v[k, c "_max"]) }
+    !csv_row() { next }
+    { w = csv_get("variant"); if (w != "rebuilt" && w != "word_gc_test") next
+      s = csv_get("source"); l = csv_get("payload_len"); k = s SUBSEP l SUBSEP w
+      if (!((s, l) in seen)) { seen[s, l] = 1; key[++n] = s SUBSEP l; set[s, l] = csv_get("lens_set") }
+      m = split("vm_lookup_gcs vm_lookup_faults vm_ratio vm_ratio_min vm_ratio_max vm_lookup_us vm_lookup_us_min vm_lookup_us_max vm_proc_us vm_min_mbuf_per_free", c, " ")
+      for (i = 1; i <= m; i++) v[k, c[i]] = csv_get(c[i]) }
+    END {
+        print "source,payload_len,lens_set,built_gcs,word_gcs,built_faults,word_faults,built_ratio,word_ratio,built_ratio_range,word_ratio_range,built_lookup_us,word_lookup_us,built_proc_us,word_proc_us,built_min_mbuf_per_free,word_min_mbuf_per_free,gcs_change_pct,built_loses,word_loses"
+        for (i = 1; i <= n; i++) {
+            split(key[i], sl, SUBSEP); b = key[i] SUBSEP "rebuilt"; w = key[i] SUBSEP "word_gc_test"
+            if (!((b, "vm_ratio") in v) || !((w, "vm_ratio") in v)) continue
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,", sl[1], sl[2], set[key[i]], v[b, "vm_lookup_gcs"], v[w, "vm_lookup_gcs"],
+                v[b, "vm_lookup_faults"], v[w, "vm_lookup_faults"], v[b, "vm_ratio"], v[w, "vm_ratio"]
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%+.0f,%s,%s\n", spread(b, "vm_ratio", "%.2f"), spread(w, "vm_ratio", "%.2f"),
+                spread(b, "vm_lookup_us", "%.0f"), spread(w, "vm_lookup_us", "%.0f"), v[b, "vm_proc_us"], v[w, "vm_proc_us"],
+                v[b, "vm_min_mbuf_per_free"], v[w, "vm_min_mbuf_per_free"],
+                v[b, "vm_lookup_gcs"] > 0 ? 100 * (v[w, "vm_lookup_gcs"] - v[b, "vm_lookup_gcs"]) / v[b, "vm_lookup_gcs"] : 0,
+                v[b, "vm_ratio"] > 1 ? "yes" : "no", v[w, "vm_ratio"] > 1 ? "yes" : "no"
+        }
+    }' "$data/vm-interventions.csv" >"$der/vm-interventions-word.csv"
+# Per source: at how many lengths the lookup lost to the round trip, as built and patched, and
+# the range over the lengths of the smallest fragments / free heap at a GC's start.
+awk "$lib"'
+    function lohi(t, x) { if (!((s, t "lo") in r) || x < r[s, t "lo"]) r[s, t "lo"] = x; if (!((s, t "hi") in r) || x > r[s, t "hi"]) r[s, t "hi"] = x }
+    !csv_row() { next }
+    { s = csv_get("source"); if (!(s in n)) order[++ns] = s; n[s]++; b[s] += csv_get("built_loses") == "yes"; w[s] += csv_get("word_loses") == "yes"
+      if (csv_get("built_min_mbuf_per_free") != "") lohi("b", csv_get("built_min_mbuf_per_free") + 0)
+      if (csv_get("word_min_mbuf_per_free") != "") lohi("w", csv_get("word_min_mbuf_per_free") + 0) }
+    END { print "source,lengths,built_loses,word_loses,built_mbuf_lo,built_mbuf_hi,word_mbuf_lo,word_mbuf_hi"
+          for (i = 1; i <= ns; i++) { s = order[i]
+              printf "%s,%d,%d,%d,%.2f,%.2f,%.2f,%.2f\n", s, n[s], b[s], w[s], r[s, "blo"], r[s, "bhi"], r[s, "wlo"], r[s, "whi"] } }' \
+    "$der/vm-interventions-word.csv" >"$der/vm-interventions-word-sum.csv"
 
 # ---- figure 1 and the 2005 table: per 1000 operations, proc = the round trip -----------------
 {
