@@ -127,20 +127,54 @@ while IFS=, read -r s v l m; do
 done < <(grep -v '^#' "$csv" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["lens_set"] == "interventions" { print $c["source"], $c["variant"], $c["payload_len"], $c["vm_min_mbuf_per_free"] }')
 
-# The rebuild check: the rebuilt VM collects exactly as often as the shipped one, and its
-# faults are within 15 % (or 20 per 1000) of the shipped VM's, at every length.
-while IFS=, read -r l sg sf rg rf; do
-    [ "$sg" = "$rg" ]; check "rebuilt GCs = shipped GCs at L = $l ($rg, $sg)" $?
-    awk -v a="$sf" -v b="$rf" 'BEGIN { d = b - a; if (d < 0) d = -d; exit !(d <= 20 || d <= 0.15 * a) }'
-    check "rebuilt faults within 15 % of shipped at L = $l ($rf, $sf)" $?
-done < <(grep -v '^#' "$csv" | awk -F, -v inst="$installed" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["source"] != inst || $c["lens_set"] != "interventions" { next }
-    $1 == "shipped" { s[$2] = $c["vm_lookup_gcs"] "," $c["vm_lookup_faults"]; o[++n] = $2 }
-    $1 == "rebuilt" { r[$2] = $c["vm_lookup_gcs"] "," $c["vm_lookup_faults"] }
-    END { for (i = 1; i <= n; i++) if (o[i] in r) { split(s[o[i]], a, ","); split(r[o[i]], b, ","); print o[i] "," a[1] "," a[2] "," b[1] "," b[2] } }')
+# The rebuild check: the rebuilt VM collects exactly as often as the shipped one at every
+# length, and its minor faults (a count of the whole OS process, which varies by round) are
+# within 15 % (or 20 per 1000) of the shipped VM's, or the one's median lies within the other's
+# rounds.
 rounds="${csv%.csv}-rounds.csv"
 [ "$(grep -v '^#' "$rounds" 2>/dev/null | head -n 1)" = "side,round,variant,payload_len,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,carriers,source" ]
 check "vm-interventions-rounds.csv: header" $?
+while IFS=, read -r l sg sf rg rf slo shi rlo rhi; do
+    [ "$sg" = "$rg" ]; check "rebuilt GCs = shipped GCs at L = $l ($rg, $sg)" $?
+    awk -v a="$sf" -v b="$rf" -v slo="$slo" -v shi="$shi" -v rlo="$rlo" -v rhi="$rhi" 'BEGIN { d = b - a; if (d < 0) d = -d
+        exit !(d <= 20 || d <= 0.15 * a || (a >= rlo && a <= rhi) || (b >= slo && b <= shi)) }'
+    check "rebuilt faults as shipped at L = $l (medians $rf, $sf; rounds $rlo-$rhi, $slo-$shi)" $?
+done < <(grep -v '^#' "$rounds" | awk -F, -v inst="$installed" '
+    FNR == 1 && !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    $c["side"] == "vm" && $c["source"] == inst { k = $c["variant"] SUBSEP $c["payload_len"]; f = $c["lookup_faults"] + 0
+        if (!(k in lo) || f < lo[k]) lo[k] = f; if (!(k in hi) || f > hi[k]) hi[k] = f }
+    END { for (k in lo) print k "," lo[k] "," hi[k] }' | tr '\034' , >"${TMPDIR:-/tmp}/cli_interventions_ranges.$$"
+    grep -v '^#' "$csv" | awk -F, -v inst="$installed" -v ranges="${TMPDIR:-/tmp}/cli_interventions_ranges.$$" '
+    BEGIN { while ((getline line < ranges) > 0) { split(line, p, ","); lo[p[1], p[2]] = p[3]; hi[p[1], p[2]] = p[4] } }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["source"] != inst || $c["lens_set"] != "interventions" { next }
+    $1 == "shipped" { s[$2] = $c["vm_lookup_gcs"] "," $c["vm_lookup_faults"]; o[++n] = $2 }
+    $1 == "rebuilt" { r[$2] = $c["vm_lookup_gcs"] "," $c["vm_lookup_faults"] }
+    END { for (i = 1; i <= n; i++) if (o[i] in r) { l = o[i]; split(s[l], a, ","); split(r[l], b, ",")
+              print l "," a[1] "," a[2] "," b[1] "," b[2] "," lo["shipped", l] "," hi["shipped", l] "," lo["rebuilt", l] "," hi["rebuilt", l] } }')
+rm -f "${TMPDIR:-/tmp}/cli_interventions_ranges.$$"
+
+# The upstream package: its README is the committed data's (regenerated, it is unchanged) and
+# its reproducer runs with plain erl; on the x86-64 JIT of OTP 25 (the installed VM) it finds
+# the byte test.
+up="$here/../report/upstream"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cli_interventions.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+sh "$here/../report/generate.sh" "$up/README.md.in" "$here/../report" "$tmp/README.md" >/dev/null 2>&1
+check "report/upstream/README.md.in expands on report/data" $?
+cmp -s "$tmp/README.md" "$up/README.md"; check "report/upstream/README.md is the committed data's (regenerate it)" $?
+if command -v erl >/dev/null && command -v erlc >/dev/null; then
+    erlc -o "$tmp" "$up/light_bif_gc.erl"; check "light_bif_gc.erl compiles" $?
+    out=$(erl -noshell -pa "$tmp" -s light_bif_gc main -extra 100 1000 2>&1); rc=$?
+    check "light_bif_gc runs (rc $rc)" $rc
+    echo "$out" | grep -qx 'len,result_words,gcs,min_mbuf_per_free,median_mbuf_per_free,compare'; check "light_bif_gc: its CSV header" $?
+    [ "$(echo "$out" | grep -cE '^(100,205|1000,2005),[1-9][0-9]*,[0-9.]+,[0-9.]+,(bytes|words)$')" -eq 2 ]
+    check "light_bif_gc: a row per length with its GCs ($out)" $?
+    kind=$(erl -noshell -eval 'io:format("~s ~s ~s", [erlang:system_info(otp_release), erlang:system_info(emu_flavor), hd(string:split(erlang:system_info(system_architecture), "-"))]), halt().')
+    if [ "$kind" = "25 jit x86_64" ]; then
+        [ "$(echo "$out" | grep -c ',bytes$')" -eq 2 ]; check "light_bif_gc: OTP 25's x86-64 JIT compares bytes with words" $?
+    fi
+fi
 
 echo "cli_interventions: $pass passed, $fails failed"
 [ $fails -eq 0 ]

@@ -33,8 +33,9 @@
 #   fidelity.sh), per round; the CSV has the median of the rounds' ratios and counts, and the
 #   rounds' smallest and largest ratio and times. source is debian-<upstream> of the variant's
 #   source package; lens_set says whether the length is an intervention length or a band edge.
-#   Takes about 9 min on the shared 2-core machine for the seven OTP 25 variants at the six
-#   lengths once the emulators are built (build.sh); see experiments/beam/README.md.
+#   Once the emulators are built (build.sh), on the shared 2-core machine: about 9 min for the
+#   seven OTP 25 variants at the six lengths, 97 min for the default (ten variants, 24 lengths,
+#   load 5-23).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
