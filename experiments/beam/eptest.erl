@@ -18,7 +18,7 @@
 %% Shared with crossover.erl.
 -export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0, cli/5]).
 %% Shared with gctrace.erl.
--export([minflt/0, instance_counts/0, count/2, cpu_ns/0]).
+-export([minflt/0, instance_counts/0, count/2]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").
@@ -156,8 +156,7 @@ meter(Tracer, Acc) ->
         {From, S} when is_pid(From) ->
             %% GC tracing (--trace) starts at the first mark, before the first pass
             [erlang:trace(P, true, [garbage_collection, monotonic_timestamp, {tracer, Tracer}]) || Acc =:= [], Tracer =/= none, P <- [From, S]],
-            Tr = trace_counts(Tracer, [From, S]),
-            C = counters(),
+            {C, Tr} = read_mark(length(Acc) rem 2 =:= 0, Tracer, [From, S]),
             From ! {self(), marked},
             meter(Tracer, [{C, Tr} | Acc]);
         {take, From} -> From ! {self(), lists:reverse(Acc)}
@@ -168,29 +167,46 @@ meter(Tracer, Acc) ->
 pairs([{C0, _}, {C1, Tr} | Ms]) -> [{C0, C1, Tr} | pairs(Ms)];
 pairs([]) -> [].
 
-%% The counters the VM gives, read outside the timed region.
-%% The CPU time is read first and last (cpu_in, cpu_out): a pass's is its end mark's first
-%% reading less its start mark's last (diff/2), so the reading of the other counters is not in it.
-counters() ->
-    CpuIn = cpu_ns(),
+%% The counters the VM gives, read outside the timed region. A pass's window runs from its
+%% start mark's reading of the node-wide counters (GCs and faults of every process) to its end
+%% mark's, so what the meter allocates to read them (the allocator lists, the /proc line, the
+%% tracer's counts) must fall outside it: a start mark does that work first, then collects its
+%% own heap, so the few words the node-wide reads take fit without a collection, and reads them
+%% last; an end mark reads them first. (Read in the other order, the meter's own collections
+%% added about three GCs to every pass, the empty loop's too.) The VM's CPU time (cpu_ns/0) is
+%% read innermost of all: last at a start mark, first at an end mark.
+read_mark(true, Tracer, Pids) ->
+    Tr = trace_counts(Tracer, Pids),
+    Slow = slow_counters(),
+    true = erlang:garbage_collect(),
+    Node = node_counters(),
+    {maps:merge(Slow, Node#{cpu_ns => cpu_ns()}), Tr};
+read_mark(false, Tracer, Pids) ->
+    Cpu = cpu_ns(),
+    Node = node_counters(),
+    Tr = trace_counts(Tracer, Pids),
+    {maps:merge(Node#{cpu_ns => Cpu}, slow_counters()), Tr}.
+
+node_counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
     {Switches, _} = erlang:statistics(context_switches),
-    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches,
-      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
-      mseg_destroy => mseg_calls(mseg_destroy),
-      alloc => instance_counts(), cpu_in => CpuIn, cpu_out => cpu_ns()}.
+    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches}.
+
+slow_counters() ->
+    #{mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
+      mseg_destroy => mseg_calls(mseg_destroy), alloc => instance_counts()}.
 
 %% CPU time of the VM's OS process (ns, all threads), when the cpuclock NIF is loaded (the
-%% account's session loads it: experiments/beam/cpuclock.erl); 0 otherwise.
+%% account's session loads it: experiments/beam/cpuclock.erl); 0 otherwise, without trying to
+%% load the module (a code path search inside a pass's window).
 cpu_ns() ->
-    try cpuclock:process_ns()
-    catch error:_ -> 0
+    case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
+        true -> cpuclock:process_ns();
+        false -> 0
     end.
 
-diff(A, B) ->
-    D = maps:map(fun(alloc, V) -> alloc_diff(V, maps:get(alloc, B));
-                    (K, V) -> V - maps:get(K, B) end, maps:without([cpu_in, cpu_out], A)),
-    D#{cpu_ns => maps:get(cpu_in, A) - maps:get(cpu_out, B)}.
+diff(A, B) -> maps:map(fun(alloc, V) -> alloc_diff(V, maps:get(alloc, B));
+                           (K, V) -> V - maps:get(K, B) end, A).
 
 %% Per-instance counters: deltas, except the segments cached now.
 alloc_diff(A, B) ->
@@ -263,8 +279,7 @@ memkind(Instance) -> proplists:get_value(memkind, Instance, []).
 %% ERTS_POTENTIALLY_LONG_GC_HSIZE, 128 Ki words (erl_gc.c check_for_possibly_long_gc: run on a
 %% dirty CPU scheduler); gc_us: start to end by the trace's monotonic timestamps. A minor that
 %% falls through to a major (minor_collection returns -1: gc_minor_end then gc_major_start) is
-%% one major, as erlang:statistics(garbage_collection) counts it; gcs counts the end events, as
-%% this module always has.
+%% one major, as erlang:statistics(garbage_collection) counts it, and gcs counts it once.
 gc_counts() -> #{gcs => 0, words => 0, heap_max => 0, minor => 0, major => 0, dirty => 0,
                  copied => 0, moved => 0, mbuf => 0, gc_us => 0}.
 
