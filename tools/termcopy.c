@@ -784,8 +784,11 @@ static int list_policy(const option *csv)
     if (!f)
         return fail("--csv: cannot write '%s'", csv->value);
     tc_policy_write_table(f, csv->set);
-    if (to_file && fclose(f) != 0)
-        return fail("--csv: writing '%s' failed", csv->value);
+    if (to_file) {
+        bool ok = fflush(f) == 0 && !ferror(f); /* fclose alone can miss an earlier failed write */
+        if (fclose(f) != 0 || !ok)
+            return fail("--csv: writing '%s' failed", csv->value);
+    }
     return 0;
 }
 
