@@ -186,7 +186,7 @@ for v in $variants; do echo "$v,${vmodel[$v]},${vflags[$v]:-}"; done | sed 's/,$
 # Every round's rows beside it, for the spread behind the medians.
 rounds_out="${out%.csv}-rounds.csv"
 {
-    grep -E '^# (experiment|date|git|lens|runs|load):' "$tmp/out.csv"
+    grep -E '^# (experiment|date|git|machine|cpu|lens|runs|load):' "$tmp/out.csv"
     echo "side,round,variant,payload_len,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,carriers"
     sed 's/^/vm,/' "$tmp/vm.rows"
     sed 's/^/model,/' "$tmp/model.rows"
