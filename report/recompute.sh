@@ -42,9 +42,9 @@
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections); model_median_us, model_ratio; etsbench --meta-lock:
 #                         model_ns_per_op (time)
-# The fingerprint is a sha256 over the model's sources (every C file, header and CMake file
-# outside tests/, examples/ and tools/, as they are in the work tree) and the compiler's
-# version: two builds with the same fingerprint make the same counts.
+# The fingerprint is a sha256 over the model's sources as they are in the work tree (the
+# library's floors, the experiments' harness, eptest, ablate and etsbench, the build files) and
+# the compiler's version: two builds with the same fingerprint make the same counts.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=check stamp_only=0 quick=0 out="" bin="$top/build/release/experiments" files=()
@@ -66,10 +66,15 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+# What the model's counts are built from: the library's floors, the harness, the three
+# experiments recompute runs (eptest, ablate, etsbench) and the build files; not the other
+# experiments, the tools, the tests or the report.
 fingerprint() {
     (
         cd "$top"
-        git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cmake' '*CMakeLists.txt' ':!tests/' ':!examples/' ':!tools/' |
+        git ls-files -co --exclude-standard -- alloc codec copy heaps stores terms scenarios termcopy.h CMakeLists.txt \
+            experiments/CMakeLists.txt 'experiments/harness.[ch]' 'experiments/output.[ch]' 'experiments/perf.[ch]' \
+            'experiments/profiler.[ch]' 'experiments/workload_cli.[ch]' experiments/eptest.c experiments/ablate.c experiments/etsbench.c |
             LC_ALL=C sort | while IFS= read -r f; do [ -f "$f" ] && printf '%s %s\n' "$(sha256sum <"$f" | cut -c1-64)" "$f"; done
         "${CC:-cc}" --version 2>/dev/null | head -n 1
     ) | sha256sum | cut -c1-16
