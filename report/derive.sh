@@ -827,26 +827,26 @@ awk "$lib"'
 } >"$der/pdict.csv"
 
 # ---- the reproducibility table: what built and ran this report, one item a row ----------------
-awk "$lib"'
+awk -v fp="$(cat "$data/fingerprint" 2>/dev/null || echo -)" -v runf="$der/run.csv" "$lib"'
     function q(x) { gsub(/"/, "\"\"", x); return "\"" x "\"" }
     function row(k, v) { printf "%s,%s\n", q(k), q(v) }
     function m(f, k) { return csv_meta_has(f, k) ? csv_meta_of(f, k) : "-" }
     !csv_row() { next }
     END {
         print "item,value"
-        r = ARGV[1]
+        r = runf
         row("this run", m(r, "date") " (" m(r, "mode") ")")
         row("git", m(r, "git"))
         row("model build", m(r, "compiler") ", " m(r, "flags"))
         row("machine", m(r, "cpu") ", " m(r, "kernel"))
         row("model sources (report/recompute.sh --fingerprint)", fp)
-        for (i = 2; i < ARGC; i++) { f = ARGV[i]
+        for (i = 1; i < ARGC; i++) { f = ARGV[i]
             if (f ~ /vm-eptest.csv$/) row("real VM", "OTP " m(f, "otp_release") ", erts " m(f, "erts") ", " m(f, "emu_flavor") " emulator, " m(f, "schedulers_online") " schedulers, " m(f, "emulator_flags"))
             if (f ~ /fidelity.csv$/) { row("canonical run", m(f, "experiment") "; " m(f, "iterations")); row("canonical run: load", m(f, "load")) }
             if (f ~ /vm-interventions.csv$/) { row("interventions: source package", m(f, "source_package")); row("interventions: patches", "experiments/beam/interventions/patches/ (sha256 in the CSV)") }
             if (f ~ /eras.csv$/) row("the seeds'"'"' own VMs: sources", m(f, "source"))
         }
-    }' fp="$(cat "$data/fingerprint" 2>/dev/null || echo -)" "$der/run.csv" $(for f in "$res/vm-eptest.csv" "$res/fidelity.csv" "$data/vm-interventions.csv" "$data/eras.csv"; do [ -f "$f" ] && echo "$f"; done) >"$der/reproduce.csv"
+    }' "$der/run.csv" $(for f in "$res/vm-eptest.csv" "$res/fidelity.csv" "$data/vm-interventions.csv" "$data/eras.csv"; do [ -f "$f" ] && echo "$f"; done) >"$der/reproduce.csv"
 
 # ---- the 2009 workload's size on each side (objects), from the runs' metadata -------------------
 awk "$lib"'

@@ -65,20 +65,23 @@ run() {
     phase_end
 }
 
-# Sizes: etsbench stores 100,000 objects on both sides (the seed: 1,000,000; the VM's table
-# sizes run add one of 1,000,000 on one scheduler), the VM runs run.sh's --quick set (L = 1000
-# and 10000 with the variants, lists only); the crossover grid one run per point (it draws the
-# curve's shape: the canonical run below has the intervals at the lengths that matter), the
-# breakdown six runs; --quick is the smallest of everything (the VM: --tiny).
+# Sizes: etsbench stores 100,000 objects on both sides, one run each (the seed: 1,000,000 and
+# one run; the VM's table sizes run adds one of 1,000,000 on one scheduler), the VM runs
+# run.sh's --quick set (L = 1000 and 10000 with the variants, lists only); the crossover grid one
+# run per point (it draws the curve's shape: the canonical run below has the intervals at the
+# lengths that matter), the breakdown six runs, copysweep and unitcost three sizes (2 Ki, 32 Ki,
+# 512 Ki or 1 Mi words: their per-word costs change little between sizes); --quick is the
+# smallest of everything (the VM: --tiny).
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
 # where the lists change sides, model and VM alternated point by point, 6 rounds of one fresh
 # tester each (the fewest rounds with a 95 % interval of the median); --quick: one round of 100
 # calls per pass.
-q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 3) beam=(--quick --ints-only) fid=()
+q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
+fid=() units=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
 explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200)
 if [ $quick -eq 1 ]; then
-    q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 3) beam=(--tiny)
+    q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny) units=(--shape ints)
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
     explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50)
 fi
@@ -96,7 +99,7 @@ for r in $(seq 1 "$ablate_runs"); do
 done
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
 run breakdown "$bin/breakdown" "${q[@]}" ${brk[@]+"${brk[@]}"} --csv "$res/breakdown.csv"
-run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
+run copysweep "$bin/copysweep" "${q[@]}" ${units[@]+"${units[@]}"} --csv "$res/copysweep.csv"
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
 run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
@@ -104,14 +107,14 @@ run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 # ---- the real VM -------------------------------------------------------------------------
 rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
-    run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
+    run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" --ets-repeats "${ets[3]}" "$res/vm"
     run fidelity experiments/beam/fidelity.sh "${fid[@]}" --vm-variants --points "$fid_lens" "$bin/eptest" "$res/fidelity.csv"
     # The lookup loop of a fresh process traced GC by GC on the VM and in the model (§2).
     # (tracediff.sh exits 1 when the traces differ: the report shows where)
     trace_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
     run tracediff trace_run --bin "$bin" --keep "$res/trace" "${trace_args[@]}"
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
-    run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
+    run unitcost "$bin/unitcost" "${q[@]}" ${units[@]+"${units[@]}"} --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's
     # verdict and the VM's, alternated, for each term as its text.
     explain_row() { # LABEL TERM

@@ -4,7 +4,7 @@
 # CSV schema.
 #
 # usage: experiments/beam/run.sh [--quick] [--tiny] [--ints-only] [--build DIR] [--ets-n N]
-#                                [RESULTS_DIR]
+#                                [--ets-repeats R] [RESULTS_DIR]
 #   RESULTS_DIR  where the CSVs go (default results/beam in the checkout)
 #   --build DIR  where erlc writes the .beam files (default: a temp dir under $TMPDIR, removed
 #                afterwards); never the source tree
@@ -16,6 +16,7 @@
 #                the tuples)
 #   --ets-n N    objects of the etsbench run (default: etsbench's own for the size), so the
 #                VM's table can have the model's size
+#   --ets-repeats R  repeats of the etsbench run (default: etsbench's own for the size)
 #
 # Emulator flags, recorded in every CSV's '# emulator_flags' line:
 #   -noshell +S 2:2   both cores as schedulers, explicitly (the machine has 2; the default would
@@ -29,7 +30,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-quick=0 tiny=0 build="" results="" ets_n="" other_shapes="floats tuple nested strings binary"
+quick=0 tiny=0 build="" results="" ets_n="" ets_rep="" other_shapes="floats tuple nested strings binary"
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
@@ -38,7 +39,9 @@ while [ $# -gt 0 ]; do
     --build) build="${2:?--build needs a directory}"; shift ;;
     --ets-n) ets_n="${2:?--ets-n needs a number}"; shift
              case "$ets_n" in '' | *[!0-9]* | 0 | 1) echo "run.sh: --ets-n: expected an integer of at least 2, got '$ets_n'" >&2; exit 2 ;; esac ;;
-    --help|-h) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ets-repeats) ets_rep="${2:?--ets-repeats needs a number}"; shift
+             case "$ets_rep" in '' | *[!0-9]* | 0) echo "run.sh: --ets-repeats: expected a positive integer, got '$ets_rep'" >&2; exit 2 ;; esac ;;
+    --help|-h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) results="$1" ;;
     esac
@@ -83,6 +86,7 @@ else
     cx="" eb="" sizes="1000 1000000" sizes_rep=1
 fi
 [ -n "$ets_n" ] && eb="$eb -n $ets_n" # after --quick, which sets its own N
+[ -n "$ets_rep" ] && eb="$eb --repeats $ets_rep"
 
 status=0 written=()
 t0=$(date +%s)
