@@ -110,6 +110,7 @@ fi
 erl -noshell -pa "$tmp/build" -s eptest main -extra --shape cube >/dev/null 2>&1; [ $? -eq 2 ]
 check "eptest --shape cube exits 2" $?
 bash "$run" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "run.sh --bogus exits 2" $?
+bash "$run" --ets-repeats 0 >/dev/null 2>&1; [ $? -eq 2 ]; check "run.sh --ets-repeats 0 exits 2" $?
 [ -z "$(ls "$here"/../experiments/beam/*.beam 2>/dev/null)" ]; check "no .beam in the source tree" $?
 
 echo "cli_beam: $pass passed, $fails failed"
