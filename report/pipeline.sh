@@ -80,7 +80,9 @@ q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iteratio
 fid=() units=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
 explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200)
+codec_batches=40   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
+    codec_batches=10
     q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny) units=(--shape ints)
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
     explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50)
@@ -100,6 +102,15 @@ done
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
 run breakdown "$bin/breakdown" "${q[@]}" ${brk[@]+"${brk[@]}"} --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" ${units[@]+"${units[@]}"} --csv "$res/copysweep.csv"
+# The external format: termcopy's codec, and erl_interface's ei where codecpeer was built (it
+# needs libei: Debian's erlang-dev); the VM's side runs below with the other twins.
+run codec "$bin/copysweep" --codec "${q[@]}" --csv "$res/codec.csv"
+rm -f "$res/codec-ei.csv" "$res/codec-vm.csv"
+if [ -x "$bin/codecpeer" ]; then
+    run codecpeer "$bin/codecpeer" "${q[@]}" --csv "$res/codec-ei.csv"
+else
+    say "codecpeer: skipped (built without erl_interface's libei: apt-get install erlang-dev)"
+fi
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
 run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
@@ -113,6 +124,8 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     # (tracediff.sh exits 1 when the traces differ: the report shows where)
     trace_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
     run tracediff trace_run --bin "$bin" --keep "$res/trace" "${trace_args[@]}"
+    # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
+    run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
     run unitcost "$bin/unitcost" "${q[@]}" ${units[@]+"${units[@]}"} --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's
