@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -707,9 +708,34 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
 
 long tc_ep_gap_len(const char *era)
 {
-    tc_policy pol;
-    TC_CHECK(tc_policy_preset(era, &pol) == TC_OK); /* the command line took only preset names */
-    return pol.gc_rules == TC_GC_RULES_R10B ? 1000 : 10000;
+    const tc_policy_era *e = tc_policy_era_find(era);
+    TC_CHECK(e && e->gap_len >= TC_EP_MIN_LEN); /* the command line took only preset names */
+    return e->gap_len;
+}
+
+const tc_ep_switch tc_ep_switches[TC_EP_SWITCHES] = {
+    {"keep_result", "the lookup result stays live until the next lookup", offsetof(tc_ep_config, keep_result)},
+    {"hot_key", "one key looked up N times instead of keys 1..N", offsetof(tc_ep_config, hot_key)},
+};
+
+const tc_ep_switch *tc_ep_switch_find(const char *name)
+{
+    for (int i = 0; name && i < TC_EP_SWITCHES; i++)
+        if (strcmp(tc_ep_switches[i].name, name) == 0)
+            return &tc_ep_switches[i];
+    return NULL;
+}
+
+void tc_ep_switch_set(tc_ep_config *c, const tc_ep_switch *s, bool on)
+{
+    memcpy((unsigned char *)c + s->offset, &on, sizeof on);
+}
+
+bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s)
+{
+    bool on;
+    memcpy(&on, (const unsigned char *)c + s->offset, sizeof on);
+    return on;
 }
 
 const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step, (tc_ep_fn)server_step, (tc_ep_fn)loop_step};
