@@ -14,7 +14,10 @@
 #   --write        rerun every model run the file records (its rounds and repeats, times too),
 #                  rewrite its model columns in place and stamp it: '# model_sources:' (the
 #                  fingerprint), '# model_git:', '# model_date:', '# model_load:'. The VM
-#                  columns and every other line are left as they are.
+#                  columns and every other line are left as they are. A file already stamped
+#                  with the current fingerprint is current and left alone (so --stamp, then
+#                  --write, reruns only the files whose counts moved: ./run report --restamp);
+#                  to rerun its times anyway, delete its '# model_sources:' line first.
 #   --stamp        --check, then stamp every file whose counts all equal the current code's with
 #                  the current fingerprint (its times left as they are): after a change that
 #                  moved no count (a merge, a refactoring), the files are current again without
@@ -48,7 +51,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=check stamp_only=0 quick=0 out="" bin="$top/build/release/experiments" files=()
-usage() { sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { printf 'recompute: %s\n' "$*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -340,7 +343,7 @@ for f in "${files[@]}"; do
     [ -r "$f" ] || die "cannot read $f"
     name=$(basename "$f")
     now=$(sed -n 's/^# model_sources: \([0-9a-f]*\).*/\1/p' "$f" | head -n 1)
-    if [ "$mode" = check ] && [ "$now" = "$fp" ]; then
+    if [ "$now" = "$fp" ]; then
         echo "recompute: $name: current (its model columns were computed from these sources, $fp)" >&2
         echo "$name,this code's (computed from the same sources)" >>"$tmp/state.csv"
         cp "$f" "$tmp/$name.now"

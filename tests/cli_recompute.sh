@@ -4,7 +4,8 @@
 # row, column, committed and current value, and the exit status is 1; --out writes the copy the
 # report reads, with the current count; --stamp leaves a file that differs alone, and stamps one
 # whose counts all equal the current code's, which --check then takes as current without
-# rerunning the model; --write rewrites the model columns and adds the model's git and date.
+# rerunning the model; --write rewrites the model columns and adds the model's git and date, and
+# leaves a file already stamped with the current fingerprint alone.
 # And report/compare.sh: two runs' results, counts and headline ratios.
 # $1: build directory root ($1/experiments/ablate); $2: tests/data (unused).
 set -u
@@ -67,6 +68,14 @@ r=$?
     grep -q '^# model_git: ' "$tmp/data/vm-interventions.csv" && grep -q '^# model_date: ' "$tmp/data/vm-interventions.csv" &&
     grep -q '^# date: 2026-01-01T00:00:00Z' "$tmp/data/vm-interventions.csv" && [ "$(awk -F, '$1 == "shipped" { print $4 }' "$tmp/data/vm-interventions.csv")" = 5 ]
 check "--write: the model count rewritten, the VM columns and their date kept, the model's git and date added (exit $r)" $?
+# a file stamped with the current fingerprint is current: --write leaves it (./run report --restamp
+# runs --stamp, then --write, which must rerun only the files --stamp left)
+mk 9999 | awk -v fp="$fp" '!/^#/ && !d { print "# model_sources: " fp " (test)"; d = 1 } { print }' >"$tmp/data/vm-interventions.csv"
+cp "$tmp/data/vm-interventions.csv" "$tmp/stamped.csv"
+bash "$rc" --write --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
+r=$?
+[ $r -eq 0 ] && cmp -s "$tmp/data/vm-interventions.csv" "$tmp/stamped.csv"
+check "--write: a file stamped with the current fingerprint is left as it is (exit $r)" $?
 bash "$rc" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "--bogus exits 2" $?
 bash "$rc" --write --quick >/dev/null 2>&1; [ $? -eq 2 ]; check "--write --quick exits 2" $?
 
