@@ -78,13 +78,13 @@ run() {
 # tester each (the fewest rounds with a 95 % interval of the median); --quick: one round of 100
 # calls per pass.
 q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
-fid=() units=(--quick)
+fid=() units=(--quick) copies=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
 explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200)
 codec_batches=40   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
     codec_batches=10
-    q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny) units=(--shape ints)
+    q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny) units=(--shape ints) copies=()
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
     explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50)
 fi
@@ -105,7 +105,7 @@ for r in $(seq 1 "$ablate_runs"); do
 done
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
 run breakdown "$bin/breakdown" "${q[@]}" ${brk[@]+"${brk[@]}"} --csv "$res/breakdown.csv"
-run copysweep "$bin/copysweep" "${q[@]}" ${units[@]+"${units[@]}"} --csv "$res/copysweep.csv"
+run copysweep "$bin/copysweep" "${q[@]}" ${copies[@]+"${copies[@]}"} --csv "$res/copysweep.csv"
 # The external format: termcopy's codec, and erl_interface's ei where codecpeer was built (it
 # needs libei: Debian's erlang-dev); the VM's side runs below with the other twins.
 run codec "$bin/copysweep" --codec "${q[@]}" --csv "$res/codec.csv"
