@@ -868,8 +868,8 @@ fi
 # median time over the runs). The VM: the hot key and lookup_element in the canonical run's
 # testers at the ablation's length, and the interventions (the VM rebuilt with one patch, or
 # run with the runtime option) against the shipped VM, at the same length. change = the lever's
-# lookup time over the base's; only levers that shorten it (change below 1), rank 1 the
-# shortest.
+# lookup time over the base's; every lever, rank 1 the smallest change (which may be above 1
+# when no lever shortened the lookup in this run: the report says which way it went).
 awk "$lib"'
     function add(side, lever, base, x) { n++; s[n] = side; l[n] = lever; b[n] = base; v[n] = x }
     !csv_row() { next }
@@ -884,7 +884,7 @@ awk "$lib"'
         for (i = 1; i <= ni; i++) if (io[i] !~ /^(shipped|rebuilt|emu)$/ && ((io[i], L) in iv) && (("shipped", L) in iv)) add("vm", io[i], iv["shipped", L], iv[io[i], L])
         print "side,lever,payload_len,base_us,lever_us,change,rank"
         for (side = 1; side <= 2; side++) { sd = side == 1 ? "model" : "vm"; k = 0
-            for (i = 1; i <= n; i++) if (s[i] == sd && b[i] > 0 && v[i] > 0 && v[i] < b[i]) { c[i] = v[i] / b[i]; m[i] = 1 / c[i]; idx[++k] = i }
+            for (i = 1; i <= n; i++) if (s[i] == sd && b[i] > 0 && v[i] > 0) { c[i] = v[i] / b[i]; m[i] = 1 / c[i]; idx[++k] = i }
             for (i = 1; i <= k; i++) { r = 1; for (j = 1; j <= k; j++) if (m[idx[j]] > m[idx[i]] || (m[idx[j]] == m[idx[i]] && j < i)) r++
                 printf "%s,%s,%d,%.0f,%.0f,%.3f,%d\n", sd, l[idx[i]], L, b[idx[i]], v[idx[i]], c[idx[i]], r } }
     }' native="$native" "$der/ablate.csv" "$der/answer-variants.csv" "$der/vm-interventions.csv" >"$der/levers.csv"
