@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* getloadavg */
 /*
  * account — the time account of the eptest loops (DESIGN.md rule 8, scenarios/account.h):
  * at each point (a shape and a payload length), each round, the model's eptest (its counts,
@@ -178,8 +179,8 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     double vals[MAX_ROUNDS];
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
-        tc_account_counts vc, mc;
-        tc_account_prices p;
+        tc_account_counts vc = {0}, mc = {0}; /* filled field by field by MEDIAN_OF */
+        tc_account_prices p = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
         MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[loop]);
@@ -205,7 +206,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
             tgc[r] = rounds[r].traced_gc_us[i];
             exec[r] = rounds[r].exec_us[i];
         }
-        tc_account_counts vc, mc;
+        tc_account_counts vc = {0}, mc = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
         MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
         double q = vp[i].total_us / vm_us[i];
@@ -273,12 +274,8 @@ int main(int argc, char **argv)
         return 1;
     const char *meta_vm = "erl " TC_VM_ACCOUNT_FLAGS " with experiments/beam/account.erl and the cpuclock NIF";
     double load[3] = {0};
-    FILE *la = fopen("/proc/loadavg", "r");
-    if (la) {
-        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = load[1] = load[2] = 0;
-        (void)fclose(la);
-    }
+    if (getloadavg(load, 3) != 3)
+        load[0] = load[1] = load[2] = 0;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "account%s (the time account of the eptest loops)", cli.quick ? " --quick" : "");

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "account.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
         double t2 = cpu_now_ns();
         maps[r] = t1 - t0;
         /* the touched run's mapping costs what the untouched one did: the rest is the pages' */
-        faults[r] = (t2 - t1 - maps[r]) / (double)(region_bytes / page);
+        faults[r] = (t2 - t1 - maps[r]) / ((double)region_bytes / (double)page);
     }
     *fault_ns = tc_timing_summarize(faults, PROBE_RUNS).median;
     *carrier_ns = tc_timing_summarize(maps, PROBE_RUNS).median;
@@ -170,6 +171,45 @@ void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_lo
             p->carrier);
 }
 
+/* One row of the prices CSV: shape, length, loop and the nine prices, every field whole (a
+ * number followed by anything else is not one). */
+static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
+                       tc_account_prices *p)
+{
+    double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
+                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier};
+    enum { FIELDS = 3 + sizeof nums / sizeof *nums };
+    char *field[FIELDS];
+    int n = 0;
+    for (char *s = line; n < FIELDS; n++) {
+        field[n] = s;
+        char *comma = strchr(s, ',');
+        if (!comma) {
+            n++;
+            break;
+        }
+        *comma = '\0';
+        s = comma + 1;
+        if (n == FIELDS - 1)
+            return false; /* more fields than a row has */
+    }
+    if (n != FIELDS || strlen(field[0]) >= shape_cap || strlen(field[2]) >= loop_cap)
+        return false;
+    char *end;
+    errno = 0;
+    *len = strtol(field[1], &end, 10);
+    if (end == field[1] || *end || errno || *len <= 0)
+        return false;
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        *nums[i] = strtod(field[3 + i], &end);
+        if (end == field[3 + i] || *end || errno)
+            return false;
+    }
+    strcpy(shape, field[0]);
+    strcpy(loop, field[2]);
+    return true;
+}
+
 tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
                                  tc_account_prices *out, long *used)
 {
@@ -192,9 +232,7 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
         char sh[32], lp[16];
         long l;
         tc_account_prices p;
-        if (sscanf(line, "%31[^,],%ld,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", sh, &l, lp, &p.fixed, &p.word,
-                   &p.gc_minor, &p.gc_major, &p.gc_word, &p.gc_move_word, &p.gc_dirty, &p.fault, &p.carrier) != 12 ||
-            l <= 0) {
+        if (!prices_row(line, sh, sizeof sh, &l, lp, sizeof lp, &p)) {
             header = false; /* a row that is not one: not such a CSV */
             break;
         }
