@@ -320,7 +320,7 @@ START_TEST(out_of_memory_is_a_result)
         }
         ck_assert_int_eq(r, TC_OK);
         tc_offheap oh = {0};
-        tc_alloc failing = {tc_null_alloc, &oh};
+        tc_alloc failing = {tc_null_alloc, &oh, NULL};
         tc_term out = TC_NIL, res;
         ck_assert_int_eq(tc_ets_lookup(t, tc_read_ok("b"), &failing, &out, NULL), TC_ENOMEM);
         ck_assert_int_eq(tc_ets_update_counter(t, tc_read_ok("a"), 2, INT64_MAX, &failing, &res), TC_ENOMEM);
