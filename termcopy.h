@@ -28,6 +28,7 @@
 #include "terms/wstack.h"
 
 #include "codec/ext.h"
+#include "codec/ext_ets.h"
 #include "codec/printer.h"
 #include "codec/reader.h"
 #include "codec/verify.h"

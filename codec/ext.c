@@ -61,7 +61,9 @@
 #include "../terms/hashmap.h"
 #include "../terms/ident.h"
 #include "../terms/layout.h"
+#include "../terms/node.h"
 #include "../terms/wstack.h"
+#include "ext_impl.h"
 #include "zlib_impl.h"
 
 /* Tags (erl_ext_dist). */
@@ -95,7 +97,12 @@ enum {
     FUN_EXT = 117,
     ATOM_UTF8_EXT = 118,
     SMALL_ATOM_UTF8_EXT = 119,
-    V4_PORT_EXT = 120
+    V4_PORT_EXT = 120,
+    /* the ETS compressed form's own (ext_impl.h) */
+    ATOM_INTERNAL_REF2 = TC__ATOM_INTERNAL_REF2,
+    ATOM_INTERNAL_REF3 = TC__ATOM_INTERNAL_REF3,
+    BINARY_INTERNAL_REF = TC__BINARY_INTERNAL_REF,
+    BIT_BINARY_INTERNAL_REF = TC__BIT_BINARY_INTERNAL_REF
 };
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
@@ -115,6 +122,9 @@ static const char local_node[] = "nonode@nohost";
 typedef struct emitter {
     unsigned char *buf;
     size_t cap, pos;
+    /* minor TC__EXT_ETS only: where embedded ProcBins are linked, and '3RT$' once needed */
+    unsigned char **ets_oh;
+    tc_term ets_node;
 } emitter;
 
 static bool writing(const emitter *e, size_t n) { return e->buf && e->cap >= e->pos && e->cap - e->pos >= n; }
@@ -193,6 +203,24 @@ static void put_atom_text(emitter *e, const char *name, size_t len, unsigned min
         put8(e, (unsigned)len);
     }
     put_bytes(e, name, len);
+}
+
+/* An atom: its text (put_atom_text), or in the ETS form its index (enc_atom under
+ * DFLAG_ETS_COMPRESSED: ATOM_INTERNAL_REF2, or REF3 from index 65536). */
+static void put_atom(emitter *e, tc_term atom, unsigned minor)
+{
+    if (minor == TC__EXT_ETS) {
+        uint64_t ix = tc_atom_index(atom);
+        bool wide = ix >= (1u << 16);
+        put8(e, wide ? ATOM_INTERNAL_REF3 : ATOM_INTERNAL_REF2);
+        if (wide)
+            put8(e, (unsigned)(ix >> 16) & 0xFF);
+        put16(e, (unsigned)ix & 0xFFFF);
+        return;
+    }
+    size_t len;
+    const char *name = tc_atom_name(atom, &len);
+    put_atom_text(e, name, len, minor);
 }
 
 /* SMALL_BIG_EXT / LARGE_BIG_EXT: byte count, sign, magnitude least significant byte first,
@@ -393,14 +421,12 @@ static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
 /* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
 static void put_node(emitter *e, tc_term t, unsigned minor)
 {
-    size_t len;
-    if (tc_is_boxed(t) && tc_is_external(t)) {
-        const tc_node *n = tc_external_node(t);
-        const char *name = tc_atom_name(n->sysname, &len);
-        put_atom_text(e, name, len, minor);
-        return;
-    }
-    put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
+    if (tc_is_boxed(t) && tc_is_external(t))
+        put_atom(e, tc_external_node(t)->sysname, minor);
+    else if (minor == TC__EXT_ETS) /* INTERNAL_LOCAL_SYSNAME, set by put_term */
+        put_atom(e, e->ets_node, minor);
+    else
+        put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
 }
 
 static uint32_t creation_of(tc_term t) { return tc_is_boxed(t) && tc_is_external(t) ? tc_external_node(t)->creation : 0; }
@@ -447,15 +473,11 @@ static void put_ident(emitter *e, tc_term t, unsigned minor)
  * then the environment, after which the size is patched in. */
 static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned minor)
 {
-    size_t len;
-    const char *name;
     if (!tc_fun_is_local(p)) {
         const tc_export *x = tc_fun_export_of(p);
         put8(e, EXPORT_EXT);
-        name = tc_atom_name(x->module, &len);
-        put_atom_text(e, name, len, minor);
-        name = tc_atom_name(x->function, &len);
-        put_atom_text(e, name, len, minor);
+        put_atom(e, x->module, minor);
+        put_atom(e, x->function, minor);
         return put_integer(e, tc_make_small(x->arity));
     }
     const tc_fun_entry *fe = tc_fun_entry_of(p);
@@ -467,13 +489,14 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     put_bytes(e, fe->uniq, sizeof fe->uniq);
     put32(e, fe->index);
     put32(e, nf);
-    name = tc_atom_name(fe->module, &len);
-    put_atom_text(e, name, len, minor);
+    put_atom(e, fe->module, minor);
     tc_result r = put_integer(e, tc_make_small(fe->old_index));
     if (r == TC_OK)
         r = put_integer(e, tc_make_small(fe->old_uniq));
     if (r != TC_OK)
         return r;
+    if (minor == TC__EXT_ETS && !e->buf) /* the ETS size: encode_size_struct_int counts both as INTEGER_EXT */
+        e->pos += (fe->old_index >= 0 && fe->old_index < 256 ? 3 : 0) + (fe->old_uniq >= 0 && fe->old_uniq < 256 ? 3 : 0);
     put_pid(e, p[TC_FUN_CREATOR], minor);
     if (!push(s, 2, (const tc_term[]){size_at, K_PATCH}))
         return TC_ENOMEM;
@@ -482,15 +505,22 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     return TC_OK;
 }
 
+/* A local pid, port or ref (a local fun's creator too) names '3RT$' in the ETS form: the
+ * atom, interned once per walk that needs it. */
+static bool ets_node_ready(emitter *e, unsigned minor)
+{
+    if (minor != TC__EXT_ETS || e->ets_node != TC_NON_VALUE)
+        return true;
+    return (e->ets_node = tc_node_ets_sysname()) != TC_NON_VALUE;
+}
+
 /* Writes one term's header (or all of it, for a leaf) and queues its children. */
 static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 {
     if (tc_is_small(t))
         return put_integer(e, t);
     if (tc_is_atom(t)) {
-        size_t len;
-        const char *name = tc_atom_name(t, &len);
-        put_atom_text(e, name, len, minor);
+        put_atom(e, t, minor);
         return TC_OK;
     }
     if (tc_is_nil(t)) {
@@ -498,6 +528,8 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
         return TC_OK;
     }
     if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
+        if (!ets_node_ready(e, minor))
+            return TC_ENOMEM;
         put_ident(e, t, minor);
         return TC_OK;
     }
@@ -528,12 +560,25 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     case TC_SUBTAG_FLOAT:
         put_float(e, p);
         return TC_OK;
-    case TC_SUBTAG_HEAP_BINARY:
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
+        if (minor == TC__EXT_ETS) { /* a ProcBin, whole, when the VM would keep it one */
+            size_t n = tc__ext_ets_procbin_size(t, !e->buf);
+            if (n > 0) {
+                unsigned char *b = room(e, n);
+                if (b)
+                    tc__ext_ets_procbin_put(t, b, e->ets_oh);
+                e->pos += n;
+                return TC_OK;
+            }
+            if (!e->buf)
+                e->pos += tc__ext_ets_slice_slack(t);
+        }
+        return put_bitstring(e, t);
+    case TC_SUBTAG_HEAP_BINARY:
         return put_bitstring(e, t);
     case TC_SUBTAG_FUN:
-        return put_fun(e, s, p, minor);
+        return ets_node_ready(e, minor) ? put_fun(e, s, p, minor) : TC_ENOMEM;
     case TC_SUBTAG_MAP: {
         uint64_t n = tc_map_size(t);
         if (n > UINT32_MAX)
@@ -618,15 +663,25 @@ static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOL
     return true;
 }
 
+/* The walk on stack s (emptied first; the caller owns it, so a write pass can reuse the
+ * room its size pass grew). */
+static tc_result walk_on(tc_term t, unsigned minor, emitter *e, tc_wstack *s)
+{
+    s->n = 0;
+    if (minor != TC__EXT_ETS)
+        put8(e, TC_EXT_VERSION);
+    tc_result r = TC_OK;
+    do
+        r = put_term(e, s, t, minor);
+    while (r == TC_OK && next_term(e, s, &t, &r) && r == TC_OK);
+    return r;
+}
+
 static tc_result walk(tc_term t, unsigned minor, emitter *e)
 {
     tc_wstack s;
     tc_wstack_init(&s);
-    put8(e, TC_EXT_VERSION);
-    tc_result r = TC_OK;
-    do
-        r = put_term(e, &s, t, minor);
-    while (r == TC_OK && next_term(e, &s, &t, &r) && r == TC_OK);
+    tc_result r = walk_on(t, minor, e, &s);
     tc_wstack_destroy(&s);
     return r;
 }
@@ -635,7 +690,7 @@ tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes)
 {
     if (minor != 1 && minor != 2)
         return TC_EBADARG;
-    emitter e = {NULL, 0, 0};
+    emitter e = {NULL, 0, 0, NULL, TC_NON_VALUE};
     tc_result r = walk(t, minor, &e);
     if (r == TC_OK)
         *bytes = e.pos;
@@ -646,10 +701,21 @@ tc_result tc_ext_encode_into(tc_term t, unsigned minor, unsigned char *buf, size
 {
     if (minor != 1 && minor != 2)
         return TC_EBADARG;
-    emitter e = {buf, cap, 0};
+    emitter e = {buf, cap, 0, NULL, TC_NON_VALUE};
     tc_result r = walk(t, minor, &e);
     if (r == TC_OK && e.pos > cap)
         r = TC_EBADARG; /* buffer below tc_ext_size: what did not fit was not written */
+    if (r == TC_OK)
+        *len = e.pos;
+    return r;
+}
+
+tc_result tc__ext_ets_walk(tc_term t, tc_wstack *s, unsigned char *buf, size_t cap, unsigned char **oh, size_t *len)
+{
+    emitter e = {buf, buf ? cap : 0, 0, oh, TC_NON_VALUE};
+    tc_result r = s ? walk_on(t, TC__EXT_ETS, &e, s) : walk(t, TC__EXT_ETS, &e);
+    if (r == TC_OK && buf && e.pos > cap)
+        r = TC_EBADARG;
     if (r == TC_OK)
         *len = e.pos;
     return r;
@@ -690,6 +756,7 @@ typedef struct decoder {
     tc_wstack vals;
     tc_wstack frames;
     bool strict; /* tc_ext_decode_strict: refuse what binary_to_term/1 lets pass (ext.c's header) */
+    bool ets;    /* the ETS compressed form (ext_ets.h): its atom and ProcBin tags too */
 } decoder;
 
 /* Records the first error; later ones are consequences. */
@@ -771,6 +838,24 @@ static bool intern(decoder *d, const unsigned char *len_at, const unsigned char 
     return fail_at(d, len_at, r, "atom table full");
 }
 
+static bool is_ets_atom_tag(const decoder *d, unsigned tag)
+{
+    return d->ets && (tag == ATOM_INTERNAL_REF2 || tag == ATOM_INTERNAL_REF3);
+}
+
+/* ATOM_INTERNAL_REF2/3 of the ETS form: the atom's table index, 16 or 24 bits. */
+static bool decode_atom_index(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *at = d->p;
+    bool wide = tag == ATOM_INTERNAL_REF3;
+    if (!need(d, wide ? 3 : 2, "an atom index"))
+        return false;
+    uint64_t ix = wide ? (uint64_t)get8(d) << 16 : 0;
+    ix |= get16(d);
+    *out = tc_make_atom(ix);
+    return tc_atom_exists(*out) || fail_at(d, at, TC_EPARSE, "atom index %llu is not in the table", (unsigned long long)ix);
+}
+
 /* One atom in any of its four encodings; Latin-1 names are converted to UTF-8. */
 static bool decode_atom(decoder *d, tc_term *out)
 {
@@ -778,6 +863,8 @@ static bool decode_atom(decoder *d, tc_term *out)
     if (left(d) == 0)
         return fail_at(d, at, TC_EPARSE, "input ends where an atom was expected");
     unsigned tag = get8(d);
+    if (is_ets_atom_tag(d, tag))
+        return decode_atom_index(d, tag, out);
     bool wide = tag == ATOM_EXT || tag == ATOM_UTF8_EXT;
     if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT)
         return fail_at(d, at, TC_EPARSE, "expected an atom (tag 100, 115, 118 or 119), found tag %u", tag);
@@ -1207,7 +1294,8 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     if (left(d) == 0)
         return fail_at(d, at, TC_EPARSE, "input ends where a term was expected");
     unsigned tag = *d->p;
-    if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT || tag == ATOM_UTF8_EXT || tag == SMALL_ATOM_UTF8_EXT)
+    if (tag == ATOM_EXT || tag == SMALL_ATOM_EXT || tag == ATOM_UTF8_EXT || tag == SMALL_ATOM_UTF8_EXT ||
+        is_ets_atom_tag(d, tag))
         return decode_atom(d, out);
     d->p++;
     switch (tag) {
@@ -1304,6 +1392,12 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     case FUN_EXT:
         return fail_at(d, at, TC_EPARSE, "FUN_EXT (tag 117): the old fun format, which binary_to_term refuses since OTP 23");
     default:
+        if (d->ets && (tag == BINARY_INTERNAL_REF || tag == BIT_BINARY_INTERNAL_REF)) {
+            size_t used = 0;
+            tc_result r = tc__ext_ets_procbin_get(d->a, tag, d->p, left(d), out, &used);
+            d->p += used;
+            return r == TC_OK || fail_at(d, at, r, "%s", r == TC_ENOMEM ? "out of memory" : "embedded ProcBin cut short");
+        }
         return fail_at(d, at, TC_EPARSE, "unknown or misplaced tag %u", tag);
     }
 }
@@ -1390,9 +1484,9 @@ static bool parse(decoder *d, tc_term *result)
 
 /* The term in bytes[first..len) (first: just past the version byte), into a. */
 static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
-                             bool strict, tc_term *out, tc_read_error *err)
+                             bool strict, bool ets, tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict, ets};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
@@ -1467,7 +1561,7 @@ static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size
     else if (z == 2 && strict)
         r = header_error(err, 6, TC_EPARSE, "bytes after the end of the zlib stream");
     else
-        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", strict, out, err);
+        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", strict, false, out, err);
     tc_mem_free(buf);
     return r;
 }
@@ -1481,7 +1575,12 @@ static tc_result decode_ext(tc_alloc *a, const unsigned char *bytes, size_t len,
         return header_error(err, 0, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
     if (len > 1 && bytes[1] == COMPRESSED)
         return decode_compressed(a, bytes, len, strict, out, err);
-    return decode_term(a, bytes, 1, len, "byte", strict, out, err);
+    return decode_term(a, bytes, 1, len, "byte", strict, false, out, err);
+}
+
+tc_result tc__ext_ets_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out)
+{
+    return decode_term(a, bytes, 0, len, "byte", false, true, out, NULL);
 }
 
 tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)
