@@ -37,6 +37,7 @@
 #include "alloc/mseg.h"
 
 #include "copy/compact.h"
+#include "copy/compressed.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"
