@@ -64,6 +64,7 @@ typedef struct tc_ep_config {
     tc_term payload;
     bool hot_key;     /* look up key 1 N times instead of keys 1..N */
     bool keep_result; /* the lookup result stays live until the next lookup */
+    bool compressed;  /* the table is [set, compressed] (stores/ets.h) */
     bool verify;      /* run the heap verifier after every pass */
     /* Called just outside each timed pass (begin true before, false after), so a profiler
      * can cover exactly one test; NULL for none. */

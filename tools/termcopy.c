@@ -21,6 +21,7 @@
 #include "terms/size.h"
 #include "scenarios/vmoverhead.h"
 #include "scenarios/workload.h"
+#include "stores/ets.h"
 
 #define EXIT_USAGE 2
 
@@ -450,6 +451,24 @@ static bool term_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *sha
     return true;
 }
 
+/* The words {1, TERM} adds to the objects of a plain or a compressed set (stores/ets.h's
+ * memory_words: ets:info(T, memory) per object). */
+static bool object_memory(tc_arena *arena, tc_term t, bool compressed, uint64_t *words)
+{
+    tc_term elems[2] = {tc_make_small(1), t};
+    tc_term object = tc_term_tuple(tc_arena_alloc(arena), elems, 2);
+    tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    o.compressed = compressed;
+    tc_ets *table = NULL;
+    tc_result r = object == TC_NON_VALUE ? TC_ENOMEM : tc_ets_new(&o, &table);
+    if (r == TC_OK && (r = tc_ets_insert(table, object, NULL)) == TC_OK)
+        *words = tc_ets_get_info(table).memory_words;
+    tc_ets_free(table);
+    if (r != TC_OK)
+        fail("cannot store the term in a table: %s", tc_result_name(r));
+    return r == TC_OK;
+}
+
 /* ---- explain: the model's (and the VM's) eptest loops on the user's term ------------------ */
 
 /* The seed's N (and the report's), and 5 runs: a list of 10000 integers takes about 5 s in a
@@ -480,15 +499,17 @@ static const char usage_explain[] =
     "per-run ratios (min-max), and per 1000 operations the counts that explain it: GCs, words\n"
     "the GCs copied, words the copies wrote, fresh carriers mapped, minor faults. Then each\n"
     "remedy rerun with its ratio: a min_heap_size computed for TERM (the next heap size above\n"
-    "TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), and +MHsbct 2048 (a 2 MiB single-block\n"
-    "carrier threshold); and persistent_term:get of TERM instead of the lookup (N gets of TERM\n"
-    "put once: a get copies nothing), its time per get beside the lookup's.\n"
+    "TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), +MHsbct 2048 (a 2 MiB single-block\n"
+    "carrier threshold), and a [set, compressed] table (its words per object and per lookup\n"
+    "beside the plain table's); and persistent_term:get of TERM instead of the lookup (N gets\n"
+    "of TERM put once: a get copies nothing), its time per get beside the lookup's.\n"
     "  --ext           TERM is the hex of an external-format binary (term_to_binary); with '-'\n"
     "                  standard input holds hex, or the raw bytes when they start with 131\n"
     "  --vm            also run experiments/beam/eptest.erl on the installed VM (erl and erlc on\n"
     "                  PATH; missing: one line, exit 2) with TERM as its external bytes, one run\n"
     "                  at a time alternated with the model's, each remedy too (min_heap_size as\n"
-    "                  the tester's spawn option, +MHsbct as an emulator flag); adds the VM's\n"
+    "                  the tester's spawn option, +MHsbct as an emulator flag, compressed as\n"
+    "                  the table's option); adds the VM's\n"
     "                  column. The VM's GCs are of all processes; it does not count words. Also\n"
     "                  measures the vm_overhead phase (the VM's fixed per-operation cost the\n"
     "                  model does not execute: scenarios/vmoverhead.h) and prints the model's\n"
@@ -685,6 +706,8 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
         size_t cut = strcspn(line, ",");
         if (cut > 9 && strncmp(line + cut - 9, "_min_heap", 9) == 0)
             cut -= 9; /* eptest.erl names the tests of a --min-heap run proc1_min_heap, ... */
+        if (cut > 11 && strncmp(line + cut - 11, "_compressed", 11) == 0)
+            cut -= 11; /* and of a --compressed run proc1_compressed, ... */
         int k = -1;
         if (strncmp(line, "proc", 4) == 0 && cut == 5 && line[4] >= '1' && line[4] <= '3')
             k = line[4] - '1';
@@ -738,7 +761,7 @@ static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
 }
 
 /* The variants: the loops as OTP 25 runs them, then each remedy. */
-enum { V_BASE, V_MIN_HEAP, V_SBCT, NVARIANTS };
+enum { V_BASE, V_MIN_HEAP, V_SBCT, V_COMPRESSED, NVARIANTS };
 
 static double per_1000(double count, long iterations) { return count * 1000.0 / (double)iterations; }
 
@@ -794,6 +817,10 @@ static int cmd_explain(int argc, char **argv)
     if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
         !term_sizes(arena, t, &flat, &shared, &stored, &ext_len))
         goto out;
+    /* {I, TERM}'s words in a plain and in a compressed table, as ets:info(T, memory) counts them */
+    uint64_t plain_words, comp_words;
+    if (!object_memory(arena, t, false, &plain_words) || !object_memory(arena, t, true, &comp_words))
+        goto out;
     /* The words each copy of TERM adds to a binary virtual heap (its ProcBins' size / 8):
      * what the reader linked into the arena, which holds nothing else with binaries. */
     uint64_t bin_words = tc_arena_alloc(arena)->offheap->vheap;
@@ -816,7 +843,8 @@ static int cmd_explain(int argc, char **argv)
     cfg[V_BASE].payload = t;
     cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
     cfg[V_BASE].iterations = iterations;
-    cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_BASE];
+    cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_COMPRESSED] = cfg[V_BASE];
+    cfg[V_COMPRESSED].compressed = true;
     uint64_t mem_need, mem_have;
     bool mem_fits;
     if (tc_ep_estimate_memory(&cfg[V_BASE], &mem_need, &mem_have, &mem_fits) != TC_OK) {
@@ -851,15 +879,15 @@ static int cmd_explain(int argc, char **argv)
     cfg[V_SBCT].policy.mem.sbct = (size_t)EXPLAIN_SBCT_KIB * 1024;
     char vm_min_heap[64];
     (void)snprintf(vm_min_heap, sizeof vm_min_heap, "--min-heap %llu", (unsigned long long)min_heap);
-    static const char *const vm_flags[NVARIANTS] = {"", "", "+MHsbct 2048"};
-    const char *vm_args[NVARIANTS] = {"", vm_min_heap, ""};
+    static const char *const vm_flags[NVARIANTS] = {"", "", "+MHsbct 2048", ""};
+    const char *vm_args[NVARIANTS] = {"", vm_min_heap, "", "--compressed"};
+    static const char *const variant_names[NVARIANTS] = {"OTP 25", "min_heap_size", "+MHsbct", "compressed"};
     /* Rounds: the model, then the VM, each variant, so both see the same stretch of a shared
      * machine. */
     for (long k = 0; k < repeats; k++)
         for (int v = 0; v < NVARIANTS; v++) {
             if (!opts[O_TSV].set || want_vm)
-                tc_progress_line("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
-                                  v == V_BASE ? "OTP 25" : v == V_MIN_HEAP ? "min_heap_size" : "+MHsbct");
+                tc_progress_line("termcopy explain: round %ld of %ld, %s", k + 1, repeats, variant_names[v]);
             if (!explain_model_round(&cfg[v], &model[v]) ||
                 (want_vm && !explain_vm_round(&vm, vm_flags[v], vm_args[v], iterations, &vms[v]))) {
                 tc_progress_end();
@@ -938,8 +966,10 @@ static int cmd_explain(int argc, char **argv)
     for (int v = V_MIN_HEAP; v < NVARIANTS; v++) {
         if (v == V_MIN_HEAP)
             printf("  with min_heap_size %llu:", (unsigned long long)min_heap);
-        else
+        else if (v == V_SBCT)
             printf("  with +MHsbct %d:", EXPLAIN_SBCT_KIB);
+        else
+            printf("  with compressed:");
         /* The lookup's own time beside the ratio: a remedy can speed the round trip as well. */
         printf(" ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", ms[v].ratio, (double)model[v].lookup.gcs * per,
                ms[v].lookup_us / (double)iterations, ms[V_BASE].lookup_us / (double)iterations);
@@ -947,6 +977,15 @@ static int cmd_explain(int argc, char **argv)
             printf("; VM: ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", vs[v].ratio,
                    (double)vms[v].lookup.gcs * per, vs[v].lookup_us / (double)iterations,
                    vs[V_BASE].lookup_us / (double)iterations);
+        if (v == V_COMPRESSED) {
+            printf("\n    [GCs per 1000 lookups, us per lookup; a [set, compressed] table: {I, TERM} stored in %llu words "
+                   "against %llu, each lookup decoding into its one allocation: %.0f words written per lookup against "
+                   "%.0f]\n",
+                   (unsigned long long)comp_words, (unsigned long long)plain_words,
+                   (double)model[v].lookup.words_copied / (double)iterations,
+                   (double)model[V_BASE].lookup.words_copied / (double)iterations);
+            continue;
+        }
         printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n",
                v == V_MIN_HEAP ? "the tester's min_heap_size, on both sides; the server keeps the default"
                                : "eheap single-block carriers from 2 MiB instead of 512 KiB");
