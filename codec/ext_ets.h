@@ -11,7 +11,8 @@
  * - an atom is its atom-table index: ATOM_INTERNAL_REF2 ('I') and 16 bits, or from index
  *   65536 ATOM_INTERNAL_REF3 ('K') and 24 bits (enc_atom), so 3 or 4 bytes whatever its name;
  * - a local pid, port or ref names the node '3RT$' (am_ErtsSecretAtom, INTERNAL_LOCAL_SYSNAME,
- *   terms/node.h tc_node_ets_sysname), which every decoder takes as this node;
+ *   terms/node.h tc_node_ets_sysname), which every decoder takes as this node: an atom no name
+ *   finds, so only its index here reaches it;
  * - a refc binary, or a sub binary over one, whose bytes (counting a partial first and last
  *   byte whole) would take more words as a heap binary than a ProcBin does
  *   (heap_bin_size(n) > PROC_BIN_SIZE: n > 32) is stored as the ProcBin itself:

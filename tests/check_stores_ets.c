@@ -15,6 +15,7 @@
 #include "stores/ets.h"
 #include "terms/binary.h"
 #include "terms/compare.h"
+#include "terms/node.h"
 
 static tc_ets *table_ok(tc_ets_lock_mode mode, bool compressed)
 {
@@ -143,7 +144,7 @@ START_TEST(delete_frees_the_storage)
     /* Decoding a pid interns the node name, and a compressed object names a local pid's
      * node '3RT$': intern both now, so the atom table stays put. */
     tc_read_ok("'nonode@nohost'");
-    tc_read_ok("'3RT$'");
+    ck_assert(tc_node_ets_sysname() != TC_NON_VALUE);
     for (int comp = 0; comp < 2; comp++) {
         tc_ets *t = table_ok(TC_ETS_LOCK_R13B, comp);
         /* A refc binary in the object: the table holds one reference while it stores it. */
