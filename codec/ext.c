@@ -122,7 +122,7 @@ static const char local_node[] = "nonode@nohost";
 typedef struct emitter {
     unsigned char *buf;
     size_t cap, pos;
-    /* minor TC__EXT_ETS only: where embedded ProcBins are linked, and '3RT$' once needed */
+    /* minor TC__EXT_ETS only: where embedded ProcBins are linked, and the secret atom once needed */
     unsigned char **ets_oh;
     tc_term ets_node;
 } emitter;
@@ -505,8 +505,8 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     return TC_OK;
 }
 
-/* A local pid, port or ref (a local fun's creator too) names '3RT$' in the ETS form: the
- * atom, interned once per walk that needs it. */
+/* A local pid, port or ref (a local fun's creator too) names the secret atom in the ETS form:
+ * found once per walk that needs it (made on first use: the only failure). */
 static bool ets_node_ready(emitter *e, unsigned minor)
 {
     if (minor != TC__EXT_ETS || e->ets_node != TC_NON_VALUE)

@@ -115,20 +115,20 @@ tc_result tc_copy_compressed_store(tc_mseg *mem, unsigned keypos, tc_term t, tc_
     size_t bytes = 0;
     uint64_t size = 0, key_words = 0;
     tc_result r = measure(keypos, t, &s, &bytes, &size, &key_words);
-    tc_copy_compressed *c = *slot;
+    tc_copy_compressed *old = *slot, *c;
     if (r != TC_OK)
         goto out;
-    if (c && alloced(c) == bytes) {
-        release(c); /* db_cleanup_offheap_comp; the block is reused */
+    if (old && alloced(old) == bytes) {
+        release(old); /* db_cleanup_offheap_comp; the block is reused */
+        c = old;
     } else {
-        void *b = mem ? tc_mseg_alloc_block(mem, block_bytes(bytes)) : tc_mem_alloc(block_bytes(bytes));
-        if (!b) {
+        c = mem ? tc_mseg_alloc_block(mem, block_bytes(bytes)) : tc_mem_alloc(block_bytes(bytes));
+        if (!c) {
             r = TC_ENOMEM; /* the old object, if any, is untouched */
             goto out;
         }
-        c = b;
         c->mem = mem;
-        tc_copy_compressed_free(*slot);
+        tc_copy_compressed_free(old);
     }
     c->offheap = (tc_offheap){NULL, 0, 0};
     c->ext_oh = NULL;

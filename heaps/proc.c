@@ -16,8 +16,8 @@ static void proc_release(tc_alloc *self, tc_term *end, tc_term *used)
         p->htop = used;
         return;
     }
-    tc_heapfrag *f = p->mbuf;
-    TC_ASSERT(f && used >= f->mem && end == f->mem + f->used_size);
+    tc_heapfrag *f = p->mbuf; /* the last HAlloc went to a fragment: the head one */
+    TC_ASSERT(used >= f->mem && end == f->mem + f->used_size);
     size_t back = (size_t)(end - used);
     f->used_size -= back;
     if (p->policy.frag_rule == TC_FRAG_R10B) {

@@ -313,9 +313,9 @@ START_TEST(out_of_memory_at_every_allocation)
     }
     old = store_ok(t, 1);
     for (uint64_t n = 1;; n++) {
+        live = tc_mem_live();
         tc_arena *ar = tc_arena_new(0);
         ck_assert_ptr_nonnull(ar);
-        live = tc_mem_live();
         tc_term list = TC_NIL;
         tc_mem_fail_at(n);
         tc_result r = tc_copy_compressed_out_list(tc_arena_alloc(ar), old, &list, NULL);
@@ -330,6 +330,7 @@ START_TEST(out_of_memory_at_every_allocation)
         ck_assert_uint_eq(tc_arena_used_words(ar), 0);
         ck_assert_ptr_null(tc_arena_alloc(ar)->offheap->first);
         tc_arena_free(ar);
+        ck_assert_int_eq(tc_mem_live(), live);
     }
     tc_copy_compressed_free(old);
 }

@@ -225,9 +225,8 @@ static int ets(void)
 {
     char *line = NULL;
     size_t cap = 0;
-    ssize_t got;
     int rc = 0;
-    while (rc == 0 && (got = getline(&line, &cap, stdin)) > 0) {
+    while (rc == 0 && getline(&line, &cap, stdin) > 0) {
         line[strcspn(line, "\r\n")] = '\0';
         char *hex = strchr(line, '\t');
         if (!hex) {
