@@ -116,14 +116,20 @@ void tc_ext_ets_release(unsigned char *first)
 
 tc_result tc_ext_ets_size(tc_term t, tc_wstack *stack, size_t *bytes)
 {
-    return tc__ext_ets_walk(t, stack, NULL, 0, NULL, bytes);
+    return tc__ext_ets_walk(t, stack, NULL, NULL, bytes);
 }
 
 tc_result tc_ext_ets_encode_into(tc_term t, tc_wstack *stack, unsigned char *buf, size_t cap, unsigned char **oh,
                                  size_t *len)
 {
+#if TC_DEBUG_LEVEL >= 2 /* the precondition, at the price of a second size pass */
+    size_t size;
+    TC_CHECK(tc_ext_ets_size(t, stack, &size) != TC_OK || size <= cap);
+#endif
     unsigned char *before = *oh;
-    tc_result r = tc__ext_ets_walk(t, stack, buf, cap, oh, len);
+    tc_result r = tc__ext_ets_walk(t, stack, buf, oh, len);
+    TC_ASSERT(r != TC_OK || *len <= cap);
+    (void)cap;
     while (r != TC_OK && *oh != before) /* the references this call took go back */
         *oh = drop(*oh);
     return r;

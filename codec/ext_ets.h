@@ -57,10 +57,13 @@ TC_BEGIN_DECLS
  * given to the encoding of the same term afterwards, that write pass needs no memory. */
 tc_result tc_ext_ets_size(tc_term t, tc_wstack *stack, size_t *bytes) TC_MUST_CHECK;
 
-/* erts_encode_ext_ets: writes `t` into buf[0..cap) (cap at least tc_ext_ets_size), *len
- * the bytes written; every ProcBin it embeds takes a reference and is linked at the head of
- * *oh. On an error nothing stays referenced (TC_EBADARG: cap below the size). With the stack
- * a size pass of `t` grew (and '3RT$' interned by it), it cannot fail for want of memory. */
+/* erts_encode_ext_ets: writes `t` into buf[0..cap), *len the bytes written (at most
+ * tc_ext_ets_size); every ProcBin it embeds takes a reference and is linked at the head of
+ * *oh. cap must be at least tc_ext_ets_size of `t`: the write pass has no bounds check, as
+ * erts_encode_ext_ets writes into what erts_encode_ext_size_ets sized (debug level 2 checks
+ * it with a size pass). On an error (TC_ENOMEM, TC_EUNSUPPORTED, TC_ELIMIT) nothing stays
+ * referenced. With the stack a size pass of `t` grew (and '3RT$' interned by it), it cannot
+ * fail for want of memory. */
 tc_result tc_ext_ets_encode_into(tc_term t, tc_wstack *stack, unsigned char *buf, size_t cap, unsigned char **oh,
                                  size_t *len) TC_MUST_CHECK;
 

@@ -25,10 +25,10 @@ enum {
 };
 
 /* ext.c: the walk in the ETS form on stack s (NULL: its own). buf NULL: the size pass (*len
- * is what erts_encode_ext_size_ets counts); else writes into buf[0..cap), linking each
- * embedded ProcBin at the head of *oh. TC_EBADARG when cap is short. */
-tc_result tc__ext_ets_walk(tc_term t, tc_wstack *s, unsigned char *buf, size_t cap, unsigned char **oh,
-                           size_t *len) TC_MUST_CHECK;
+ * is what erts_encode_ext_size_ets counts); else the write pass, with no bounds check, into
+ * buf, which holds at least what the size pass counted for t, linking each embedded ProcBin
+ * at the head of *oh (*len: the bytes written). */
+tc_result tc__ext_ets_walk(tc_term t, tc_wstack *s, unsigned char *buf, unsigned char **oh, size_t *len) TC_MUST_CHECK;
 /* ext.c: dec_term with ets_decode: the term at bytes[0..len) into `a`. */
 tc_result tc__ext_ets_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out) TC_MUST_CHECK;
 

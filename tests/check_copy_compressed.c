@@ -3,6 +3,7 @@
  * lookup's one allocation and its release, ProcBin references, round trips of random terms,
  * and out of memory at every allocation. */
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "codec/ext.h"
 #include "codec/ext_ets.h"
@@ -202,6 +203,71 @@ START_TEST(sub_binaries_of_refc_binaries)
 }
 END_TEST
 
+/* The ETS form through each path of the encoder's walk (codec/ext.c): containers among a
+ * list's elements and in its tail, right-nested tuples, flat and hash maps, a 65,535-byte
+ * string and a 65,536-element list. Without atoms its bytes are term_to_binary's less the
+ * version byte; with atoms (of two characters or more: 3-byte indexes, shorter than their
+ * text) fewer. The size pass counts what the write pass writes (nothing here makes the VM's
+ * size count more) and the bytes decode back to the term. */
+static void ets_form_ok(tc_term t, bool atoms)
+{
+    size_t size, n, len;
+    unsigned char *oh = NULL, *plain;
+    ck_assert_int_eq(tc_ext_ets_size(t, NULL, &size), TC_OK);
+    unsigned char *buf = tc_mem_alloc(size);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(tc_ext_ets_encode_into(t, NULL, buf, size, &oh, &n), TC_OK);
+    ck_assert_uint_eq(n, size);
+    ck_assert_ptr_null(oh);
+    ck_assert_int_eq(tc_ext_encode(t, 2, &plain, &len), TC_OK);
+    if (atoms) {
+        ck_assert_uint_lt(n, len - 1);
+    } else {
+        ck_assert_uint_eq(n, len - 1);
+        ck_assert_mem_eq(buf, plain + 1, n);
+    }
+    tc_mem_free(plain);
+    tc_term back;
+    ck_assert_int_eq(tc_ext_ets_decode(tc_arena_alloc(tc_fixture_arena()), buf, n, &back), TC_OK);
+    ck_assert(tc_term_verify(back, NULL));
+    ck_assert(tc_equal_ok(back, t));
+    tc_mem_free(buf);
+}
+
+START_TEST(walk_paths_in_the_ets_form)
+{
+    static const struct {
+        const char *text;
+        bool atoms;
+    } terms[] = {
+        {"[{1,2},[3|4],5.5,{}|[[6]]]", false},
+        {"[1,{2,[3,{4}]}|{7,{8,{9}}}]", false},
+        {"{[1,2],{3,{4,{5}}},#{1 => [2], 3 => {4}}}", false},
+        {"#{1 => aa, bb => [cc|dd], {ee} => <<1,2,3>>, \"f\" => 2.5}", true},
+        {"[ab, bc, {cd, [de, ef]}, fg | gh]", true},
+        {"{ok, {'\\x{1F600}', [xy, 12345678901234567890]}}", true},
+    };
+    for (size_t i = 0; i < sizeof terms / sizeof *terms; i++)
+        ets_form_ok(tc_read_ok(terms[i].text), terms[i].atoms);
+    /* hashmaps (over 32 keys): integer keys with container values, then atom keys */
+    char text[2048];
+    for (int atoms = 0; atoms < 2; atoms++) {
+        size_t k = 0;
+        for (int i = 1; i <= 40; i++)
+            k += (size_t)snprintf(text + k, sizeof text - k, "%s%s%d => %s%d%s%s", i == 1 ? "#{" : ", ",
+                                  atoms ? "key" : "", i, i % 2 ? "[" : "{", i, i % 2 ? "]" : "}", i == 40 ? "}" : "");
+        ets_form_ok(tc_read_ok(text), atoms);
+    }
+    /* lists:seq(0, N - 1) rem 256: STRING_EXT up to 65,535 elements, LIST_EXT past */
+    tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
+    static tc_term bytes[65536];
+    for (size_t i = 0; i < 65536; i++)
+        bytes[i] = tc_make_small((int64_t)(i % 256));
+    ets_form_ok(tc_term_list(a, bytes, 65535, TC_NIL), false);
+    ets_form_ok(tc_term_list(a, bytes, 65536, TC_NIL), false);
+}
+END_TEST
+
 /* Layout: immediates and the key as they are, other elements as header-tagged offsets. */
 START_TEST(top_tuple_layout)
 {
@@ -346,6 +412,7 @@ int main(void)
     tcase_add_test(tc, refc_binaries_are_kept_as_procbins);
     tcase_add_test(tc, element_encodings);
     tcase_add_test(tc, sub_binaries_of_refc_binaries);
+    tcase_add_test(tc, walk_paths_in_the_ets_form);
     tcase_add_test(tc, top_tuple_layout);
     tcase_add_test(tc, random_round_trips);
     tcase_add_test(tc, lookup_releases_onto_a_process);
