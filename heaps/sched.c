@@ -49,15 +49,15 @@ bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
     if (!tc_proc_receive(t->proc, msg))
         return false;
-    if (tc_proc_policy(t->proc)->gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
-        t->reds_left > TC_RECEIVE_LEAVE_REDS) {
-        t->reds_left = TC_RECEIVE_LEAVE_REDS;
+    int64_t leave = tc_proc_policy(t->proc)->receive_gc_reds;
+    if (leave > 0 && tc_proc_gc_desired(t->proc) && t->reds_left > leave) {
+        t->reds_left = leave;
         t->sched->stats.reds_cut++;
     }
     return true;
 }
 
-/* erl_sys_schedule in a non-SMP R10B: check I/O without blocking and read the clock. */
+/* erl_sys_schedule in a non-SMP R10B-2: check I/O without blocking and read the clock. */
 static void sys_schedule(tc_sched *s)
 {
     struct timespec ts;
@@ -72,8 +72,8 @@ tc_result tc_sched_run(tc_sched *s)
     tc_task *t;
     while ((t = dequeue(s)) != NULL) {
         tc_proc *p = t->proc;
-        bool r10b = tc_proc_policy(p)->trigger == TC_GC_AT_SCHEDULE;
-        int64_t context_reds = tc_proc_policy(p)->context_reds;
+        const tc_policy *pol = tc_proc_policy(p);
+        int64_t context_reds = pol->context_reds;
         s->stats.switches++;
         (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
         bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0; /* a delayed GC runs on a dirty scheduler */
@@ -83,11 +83,8 @@ tc_result tc_sched_run(tc_sched *s)
         int64_t gc_reds = tc_proc_take_reds(p);
         t->reds_left = context_reds - (dirty ? 0 : gc_reds);
         tc_step step = TC_STEP_CONTINUE;
-        /* A step begins with a call. OTP 25's JIT makes it only when FCALLS stays positive
-         * after its decrement (`dec FCALLS; jle yield`): two left. R10B's interpreter makes it
-         * when FCALLS > 0 and then decrements (beam_emu.c DispatchMacro): one left. */
-        int64_t call_needs = r10b ? 1 : 2;
-        while (step == TC_STEP_CONTINUE && t->reds_left >= call_needs) {
+        /* A step begins with a call, made with policy.call_reds left (sched.h). */
+        while (step == TC_STEP_CONTINUE && t->reds_left >= pol->call_reds) {
             step = t->step(t);
             t->reds_left -= 1 + tc_proc_take_reds(p);
             s->stats.steps++;
@@ -111,7 +108,7 @@ tc_result tc_sched_run(tc_sched *s)
             enqueue(s, t);
             break;
         }
-        if (r10b && s->function_calls > TC_INPUT_REDUCTIONS)
+        if (pol->input_reductions && s->function_calls > pol->input_reductions)
             sys_schedule(s);
     }
     return TC_OK;

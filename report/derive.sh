@@ -15,6 +15,12 @@ res="$1" der="$2" quick="$3"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/data
 
+# The eras by name, from the data: the native one (the VM installed here: the policy table's
+# '# native:' line, results/policy.csv) and the 2005 seed's (its CSV's '# era: seed-NAME').
+native=$("$here/csv.sh" meta "$res/policy.csv" native) || exit 1
+seed_era=$("$here/csv.sh" meta "$data/seed2005.csv" era | sed -n 's/^seed-\([a-z0-9_]*\).*/\1/p')
+[ -n "$seed_era" ] || { echo "derive: $data/seed2005.csv: its '# era:' line names no seed-ERA" >&2; exit 1; }
+
 # Prepended to every awk program: the CSV reader, the medians and the round trip.
 lib="$(cat "$here/csv.awk" "$here/stats.awk")
 BEGIN { csv_who = \"derive\" }
@@ -47,8 +53,14 @@ fi
 # The rows as measured, and per variant and length how each side moved: the VM against the VM
 # as shipped, the model's switch against its baseline. A move is "up" or "down" when it is more
 # than 15 % (counts: and more than 20 per 1000), else "same"; agree says whether both sides
-# moved the same way.
-cp "$data/vm-interventions.csv" "$der/vm-interventions.csv"
+# moved the same way. These are the installed VM's source (the source of the shipped rows) at
+# the interventions' lengths; every source's word test at every length is the table after them.
+awk "$lib"'
+    /^#/ { print; next }
+    !csv_row() { print; next }
+    { r[++n] = $0; s[n] = csv_get("source"); k[n] = csv_get("lens_set"); if (csv_get("variant") == "shipped") inst = s[n] }
+    END { if (inst == "") csv_die(csv_files() ": no shipped rows"); for (i = 1; i <= n; i++) if (s[i] == inst && k[i] == "interventions") print r[i] }' \
+    "$data/vm-interventions.csv" >"$der/vm-interventions.csv"
 awk "$lib"'
     function arrow(x, y) { return x " → " y }
     function way(x, base, floor) { return x - base > floor && x > 1.15 * base ? "up" : base - x > floor && x < base / 1.15 ? "down" : "same" }
@@ -73,7 +85,7 @@ awk "$lib"'
             printf "%s,%s,%s,%s,%s\n", arrow(v[b, "vm_ratio"], v[k, "vm_ratio"]), arrow(v[m, "model_ratio"], v[k, "model_ratio"]),
                 r1, r2, r1 == r2 ? "yes" : "no"
         }
-    }' "$data/vm-interventions.csv" >"$der/vm-interventions-moves.csv"
+    }' "$der/vm-interventions.csv" >"$der/vm-interventions-moves.csv"
 # Per variant: in how many lengths each side moved the same way.
 awk "$lib"'
     !csv_row() { next }
@@ -82,16 +94,74 @@ awk "$lib"'
     END { print "variant,lengths,gcs_agree,faults_agree,ratio_agree"
           for (i = 1; i <= nv; i++) { v = order[i]; printf "%s,%d,%d,%d,%d\n", v, n[v], g[v], f[v], r[v] } }' \
     "$der/vm-interventions-moves.csv" >"$der/vm-interventions-agree.csv"
-# The rebuild check: the rebuilt VM's counts against the shipped VM's at every length.
+# The rebuild check: the rebuilt VM's counts against the shipped VM's at every length; the minor
+# faults, a count of the whole OS process, vary by round, so beside their medians go the
+# rounds' range (vm-interventions-rounds.csv) and whether each median lies within the other's.
 awk "$lib"'
     !csv_row() { next }
+    csv_file == 1 { if (csv_get("side") != "vm" || csv_get("source") != inst) next
+                    k = csv_get("variant") SUBSEP csv_get("payload_len"); f = csv_get("lookup_faults") + 0
+                    if (!(k in lo) || f < lo[k]) lo[k] = f; if (!(k in hi) || f > hi[k]) hi[k] = f; next }
     { k = csv_get("payload_len")
       if (csv_get("variant") == "shipped") { sg[k] = csv_get("vm_lookup_gcs"); sf[k] = csv_get("vm_lookup_faults"); if (!(k in seen)) { seen[k] = 1; lens_[++nl] = k } }
       if (csv_get("variant") == "rebuilt") { rg[k] = csv_get("vm_lookup_gcs"); rf[k] = csv_get("vm_lookup_faults") } }
-    END { print "payload_len,shipped_gcs,rebuilt_gcs,gcs_equal,shipped_faults,rebuilt_faults,faults_change_pct"
+    END { print "payload_len,shipped_gcs,rebuilt_gcs,gcs_equal,shipped_faults,rebuilt_faults,faults_change_pct,shipped_faults_range,rebuilt_faults_range,faults_within_rounds"
           for (i = 1; i <= nl; i++) { k = lens_[i]; if (!(k in rg)) continue
-              printf "%s,%s,%s,%s,%s,%s,%+.0f\n", k, sg[k], rg[k], sg[k] == rg[k] ? "yes" : "no", sf[k], rf[k], (sf[k] > 0 ? 100 * (rf[k] - sf[k]) / sf[k] : 0) } }' \
-    "$data/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+              s = "shipped" SUBSEP k; r = "rebuilt" SUBSEP k
+              within = (sf[k] >= lo[r] && sf[k] <= hi[r]) || (rf[k] >= lo[s] && rf[k] <= hi[s])
+              printf "%s,%s,%s,%s,%s,%s,%+.0f,%d-%d,%d-%d,%s\n", k, sg[k], rg[k], sg[k] == rg[k] ? "yes" : "no", sf[k], rf[k],
+                  (sf[k] > 0 ? 100 * (rf[k] - sf[k]) / sf[k] : 0), lo[s], hi[s], lo[r], hi[r], within ? "yes" : "no" } }' \
+    inst="$(awk "$lib"' !csv_row() { next } csv_get("variant") == "shipped" { print csv_get("source"); exit }' "$der/vm-interventions.csv")" \
+    "$data/vm-interventions-rounds.csv" "$der/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+# The word test on every source, at every length (the interventions' and the band edges): the
+# source as built (rebuilt) against word_gc_test, the medians of the rounds and their range;
+# the interpreter of the same source (emu) where it ran, whose test is the C macro's; *_repro_*
+# are the reproducer's (a fresh process, traced: exact counts).
+awk "$lib"'
+    function spread(k, c, fmt) { return sprintf(fmt " (" fmt "-" fmt ")", v[k, c], v[k, c "_min"], v[k, c "_max"]) }
+    function get(k, c) { return ((k, "vm_ratio") in v) ? v[k, c] : "-" }
+    !csv_row() { next }
+    { w = csv_get("variant"); if (w != "rebuilt" && w != "word_gc_test" && w != "emu") next
+      s = csv_get("source"); l = csv_get("payload_len"); k = s SUBSEP l SUBSEP w
+      if (!((s, l) in seen)) { seen[s, l] = 1; key[++n] = s SUBSEP l; set[s, l] = csv_get("lens_set") }
+      m = split("vm_lookup_gcs vm_lookup_faults vm_ratio vm_ratio_min vm_ratio_max vm_lookup_us vm_lookup_us_min vm_lookup_us_max vm_proc_us vm_repro_gcs vm_min_mbuf_per_free", c, " ")
+      for (i = 1; i <= m; i++) v[k, c[i]] = csv_get(c[i]) }
+    END {
+        print "source,payload_len,lens_set,built_gcs,word_gcs,built_faults,word_faults,built_ratio,word_ratio,built_ratio_range,word_ratio_range,built_lookup_us,word_lookup_us,built_proc_us,word_proc_us,built_min_mbuf_per_free,word_min_mbuf_per_free,gcs_change_pct,built_loses,word_loses,built_loses_all,word_loses_all,built_repro_gcs,word_repro_gcs,emu_repro_gcs,emu_gcs,emu_min_mbuf_per_free"
+        for (i = 1; i <= n; i++) {
+            split(key[i], sl, SUBSEP); b = key[i] SUBSEP "rebuilt"; w = key[i] SUBSEP "word_gc_test"; e = key[i] SUBSEP "emu"
+            if (!((b, "vm_ratio") in v) || !((w, "vm_ratio") in v)) continue
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,", sl[1], sl[2], set[key[i]], v[b, "vm_lookup_gcs"], v[w, "vm_lookup_gcs"],
+                v[b, "vm_lookup_faults"], v[w, "vm_lookup_faults"], v[b, "vm_ratio"], v[w, "vm_ratio"]
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%+.0f,", spread(b, "vm_ratio", "%.2f"), spread(w, "vm_ratio", "%.2f"),
+                spread(b, "vm_lookup_us", "%.0f"), spread(w, "vm_lookup_us", "%.0f"), v[b, "vm_proc_us"], v[w, "vm_proc_us"],
+                v[b, "vm_min_mbuf_per_free"], v[w, "vm_min_mbuf_per_free"],
+                (v[b, "vm_lookup_gcs"] > 0 ? 100 * (v[w, "vm_lookup_gcs"] - v[b, "vm_lookup_gcs"]) / v[b, "vm_lookup_gcs"] : 0)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", (v[b, "vm_ratio"] > 1 ? "yes" : "no"), (v[w, "vm_ratio"] > 1 ? "yes" : "no"),
+                (v[b, "vm_ratio_min"] > 1 ? "yes" : "no"), (v[w, "vm_ratio_min"] > 1 ? "yes" : "no"),
+                v[b, "vm_repro_gcs"], v[w, "vm_repro_gcs"], get(e, "vm_repro_gcs"), get(e, "vm_lookup_gcs"), get(e, "vm_min_mbuf_per_free")
+        }
+    }' "$data/vm-interventions.csv" >"$der/vm-interventions-word.csv"
+# Per source: at how many lengths the lookup lost to the round trip (its median ratio over 1;
+# in every round), as built and patched; the range over the lengths of the reproducer's
+# smallest fragments / free heap at a GC's start; at how many lengths the patched JIT's
+# reproducer collected exactly as often as the interpreter's, and the source's reproducer
+# (as built and patched) as the first source's (the installed VM's).
+awk "$lib"'
+    function lohi(t, x) { if (!((s, t "lo") in r) || x < r[s, t "lo"]) r[s, t "lo"] = x; if (!((s, t "hi") in r) || x > r[s, t "hi"]) r[s, t "hi"] = x }
+    !csv_row() { next }
+    { s = csv_get("source"); l = csv_get("payload_len"); if (!(s in n)) order[++ns] = s; n[s]++
+      b[s] += csv_get("built_loses") == "yes"; w[s] += csv_get("word_loses") == "yes"
+      ba[s] += csv_get("built_loses_all") == "yes"; wa[s] += csv_get("word_loses_all") == "yes"
+      if (csv_get("emu_repro_gcs") != "-") { ne[s]++; eq[s] += csv_get("emu_repro_gcs") == csv_get("word_repro_gcs") }
+      rep[s, l] = csv_get("built_repro_gcs") " " csv_get("word_repro_gcs")
+      lohi("b", csv_get("built_min_mbuf_per_free") + 0); lohi("w", csv_get("word_min_mbuf_per_free") + 0) }
+    END { print "source,lengths,built_loses,word_loses,built_loses_all,word_loses_all,built_mbuf_lo,built_mbuf_hi,word_mbuf_lo,word_mbuf_hi,emu_lengths,word_repro_as_emu,repro_lengths_as_first"
+          for (i = 1; i <= ns; i++) { s = order[i]; same = 0
+              for (k in rep) { split(k, kk, SUBSEP); if (kk[1] == s && ((order[1], kk[2]) in rep) && rep[k] == rep[order[1], kk[2]]) same++ }
+              printf "%s,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%d,%d,%d\n", s, n[s], b[s], w[s], ba[s], wa[s],
+                  r[s, "blo"], r[s, "bhi"], r[s, "wlo"], r[s, "whi"], ne[s], eq[s], same } }' \
+    "$der/vm-interventions-word.csv" >"$der/vm-interventions-word-sum.csv"
 
 # ---- figure 1 and the 2005 table: per 1000 operations, proc = the round trip -----------------
 {
@@ -107,16 +177,16 @@ awk "$lib"'
                 for (L in n) {
                     for (t = 1; t <= nt; t++) { for (i = 1; i <= n[L]; i++) a[i] = v[L, tests[t], i]; m[L, tests[t]] = median(a, n[L]) }
                     pr = round_trip(m, L); ratio = rt_ratio(m, L, "ets_lookup")
-                    printf "0,seed-r10b,%d,seed R10B L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", L, L, pr,
+                    printf "0,seed-%s,%d,seed %s L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", seed_era, L, toupper(seed_era), L, pr,
                         m[L, "ets_insert"], m[L, "ets_overwrite"], m[L, "ets_lookup"], m[L, "empty"], ratio
                 }
-            }' "$data/seed2005.csv"
-        # The model under R10B rules beside the seed; OTP 25 and the VM are the canonical run's
-        # (derived/answer.csv), not a second measurement of the same thing.
+            }' seed_era="$seed_era" "$data/seed2005.csv"
+        # The model under the seed's era's rules beside the seed; the native era and the VM are
+        # the canonical run's (derived/answer.csv), not a second measurement of the same thing.
         for f in "$res/eptest.csv"; do
-            awk "$lib"'
+            awk -v seed_era="$seed_era" "$lib"'
                 !csv_row() { next }
-                csv_get("shape") == "ints" && csv_get("era") == "r10b" {
+                csv_get("shape") == "ints" && csv_get("era") == seed_era {
                     key = csv_get("era") SUBSEP csv_get("payload_len"); keys[key] = 1; t = csv_get("test")
                     s = 1000 / csv_get("iterations")
                     us[key, t] = csv_get("median_us") * s
@@ -128,8 +198,8 @@ awk "$lib"'
                         pr = round_trip(us, key); ratio = rt_ratio(us, key, "ets_lookup"); pf = round_trip(faults, key)
                         split(key, k, SUBSEP)
                         src = k[1] ~ /^vm/ ? "vm" : "model-" k[1]
-                        printf "%d,%s,%d,%s L=%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.0f,%.0f,%.0f\n", (src == "vm" ? 3 : k[1] == "r10b" ? 1 : 2), src, k[2],
-                            (src == "vm" ? "VM OTP 25" : (k[1] == "r10b" ? "model R10B" : "model OTP 25")), k[2],
+                        printf "%d,%s,%d,%s L=%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.0f,%.0f,%.0f\n", (src == "vm" ? 3 : 1), src, k[2],
+                            (src == "vm" ? "VM" : "model " toupper(k[1])), k[2],
                             pr, us[key, "ets_insert"], us[key, "ets_overwrite"], us[key, "ets_lookup"], us[key, "empty"],
                             ratio, pf, faults[key, "ets_lookup"], gcs[key, "ets_lookup"]
                     }
@@ -210,12 +280,20 @@ if [ -n "$vmbase" ]; then
 fi
 
 # ---- figure 5: the ablation ratios, one column per era ------------------------------------
+# The eras and the variants as ablate ran them (its rows, in their order), so a new era or a
+# new variant needs nothing here; ablate-eras.csv gives each era's payload length.
 awk "$lib"'
     !csv_row() { next }
     { a = csv_get("ablation"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
-      r[a, csv_get("era")] = csv_get("ratio") }
-    END { print "ablation,r10b,otp25"; for (i = 1; i <= n; i++) print order[i] "," r[order[i], "r10b"] "," r[order[i], "otp25"] }
-' "$res/ablate.csv" >"$der/ablate-wide.csv"
+      e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e; len[e] = csv_get("payload_len") }
+      r[a, e] = csv_get("ratio") }
+    END {
+        printf "ablation"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; printf "\n"
+        for (i = 1; i <= n; i++) { printf "%s", order[i]; for (j = 1; j <= ne; j++) printf ",%s", r[order[i], eras[j]]; printf "\n" }
+        print "era,payload_len" > erasf
+        for (j = 1; j <= ne; j++) print eras[j] "," len[eras[j]] > erasf
+    }
+' erasf="$der/ablate-eras.csv" "$res/ablate.csv" >"$der/ablate-wide.csv"
 
 # ---- figure 4: phase shares per test, counters and profiler side by side ------------------
 # One round trip (proc2, the middle pass) and the three ETS tests of each era; the empty loop
@@ -229,12 +307,18 @@ awk "$lib"'
       cs[t, p] = csv_get("counter_share"); ps[t, p] = csv_get("profiler_share") }
     END {
         printf "era,label"; for (j = 1; j <= np; j++) printf ",%s", phases[j]; print ""
+        print "era,payload_len,first,last" > erasf
         for (i = 1; i <= n; i++) {
             split(order[i], k, SUBSEP)
             printf "%s,%s: counters", k[1], name[k[2]]; for (j = 1; j <= np; j++) printf ",%s", cs[order[i], phases[j]]; print ""
             printf "%s,%s: profiler", k[1], name[k[2]]; for (j = 1; j <= np; j++) printf ",%s", ps[order[i], phases[j]]; print ""
+            # each era a run of rows (breakdown runs the eras one after the other): figure 4 a panel each
+            if (k[1] != last_era) { if (last_era != "") print last_era "," csv_meta_of(FILENAME, "payload_len_" last_era) "," first "," (row - 1) > erasf
+                                    last_era = k[1]; first = row + 0 }
+            row += 2
         }
-    }' "$res/breakdown.csv" >"$der/breakdown-wide.csv"
+        if (last_era != "") print last_era "," csv_meta_of(FILENAME, "payload_len_" last_era) "," first "," (row - 1) > erasf
+    }' erasf="$der/breakdown-eras.csv" "$res/breakdown.csv" >"$der/breakdown-wide.csv"
 
 # ---- figure 7: ops/s per lock mode and threads, the process dictionary, the 2009 seed -----
 {
@@ -441,29 +525,34 @@ awk -v hasvm="$([ -f "$res/codec-vm.csv" ] && echo 1 || echo 0)" -v hasei="$([ -
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 vmgrids=()
 for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done
-{
-    echo "shape,r10b,otp25,vm,otp25_vs_vm"
-    awk -v hasvm="$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)" "$lib"'
-        !csv_row() { next }
-        { s = csv_get("shape"); if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
-        csv_file == 1 { x[s, csv_get("era")] = csv_get("crossover_len"); next }
-        { # a VM grid: its crossover is the smallest length where the lookup loses
-          L = csv_get("payload_len")
-          if (csv_get("ratio") + 0 > 1 && (!((s, "vm") in x) || L + 0 < x[s, "vm"] + 0)) x[s, "vm"] = L }
-        END { for (i = 1; i <= n; i++) { s = order[i]; m = x[s, "otp25"]; v = ((s, "vm") in x ? x[s, "vm"] : "")
+# One column per era crossover ran (its summary's rows, in their order; crossover-eras.csv
+# lists them for the figures), the VM's, and how the native era's (the VM's own) compares.
+awk -v hasvm="$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)" -v native="$native" "$lib"'
+    !csv_row() { next }
+    { s = csv_get("shape"); if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
+    csv_file == 1 { e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e }
+                    x[s, e] = csv_get("crossover_len"); next }
+    { # a VM grid: its crossover is the smallest length where the lookup loses
+      L = csv_get("payload_len")
+      if (csv_get("ratio") + 0 > 1 && (!((s, "vm") in x) || L + 0 < x[s, "vm"] + 0)) x[s, "vm"] = L }
+    END {
+        printf "shape"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; print ",vm,model_vs_vm"
+        print "era" > erasf
+        for (j = 1; j <= ne; j++) print eras[j] > erasf
+        for (i = 1; i <= n; i++) { s = order[i]; m = x[s, native]; v = ((s, "vm") in x ? x[s, "vm"] : "")
             # within 2x: both cross and the lengths differ by at most a factor of 2
             cmp = v == "" ? "" : (m + 0 > 0 && m / v >= 0.5 && m / v <= 2) ? "within 2x" : "no"
             if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
-            printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' "$res/crossover-summary.csv" ${vmgrids[@]+"${vmgrids[@]}"}
-} >"$der/crossover-wide.csv"
+            printf "%s", s; for (j = 1; j <= ne; j++) printf ",%s", x[s, eras[j]]; printf ",%s,%s\n", v, cmp } }' \
+    erasf="$der/crossover-eras.csv" "$res/crossover-summary.csv" ${vmgrids[@]+"${vmgrids[@]}"} >"$der/crossover-wide.csv"
 
 # ---- the ints grid, model against VM point by point: does the lookup lose at the same lengths? --
 vmgrid=$([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv" || echo "$res/vm-crossover.csv")
 if [ -f "$vmgrid" ]; then
-    awk "$lib"'
+    awk -v native="$native" "$lib"'
         !csv_row() { next }
         csv_get("shape") != "ints" { next }
-        csv_file == 1 && csv_get("era") == "otp25" { m[csv_get("payload_len")] = csv_get("ratio") }
+        csv_file == 1 && csv_get("era") == native { m[csv_get("payload_len")] = csv_get("ratio") }
         csv_file == 2 { v[csv_get("payload_len")] = csv_get("ratio") }
         END {
             n = 0

@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,7 +596,7 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
     uint64_t words = 0;
     tc_ets *scratch = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
-    eo.compressed = cfg->compressed;
+    eo.compressed = cfg->policy.ets_compressed;
     if (r == TC_OK)
         r = tc_term_flat_size(payload, &words);
     elems[0] = tc_make_small(1);
@@ -630,7 +631,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_copy_literal_area *pt = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     eo.copy_out = cfg->policy.copy_out;
-    eo.compressed = cfg->compressed;
+    eo.compressed = cfg->policy.ets_compressed;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)
@@ -709,9 +710,34 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
 
 long tc_ep_gap_len(const char *era)
 {
-    tc_policy pol;
-    TC_CHECK(tc_policy_preset(era, &pol) == TC_OK); /* the command line took only preset names */
-    return pol.gc_rules == TC_GC_RULES_R10B ? 1000 : 10000;
+    const tc_policy_era *e = tc_policy_era_find(era);
+    TC_CHECK(e && e->gap_len >= TC_EP_MIN_LEN); /* the command line took only preset names */
+    return e->gap_len;
+}
+
+const tc_ep_switch tc_ep_switches[TC_EP_SWITCHES] = {
+    {"keep_result", "the lookup result stays live until the next lookup", offsetof(tc_ep_config, keep_result)},
+    {"hot_key", "one key looked up N times instead of keys 1..N", offsetof(tc_ep_config, hot_key)},
+};
+
+const tc_ep_switch *tc_ep_switch_find(const char *name)
+{
+    for (int i = 0; name && i < TC_EP_SWITCHES; i++)
+        if (strcmp(tc_ep_switches[i].name, name) == 0)
+            return &tc_ep_switches[i];
+    return NULL;
+}
+
+void tc_ep_switch_set(tc_ep_config *c, const tc_ep_switch *s, bool on)
+{
+    memcpy((unsigned char *)c + s->offset, &on, sizeof on);
+}
+
+bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s)
+{
+    bool on;
+    memcpy(&on, (const unsigned char *)c + s->offset, sizeof on);
+    return on;
 }
 
 const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step, (tc_ep_fn)server_step, (tc_ep_fn)loop_step};

@@ -64,7 +64,6 @@ typedef struct tc_ep_config {
     tc_term payload;
     bool hot_key;     /* look up key 1 N times instead of keys 1..N */
     bool keep_result; /* the lookup result stays live until the next lookup */
-    bool compressed;  /* the table is [set, compressed] (stores/ets.h) */
     bool verify;      /* run the heap verifier after every pass */
     /* Called just outside each timed pass (begin true before, false after), so a profiler
      * can cover exactly one test; NULL for none. */
@@ -126,9 +125,24 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
  * (N = 1000 copies of a list of 30000 integers). */
 enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
 
-/* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
- * 10000 for OTP 25 (the brief's measurement). */
+/* The payload length at which the era's gap was reported (tc_policy_era.gap_len: 1000 for
+ * R10B-2, the 2005 seed; 10000 for OTP 25, the brief's measurement). */
 long tc_ep_gap_len(const char *era);
+
+/* The workload's own switches, which are not mechanisms of the VM (hence not policy fields),
+ * declared as the policy table declares its booleans: by name, so that an ablation or a
+ * command line names them the same way. */
+typedef struct tc_ep_switch {
+    const char *name;
+    const char *what;
+    size_t offset; /* of its bool in tc_ep_config */
+} tc_ep_switch;
+enum { TC_EP_SWITCHES = 2 };
+extern const tc_ep_switch tc_ep_switches[TC_EP_SWITCHES];
+/* NULL when no switch has that name. */
+const tc_ep_switch *tc_ep_switch_find(const char *name);
+void tc_ep_switch_set(tc_ep_config *c, const tc_ep_switch *s, bool on);
+bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s);
 /* The code the workload's processes run (the client's, the server's and the tester's loop
  * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
  * type): static in workload.c, so named there. */

@@ -326,7 +326,7 @@ START_TEST(lookup_releases_onto_a_process)
     tc_mseg_config mc = tc_mseg_default_config();
     tc_mseg *mem = tc_mseg_new(&mc);
     ck_assert_ptr_nonnull(mem);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_policy_native();
     tc_proc *p;
     ck_assert_int_eq(tc_proc_new(mem, &pol, &p), TC_OK);
     /* a 20-byte slice of a refc binary: size_object counts a ProcBin (6), it decodes to a heap

@@ -199,7 +199,7 @@ static tc_result ets_measure(tc_term obj, bool compressed, ets_numbers *out)
     tc_result r = tc_ets_new(&o, &t);
     if (r != TC_OK)
         return r;
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_policy_native();
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     tc_proc *p = NULL;
     if (!mem)

@@ -158,8 +158,7 @@ meter(Tracer, Acc) ->
         {From, S} when is_pid(From) ->
             %% GC tracing (--trace) starts at the first mark, before the first pass
             [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Acc =:= [], Tracer =/= none, P <- [From, S]],
-            Tr = trace_counts(Tracer, [From, S]),
-            C = counters(),
+            {C, Tr} = read_mark(length(Acc) rem 2 =:= 0, Tracer, [From, S]),
             From ! {self(), marked},
             meter(Tracer, [{C, Tr} | Acc]);
         {take, From} -> From ! {self(), lists:reverse(Acc)}
@@ -170,12 +169,30 @@ meter(Tracer, Acc) ->
 pairs([{C0, _}, {C1, Tr} | Ms]) -> [{C0, C1, Tr} | pairs(Ms)];
 pairs([]) -> [].
 
-%% The counters the VM gives, read outside the timed region.
-counters() ->
+%% The counters the VM gives, read outside the timed region. A pass's window runs from its
+%% start mark's reading of the node-wide counters (GCs and faults of every process) to its end
+%% mark's, so what the meter allocates to read them (the allocator lists, the /proc line, the
+%% tracer's counts) must fall outside it: a start mark does that work first, then collects its
+%% own heap, so the few words the node-wide reads take fit without a collection, and reads them
+%% last; an end mark reads them first. (Read in the other order, the meter's own collections
+%% added about three GCs to every pass, the empty loop's too.)
+read_mark(true, Tracer, Pids) ->
+    Tr = trace_counts(Tracer, Pids),
+    Slow = slow_counters(),
+    true = erlang:garbage_collect(),
+    {maps:merge(Slow, node_counters()), Tr};
+read_mark(false, Tracer, Pids) ->
+    Node = node_counters(),
+    Tr = trace_counts(Tracer, Pids),
+    {maps:merge(Node, slow_counters()), Tr}.
+
+node_counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
     {Switches, _} = erlang:statistics(context_switches),
-    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches,
-      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
+    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches}.
+
+slow_counters() ->
+    #{mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
       alloc => instance_counts()}.
 
 diff(A, B) -> maps:map(fun(alloc, V) -> alloc_diff(V, maps:get(alloc, B));
