@@ -57,24 +57,28 @@ void tc_copy_compressed_free(tc_copy_compressed *c)
         tc_mem_free(c);
 }
 
-/* db_size_dbterm_comp, and size_object of the object and of its key. The walk's stack grows
- * to what the largest element needs, so that copy_to_comp's writes need no memory. */
+/* db_size_dbterm_comp, and size_object of the object and of its key. The object's size is
+ * summed from its elements', so the key is sized once (erts sizes it in size_object(obj),
+ * db_size_dbterm_comp and copy_to_comp); each other element is walked twice, for its words
+ * and for its ETS form's bytes, as erts does. The walk's stack grows to what the largest
+ * element needs, so that copy_to_comp's writes need no memory. */
 static tc_result measure(unsigned keypos, tc_term t, tc_wstack *s, size_t *bytes, uint64_t *size, uint64_t *key_words)
 {
     const tc_term *src = tc_boxed_val(t);
     uint64_t arity = tc_header_arity(src[0]);
-    tc_result r = tc_term_flat_size(t, size);
-    if (r == TC_OK)
-        r = tc_term_flat_size(src[keypos], key_words);
+    tc_result r = tc_term_flat_size(src[keypos], key_words);
     if (r != TC_OK)
         return r;
+    *size = 1 + arity + *key_words;
     size_t sum = (size_t)(DBTERM_HEAD_BYTES + (arity + 2 + *key_words) * TC_WORD_BYTES);
     for (uint64_t i = 1; i <= arity; i++) {
         size_t n;
+        uint64_t words;
         if (i == keypos || tc_is_immed(src[i]))
             continue;
-        if ((r = tc_ext_ets_size(src[i], s, &n)) != TC_OK)
+        if ((r = tc_term_flat_size(src[i], &words)) != TC_OK || (r = tc_ext_ets_size(src[i], s, &n)) != TC_OK)
             return r;
+        *size += words;
         sum += n;
     }
     *bytes = (sum + TC_WORD_BYTES - 1) & ~(size_t)(TC_WORD_BYTES - 1); /* align_up */
