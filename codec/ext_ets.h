@@ -34,8 +34,10 @@
  * 256.
  *
  * The decoder reads only what this encoder wrote for a table: its input is trusted, as
- * dec_term's ets_decode trusts it (erts only asserts), so it is not a fuzz target. It fails
- * on memory only (TC_ENOMEM; TC_EPARSE would be a bug), releasing what it linked.
+ * dec_term's ets_decode trusts it (erts only asserts), so outside bytes never reach it; its
+ * fuzz target (tests/fuzz/fuzz_ext_ets.c) makes any term binary_to_term accepts and checks
+ * the round trip. It fails on memory only (TC_ENOMEM; TC_EPARSE would be a bug), releasing
+ * what it linked.
  *
  * Where termcopy differs from the VM: the atom indexes are termcopy's atom table's, so the
  * bytes differ while the sizes agree whenever both tables hold fewer than 65536 atoms. A
