@@ -424,7 +424,7 @@ static void codec_sweep(bool quick, FILE *csv)
             tc_codec_payload_make(sh, tc_codec_words[z], &p);
             codec_subject s = {&p, tc_mem_calloc(p.batch, sizeof *s.out), NULL};
             NEED(s.out != NULL, "building the payloads");
-            dest d = {.iface = {dest_alloc, NULL}, .cap = p.batch * (p.flat + 16)};
+            dest d = {.iface = {dest_alloc, NULL, NULL}, .cap = p.batch * (p.flat + 16)};
             d.iface.offheap = &d.offheap;
             d.base = tc_mem_alloc(d.cap * sizeof(tc_term));
             NEED(d.base != NULL, "building the payloads");
@@ -518,7 +518,7 @@ static void copy_sweep(bool quick, FILE *csv)
             NEED(tc_term_flat_size(s.term, &flat) == TC_OK, "building the payloads");
             s.flat = flat;
             NEED(tc_copy_compact_in(s.term, &s.stored, NULL) == TC_OK, "building the payloads");
-            dest d = {.iface = {dest_alloc, NULL}, .cap = s.flat + 2};
+            dest d = {.iface = {dest_alloc, NULL, NULL}, .cap = s.flat + 2};
             d.iface.offheap = &d.offheap;
             d.base = tc_mem_alloc(d.cap * sizeof(tc_term));
             NEED(d.base != NULL, "building the payloads");

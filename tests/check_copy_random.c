@@ -50,7 +50,7 @@ static void buffer_reset(buffer *b)
 static void check_shallow_fast(tc_term t, const tc_copy_compact *stored, size_t flat, bool as_list)
 {
     size_t n = flat + (as_list ? 2 : 0);
-    buffer b = {.iface = {buffer_alloc, NULL}, .cap = n};
+    buffer b = {.iface = {buffer_alloc, NULL, NULL}, .cap = n};
     b.iface.offheap = &b.offheap;
     b.words = tc_mem_alloc((n ? n : 1) * sizeof(tc_term));
     tc_term *want = tc_mem_alloc((n ? n : 1) * sizeof(tc_term));

@@ -50,11 +50,14 @@ n=$(find "$tmp/results" -name 'eptest_*.csv' | wc -l)
 csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
 csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6
 csv "$tmp/results/crossover_counts.csv" "shape,payload_len,iterations,era,proc_faults,proc_carriers_mapped,proc_gcs,lookup_faults,lookup_carriers_mapped,lookup_gcs" 18
-csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 28
+csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 32
 # the table-size runs take inserts and lookups only (etsbench.erl --lookup-only)
 awk "$lib"'!csv_row() { next } { ops[csv_get("op")] = 1 } END { for (o in ops) if (o !~ /^(insert|lookup|put|get)$/) exit 1; exit !("lookup" in ops && "get" in ops) }' \
     "$tmp/results/etsbench_sizes.csv"
 check "etsbench_sizes.csv: insert, lookup, put and get only" $?
+for op in insert lookup update update_counter; do
+    grep -q "^compressed,1,$op," "$tmp/results/etsbench.csv"; check "etsbench: the compressed table's $op" $?
+done
 
 # Test names and era as the model's eptest writes them, the 7.5 variants under their own names.
 all="$tmp/results/eptest_all.csv"

@@ -4,7 +4,8 @@
 %% Operations on N {I, hello}: insert (into an empty table), lookup, the seed's 2-writer update
 %% (two processes each insert all N keys, in the same order, N down to 1), and
 %% update_counter(T, I, {2, 1}) on {I, 0}; for the table types set (default options),
-%% {write_concurrency, true}, {read_concurrency, true}, and the process dictionary (put, get).
+%% {write_concurrency, true}, {read_concurrency, true}, [set, compressed] (one thread only:
+%% the model's lock_mode compressed), and the process dictionary (put, get).
 %% threads = schedulers online (set with erlang:system_flag/2, as the model's threads are
 %% schedulers): with 1, one process does the N operations; with 2, two processes take half
 %% the keys each. The update always has the seed's two writers. As in the seed, insert, lookup
@@ -18,7 +19,7 @@
 -record(opt, {n = 1000000, repeats = 3, heap = 9999999, threads = [1, 2], csv, flags = "", quick = false,
               lookup_only = false}).   % insert and lookup only (the table-size runs of run.sh)
 
-modes() -> [default, write_concurrency, read_concurrency, pdict].
+modes() -> [default, write_concurrency, read_concurrency, compressed, pdict].
 ops(pdict) -> [put, get];
 ops(_) -> [insert, lookup, update, update_counter].
 ops(#opt{lookup_only = true}, pdict) -> [put, get];
@@ -27,6 +28,7 @@ ops(_, Mode) -> ops(Mode).
 
 %% The seed's table was public; the options are the only difference between modes.
 table(default) -> ets:new(etsbench, [set, public]);
+table(compressed) -> ets:new(etsbench, [set, public, compressed]);
 table(Mode) -> ets:new(etsbench, [set, public, {Mode, true}]).
 
 main() -> main(init:get_plain_arguments()).
@@ -36,7 +38,7 @@ main(Args) -> eptest:cli("etsbench", Args, fun(A) -> parse(A, #opt{}) end, fun u
 run(O = #opt{n = N}) ->
     Online = erlang:system_info(schedulers_online),
     Rows = lists:append([rows(O, Mode, Th) || Th <- O#opt.threads, Th =< erlang:system_info(schedulers),
-                                              Mode <- modes()]),
+                                              Mode <- modes(), Mode =/= compressed orelse Th =:= 1]),
     erlang:system_flag(schedulers_online, Online),
     io:format("etsbench: N = ~b, median of ~b, worker min_heap_size ~b words~n", [N, O#opt.repeats, O#opt.heap]),
     io:format("~-18s ~2s  ~-15s ~12s ~9s~n", ["lock_mode", "th", "op", "ops/s", "ns/op"]),
