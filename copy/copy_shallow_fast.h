@@ -31,6 +31,16 @@
  * every pass the CPU has). The VM's magic references (REF_SUBTAG things copy_shallow adopts)
  * are not modelled (terms/ident.h), so neither pass meets one.
  *
+ * What bounds it where a memcpy is faster: a vector with a thing's header in it costs more
+ * than a vector without (masks for a float or map header, a walk in order for any other
+ * thing), and an off-heap member costs what it costs copy_shallow. A list of floats has a
+ * header every other word in its top half (copy_struct puts the floats together); a hashmap's
+ * nodes are small, so a header falls in nearly every vector and the loop never reaches its
+ * grouped mode; a heap binary is a thing the loop does not mask, so it is walked; and every
+ * ProcBin takes an atomic increment of its binary's count and a link into the off-heap list
+ * (tc_offheap_adopt; erts_refc_inc and the off_heap->first push in copy_shallow), which no
+ * vector does and a memcpy skips, as it skips the reference the copy must own.
+ *
  * Nothing in OTP 25 (or later) does this. It is selected by tc_policy.copy_out
  * (heaps/policy.h) and tc_ets_opts.copy_out (stores/ets.h), default TC_COPY_OUT_SHALLOW;
  * `ablate` has it as the row proposal_shallow_fast, the experiments as --set
