@@ -4,7 +4,10 @@
 %%
 %% The tester is eras_ep:tester/4 itself, in its traced run (eras_ep's GC counts come from the
 %% same run): this module is only its tracer. It answers the tester as eras_ep:tracer/1 does
-%% (pass markers are atoms; {take, From} gets the per-pass counts) and logs each GC's start and
+%% (pass markers are atoms; on a VM with erlang:trace_delivered, R13B and OTP 25, each is
+%% acknowledged with `marked` once the pass's events are in, which the tester waits for; {take,
+%% From} gets the per-pass counts), so the tester's heap runs as in eras_ep's own traced run, and
+%% logs each GC's start and
 %% end fields: heap_size (htop - heap), heap_block_size, old_heap_size, old_heap_block_size,
 %% mbuf_size, stack_size, recent_size, as erl_trace.c trace_gc reports them (R10B and R13B:
 %% gc_start / gc_end; OTP 25: gc_minor_* / gc_major_*, its own keys besides). The phase of a
@@ -12,21 +15,27 @@
 %% is the part before the first pass cannot be told apart from it here (the marker closes a
 %% pass, nothing opens one), so proc1's rows include the tester's start.
 %%
-%% Usage: erl -noshell -pa DIR -run eras_trace main L N OUT [VARIANT]
+%% Usage: erl -noshell -pa DIR -run eras_trace main L N OUT [VARIANT [REPEATS]]
+%% (REPEATS, default 1: untraced testers first, as eras_ep's timed runs precede its traced one:
+%% the first tester of a VM also loads the timer module, whose loading runs on its heap)
 %% (R10B-2: its beam with -- ... -run eras_trace main ...; DIR holds eras_ep.beam and this.)
 -module(eras_trace).
 -export([main/1, tracer/1]).
 
-main([Ls, Ns, Out]) -> main([Ls, Ns, Out, "base"]);
-main([Ls, Ns, Out, Variant]) ->
+main([Ls, Ns, Out]) -> main([Ls, Ns, Out, "base", "1"]);
+main([Ls, Ns, Out, Variant]) -> main([Ls, Ns, Out, Variant, "1"]);
+main([Ls, Ns, Out, Variant, Rs]) ->
     L = list_to_integer(Ls), N = list_to_integer(Ns),
     {Keys, Opts} = case Variant of
                        "base" -> {keys, []};
                        "hot_key" -> {hot, []};
                        "heap_" ++ W -> {keys, [{min_heap_size, list_to_integer(W)}]}
                    end,
-    T = spawn(?MODULE, tracer, [self()]),
-    P = spawn_opt(eras_ep, tester, [self(), L, {N, Keys}, {T, false}], Opts),
+    %% eras_ep's timed runs first, as its traced run follows them (a VM's state can carry over)
+    [untraced(L, N, Keys, Opts) || _ <- lists:seq(1, list_to_integer(Rs))],
+    Delivered = has_trace_delivered(),
+    T = spawn(?MODULE, tracer, [Delivered]),
+    P = spawn_opt(eras_ep, tester, [self(), L, {N, Keys}, {T, Delivered}], Opts),
     T ! {tester, P},
     receive {P, _Result} -> ok end,
     T ! {rows, self()},
@@ -40,37 +49,68 @@ main([Ls, Ns, Out, Variant]) ->
                                Header, Rows]),
     halt(0).
 
+untraced(L, N, Keys, Opts) ->
+    P = spawn_opt(eras_ep, tester, [self(), L, {N, Keys}, none], Opts),
+    receive {P, _Result} -> ok end.
+
 keys() -> [heap_size, heap_block_size, old_heap_size, old_heap_block_size, mbuf_size, stack_size, recent_size].
 
 tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 
-tracer(Parent) ->
-    receive {tester, P} -> loop(P, Parent, tests(), [], [], [], {0, 0}) end.
+%% As eras_ep:has_trace_delivered/0, asked outside the tester.
+has_trace_delivered() ->
+    case catch erlang:trace_delivered(self()) of
+        Ref when is_reference(Ref) -> receive {trace_delivered, _, Ref} -> true end;
+        _ -> false
+    end.
+
+tracer(Delivered) ->
+    receive {tester, P} -> loop({P, Delivered}, tests(), [], [], [], {0, 0}) end.
 
 %% Phases: the passes not yet closed; Counts: this pass's {Pid, GCs}; Passes: closed passes;
 %% Rows: the CSV rows, newest first; Seq: {tester's, server's} GC numbers.
-loop(P, Parent, Phases, Counts, Passes, Rows, Seq) ->
+loop(T, Phases, Counts, Passes, Rows, Seq) ->
     receive
-        {trace, Pid, Start, Info} when Start == gc_start; Start == gc_minor_start; Start == gc_major_start ->
-            receive
-                {trace, Pid, End, Info2} when End == gc_end; End == gc_minor_end; End == gc_major_end ->
-                    {Who, Seq1} = who(P, Pid, Seq),
-                    Row = io_lib:format("~s,~w,~w,~w,~s,~s~n",
-                                        [Who, phase(Phases), seqn(Who, Seq1), kind(Start, End),
-                                         fields(Info), fields(Info2)]),
-                    loop(P, Parent, Phases, eras_bump(Pid, Counts), Passes, [Row | Rows], Seq1)
-            end;
+        {trace, _Pid, Start, _Info} = Ev when Start == gc_start; Start == gc_minor_start; Start == gc_major_start ->
+            {Counts1, Rows1, Seq1} = gc(T, Ev, Phases, Counts, Rows, Seq),
+            loop(T, Phases, Counts1, Passes, Rows1, Seq1);
         {take, From} ->
             From ! {self(), lists:reverse(Passes)},
-            loop(P, Parent, Phases, [], [], Rows, Seq);
+            loop(T, Phases, [], [], Rows, Seq);
         {rows, From} ->
             From ! {self(), lists:reverse(Rows)};
-        stop ->
-            receive {rows, From} -> From ! {self(), lists:reverse(Rows)} end;
         Test when is_atom(Test) ->
-            loop(P, Parent, tl(Phases), [], [{Test, Counts} | Passes], Rows, Seq);
+            {Counts1, Rows1, Seq1} = close(T, Phases, Counts, Rows, Seq),
+            loop(T, tl(Phases), [], [{Test, Counts1} | Passes], Rows1, Seq1);
         _Other ->
-            loop(P, Parent, Phases, Counts, Passes, Rows, Seq)
+            loop(T, Phases, Counts, Passes, Rows, Seq)
+    end.
+
+%% One GC: its start event is in; its end follows.
+gc({P, _}, {trace, Pid, Start, Info}, Phases, Counts, Rows, Seq) ->
+    receive
+        {trace, Pid, End, Info2} when End == gc_end; End == gc_minor_end; End == gc_major_end ->
+            {Who, Seq1} = who(P, Pid, Seq),
+            Row = io_lib:format("~s,~w,~w,~w,~s,~s~n",
+                                [Who, phase(Phases), seqn(Who, Seq1), kind(Start, End), fields(Info), fields(Info2)]),
+            {eras_bump(Pid, Counts), [Row | Rows], Seq1}
+    end.
+
+%% As eras_ep's close/2: where the VM can say so, the pass's events are all in before the
+%% tester goes on.
+close({_P, false}, _Phases, Counts, Rows, Seq) -> {Counts, Rows, Seq};
+close({_P, true} = T, Phases, Counts, Rows, Seq) ->
+    Ref = erlang:trace_delivered(all),
+    await(T, Ref, Phases, Counts, Rows, Seq).
+
+await({P, _} = T, Ref, Phases, Counts, Rows, Seq) ->
+    receive
+        {trace_delivered, all, Ref} ->
+            P ! marked,
+            {Counts, Rows, Seq};
+        {trace, _Pid, Start, _Info} = Ev when Start == gc_start; Start == gc_minor_start; Start == gc_major_start ->
+            {Counts1, Rows1, Seq1} = gc(T, Ev, Phases, Counts, Rows, Seq),
+            await(T, Ref, Phases, Counts1, Rows1, Seq1)
     end.
 
 phase([Test | _]) -> Test;
