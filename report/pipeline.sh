@@ -4,7 +4,8 @@
 # Runs every experiment binary of BUILD_DIR into results/, the real-VM twins when
 # experiments/beam/run.sh and erl are there, derives the tables the figures and the report
 # read (results/derived/), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
-# and regenerates report/REPORT.md from report/REPORT.md.in. Called by `./run report`.
+# and regenerates report/REPORT.md from report/REPORT.md.in (and report/upstream/README.md from its
+# .in, on the committed VM data alone). Called by `./run report`.
 # --check: afterwards, verify every CSV has rows, every figure exists and the report is new.
 # Any failing step stops the pipeline with its name and exit status. Every CSV is read by its
 # columns' names (report/csv.awk; report/csv.sh from the shell and from gnuplot): a missing
@@ -182,6 +183,9 @@ for gp in plots/fig*.gp; do
     done
 done
 report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
+# The upstream package's README reads only the committed VM data (report/data).
+report/generate.sh report/upstream/README.md.in report report/upstream/README.md ||
+    die "generating report/upstream/README.md failed"
 
 if [ $check -eq 1 ]; then
     bad=0
