@@ -270,7 +270,6 @@ static uint64_t do_minor(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     install_new_heap(p, n_heap, new_sz, g.ntop);
     p->high_water = p->policy.tenure == TC_TENURE_FLIP && had_mature ? p->heap : p->htop;
     p->gen_gcs++;
-    p->stats.minor_gcs++;
     return g.copied;
 }
 
@@ -454,7 +453,7 @@ static uint64_t queued_and_frags(const tc_proc *p) { return proc_young_gen_usage
 
 /* The fullsweep: everything live to one new heap (policy.major_heap_size sizes it). */
 static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t need, tc_term *objv, unsigned nobj,
-                               bool live_frags, tc_heapfrag *live_hf_end)
+                               bool live_frags, tc_heapfrag *live_hf_end, uint64_t copied_before)
 {
     uint64_t stack = tc_proc_stack_size(p), old_use = (uint64_t)(p->old_htop - p->old_heap);
     uint64_t new_sz = (p->policy.major_heap_size == TC_GC_SIZE_HEAP
@@ -467,7 +466,7 @@ static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t need, tc_t
     tc_term *n_heap = alloc_heap(p, new_sz);
     if (!n_heap)
         return TC_ENOMEM;
-    uint64_t copied = do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
+    uint64_t copied = copied_before + do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
     copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
@@ -489,7 +488,7 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
     const tc_policy *pol = &p->policy;
     uint64_t stack = tc_proc_stack_size(p);
     tc_heap_event ev = gc_event(p, need);
-    uint64_t before = ev.young_before;
+    uint64_t before = ev.young_before, copied_minor = 0;
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
@@ -542,14 +541,20 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
                 }
             }
             charge_gc_cost(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
-            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
-            if (!short_of_room)
+            if (!short_of_room) {
+                p->stats.minor_gcs++;
+                emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
                 return r;
-            /* Still short of room: a fullsweep follows. */
-            ev = gc_event(p, need);
+            }
+            /* Still short of room: a fullsweep follows in the same collection, as erts's
+             * garbage-collect loop runs it (R10B-2 ggc.c, R13B01 erl_gc.c
+             * erts_garbage_collect: one gc_start before the minor and one gc_end after the
+             * fullsweep, one garbage_cols++): one GC, a major one, whose event starts where
+             * the minor did and counts both copies. */
+            copied_minor = copied;
         }
     }
-    return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end);
+    return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end, copied_minor);
 }
 
 /* The state transition every safe point ends in. At debug level 2 the process must verify

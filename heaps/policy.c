@@ -28,6 +28,7 @@ static const char *const minor_shorts[] = {"fullsweep", "grow", NULL};
 static const char *const tenures[] = {"flip", "second_survival", NULL};
 static const char *const gc_costs[] = {"live", "per_gc", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
+static const char *const testers[] = {"seed", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
 #define AT(member) .offset = offsetof(tc_policy, member), .size = sizeof(((tc_policy *)0)->member)
@@ -191,6 +192,13 @@ static const tc_policy_field fields[] = {
      "copy/copy_shallow_fast.h",
      "how ets:lookup copies the object out: copy_shallow (shallow); a faster pass, a PROPOSAL, not the "
      "VM (shallow_fast)"},
+    {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "seed"),
+     "none: the benchmark program as the era's compiler made it, not the VM; eras_ep's frames are R10B-2's "
+     "and R13B01's erlc -S of experiments/beam/eras/eras_ep.erl, with their stdlib's lists:seq and "
+     "erlang:trace_delivered (scenarios/erasep.c)",
+     "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
+     "round-trip pass (seed); eras_ep.erl's traced run as compiled, one server, counted from mark to "
+     "mark (eras_ep_r10b, eras_ep_r13b)"},
     {"gc_stress", BOOL(gc_stress), ERAS("off", "off", "off"),
      "none: a test mode of the model (TC_GC_STRESS=1)",
      "every HAlloc makes a fragment and every safe point collects"},

@@ -125,6 +125,16 @@ typedef enum tc_gc_cost {
     TC_GC_COST_PER_GC     /* gc_cost of each collection: live / 10 + resize moved / 100, >= 1 */
 } tc_gc_cost;
 
+/* The Erlang program whose tester the eptest workload runs (scenarios/workload.h): a program
+ * as an era's compiler made it, so a column of the table, though no mechanism of erts. */
+typedef enum tc_tester {
+    TC_TESTER_SEED,         /* the seed's loops as first modelled: a fresh server per round-trip
+                               pass, frames measured from OTP 25's GC trace */
+    TC_TESTER_ERAS_EP_R10B, /* experiments/beam/eras/eras_ep.erl's traced run as R10B-2's erlc
+                               compiles it and its stdlib runs it (scenarios/erasep.h) */
+    TC_TESTER_ERAS_EP_R13B  /* the same as R13B01's erlc and stdlib make it */
+} tc_tester;
+
 typedef struct tc_policy {
     const char *name; /* the preset it started from; fields set since keep it */
     tc_heap_table heap_table;
@@ -196,6 +206,7 @@ typedef struct tc_policy {
      * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h
      * that no VM has (the same words and counts, only faster). */
     tc_copy_out copy_out;
+    tc_tester tester; /* the benchmark program the eptest workload runs (scenarios/workload.h) */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     /* sbct and the segment cache (mcs) are table fields; the eheap allocator's other settings

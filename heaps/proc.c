@@ -5,7 +5,7 @@
 
 static tc_term *proc_alloc(tc_alloc *self, size_t words) { return tc_proc_halloc((tc_proc *)self, words); }
 
-tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
+static tc_result proc_new(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
 {
     tc_proc *p = tc_mem_calloc(1, sizeof *p);
     if (!p)
@@ -13,12 +13,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->policy = *policy;
     p->mem = mem;
     p->min_heap_size = tc_heap_next_size(policy->heap_table, policy->min_heap_size, 0);
-    p->heap = tc_mseg_alloc_block(mem, p->min_heap_size * sizeof(tc_term));
+    uint64_t need = arg_words + policy->reserved;
+    p->heap_sz = need < p->min_heap_size ? p->min_heap_size : tc_heap_next_size(policy->heap_table, need, 0);
+    p->heap = tc_mseg_alloc_block(mem, p->heap_sz * sizeof(tc_term));
     if (!p->heap) {
         tc_mem_free(p);
         return TC_ENOMEM;
     }
-    p->heap_sz = p->min_heap_size;
     /* erl_init.c rounds BIN_VH_MIN_SIZE with erts_next_heap_size; erl_process.c
      * erts_create_process starts both virtual heaps at min_vheap_size. */
     p->min_vheap_size = tc_heap_next_size(policy->heap_table, policy->min_bin_vheap_size, 0);
@@ -31,6 +32,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->stats.heaps_allocated = 1;
     *out = p;
     return TC_OK;
+}
+
+tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) { return proc_new(mem, policy, 0, out); }
+
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
+{
+    return proc_new(mem, policy, arg_words, out);
 }
 
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f)

@@ -130,6 +130,11 @@ typedef void (*tc_heap_trace_fn)(void *ctx, const tc_proc *p, const tc_heap_even
 
 /* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
 tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
+/* A process spawned with arguments of `arg_words` words (as size_object / copy_shared_calculate
+ * count them, literals left out): erl_process.c erl_create_process makes its first heap
+ * heap_need = arg_words + S_RESERVED (policy.reserved) words, min_heap_size when that is
+ * smaller, else erts_next_heap_size(heap_need), before it copies them. The caller copies. */
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out) TC_MUST_CHECK;
 /* Frees every heap, fragment and message, and drops the off-heap references. */
 void tc_proc_free(tc_proc *p);
 

@@ -1,5 +1,7 @@
 #include "workload.h"
 
+#include "erasep.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -623,6 +625,8 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
 
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
 {
+    if (cfg->policy.tester == TC_TESTER_ERAS_EP_R10B || cfg->policy.tester == TC_TESTER_ERAS_EP_R13B)
+        return tc_erasep_run(cfg, out); /* eras_ep.erl's run as the seeds' own VMs compile it */
     world w = {.cfg = cfg, .at = {{.test = -1}, {.test = -1}}};
     tc_result r = TC_ENOMEM;
     tc_arena *arena = tc_arena_new(0);

@@ -15,7 +15,7 @@
 %% is the part before the first pass cannot be told apart from it here (the marker closes a
 %% pass, nothing opens one), so proc1's rows include the tester's start.
 %%
-%% Usage: erl -noshell -pa DIR -run eras_trace main L N OUT [VARIANT [REPEATS]]
+%% Usage: erl -noshell -pa DIR -run eras_trace main L N OUT [VARIANT [REPEATS [spawn]]]
 %% (REPEATS, default 1: untraced testers first, as eras_ep's timed runs precede its traced one:
 %% the first tester of a VM also loads the timer module, whose loading runs on its heap)
 %% (R10B-2: its beam with -- ... -run eras_trace main ...; DIR holds eras_ep.beam and this.)
@@ -24,7 +24,8 @@
 
 main([Ls, Ns, Out]) -> main([Ls, Ns, Out, "base", "1"]);
 main([Ls, Ns, Out, Variant]) -> main([Ls, Ns, Out, Variant, "1"]);
-main([Ls, Ns, Out, Variant, Rs]) ->
+main([Ls, Ns, Out, Variant, Rs]) -> main([Ls, Ns, Out, Variant, Rs, "marks"]);
+main([Ls, Ns, Out, Variant, Rs, From]) ->
     L = list_to_integer(Ls), N = list_to_integer(Ns),
     {Keys, Opts} = case Variant of
                        "base" -> {keys, []};
@@ -36,6 +37,12 @@ main([Ls, Ns, Out, Variant, Rs]) ->
     Delivered = has_trace_delivered(),
     T = spawn(?MODULE, tracer, [Delivered]),
     P = spawn_opt(eras_ep, tester, [self(), L, {N, Keys}, {T, Delivered}], Opts),
+    %% "spawn": the tester traced from its first instruction (this process sets the flags, so
+    %% its heap is untouched), its GCs before the tracing of its own in proc1's rows
+    case From of
+        "spawn" -> erlang:trace(P, true, [garbage_collection, {tracer, T}]);
+        "marks" -> ok
+    end,
     T ! {tester, P},
     receive {P, _Result} -> ok end,
     T ! {rows, self()},
