@@ -469,6 +469,29 @@ if [ -f "$data/fidelity-sweep.csv" ]; then
         }' sumf="$der/sweep-summary.csv" "$data/fidelity-sweep.csv" >"$der/sweep-wrong.csv"
 fi
 
+# ---- the time account (experiments/beam/account.sh): the identity and the verdicts ----------
+# Per point: the VM's ratio (CPU time), the model's at the VM's prices and by its C code's own
+# time (lookup over the median of proc1..3, as everywhere); then how many loops the prices
+# account for within 15 %, and the model's priced time within 20 % where its counts match.
+if [ -f "$res/account.csv" ]; then
+    awk "$lib"'
+        function med3(a, b, c) { return a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)) }
+        !csv_row() { next }
+        { k = csv_get("shape") "," csv_get("payload_len"); if (!(k in seen)) { seen[k] = 1; key[++n] = k }
+          ex[k, csv_get("loop")] = csv_get("model_exec_us") + 0
+          vr[k] = csv_get("point_vm_ratio"); mr[k] = csv_get("point_model_ratio")
+          loops++; within += csv_get("within_15") == "yes"; cm += csv_get("counts_match") == "yes"
+          mw += csv_get("counts_match") == "yes" && csv_get("model_within_20") == "yes" }
+        END {
+            print "shape,payload_len,vm_ratio,model_priced_ratio,model_exec_ratio,same_side"
+            for (i = 1; i <= n; i++) {
+                k = key[i]; e = ex[k, "ets_lookup"] / med3(ex[k, "proc1"], ex[k, "proc2"], ex[k, "proc3"])
+                printf "%s,%s,%s,%.3f,%s\n", k, vr[k], mr[k], e, ((vr[k] < 1) == (mr[k] < 1)) ? "yes" : "no"
+            }
+            printf "loops,within_15,counts_match,model_within_20\n%d,%d,%d,%d\n", loops, within, cm, mw > (der "/account-summary.csv")
+        }' der="$der" "$res/account.csv" >"$der/account-ratios.csv"
+fi
+
 # ---- termcopy explain --vm on five terms: each side's verdict and whether they agree ---------
 # The verdict is explain's own: the lookup is slower than a round trip when the ratio is above 1.
 if [ -f "$res/explain.csv" ]; then

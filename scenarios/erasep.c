@@ -47,6 +47,7 @@ typedef struct snapshot {
     tc_copy_stats copy;
     tc_sched_stats sched;
     uint64_t tester_gcs, gcs, gc_words, frags;
+    uint64_t minor, major, long_gcs, moved;
 } snapshot;
 
 typedef struct run {
@@ -179,6 +180,10 @@ static void add_proc(snapshot *s, const tc_proc *p)
     s->gcs += st->minor_gcs + st->major_gcs;
     s->gc_words += st->words_copied;
     s->frags += st->frags_allocated;
+    s->minor += st->minor_gcs;
+    s->major += st->major_gcs;
+    s->long_gcs += st->long_gcs;
+    s->moved += st->msgq_words_moved;
 }
 
 static snapshot take(const run *w)
@@ -208,6 +213,10 @@ static void mark_counts(run *w)
     c->carriers_mapped = b.mem.carriers_mapped - a->mem.carriers_mapped + (b.ets_carriers - a->ets_carriers);
     c->switches = b.sched.switches - a->sched.switches;
     c->io_polls = b.sched.io_polls - a->sched.io_polls;
+    c->minor_gcs = b.minor - a->minor;
+    c->major_gcs = b.major - a->major;
+    c->long_gcs = b.long_gcs - a->long_gcs;
+    c->gc_moved = b.moved - a->moved;
     w->last = b;
 }
 
