@@ -1,9 +1,10 @@
 #include "erasep.h"
 
+#include "workload_impl.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "../alloc/faults.h"
 #include "../heaps/gc.h"
 #include "../heaps/sched.h"
 #include "../heaps/verify.h"
@@ -40,16 +41,6 @@ typedef enum pc {
     FINISHED     /* the last mark is sent: nothing after it is counted */
 } pc;
 
-typedef struct snapshot {
-    long faults;
-    tc_mseg_stats mem;
-    uint64_t ets_carriers;
-    tc_copy_stats copy;
-    tc_sched_stats sched;
-    uint64_t tester_gcs, gcs, gc_words, frags;
-    uint64_t minor, major, long_gcs, moved;
-} snapshot;
-
 typedef struct run {
     const tc_ep_config *cfg;
     bool r13b;      /* R13B01's code: seq_loop, literals, trace_delivered */
@@ -68,7 +59,7 @@ typedef struct run {
     bool awaiting;     /* in a receive */
     bool counting;     /* its trace is on: GCs count from here */
     bool server_up;
-    snapshot last;     /* at the previous mark (or when tracing began) */
+    tc__ep_snapshot last; /* at the previous mark (or when tracing began) */
     uint64_t t0;
     tc_ep_counts *out;
     tc_result error;
@@ -174,49 +165,18 @@ static tc_result now_bif(tc_proc *p, tc_term *res)
 
 /* ---- counters ------------------------------------------------------------------------- */
 
-static void add_proc(snapshot *s, const tc_proc *p)
+static tc__ep_snapshot take(const run *w)
 {
-    const tc_proc_stats *st = tc_proc_stats_get(p);
-    s->gcs += st->minor_gcs + st->major_gcs;
-    s->gc_words += st->words_copied;
-    s->frags += st->frags_allocated;
-    s->minor += st->minor_gcs;
-    s->major += st->major_gcs;
-    s->long_gcs += st->long_gcs;
-    s->moved += st->msgq_words_moved;
+    return tc__ep_take(w->mem, &w->copy, &w->sched.stats, w->table, w->tester, w->server);
 }
 
-static snapshot take(const run *w)
-{
-    snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
-                  .sched = w->sched.stats,
-                  .ets_carriers = w->table ? tc_mseg_stats_get(tc_ets_mem(w->table))->carriers_mapped : 0};
-    add_proc(&s, w->tester);
-    s.tester_gcs = s.gcs;
-    if (w->server)
-        add_proc(&s, w->server);
-    return s;
-}
-
-/* The mark of pass w->pass: its counters since the previous mark. */
+/* The mark of pass w->pass: its counters since the previous mark (its time is the loop's). */
 static void mark_counts(run *w)
 {
-    snapshot b = take(w), *a = &w->last;
-    tc_ep_counts *c = &w->out[w->pass];
-    c->faults = b.faults - a->faults;
-    c->gcs = b.gcs - a->gcs;
-    c->tester_gcs = b.tester_gcs - a->tester_gcs;
-    c->gc_words = b.gc_words - a->gc_words;
-    c->words_sized = b.copy.words_sized - a->copy.words_sized;
-    c->words_copied = b.copy.words_written - a->copy.words_written;
-    c->fragments = (b.copy.fragments - a->copy.fragments) + (b.frags - a->frags);
-    c->carriers_mapped = b.mem.carriers_mapped - a->mem.carriers_mapped + (b.ets_carriers - a->ets_carriers);
-    c->switches = b.sched.switches - a->sched.switches;
-    c->io_polls = b.sched.io_polls - a->sched.io_polls;
-    c->minor_gcs = b.minor - a->minor;
-    c->major_gcs = b.major - a->major;
-    c->long_gcs = b.long_gcs - a->long_gcs;
-    c->gc_moved = b.moved - a->moved;
+    tc__ep_snapshot b = take(w);
+    double us = w->out[w->pass].us;
+    w->out[w->pass] = tc__ep_diff(&w->last, &b);
+    w->out[w->pass].us = us;
     w->last = b;
 }
 
