@@ -28,7 +28,7 @@ static void proc_release(tc_alloc *self, tc_term *end, tc_term *used)
     }
 }
 
-tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
+static tc_result proc_new(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
 {
     tc_proc *p = tc_mem_calloc(1, sizeof *p);
     if (!p)
@@ -36,12 +36,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->policy = *policy;
     p->mem = mem;
     p->min_heap_size = tc_heap_next_size(policy->heap_table, policy->min_heap_size, 0);
-    p->heap = tc_mseg_alloc_block(mem, p->min_heap_size * sizeof(tc_term));
+    uint64_t need = arg_words + policy->reserved;
+    p->heap_sz = need < p->min_heap_size ? p->min_heap_size : tc_heap_next_size(policy->heap_table, need, 0);
+    p->heap = tc_mseg_alloc_block(mem, p->heap_sz * sizeof(tc_term));
     if (!p->heap) {
         tc_mem_free(p);
         return TC_ENOMEM;
     }
-    p->heap_sz = p->min_heap_size;
     /* erl_init.c rounds BIN_VH_MIN_SIZE with erts_next_heap_size; erl_process.c
      * erts_create_process starts both virtual heaps at min_vheap_size. */
     p->min_vheap_size = tc_heap_next_size(policy->heap_table, policy->min_bin_vheap_size, 0);
@@ -55,6 +56,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->stats.heaps_allocated = 1;
     *out = p;
     return TC_OK;
+}
+
+tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) { return proc_new(mem, policy, 0, out); }
+
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
+{
+    return proc_new(mem, policy, arg_words, out);
 }
 
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f)
@@ -232,6 +240,24 @@ static tc_term *halloc_exact(tc_proc *p, size_t need)
     return f->mem;
 }
 
+/* erts_heap_alloc, R13B01 (frag_rule fill): a fragment of exactly need, and the heap's free
+ * words up to HEAP_LIMIT are given up under a bignum header ("When we have created a heap
+ * fragment, we are no longer allowed to store anything more on the heap"): they count as used
+ * until the next GC, which never reaches them. */
+static tc_term *halloc_fill(tc_proc *p, size_t need)
+{
+    tc_heapfrag *f = tc_heapfrag_new(p->mem, need);
+    if (!f)
+        return NULL;
+    uint64_t left = tc_proc_heap_words_left(p);
+    if (left > 0) {
+        p->htop[0] = TC_MAKE_HEADER(left - 1, TC_SUBTAG_POS_BIG);
+        p->htop += left;
+    }
+    link_frag(p, f, need, need);
+    return f->mem;
+}
+
 /* do_alloc, R10B-2 (frag_rule arith): the arith heap's tail, else a fragment with slack that
  * becomes it. */
 static tc_term *halloc_arith(tc_proc *p, size_t need)
@@ -279,7 +305,7 @@ tc_term *tc_proc_halloc(tc_proc *p, size_t need)
         p->htop += need;
         return hp;
     }
-    return arith ? halloc_arith(p, need) : halloc_exact(p, need);
+    return arith ? halloc_arith(p, need) : p->policy.frag_rule == TC_FRAG_FILL ? halloc_fill(p, need) : halloc_exact(p, need);
 }
 
 void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)

@@ -19,6 +19,10 @@
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
  *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS;
  *          policy.frag_yield, which asks for it under either rule).
+ *   R13B01: bump when stop - htop >= need; else a new fragment of exactly need words, and the
+ *          heap's free words are given up (a bignum header over them, htop := stop), so every
+ *          later HAlloc makes a fragment until the next GC (utils.c erts_heap_alloc; frag_rule
+ *          fill).
  *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
  *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
  *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when
@@ -128,6 +132,11 @@ typedef void (*tc_heap_trace_fn)(void *ctx, const tc_proc *p, const tc_heap_even
 
 /* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
 tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
+/* A process spawned with arguments of `arg_words` words (as size_object / copy_shared_calculate
+ * count them, literals left out): erl_process.c erl_create_process makes its first heap
+ * heap_need = arg_words + S_RESERVED (policy.reserved) words, min_heap_size when that is
+ * smaller, else erts_next_heap_size(heap_need), before it copies them. The caller copies. */
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out) TC_MUST_CHECK;
 /* Frees every heap, fragment and message, and drops the off-heap references. */
 void tc_proc_free(tc_proc *p);
 

@@ -47,6 +47,12 @@ void tc_sched_bump(tc_task *t, int64_t reds) { t->reds_left -= reds; }
 
 bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
+    /* R13B01's loop_rec copies a message's fragment onto the heap first (may collect) */
+    tc_result r = tc_proc_loop_rec_maybe_gc(t->proc);
+    if (r != TC_OK) {
+        t->error = r;
+        return false;
+    }
     if (!tc_proc_receive(t->proc, msg))
         return false;
     int64_t leave = tc_proc_policy(t->proc)->receive_gc_reds;
@@ -102,6 +108,8 @@ tc_result tc_sched_run(tc_sched *s)
             t->status = TC_TASK_DONE;
             break;
         case TC_STEP_WAIT:
+            if (t->error != TC_OK) /* a receive's GC failed (tc_sched_receive) */
+                return t->error;
             t->status = TC_TASK_WAITING;
             break;
         default: /* yielded or out of reductions */

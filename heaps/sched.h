@@ -101,7 +101,9 @@ void tc_sched_wake(tc_task *t);
 /* The running step made `reds` calls more than the one every step is charged. */
 void tc_sched_bump(tc_task *t, int64_t reds);
 /* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
- * Applies the modern 5-reduction rule. */
+ * Runs loop_rec's safe point first (tc_proc_loop_rec_maybe_gc: R13B01 copies a message's
+ * fragment onto the heap, or collects; a failed GC sets t->error, returns false, and
+ * tc_sched_run returns that error). Applies the modern 5-reduction rule. */
 bool tc_sched_receive(tc_task *t, tc_term *msg);
 /* Runs until no task is runnable. TC_OK, or the error of a task that stopped, or of a
  * schedule-in GC. */
