@@ -239,7 +239,7 @@ static void install_new_heap(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_te
     tc_mseg_free_block(p->mem, p->heap);
     tc__proc_free_frags(p->mem, p->mbuf);
     tc__proc_free_frags(p->mem, p->msg_frag);
-    p->mbuf = p->msg_frag = NULL;
+    p->mbuf = p->msg_frag = p->aheap = NULL;
     p->mbuf_sz = 0;
     p->arith_frag = NULL;
     p->arith_avail = 0;
@@ -457,8 +457,11 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
 {
     uint64_t stack = tc_proc_stack_size(p);
     uint64_t before = proc_young_gen_usage(p);
+    /* erts_process_gc_info's mbuf_size: MBUF_SIZE and, with an on-heap queue, the data of the
+     * queued messages that still carry their own fragment */
+    uint64_t queued = before - tc_proc_young_use(p);
     tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before,
-                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz};
+                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued};
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
@@ -586,14 +589,64 @@ tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 
 /* ---- the safe points --------------------------------------------------------------------- */
 
+/* A GC the emulator reaches through the JIT's fragment_call (a heap test, an allocate, a
+ * light BIF's or a send's return): its return address sits on the stack while the GC runs
+ * (policy.gc_call_words). The S_RESERVED words the heap tests keep free hold it. */
+static tc_result collect_from_call(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                                   tc_heapfrag *live_hf_end)
+{
+    unsigned words = p->policy.gc_call_words;
+    if (tc_proc_heap_room(p) < words)
+        words = 0; /* only a gc_stress GC gets here with no room left */
+    for (unsigned i = 0; i < words; i++)
+        *--p->stop = TC_NIL;
+    tc_result r = collect(p, need, objv, nobj, live_frags, live_hf_end);
+    p->stop += words;
+    return r;
+}
+
+/*
+ * delay_garbage_collection (erl_gc.c) for a heap test inside a receive (F_DELAY_GC): no GC
+ * here. The process moves onto a heap fragment of stack + need + ERTS_DELAY_GC_EXTRA_FREE
+ * (40) + S_RESERVED words (a previous one becomes an ordinary fragment, its words now
+ * counted in mbuf_sz), F_FORCE_GC is set and the slice ends at the next reduction test
+ * (FCALLS less all but ERTS_ABANDON_HEAP_COST reductions), so the GC runs at the next
+ * schedule-in. The model keeps the stack in the old block (its words are counted as erts
+ * counts the copy at the fragment's top).
+ */
+static bool delay_gc(tc_proc *p, uint64_t need)
+{
+    if (!(p->flags & TC_PROC_DELAY_GC) || !p->policy.receive_delays_gc || p->policy.gc_stress)
+        return false;
+    size_t stack = tc_proc_stack_size(p);
+    tc_heapfrag *f = tc_heapfrag_new(p->mem, stack + need + 40 + p->policy.reserved);
+    if (!f)
+        return false; /* collect at once instead */
+    if (p->aheap)
+        p->mbuf_sz += p->aheap->used_size;
+    f->next = p->mbuf;
+    p->mbuf = f;
+    p->aheap = f;
+    p->flags |= TC_PROC_FORCE_GC;
+    p->yield_requested = true;
+    p->stats.gcs_delayed++;
+    return true;
+}
+
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
 {
-    if (tc_proc_heap_room(p) < 1 + p->policy.reserved || p->policy.gc_stress) {
+    /* the model's stack stays in the old block: a push needs a word there too */
+    bool block_full = p->stop == p->htop;
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved && !block_full && delay_gc(p, 1)) {
+        *--p->stop = t;
+        return TC_OK;
+    }
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved || block_full || p->policy.gc_stress) {
         /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
         if (p->arity >= TC_PROC_MAX_XREGS)
             return TC_EBADARG;
         p->x[p->arity] = t;
-        tc_result r = collect(p, 1, p->x, p->arity + 1, false, NULL);
+        tc_result r = collect_from_call(p, 1, p->x, p->arity + 1, false, NULL);
         t = p->x[p->arity];
         if (r != TC_OK)
             return r;
@@ -607,7 +660,9 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 {
     if (tc_proc_heap_room(p) >= need + p->policy.reserved && !p->policy.gc_stress)
         return TC_OK;
-    tc_result r = collect(p, need, p->x, p->arity, false, NULL);
+    if (delay_gc(p, need))
+        return TC_OK;
+    tc_result r = collect_from_call(p, need, p->x, p->arity, false, NULL);
     if (r == TC_OK)
         p->stats.gcs_test_heap++;
     return r;
@@ -645,7 +700,7 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
         p->stats.gcs_delayed++;
         return TC_OK;
     }
-    tc_result r = collect(p, 0, result, 1, true, live_hf_end);
+    tc_result r = collect_from_call(p, 0, result, 1, true, live_hf_end);
     if (r == TC_OK)
         p->stats.gcs_after_bif++;
     return r;
@@ -660,7 +715,9 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
         return TC_OK;
     /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
      * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
-    bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0;
+    if (p->flags & TC_PROC_DELAY_GC)
+        return TC_OK; /* waiting in a receive: erts schedules it in without a GC */
+    bool dirty = proc_dirty_gc_pending(p);
     unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
     if (dirty)

@@ -16,6 +16,8 @@ tc_policy tc_policy_r10b(void)
         .move_live_frags = false,
         .redzone = 0,  /* R10B-2 has neither S_REDZONE nor S_RESERVED */
         .reserved = 0,
+        .gc_call_words = 0, /* the interpreter calls the GC from C, no stack word */
+        .receive_delays_gc = false,
         .gc_after_send = false,
         .shrink = true,
         .bin_vheap = false, /* R10B-2 weighs binaries into MSO(p).overhead instead (proc.h) */
@@ -46,6 +48,8 @@ tc_policy tc_policy_otp25(void)
         .move_live_frags = true,
         .redzone = 3,  /* S_REDZONE: CP_SIZE * 3 on the x86-64 JIT with the native stack */
         .reserved = 4, /* S_RESERVED: CP_SIZE + S_REDZONE */
+        .gc_call_words = 1, /* fragment_call's return address (native stack) */
+        .receive_delays_gc = true,
         .gc_after_send = true,
         .shrink = true,
         .bin_vheap = true,

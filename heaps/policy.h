@@ -97,6 +97,20 @@ typedef struct tc_policy {
      * and to the fullsweep's new heap (major_collection: stack + size_before + S_RESERVED);
      * the minor GC's new heap (stack + size_before) has none. */
     unsigned reserved;
+    /* The return address of the JIT's fragment_call (x86-64 instr_common.cpp emit_gc_test calls
+     * the shared garbage_collect code; instr_bif.cpp emit_call_light_bif and emit_send call
+     * call_light_bif_shared, whose erts_gc_after_bif_call collects): with NATIVE_ERLANG_STACK
+     * the call pushes it on the Erlang stack, so a GC from a heap test, an allocate, a light
+     * BIF's return or a send sees this many more stack words (erl_gc.c counts the stack,
+     * STACK_START - stop, in the new heap's size and the trace's stack_size). A GC at
+     * schedule-in runs from the scheduler with the frames alone. 1 on this VM; R10B-2's
+     * interpreter calls the GC from C: 0. */
+    unsigned gc_call_words;
+    /* F_DELAY_GC inside a receive (proc.h tc_proc_set_delay_gc): OTP 25's loop_rec sets it and
+     * remove_message clears it, so a heap test between them delays its GC to the next
+     * schedule-in, and no GC runs at a schedule-in while it is set (erl_process.c schedule:
+     * `!(p->flags & (F_DELAY_GC|F_DISABLE_GC))`). R10B-2's receive had no such flag. */
+    bool receive_delays_gc;
     /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
      * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
      * after every send, with the message the only live register (erts_gc_after_bif_call_lhf

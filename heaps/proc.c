@@ -5,7 +5,7 @@
 
 static tc_term *proc_alloc(tc_alloc *self, size_t words) { return tc_proc_halloc((tc_proc *)self, words); }
 
-tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
+static tc_result proc_new(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
 {
     tc_proc *p = tc_mem_calloc(1, sizeof *p);
     if (!p)
@@ -13,12 +13,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->policy = *policy;
     p->mem = mem;
     p->min_heap_size = tc_heap_next_size(policy->heap_table, policy->min_heap_size, 0);
-    p->heap = tc_mseg_alloc_block(mem, p->min_heap_size * sizeof(tc_term));
+    uint64_t need = arg_words + policy->reserved;
+    p->heap_sz = need < p->min_heap_size ? p->min_heap_size : tc_heap_next_size(policy->heap_table, need, 0);
+    p->heap = tc_mseg_alloc_block(mem, p->heap_sz * sizeof(tc_term));
     if (!p->heap) {
         tc_mem_free(p);
         return TC_ENOMEM;
     }
-    p->heap_sz = p->min_heap_size;
     /* erl_init.c rounds BIN_VH_MIN_SIZE with erts_next_heap_size; erl_process.c
      * erts_create_process starts both virtual heaps at min_vheap_size. */
     p->min_vheap_size = tc_heap_next_size(policy->heap_table, policy->min_bin_vheap_size, 0);
@@ -31,6 +32,13 @@ tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out)
     p->stats.heaps_allocated = 1;
     *out = p;
     return TC_OK;
+}
+
+tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) { return proc_new(mem, policy, 0, out); }
+
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
+{
+    return proc_new(mem, policy, arg_words, out);
 }
 
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f)
@@ -66,7 +74,16 @@ tc_alloc *tc_proc_alloc(tc_proc *p) { return &p->iface; }
 const tc_policy *tc_proc_policy(const tc_proc *p) { return &p->policy; }
 tc_mseg *tc_proc_mem(const tc_proc *p) { return p->mem; }
 tc_offheap *tc_proc_offheap(tc_proc *p) { return &p->off_heap; }
-uint64_t tc_proc_heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
+/* While a delayed GC's heap is active, erts's htop and stop are in it (the stack was copied
+ * to its top): its room is what is left after its words and the stack. */
+uint64_t tc_proc_heap_room(const tc_proc *p)
+{
+    if (p->aheap) {
+        uint64_t used = p->aheap->used_size + tc_proc_stack_size(p);
+        return p->aheap->alloc_size > used ? p->aheap->alloc_size - used : 0;
+    }
+    return (uint64_t)(p->stop - p->htop);
+}
 
 uint64_t tc_proc_heap_words_left(const tc_proc *p)
 {
@@ -95,6 +112,14 @@ tc_term *tc_proc_stack_slot(tc_proc *p, size_t i)
 {
     TC_ASSERT(i < tc_proc_stack_size(p));
     return &p->stop[i];
+}
+
+tc_result tc_proc_push_cp(tc_proc *p)
+{
+    if (p->stop == p->htop)
+        return TC_EBADARG;
+    *--p->stop = TC_NIL;
+    return TC_OK;
 }
 
 void tc_proc_pop(tc_proc *p, size_t n)
@@ -145,7 +170,10 @@ tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
     return TC_OK;
 }
 
-uint64_t tc_proc_young_use(const tc_proc *p) { return (uint64_t)(p->htop - p->heap) + p->mbuf_sz; }
+uint64_t tc_proc_young_use(const tc_proc *p)
+{
+    return (uint64_t)(p->htop - p->heap) + p->mbuf_sz + (p->aheap ? p->aheap->used_size : 0);
+}
 
 tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words)
 {
@@ -190,7 +218,7 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
 static tc_term *halloc_modern(tc_proc *p, size_t need)
 {
     tc_heapfrag *f = p->mbuf;
-    if (f && need <= f->alloc_size - f->used_size) {
+    if (f && f != p->aheap && need <= f->alloc_size - f->used_size) {
         tc_term *hp = f->mem + f->used_size;
         f->used_size += need;
         return hp;
@@ -233,7 +261,11 @@ static tc_term *halloc_r10b(tc_proc *p, size_t need)
     return f->mem;
 }
 
-tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) { return tc_proc_heap_room(p) >= words ? p->htop : NULL; }
+/* A process on a delayed GC's heap takes no message on its heap (see proc.h). */
+tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words)
+{
+    return !p->aheap && tc_proc_heap_room(p) >= words ? p->htop : NULL;
+}
 
 void tc_proc_heap_commit(tc_proc *p, size_t words)
 {
@@ -245,6 +277,13 @@ tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);
     bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
+    if (p->aheap && need > 0 && room >= need && !p->policy.gc_stress) {
+        tc_term *hp = p->aheap->mem + p->aheap->used_size;
+        p->aheap->used_size += need;
+        return hp;
+    }
+    if (p->aheap)
+        return halloc_modern(p, need); /* the abandoned heap takes nothing more */
     if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
         tc_term *hp = p->htop;
         p->htop += need;
@@ -275,7 +314,15 @@ tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
  * or a delayed GC is pending (F_FORCE_GC). */
 bool tc_proc_gc_desired(const tc_proc *p)
 {
-    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || proc_bin_vheap_full(p) || (p->flags & TC_PROC_FORCE_GC);
+    return tc_proc_heap_room(p) < p->mbuf_sz || proc_bin_vheap_full(p) || (p->flags & TC_PROC_FORCE_GC);
+}
+
+void tc_proc_set_delay_gc(tc_proc *p, bool on)
+{
+    if (on)
+        p->flags |= TC_PROC_DELAY_GC;
+    else
+        p->flags &= ~TC_PROC_DELAY_GC;
 }
 
 tc_proc_bin_vheap tc_proc_bin_vheap_get(const tc_proc *p)

@@ -109,7 +109,8 @@ typedef struct tc_heap_event {
     uint64_t heap_before;    /* heap_sz before */
     uint64_t young_before;   /* young-generation use before: heap use + mbuf_sz */
     uint64_t used_before;    /* htop - heap before (what erts's gc_*_start reports as heap_size) */
-    uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments (mbuf_size) */
+    uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments, and (OTP 25)
+                                the queued messages' own fragments: erts's trace mbuf_size */
     uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
     uint64_t heap_after;     /* heap_sz after, including the resize */
     uint64_t used_after;     /* htop - heap after */
@@ -125,6 +126,11 @@ typedef void (*tc_heap_trace_fn)(void *ctx, const tc_proc *p, const tc_heap_even
 
 /* A process with an empty min_heap_size heap (the policy's value rounded up to a table size). */
 tc_result tc_proc_new(tc_mseg *mem, const tc_policy *policy, tc_proc **out) TC_MUST_CHECK;
+/* A process spawned with arguments of `arg_words` words (as size_object / copy_shared_calculate
+ * count them, literals left out): erl_process.c erl_create_process makes its first heap
+ * heap_need = arg_words + S_RESERVED (policy.reserved) words, min_heap_size when that is
+ * smaller, else erts_next_heap_size(heap_need), before it copies them. The caller copies. */
+tc_result tc_proc_spawn(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out) TC_MUST_CHECK;
 /* Frees every heap, fragment and message, and drops the off-heap references. */
 void tc_proc_free(tc_proc *p);
 
@@ -178,6 +184,10 @@ void tc_proc_set_arity(tc_proc *p, unsigned arity);
 
 /* The stack: slot 0 is the top (y0). Pushing is a safe point (gc.h). */
 void tc_proc_pop(tc_proc *p, size_t n);
+/* A call's return address (a NIL word: the collector skips CPs and NIL costs the same): no
+ * heap test, as erts makes none at a call, the emulator keeping S_RESERVED words free for it
+ * (erl_vm.h). TC_EBADARG when the heap block has no free word left. */
+tc_result tc_proc_push_cp(tc_proc *p) TC_MUST_CHECK;
 size_t tc_proc_stack_size(const tc_proc *p);
 tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
 
@@ -197,6 +207,15 @@ tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
  * exceed the binary virtual heap (policy.bin_vheap), or a delayed GC is pending, so the next
  * safe point collects. */
 bool tc_proc_gc_desired(const tc_proc *p);
+
+/* F_DELAY_GC (erts erl_process.h): the x86-64 JIT's loop_rec sets it (instr_msg.cpp
+ * emit_i_loop_rec_shared) and remove_message clears it (beam_jit_common.cpp
+ * beam_jit_remove_message), so a heap test between them does not collect: erl_gc.c
+ * garbage_collect calls delay_garbage_collection, which moves the process onto a heap
+ * fragment of stack + need + ERTS_DELAY_GC_EXTRA_FREE (40) + S_RESERVED words ("abandons"
+ * its heap), sets F_FORCE_GC and takes its reductions (all but ERTS_ABANDON_HEAP_COST, which
+ * the next reduction test then ends), so the GC runs at the next schedule-in (gc.h). */
+void tc_proc_set_delay_gc(tc_proc *p, bool on);
 
 /* The binary virtual heap in words, as process_info(P, garbage_collection_info) names it:
  * bin_vheap_size (off_heap.overhead), bin_vheap_block_size, bin_old_vheap_size,

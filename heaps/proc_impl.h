@@ -33,6 +33,10 @@ struct tc_proc {
     tc_heapfrag *mbuf; /* newest first */
     uint64_t mbuf_sz;
     tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
+    /* A delayed GC's heap (erts p->heap while p->abandoned_heap is set, erl_gc.c
+     * delay_garbage_collection): a fragment on the mbuf list that HAlloc and the heap tests
+     * use until the GC; its words are young data but not mbuf_sz (gc.h). NULL: none. */
+    tc_heapfrag *aheap;
     tc_offheap off_heap; /* off_heap.vheap is erts off_heap.overhead */
     /* The binary virtual heap in words (erl_process.h bin_vheap_sz, bin_old_vheap_sz,
      * bin_old_vheap, min_vheap_size; policy.bin_vheap; gc.h has the rules). */
@@ -60,6 +64,7 @@ struct tc_proc {
 #define TC_PROC_NEED_FULLSWEEP 0x1u
 #define TC_PROC_HEAP_GROW 0x2u
 #define TC_PROC_FORCE_GC 0x4u /* a delayed GC runs at the next safe point */
+#define TC_PROC_DELAY_GC 0x8u /* F_DELAY_GC: inside a receive, a heap test's GC is delayed */
 
 /*
  * The root set (erts: setup_rootset and its Rootset in erl_gc.c): the stack, the registers
@@ -111,6 +116,12 @@ static inline bool proc_bin_vheap_full(const tc_proc *p)
     return p->policy.bin_vheap && p->off_heap.vheap > p->bin_vheap_sz;
 }
 
+/* A GC delayed as long (check_for_possibly_long_gc) is pending: it runs on a dirty scheduler.
+ * A receive's delayed GC (aheap set) runs on the normal one. */
+static inline bool proc_dirty_gc_pending(const tc_proc *p)
+{
+    return (p->flags & TC_PROC_FORCE_GC) && !p->aheap;
+}
 /* Frees a list of fragments. */
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f);
 /* Moves the ProcBins of `from` (a message fragment's list) to the front of `into`. */

@@ -35,6 +35,16 @@ void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *st
     enqueue(s, t);
 }
 
+void tc_sched_spawn_running(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state, int64_t reds_left)
+{
+    *t = (tc_task){.proc = p, .step = fn, .state = state, .sched = s, .status = TC_TASK_RUNNABLE,
+                   .reds_left = reds_left, .running = true};
+    t->next = s->head;
+    s->head = t;
+    if (!s->tail)
+        s->tail = t;
+}
+
 void tc_sched_wake(tc_task *t)
 {
     if (t->status == TC_TASK_WAITING) {
@@ -57,6 +67,26 @@ bool tc_sched_receive(tc_task *t, tc_term *msg)
     return true;
 }
 
+bool tc_sched_loop_rec(tc_task *t, tc_term *msg)
+{
+    bool got = tc_proc_receive(t->proc, msg);
+    /* i_loop_rec_shared sets F_DELAY_GC, and clears it again when it goes to wait */
+    tc_proc_set_delay_gc(t->proc, got && tc_proc_policy(t->proc)->receive_delays_gc);
+    return got;
+}
+
+void tc_sched_remove_message(tc_task *t)
+{
+    tc_proc_set_delay_gc(t->proc, false);
+    if (tc_proc_policy(t->proc)->gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
+        t->reds_left > TC_RECEIVE_LEAVE_REDS) {
+        t->reds_left = TC_RECEIVE_LEAVE_REDS;
+        t->sched->stats.reds_cut++;
+    }
+}
+
+bool tc_sched_slice_spent(const tc_task *t) { return t->reds_left - 1 - t->proc->reds <= 0; }
+
 /* erl_sys_schedule in a non-SMP R10B: check I/O without blocking and read the clock. */
 static void sys_schedule(tc_sched *s)
 {
@@ -74,14 +104,18 @@ tc_result tc_sched_run(tc_sched *s)
         tc_proc *p = t->proc;
         bool r10b = tc_proc_policy(p)->trigger == TC_GC_AT_SCHEDULE;
         int64_t context_reds = tc_proc_policy(p)->context_reds;
-        s->stats.switches++;
-        (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
-        bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0; /* a delayed GC runs on a dirty scheduler */
-        tc_result r = tc_proc_schedule_in_maybe_gc(p);
-        if (r != TC_OK)
-            return r;
-        int64_t gc_reds = tc_proc_take_reds(p);
-        t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+        if (t->running) {
+            t->running = false; /* it goes on with the slice it has: no schedule-in */
+        } else {
+            s->stats.switches++;
+            (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
+            bool dirty = proc_dirty_gc_pending(p); /* a long GC runs on a dirty scheduler */
+            tc_result r = tc_proc_schedule_in_maybe_gc(p);
+            if (r != TC_OK)
+                return r;
+            int64_t gc_reds = tc_proc_take_reds(p);
+            t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+        }
         tc_step step = TC_STEP_CONTINUE;
         /* A step begins with a call. OTP 25's JIT makes it only when FCALLS stays positive
          * after its decrement (`dec FCALLS; jle yield`): two left. R10B's interpreter makes it

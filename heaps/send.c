@@ -85,6 +85,8 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
         return r;
     r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, stats)
                                : send_heap_or_frag(to, msg, words, lit.start ? &lit : NULL, to_busy, stats);
+    if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG)
+        from->reds += TC_SEND_REDS; /* erl_send (bif.c): ERTS_VBUMP_REDS(p, 4) after a local send */
     if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG && words > TC_MSG_COPY_WORDS_PER_REDUCTION) {
         /* erts_send_message: the sender pays a reduction per 64 words, at most a slice. */
         int64_t reds = (int64_t)(words / TC_MSG_COPY_WORDS_PER_REDUCTION);

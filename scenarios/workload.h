@@ -53,8 +53,34 @@ typedef struct tc_ep_where {
 typedef void (*tc_ep_trace_fn)(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
                                const tc_heap_event *ev);
 
+/* The Erlang program whose tester the model runs: experiments/beam/eptest.erl as erlc
+ * compiles it (its frames, funs, marks and one server: tc_ep_frames), or the seed's loops as
+ * first modelled (a fresh server per round-trip pass, frames measured from OTP 25's GC
+ * trace), which R10B's runs keep until eras_ep.erl's frames are derived. */
+typedef enum tc_ep_twin { TC_EP_TWIN_EPTEST_ERL, TC_EP_TWIN_SEED } tc_ep_twin;
+
+/* One entry of the tester's compiled code (workload.c has the table and says where each
+ * comes from): in Module:Function/Arity, `instr` is "allocate" (the first allocate or
+ * allocate_heap: its stack words), "trimN" (the N-th trim: the words it drops) or
+ * "make_fun3_N" (the N-th make_fun3: its free variables); `words` is that number. */
+typedef struct tc_ep_frame {
+    const char *module, *function;
+    int arity;
+    const char *instr;
+    unsigned words;
+} tc_ep_frame;
+enum {
+    TC_EP_F_TESTER_FUN, TC_EP_F_TESTER_BODY, TC_EP_F_PAYLOAD, TC_EP_F_LC, TC_EP_F_LC_TRIM_PASS,
+    TC_EP_F_LC_TRIM_AFTER, TC_EP_F_PASS, TC_EP_F_PASS_TRIM, TC_EP_F_MARK, TC_EP_F_TC, TC_EP_F_TC_TRIM,
+    TC_EP_F_CALL_LOOP, TC_EP_F_INSERT_LOOP, TC_EP_F_LOOKUP_LOOP, TC_EP_F_PT_LOOP, TC_EP_F_SERVER,
+    TC_EP_F_FUN_TESTER, TC_EP_F_FUN_SERVER, TC_EP_F_FUN_PASSES, TC_EP_F_FUN_PT, TC_EP_F_FUN_PROC,
+    TC_EP_F_FUN_OVERWRITE, TC_EP_F_FUN_LOOKUP, TC_EP_F_FUN_INSERT, TC_EP_F_FUN_EMPTY, TC_EP_FRAMES
+};
+extern const tc_ep_frame tc_ep_frames[TC_EP_FRAMES];
+
 typedef struct tc_ep_config {
     long len, iterations;
+    tc_ep_twin twin; /* TC_EP_TWIN_EPTEST_ERL (0) unless the era's preset says otherwise */
     tc_ep_shape shape;
     tc_policy policy; /* the era's rules, the send path among them */
     /* A term of the caller's used as Data instead of the shape's payload (len and shape are
