@@ -85,6 +85,8 @@ void tc_sched_remove_message(tc_task *t)
     }
 }
 
+bool tc_sched_is_running(const tc_task *t) { return t->sched->current == t; }
+
 bool tc_sched_slice_spent(const tc_task *t) { return t->reds_left - 1 - t->proc->reds <= 0; }
 
 /* erl_sys_schedule in a non-SMP R10B: check I/O without blocking and read the clock. */
@@ -117,13 +119,14 @@ tc_result tc_sched_run(tc_sched *s)
             t->reds_left = context_reds - (dirty ? 0 : gc_reds);
         }
         tc_step step = TC_STEP_CONTINUE;
+        s->current = t;
         /* A step begins with a call. OTP 25's JIT makes it only when FCALLS stays positive
          * after its decrement (`dec FCALLS; jle yield`): two left. R10B's interpreter makes it
          * when FCALLS > 0 and then decrements (beam_emu.c DispatchMacro): one left. */
         int64_t call_needs = r10b ? 1 : 2;
         while (step == TC_STEP_CONTINUE && t->reds_left >= call_needs) {
             step = t->step(t);
-            t->reds_left -= 1 + tc_proc_take_reds(p);
+                    t->reds_left -= 1 + tc_proc_take_reds(p);
             s->stats.steps++;
             if (tc_proc_yield_requested(p) && step == TC_STEP_CONTINUE) {
                 /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
@@ -131,6 +134,7 @@ tc_result tc_sched_run(tc_sched *s)
                 s->stats.forced_yields++;
             }
         }
+        s->current = NULL;
         s->function_calls += (uint64_t)(context_reds - (t->reds_left > 0 ? t->reds_left : 0));
         switch (step) {
         case TC_STEP_ERROR:

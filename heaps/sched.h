@@ -89,6 +89,7 @@ typedef struct tc_sched_stats {
 
 struct tc_sched {
     tc_task *head, *tail;
+    tc_task *current; /* the task whose step runs now (NULL between steps) */
     uint64_t function_calls; /* reductions charged since the last I/O poll */
     tc_sched_stats stats;
 };
@@ -115,6 +116,10 @@ bool tc_sched_receive(tc_task *t, tc_term *msg);
  * 5-reduction rule. tc_sched_receive is both at once. */
 bool tc_sched_loop_rec(tc_task *t, tc_term *msg);
 void tc_sched_remove_message(tc_task *t);
+/* `t` is the process running now (its step is executing): a sender cannot take its main
+ * lock, so a message to it goes to a fragment (erl_message.c erts_try_alloc_message_on_heap).
+ * A process that yielded or waits is not running: its lock is free. */
+bool tc_sched_is_running(const tc_task *t);
 /* The running step's reductions so far (its own call and what the runtime charged it, e.g.
  * a send's) leave none of the slice: a BIF that checks ERTS_IS_PROC_OUT_OF_REDS now yields
  * (erl_send's yield return keeps the light BIF's return address on the stack). */

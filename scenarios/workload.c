@@ -375,7 +375,10 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
 {
     tc_term e[2] = {self, term};
     tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
-    tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, peer->status != TC_TASK_WAITING, &w->copy);
+    /* eptest.erl's processes: busy only while running; the seed's loops kept the first model's
+     * rule (busy unless waiting) */
+    bool busy = w->cfg->twin == TC_EP_TWIN_EPTEST_ERL ? tc_sched_is_running(peer) : peer->status != TC_TASK_WAITING;
+    tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, busy, &w->copy);
     if (r == TC_OK)
         tc_sched_wake(peer);
     if (sent)
@@ -904,7 +907,7 @@ static tc_step ep_server_step(tc_task *t)
     }
     tc_proc_set_arity(p, 0);
     tc_term msg = tc_proc_x(p)[1];
-    r = tc_send_maybe_gc(p, st->w->tester_task->proc, &msg, st->w->tester_task->status != TC_TASK_WAITING, &st->w->copy);
+    r = tc_send_maybe_gc(p, st->w->tester_task->proc, &msg, tc_sched_is_running(st->w->tester_task), &st->w->copy);
     if (r != TC_OK)
         return fail(t, r);
     tc_sched_wake(st->w->tester_task);
