@@ -40,10 +40,14 @@
 #include "terms/size.h"
 #include "workload_cli.h"
 
-enum { X_TESTER };
+enum { X_TESTER, X_FRAMES };
 static const tc_bench_cli_extra extras[] = {
     {"tester", NULL, "trace eptest's tester and server (the workload of eptest, every pass, spawn to "
                      "exit) instead of the lookup loop: the rows of gctrace.erl --tester --rows",
+     {0}},
+    {"frames", NULL, "print the tester's compiled code the model follows (module, function, arity, "
+                     "instruction, words: tc_ep_frames) and exit; tests/cli_frames.sh checks it "
+                     "against erlc -S",
      {0}},
 };
 
@@ -66,7 +70,7 @@ static const tc_bench_cli_spec spec = {
     .nshapes = TC_EP_SHAPES,
     .shape_dflt = "ints (--tester)",
     .extras = extras,
-    .nextras = 1,
+    .nextras = 2,
 };
 
 enum { NFIELDS = 7 };
@@ -303,6 +307,12 @@ int main(int argc, char **argv)
     FILE *out = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
         return rc;
+    if (cli.extra[X_FRAMES].given) {
+        for (int k = 0; k < TC_EP_FRAMES; k++)
+            printf("%s %s %d %s %u\n", tc_ep_frames[k].module, tc_ep_frames[k].function, tc_ep_frames[k].arity,
+                   tc_ep_frames[k].instr, tc_ep_frames[k].words);
+        return 0;
+    }
     if (cli.extra[X_TESTER].given) {
         int status = run_tester(&cli, out);
         if (out && !tc_bench_cli_close_csv(&cli, out, cli.csv) && status == EXIT_SUCCESS)

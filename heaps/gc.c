@@ -671,9 +671,12 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 /* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
 static bool bif_gc_desired(const tc_proc *p)
 {
-    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
+    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT) {
+        /* E there is the glue's own stack pointer: its return address is pushed (gc_call_words) */
+        uint64_t room = tc_proc_heap_room(p), ra = p->policy.gc_call_words;
         return (p->flags & TC_PROC_FORCE_GC) || proc_bin_vheap_full(p) ||
-               tc_proc_heap_room(p) * sizeof(tc_term) < p->mbuf_sz + 3;
+               (room > ra ? room - ra : 0) * sizeof(tc_term) < p->mbuf_sz + 3;
+    }
     return tc_proc_gc_desired(p);
 }
 

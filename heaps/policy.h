@@ -102,7 +102,8 @@ typedef struct tc_policy {
      * call_light_bif_shared, whose erts_gc_after_bif_call collects): with NATIVE_ERLANG_STACK
      * the call pushes it on the Erlang stack, so a GC from a heap test, an allocate, a light
      * BIF's return or a send sees this many more stack words (erl_gc.c counts the stack,
-     * STACK_START - stop, in the new heap's size and the trace's stack_size). A GC at
+     * STACK_START - stop, in the new heap's size and the trace's stack_size), and the light-BIF
+     * glue's byte test (tc_bif_gc_test) compares its own E, this word lower. A GC at
      * schedule-in runs from the scheduler with the frames alone. 1 on this VM; R10B-2's
      * interpreter calls the GC from C: 0. */
     unsigned gc_call_words;

@@ -1151,6 +1151,8 @@ static tc_result ep_payload(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_
     }
 }
 
+static tc_result tester_runs_others(world *w);
+
 static tc_step yield_step(tc_task *t)
 {
     (void)t;
@@ -1159,8 +1161,20 @@ static tc_step yield_step(tc_task *t)
 
 /* The rest of the scheduler's queue runs (the server's first steps), then the tester comes
  * back in: persistent_term:put suspends the caller until thread progress
- * (erl_bif_persistent.c suspend_updater, ERTS_BIF_YIELD_RETURN). */
+ * (erl_bif_persistent.c suspend_updater, ERTS_BIF_YIELD_RETURN: a trap, so the light BIF's
+ * return address stays on the stack through the schedule-in and its GC). */
 static tc_result tester_yields(world *w)
+{
+    tc_result r = tc_proc_push_cp(w->tester);
+    if (r != TC_OK)
+        return r;
+    r = tester_runs_others(w);
+    tc_proc_pop(w->tester, 1);
+    return r;
+}
+
+/* The tester gives up its slice and the queue runs until it is back (the server's stop). */
+static tc_result tester_runs_others(world *w)
 {
     tc_task task;
     w->tester_task = &task;
@@ -1310,7 +1324,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
         r = tc_send_maybe_gc(p, w->server, &stop, false, &w->copy);
     if (r == TC_OK) {
         tc_sched_wake(&server_task);
-        r = tester_yields(w);
+        r = tester_runs_others(w);
     }
     tc_proc_set_arity(p, 0);
     return r;
