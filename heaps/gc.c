@@ -694,6 +694,7 @@ static bool long_gc(const tc_proc *p)
 
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
 {
+    p->in_bif = false;
     if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
     if (long_gc(p)) {

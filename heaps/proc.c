@@ -87,8 +87,8 @@ uint64_t tc_proc_heap_room(const tc_proc *p)
 
 uint64_t tc_proc_heap_words_left(const tc_proc *p)
 {
-    uint64_t room = tc_proc_heap_room(p);
-    return room > p->policy.redzone ? room - p->policy.redzone : 0;
+    uint64_t room = tc_proc_heap_room(p), keep = p->policy.redzone + (p->in_bif ? p->policy.gc_call_words : 0);
+    return room > keep ? room - keep : 0;
 }
 uint64_t tc_proc_heap_size(const tc_proc *p) { return p->heap_sz; }
 uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->heap); }
@@ -273,6 +273,11 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
     p->htop += words;
 }
 
+tc_term *tc_proc_halloc_frag(tc_proc *p, size_t need)
+{
+    return p->policy.frag_rule == TC_FRAG_R10B ? halloc_r10b(p, need) : halloc_modern(p, need);
+}
+
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);
@@ -308,7 +313,11 @@ void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)
     from->vheap = 0;
 }
 
-tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
+tc_heapfrag *tc_proc_bif_enter(tc_proc *p)
+{
+    p->in_bif = true;
+    return p->mbuf;
+}
 
 /* ERTS_IS_GC_DESIRED: fragments outgrew the free heap, the binaries the binary virtual heap,
  * or a delayed GC is pending (F_FORCE_GC). */

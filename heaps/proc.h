@@ -148,6 +148,12 @@ tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
 /* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
  * Never collects. */
 tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;
+/* HAlloc from a guard BIF the x86-64 JIT calls (gc_bif -> i_bif1, instr_bif.cpp
+ * emit_i_bif_body_shared, which enters the runtime without syncing the heap top): its words
+ * go to a heap fragment (the head fragment's tail, else a new one), never the heap. ops.tab
+ * calls them the guard BIFs that create heap fragments; the VM's trace of eptest.erl's float
+ * comprehension shows each float(X) in a fragment with heap room left [I]. */
+tc_term *tc_proc_halloc_frag(tc_proc *p, size_t words) TC_MUST_CHECK;
 /* HAlloc's bump alone, in two steps, for a writer that may still fail after it has filled
  * the words (a send that cannot queue its message): the `words` free words at htop, or
  * NULL when fewer than `words` are free (nothing else happens: no fragment, no GC). They
@@ -201,8 +207,10 @@ const tc_proc_stats *tc_proc_stats_get(const tc_proc *p);
 void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx);
 
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
- * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). */
-tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
+ * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). In between, the
+ * light-BIF glue's return address is on the stack (policy.gc_call_words): HAlloc's
+ * HeapWordsLeft is that much smaller (HEAP_LIMIT from the stop the glue stored). */
+tc_heapfrag *tc_proc_bif_enter(tc_proc *p);
 /* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), the binaries' words
  * exceed the binary virtual heap (policy.bin_vheap), or a delayed GC is pending, so the next
  * safe point collects. */

@@ -222,14 +222,18 @@ enum { TESTER_SPAWN_WORDS = 13, SEQ_STACK = 11, TUPLE_SEQ_STACK = 12 };
 /* lists:seq(1, len) as OTP 25's stdlib lists.erl seq_loop builds it: from the last element
  * down, 4 cells per call (a heap test of 8 words), then 2, then 1, the partial list live in
  * x0 (N and X are immediates). */
-static tc_result build_seq(tc_proc *p, long len)
+typedef tc_result (*call_fn)(void *ctx, unsigned live);
+
+static tc_result build_seq_calls(tc_proc *p, long len, call_fn call, void *ctx)
 {
     tc_term *x = tc_proc_x(p);
     x[0] = TC_NIL;
     tc_proc_set_arity(p, 1);
     for (long n = len, top = len; n > 0;) {
         long k = n >= 4 ? 4 : n >= 2 ? 2 : 1;
-        tc_result r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
+        tc_result r = call ? call(ctx, 1) : TC_OK; /* seq_loop's entry, the partial list live */
+        if (r == TC_OK)
+            r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
         if (r != TC_OK)
             return r;
         tc_term *hp = tc_proc_halloc(p, 2 * (size_t)k);
@@ -243,8 +247,11 @@ static tc_result build_seq(tc_proc *p, long len)
         n -= k;
         top -= k;
     }
-    return TC_OK;
+    /* the last call, seq_loop(0, _, L), only returns the list */
+    return call ? call(ctx, 1) : TC_OK;
 }
+
+static tc_result build_seq(tc_proc *p, long len) { return build_seq_calls(p, len, NULL, NULL); }
 
 /* list_to_tuple(x0): a BIF whose result HAlloc places (a fragment when the heap is short),
  * then the GC-after-BIF test with the tuple the only live register. */
@@ -1127,28 +1134,161 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
 }
 
 
-/* payload/2, called from tester_body (its return address pushed), Data left in x0: ints
- * tail-calls lists:seq; tuple makes `allocate 0`, calls lists:seq (call_ext: a return address)
- * and tail-calls list_to_tuple (call_ext_last: the BIF runs at payload's own depth). The other
- * shapes are built as build_elements and place_x0 say, from payload's depth. */
-static tc_result ep_payload(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
+/* A call's reduction at the callee's entry (the JIT's i_test_yield: `dec FCALLS; jle`): when the
+ * slice is spent the tester yields there, its frames on the stack and `live` x registers
+ * (the arguments) live, and collects at the schedule-in if a GC is desired. */
+static tc_result entry(void *ctx, unsigned live)
 {
-    tc_result r;
-    switch (sh) {
-    case TC_EP_INTS:
-        return build_seq(p, len);
-    case TC_EP_TUPLE:
-        if ((r = allocate(p, fw(TC_EP_F_PAYLOAD), 0)) != TC_OK || (r = tc_proc_push_cp(p)) != TC_OK)
-            return r;
-        r = build_seq(p, len);
-        tc_proc_pop(p, 1);
-        return r == TC_OK ? seq_to_tuple(p, len) : r;
-    case TC_EP_BINARY:
-    case TC_EP_MAP:
-        return place_x0(p, arena_copy);
-    default:
-        return build_elements(p, sh, len);
+    world *w = ctx;
+    tc_proc *p = w->tester;
+    w->tester_reds -= 1 + tc_proc_take_reds(p); /* and what the GCs since cost (BUMP_REDS) */
+    if (w->tester_reds > 0)
+        return TC_OK;
+    unsigned was = tc_proc_arity(p);
+    tc_proc_set_arity(p, live);
+    (void)tc_proc_take_reds(p);
+    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+    tc_proc_set_arity(p, was);
+    w->tester_reds = tc_proc_policy(p)->context_reds - tc_proc_take_reds(p);
+    w->sched.stats.switches++;
+    return r;
+}
+
+/* The GC costs the runtime charged the tester (BUMP_REDS) come off its slice. */
+static void charged(world *w) { w->tester_reds -= tc_proc_take_reds(w->tester); }
+
+/* A guard BIF's HAlloc as an allocator (tc_proc_halloc_frag). */
+typedef struct frag_alloc {
+    tc_alloc iface;
+    tc_proc *p;
+} frag_alloc;
+static tc_term *frag_words(tc_alloc *self, size_t words) { return tc_proc_halloc_frag(((frag_alloc *)self)->p, words); }
+
+/*
+ * eptest.erl's payload comprehensions (erlc -S '-payload/2-lc$^0/1-0-' floats, '-lc$^2/1-1-'
+ * strings, '-lc$^3/1-2-' the map's pairs), which payload/2 tail-calls after lists:seq:
+ * body-recursive, each level an `allocate 1` (one heap test, the live registers its roots)
+ * keeping its element in y0 under the next call's return address, 2 stack words per element.
+ * Going down, floats makes float(X) first (the guard BIF float_1, erl_bif_guard.c: HAlloc of
+ * FLOAT_SIZE_OBJECT, no GC) and strings calls integer_to_list/1 (a light BIF: its digits'
+ * list by HAlloc, then the GC-after-BIF test); coming back up each level conses its y0
+ * (test_heap 2, live 1; the map's pairs {I, I} and cons, test_heap 5), deallocates and
+ * returns. x0 holds lists:seq's list on entry and the result on return.
+ */
+static tc_result build_lc(world *w, tc_ep_shape sh, long len)
+{
+    tc_proc *p = w->tester;
+    tc_term *x = tc_proc_x(p);
+    tc_result r = TC_OK;
+    for (long i = 1; i <= len && r == TC_OK; i++) {
+        tc_proc_set_arity(p, 1);
+        if ((r = entry(w, 1)) != TC_OK)
+            break;
+        tc_term hd = tc_car(x[0]);
+        if (sh == TC_EP_FLOATS) {
+            frag_alloc fa = {{frag_words, tc_proc_offheap(p)}, p};
+            x[1] = tc_term_float(&fa.iface, (double)tc_small_val(hd));
+            x[0] = tc_cdr(x[0]);
+            tc_proc_set_arity(p, 2);
+            if (x[1] == TC_NON_VALUE)
+                return TC_ENOMEM;
+            if ((r = allocate(p, 1, 0)) == TC_OK)
+                *tc_proc_stack_slot(p, 0) = x[1];
+        } else if (sh == TC_EP_STRINGS) {
+            if ((r = allocate(p, 1, 0)) != TC_OK)
+                break;
+            *tc_proc_stack_slot(p, 0) = tc_cdr(x[0]);
+            char digits[24];
+            int n = snprintf(digits, sizeof digits, "%ld", (long)tc_small_val(tc_car(x[0])));
+            tc_term chars[24];
+            for (int k = 0; k < n; k++)
+                chars[k] = tc_make_small(digits[k]);
+            w->tester_reds -= 1; /* the light BIF's reduction */
+            tc_heapfrag *fentry = tc_proc_bif_enter(p);
+            x[0] = tc_term_list(tc_proc_alloc(p), chars, (size_t)n, TC_NIL);
+            if (x[0] == TC_NON_VALUE)
+                return TC_ENOMEM;
+            r = tc_proc_bif_return_maybe_gc(p, fentry, &x[0]);
+            charged(w);
+            tc_term t = *tc_proc_stack_slot(p, 0); /* swap: y0 the string, x0 the tail */
+            *tc_proc_stack_slot(p, 0) = x[0];
+            x[0] = t;
+        } else { /* map: the key in y0 */
+            if ((r = allocate(p, 1, 0)) != TC_OK)
+                break;
+            *tc_proc_stack_slot(p, 0) = tc_car(x[0]);
+            x[0] = tc_cdr(x[0]);
+        }
+        charged(w);
+        if (r == TC_OK)
+            r = tc_proc_push_cp(p);
     }
+    if (r != TC_OK)
+        return r;
+    /* the innermost call meets [] and returns it; then each level conses its y0 */
+    if ((r = entry(w, 1)) != TC_OK)
+        return r;
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (long i = len; i >= 1 && r == TC_OK; i--) {
+        tc_proc_pop(p, 1); /* the return address of the level below */
+        unsigned need = sh == TC_EP_MAP ? 5 : 2;
+        if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
+            break;
+        charged(w);
+        tc_term e = *tc_proc_stack_slot(p, 0);
+        if (sh == TC_EP_MAP) {
+            tc_term kv[2] = {e, e};
+            e = tc_term_tuple(tc_proc_alloc(p), kv, 2);
+        }
+        x[0] = e == TC_NON_VALUE ? TC_NON_VALUE : tc_term_cons(tc_proc_alloc(p), e, x[0]);
+        if (x[0] == TC_NON_VALUE)
+            return TC_ENOMEM;
+        tc_proc_pop(p, 1); /* deallocate */
+    }
+    return r;
+}
+
+/* payload/2, called from tester_body (its return address pushed), Data left in x0: ints
+ * tail-calls lists:seq; the others make `allocate 0` and call lists:seq (call_ext: a return
+ * address), then tuple tail-calls list_to_tuple (call_ext_last: call_light_bif, deallocate,
+ * return), floats and strings tail-call their comprehension (call_last), map calls its
+ * comprehension (call) and tail-calls maps:from_list, whose map the model copies whole (the
+ * BIF's own allocation). nested and binary are built as build_elements and place_x0 say. */
+static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_copy)
+{
+    tc_proc *p = w->tester;
+    tc_result r;
+    if (sh == TC_EP_INTS)
+        return build_seq_calls(p, len, entry, w);
+    if (sh == TC_EP_NESTED)
+        return build_elements(p, sh, len);
+    if (sh == TC_EP_BINARY)
+        return place_x0(p, arena_copy);
+    if ((r = allocate(p, fw(TC_EP_F_PAYLOAD), 0)) != TC_OK || (r = tc_proc_push_cp(p)) != TC_OK)
+        return r;
+    r = build_seq_calls(p, len, entry, w);
+    charged(w);
+    tc_proc_pop(p, 1);
+    if (r != TC_OK)
+        return r;
+    if (sh == TC_EP_TUPLE)
+        return seq_to_tuple(p, len);
+    if (sh != TC_EP_MAP)
+        return build_lc(w, sh, len); /* call_last: payload's frame is gone */
+    /* map: `call` the comprehension (a return address), then maps:from_list (call_ext_last) */
+    if ((r = tc_proc_push_cp(p)) != TC_OK || (r = build_lc(w, sh, len)) != TC_OK)
+        return r;
+    tc_proc_pop(p, 1);
+    tc_heapfrag *fentry = tc_proc_bif_enter(p);
+    uint64_t words;
+    if ((r = tc_term_flat_size(arena_copy, &words)) != TC_OK)
+        return r;
+    tc_term *hp = tc_proc_halloc(p, (size_t)words);
+    if (!hp)
+        return TC_ENOMEM;
+    tc_proc_x(p)[0] = tc_copy_struct_fill(arena_copy, hp, words, tc_proc_offheap(p), NULL);
+    return tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0]);
 }
 
 static tc_result tester_runs_others(world *w);
@@ -1222,7 +1362,10 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
         (r = tc_proc_push_cp(p)) != TC_OK || (r = allocate(p, fw(TC_EP_F_TESTER_BODY), 0)) != TC_OK ||
         (r = tc_proc_push_cp(p)) != TC_OK)
         return r;
-    r = cfg->payload != TC_NON_VALUE ? place_x0(p, cfg->payload) : ep_payload(p, cfg->shape, cfg->len, payload);
+    /* the calls so far, a reduction each: beam_run_process's apply (i_apply_only), erlang:apply/2,
+     * the fun, tester_body/5, payload/2, lists:seq/2 */
+    spend(w, 6);
+    r = cfg->payload != TC_NON_VALUE ? place_x0(p, cfg->payload) : ep_payload(w, cfg->shape, cfg->len, payload);
     if (r != TC_OK)
         return r;
     tc_proc_pop(p, 1);

@@ -70,9 +70,10 @@ while read -r module function arity instr words; do
 done <"$tmp/frames"
 
 # A frame moved in the source is caught: one more variable kept across call_loop's receive.
-sed 's/^call_loop(S, N) ->$/call_loop(S, N) -> X = erlang:unique_integer(),/; s/receive {S, _Data} -> call_loop(S, N - 1) end\./receive {S, _Data} -> X, call_loop(S, N - 1) end./' \
+sed 's/^call_loop(S, N) ->$/call_loop(S, N) -> X = erlang:unique_integer(),/; s/receive {S, _Data} -> call_loop(S, N - 1) end\./receive {S, _Data} -> put(x, X), call_loop(S, N - 1) end./' \
     "$src" >"$tmp/eptest.erl"
-if erlc -S -o "$tmp/moved" "$tmp/eptest.erl" 2>/dev/null || { mkdir -p "$tmp/moved" && erlc -S -o "$tmp/moved" "$tmp/eptest.erl"; }; then
+mkdir -p "$tmp/moved"
+if erlc -S -o "$tmp/moved" "$tmp/eptest.erl"; then
     got=$(derive "$tmp/moved/eptest.S" call_loop 2 allocate)
     want=$(awk '$2 == "call_loop" && $4 == "allocate" { print $5 }' "$tmp/frames")
     [ -n "$got" ] && [ "$got" != "$want" ]
