@@ -622,8 +622,10 @@ static bool delay_gc(tc_proc *p, uint64_t need)
     tc_heapfrag *f = tc_heapfrag_new(p->mem, stack + need + 40 + p->policy.reserved);
     if (!f)
         return false; /* collect at once instead */
-    if (p->aheap)
+    if (p->aheap) { /* erts: hfrag->used_size = used; p->mbuf_sz += used */
+        p->aheap->alloc_size = p->aheap->used_size;
         p->mbuf_sz += p->aheap->used_size;
+    }
     f->next = p->mbuf;
     p->mbuf = f;
     p->aheap = f;
