@@ -15,6 +15,16 @@
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
+ *
+ * OTP 25's runs (tc_ep_twin) follow experiments/beam/eptest.erl as erlc compiles it, frame
+ * by frame and word by word (tc_ep_frames, checked against erlc -S by tests/cli_frames.sh):
+ * the tester spawned with its fun, Data built by the payload's own code, ONE server for its
+ * whole life spawned with a heap sized for Data, ets:new and persistent_term:put before the
+ * passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter
+ * process answers (the counters are read when a mark reaches it, as eptest:meter/2 does).
+ * With +S 1:1 the VM's GC trace of this tester is reproduced event for event at most
+ * lengths (experiments/beam/tracediff.sh --tester); what is still missing is listed in
+ * workload.c above ep_life.
  */
 #ifndef TC_SCENARIOS_WORKLOAD_H
 #define TC_SCENARIOS_WORKLOAD_H
@@ -158,7 +168,7 @@ long tc_ep_gap_len(const char *era);
  * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
  * type): static in workload.c, so named there. */
 typedef void (*tc_ep_fn)(void);
-enum { TC_EP_STEP_FNS = 3 };
+enum { TC_EP_STEP_FNS = 7 };
 extern const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS];
 
 TC_END_DECLS
