@@ -54,7 +54,9 @@ static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_s
 static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
                                    bool to_busy, tc_copy_stats *stats)
 {
-    if (!to_busy && tc_proc_heap_words_left(to) > words)
+    /* a receiver on a delayed GC's heap takes the message in a fragment (proc.c
+     * tc_proc_heap_reserve; erts would bump the fragment heap) */
+    if (!to_busy && tc_proc_heap_words_left(to) > words && tc_proc_heap_reserve(to, (size_t)words))
         return fill_on_heap(to, msg, words, lit);
     if (words == 0) /* nothing to copy: an immediate or a literal */
         return tc_proc_queue_message(to, msg, NULL);
