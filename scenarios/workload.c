@@ -60,6 +60,7 @@ typedef struct world {
     tc_ep_where at[TC_EP_ROLES];   /* where each process is, for cfg->trace */
     tc_proc *server, *meter;
     tc_task *tester_task, *server_task, *meter_task; /* the tester's task of the moment */
+    tc_task server_t, meter_t;                        /* the server's and the meter's, for the run */
     tc_ets *work_table;
     snapshot snap[2]; /* the meter's reads at a pass's two marks */
     int nsnap, pass;
@@ -1353,7 +1354,6 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
 {
     const tc_ep_config *cfg = w->cfg;
     tc_result r;
-    tc_task meter_task, server_task;
     server_state ss = {.w = w};
     w->work_table = table;
     w->pass = -1;
@@ -1361,8 +1361,8 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     /* the meter: an untraced process waiting for marks */
     if ((r = tc_proc_new(w->mem, &cfg->policy, &w->meter)) != TC_OK)
         return r;
-    w->meter_task = &meter_task;
-    tc_sched_spawn(&w->sched, &meter_task, w->meter, meter_step, w);
+    w->meter_task = &w->meter_t;
+    tc_sched_spawn(&w->sched, w->meter_task, w->meter, meter_step, w);
     /* the tester, its spawn arguments and the frames down to payload/2 */
     uint64_t spawn_words = 2 + ERL_FUN_SIZE + fw(TC_EP_F_FUN_TESTER);
     if ((r = tc_proc_spawn(w->mem, &cfg->policy, spawn_words, &w->tester)) != TC_OK)
@@ -1415,8 +1415,8 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
         return r;
     tc_term sfun = tc_car(sargs);
     tc_term sdata = fun_env(sfun, 0);
-    w->server_task = &server_task;
-    tc_sched_spawn(&w->sched, &server_task, w->server, ep_server_step, &ss);
+    w->server_task = &w->server_t;
+    tc_sched_spawn(&w->sched, w->server_task, w->server, ep_server_step, &ss);
     ss.spawn_data = sdata;
     tc_proc_pop(p, 1);
     tc_proc_set_arity(p, 0);
@@ -1482,7 +1482,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     if (r == TC_OK)
         r = tc_send_maybe_gc(p, w->server, &stop, false, &w->copy);
     if (r == TC_OK) {
-        tc_sched_wake(&server_task);
+        tc_sched_wake(w->server_task);
         r = tester_runs_others(w);
     }
     tc_proc_set_arity(p, 0);
