@@ -9,9 +9,10 @@
  *   writes an atom whose characters are all below 256 as ATOM_EXT, one byte per character:
  *   term_to_binary's flags lack DFLAG_SMALL_ATOM_TAGS, so SMALL_ATOM_EXT never appears.
  *   OTP 26 made minor 2 the default.
- * - Lists: STRING_EXT when proper, all 0..255 and shorter than 0xFFFF elements (the VM
- *   tests len < MAX_STRING_LEN, so 65,535 bytes is already LIST_EXT); else LIST_EXT with
- *   the full element count, the elements, then the tail.
+ * - Lists: STRING_EXT when proper, all 0..255 and at most 0xFFFF elements
+ *   (is_external_string fails only when ++len > MAX_STRING_LEN: 65,535 bytes is still a
+ *   string, 65,536 LIST_EXT); else LIST_EXT with the element count, the elements, then the
+ *   tail (enc_term patches the count in when it reaches the tail, and so does termcopy).
  * - Maps: MAP_EXT, each key then its value: a flatmap in key order, a hashmap in the reverse
  *   of its iteration order (enc_term pushes a node's children in slot order on its stack, so
  *   the last slot comes out first). binary_to_term builds a MAP_EXT of at most 32 pairs as a
@@ -98,7 +99,14 @@ enum {
     V4_PORT_EXT = 120
 };
 
-#define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds fewer elements than this */
+/* The hot paths' helpers, inlined where the compiler would not on its own. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+#define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
 #define MAX_ATOM_SZ_LIMIT (4u * TC_MAX_ATOM_CHARACTERS) /* bytes of the longest UTF-8 atom */
 
 static const char local_node[] = "nonode@nohost";
@@ -107,10 +115,10 @@ static const char local_node[] = "nonode@nohost";
 /* ==== encoding ============================================================================ */
 
 /*
- * Both passes run the same walk. The size pass has cap 0, so nothing is stored and only
- * `pos` advances; the write pass stores what fits in cap. Sharing the walk keeps the two
- * passes from ever disagreeing, which the VM gets by keeping encode_size_struct2 and
- * enc_term in step by hand.
+ * The rare kinds (pids, ports, refs, funs, bignums, bitstrings, non-ASCII atoms under minor
+ * 1) go through an emitter, in both passes: the size pass's has cap 0, so nothing is stored
+ * and only `pos` advances; the write pass's stores what fits in cap (all of it: the size
+ * pass sized the buffer). The walk that calls them is enc_walk, below.
  */
 typedef struct emitter {
     unsigned char *buf;
@@ -249,31 +257,6 @@ static inline bool put_int32(emitter *e, tc_term t)
     return true;
 }
 
-/* NEW_FLOAT_EXT of the float object at p. */
-static inline void put_float(emitter *e, const tc_term *p)
-{
-    uint64_t bits;
-    memcpy(&bits, &p[1], sizeof bits);
-    unsigned char *b = room(e, 9);
-    if (b) {
-        b[0] = NEW_FLOAT_EXT;
-        store32(b + 1, (uint32_t)(bits >> 32));
-        store32(b + 5, (uint32_t)bits);
-    }
-    e->pos += 9;
-}
-
-/* A list or tuple element the walk writes on its way, without the stack: a small integer of
- * the 32-bit range or a float. false for anything else, which goes to put_term. */
-static inline bool put_leaf(emitter *e, tc_term t)
-{
-    if (tc_is_boxed(t) && tc_boxed_val(t)[0] == TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT)) {
-        put_float(e, tc_boxed_val(t));
-        return true;
-    }
-    return put_int32(e, t);
-}
-
 static tc_result put_integer(emitter *e, tc_term t)
 {
     if (put_int32(e, t))
@@ -323,71 +306,29 @@ static tc_result put_bitstring(emitter *e, tc_term t)
 
 /* What is left to encode, on the walk's stack (kind on top):
  *   TERM  t                  one term
- *   CONS  cell               the car of cell, then the rest of its list
+ *   CONS  cell count at      the rest of a LIST_EXT list from cell on, `count` elements
+ *                            written before it, its length field at `at` (patched in at the
+ *                            tail, as enc_term patches it)
  *   ARRAY ptr n              n > 0 terms at ptr (tuple elements, a fun's environment)
  *   MAP   keys values n      n key/value pairs, key first (flatmap order)
- *   HNODE child              a HAMT node's child: a leaf [K | V] (K, then V) or a node
+ *   HNODES kids n            the first n children of a HAMT node, still to encode, the last
+ *                            first (a leaf [K | V]: K, then V; a node: its children)
  *   PATCH pos                a NEW_FUN_EXT's size field at pos, written once its
  *                            environment is (enc_term's ENC_PATCH_FUN_SIZE) */
-enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODE, K_PATCH };
+enum { K_TERM, K_CONS, K_ARRAY, K_MAP, K_HNODES, K_PATCH };
 
 static tc_term word_of(const tc_term *p) { return (tc_term)(uintptr_t)p; }
 static const tc_term *ptr_of(tc_term w) { return (const tc_term *)(uintptr_t)w; }
 
-static bool push(tc_wstack *s, size_t k, const tc_term *w)
+/* Pushes k (two to four) words; the growth is out of line, so the hot path is a compare. */
+static inline bool push(tc_wstack *s, size_t k, const tc_term *w)
 {
-    if (!tc_wstack_reserve(s, k))
+    if (s->cap - s->n < k && !tc_wstack_reserve(s, k))
         return false;
-    for (size_t i = 0; i < k; i++) /* two to four words: a call to memcpy costs more */
+    for (size_t i = 0; i < k; i++) /* a call to memcpy costs more */
         s->base[s->n + i] = w[i];
     s->n += k;
     return true;
-}
-
-/* Queues a HAMT node's children in slot order, so the last is encoded first. */
-static bool push_hamt_children(tc_wstack *s, const tc_term *p)
-{
-    size_t n;
-    const tc_term *kids = tc_layout_map_terms(p[0], p, &n);
-    if (!tc_wstack_reserve(s, 2 * n))
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        s->base[s->n++] = kids[i];
-        s->base[s->n++] = K_HNODE;
-    }
-    return true;
-}
-
-/* A list goes out as STRING_EXT when proper, all bytes, and short enough; else LIST_EXT
- * with its full element count (is_external_string walks it all, as here). */
-static tc_result put_list_header(emitter *e, tc_wstack *s, tc_term list)
-{
-    uint64_t n = 0;
-    bool bytes_only = true;
-    tc_term l = list;
-    for (; tc_is_list(l); l = tc_cdr(l), n++) {
-        tc_term h = tc_car(l);
-        if (bytes_only && !(tc_is_small(h) && (uint64_t)tc_small_val(h) < 256))
-            bytes_only = false;
-    }
-    if (bytes_only && tc_is_nil(l) && n < MAX_STRING_LEN) {
-        put8(e, STRING_EXT);
-        put16(e, (unsigned)n);
-        if (!writing(e, n)) {
-            e->pos += n;
-            return TC_OK;
-        }
-        unsigned char *b = e->buf + e->pos;
-        for (l = list; tc_is_list(l); l = tc_cdr(l))
-            *b++ = (unsigned char)tc_small_val(tc_car(l));
-        e->pos += n;
-        return TC_OK;
-    }
-    if (n > UINT32_MAX)
-        return TC_ELIMIT;
-    put8(e, LIST_EXT);
-    put32(e, n);
-    return push(s, 2, (const tc_term[]){list, K_CONS}) ? TC_OK : TC_ENOMEM;
 }
 
 /* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
@@ -482,8 +423,9 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     return TC_OK;
 }
 
-/* Writes one term's header (or all of it, for a leaf) and queues its children. */
-static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
+/* The terms the fast walk leaves to the emitter: smalls past 32 bits, minor-1 atoms with
+ * characters past ASCII, bignums, bitstrings, pids, ports, refs and funs (a fun queues its environment and its size patch). */
+static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 {
     if (tc_is_small(t))
         return put_integer(e, t);
@@ -493,165 +435,400 @@ static tc_result put_term(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
         put_atom_text(e, name, len, minor);
         return TC_OK;
     }
-    if (tc_is_nil(t)) {
-        put8(e, NIL_EXT);
-        return TC_OK;
-    }
     if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
         put_ident(e, t, minor);
         return TC_OK;
     }
-    if (tc_is_list(t))
-        return put_list_header(e, s, t);
     if (!tc_is_boxed(t))
         return TC_EUNSUPPORTED;
     const tc_term *p = tc_boxed_val(t);
     switch (tc_header_subtag(p[0])) {
-    case TC_SUBTAG_ARITYVAL: {
-        uint64_t arity = tc_header_arity(p[0]);
-        if (arity > UINT32_MAX)
-            return TC_ELIMIT;
-        if (arity <= 255) {
-            put8(e, SMALL_TUPLE_EXT);
-            put8(e, (unsigned)arity);
-        } else {
-            put8(e, LARGE_TUPLE_EXT);
-            put32(e, arity);
-        }
-        if (arity > 0 && !push(s, 3, (const tc_term[]){word_of(&p[1]), arity, K_ARRAY}))
-            return TC_ENOMEM;
-        return TC_OK;
-    }
     case TC_SUBTAG_POS_BIG:
     case TC_SUBTAG_NEG_BIG:
         return put_integer(e, t);
-    case TC_SUBTAG_FLOAT:
-        put_float(e, p);
-        return TC_OK;
     case TC_SUBTAG_HEAP_BINARY:
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
         return put_bitstring(e, t);
     case TC_SUBTAG_FUN:
         return put_fun(e, s, p, minor);
-    case TC_SUBTAG_MAP: {
-        uint64_t n = tc_map_size(t);
-        if (n > UINT32_MAX)
-            return TC_ELIMIT;
-        put8(e, MAP_EXT);
-        put32(e, n);
-        if (tc_is_hashmap(t))
-            return push_hamt_children(s, p) ? TC_OK : TC_ENOMEM;
-        const tc_term *keys = &tc_boxed_val(tc_flatmap_keys(t))[1];
-        if (n > 0 && !push(s, 4, (const tc_term[]){word_of(keys), word_of(tc_flatmap_values(t)), n, K_MAP}))
-            return TC_ENOMEM;
-        return TC_OK;
-    }
     default:
         return TC_EUNSUPPORTED;
     }
 }
 
-/* Pops the next term to encode into *t, patching fun sizes on the way; false when the walk
- * is done. Small integers and floats among a list's or a tuple's elements are written on the
- * way (put_leaf; in order: nothing else is written between them), so only the other elements
- * go round the stack and put_term. */
-static bool next_term(emitter *e, tc_wstack *s, tc_term *t, tc_result *r) /* NOLINT(misc-no-recursion): a HAMT's depth */
+/*
+ * The two passes are one walk, compiled twice (W false: the size pass, which only counts;
+ * W true: the write pass, into a buffer the size pass has sized): the passes cannot disagree,
+ * which the VM gets by keeping encode_size_struct2 and enc_term in step by hand, and the
+ * write pass needs no bounds check. The walk writes a container's elements on its way and
+ * goes round the stack only for an element that is itself a container (the last one not
+ * even then: it is the next term); what it leaves to the emitter (put_other) is rare.
+ */
+
+ALWAYS_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
 {
-    tc_term kind;
-    for (;;) {
-        if (tc_wstack_empty(s))
+    if (W)
+        buf[at] = (unsigned char)v;
+}
+
+ALWAYS_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
+{
+    if (W)
+        store32(buf + at, v);
+}
+
+/* ATOM_EXT of an all-ASCII name under minor 1 (one byte a character), SMALL_ATOM_UTF8_EXT
+ * or ATOM_UTF8_EXT under minor 2; false for a minor-1 name with other characters, which
+ * put_atom_text converts. */
+ALWAYS_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+{
+    size_t len;
+    const char *name = tc_atom_name(t, &len);
+    size_t at = *pos;
+    if (minor == 1) {
+        unsigned high = 0;
+        for (size_t i = 0; i < len; i++)
+            high |= (unsigned char)name[i];
+        if (high >= 0x80)
             return false;
-        kind = tc_wstack_pop(s);
-        if (kind != K_PATCH)
-            break;
-        size_t at = (size_t)tc_wstack_pop(s);
-        if (writing(e, 0)) { /* the write pass, and the whole fun fitted */
-            uint64_t v = e->pos - at;
-            for (int k = 0; k < 4; k++)
-                e->buf[at + (size_t)k] = (unsigned char)(v >> (24 - 8 * k));
-        }
-    }
-    if (kind == K_TERM) {
-        *t = tc_wstack_pop(s);
-    } else if (kind == K_CONS) {
-        tc_term cell = tc_wstack_pop(s), tail = tc_cdr(cell);
-        while (tc_is_list(tail) && put_leaf(e, tc_car(cell))) {
-            cell = tail;
-            tail = tc_cdr(cell);
-        }
-        *t = tc_car(cell);
-        s->base[s->n++] = tail; /* the two words just popped make room */
-        s->base[s->n++] = tc_is_list(tail) ? K_CONS : K_TERM;
-    } else if (kind == K_ARRAY) {
-        uint64_t n = tc_wstack_pop(s);
-        const tc_term *p = ptr_of(tc_wstack_pop(s));
-        while (n > 1 && put_leaf(e, p[0])) {
-            p++;
-            n--;
-        }
-        *t = p[0];
-        if (n > 1) {
-            s->base[s->n++] = word_of(p + 1);
-            s->base[s->n++] = n - 1;
-            s->base[s->n++] = K_ARRAY;
-        }
-    } else if (kind == K_MAP) {
-        uint64_t n = tc_wstack_pop(s);
-        const tc_term *v = ptr_of(tc_wstack_pop(s)), *k = ptr_of(tc_wstack_pop(s));
-        *t = k[0];
-        if ((n > 1 && !push(s, 4, (const tc_term[]){word_of(k + 1), word_of(v + 1), n - 1, K_MAP})) ||
-            !push(s, 2, (const tc_term[]){v[0], K_TERM}))
-            *r = TC_ENOMEM;
+        out8(W, buf, at, ATOM_EXT);
+        out8(W, buf, at + 1, (unsigned)(len >> 8));
+        out8(W, buf, at + 2, (unsigned)len & 0xFF);
+        at += 3;
+    } else if (len > 255) {
+        out8(W, buf, at, ATOM_UTF8_EXT);
+        out8(W, buf, at + 1, (unsigned)(len >> 8));
+        out8(W, buf, at + 2, (unsigned)len & 0xFF);
+        at += 3;
     } else {
-        tc_term child = tc_wstack_pop(s);
-        if (tc_is_list(child)) {
-            *t = tc_car(child);
-            s->base[s->n++] = tc_cdr(child); /* the two words just popped make room */
-            s->base[s->n++] = K_TERM;
-        } else if (!push_hamt_children(s, tc_boxed_val(child))) {
-            *r = TC_ENOMEM;
-        } else {
-            return next_term(e, s, t, r); /* a node has at least one child: one level deeper */
-        }
+        out8(W, buf, at, SMALL_ATOM_UTF8_EXT);
+        out8(W, buf, at + 1, (unsigned)len);
+        at += 2;
     }
+    if (W)
+        memcpy(buf + at, name, len);
+    *pos = at + len;
     return true;
 }
 
-static tc_result walk(tc_term t, unsigned minor, emitter *e)
+/* Writes t whole when it needs neither the stack nor the emitter: a small of the 32-bit
+ * range, a float, an atom, [], a proper list of at most 65,535 bytes (STRING_EXT: the VM's
+ * is_external_string fails only past MAX_STRING_LEN). false for anything else. */
+ALWAYS_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
+{
+    size_t at = *pos;
+    switch (tc_primary_tag(t)) {
+    case TC_TAG_PRIMARY_IMMED1:
+        if (tc_is_small(t)) {
+            int64_t v = tc_small_val(t);
+            if ((uint64_t)v < 256) {
+                out8(W, buf, at, SMALL_INTEGER_EXT);
+                out8(W, buf, at + 1, (unsigned)v);
+                *pos = at + 2;
+                return true;
+            }
+            if (v < INT32_MIN || v > INT32_MAX)
+                return false;
+            out8(W, buf, at, INTEGER_EXT);
+            out32(W, buf, at + 1, (uint32_t)(int32_t)v);
+            *pos = at + 5;
+            return true;
+        }
+        if (tc_is_atom(t))
+            return atom_fast(W, buf, pos, t, minor);
+        if (tc_is_nil(t)) {
+            out8(W, buf, at, NIL_EXT);
+            *pos = at + 1;
+            return true;
+        }
+        return false;
+    case TC_TAG_PRIMARY_BOXED: {
+        const tc_term *p = tc_boxed_val(t);
+        if (p[0] != TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT))
+            return false;
+        uint64_t bits;
+        memcpy(&bits, &p[1], sizeof bits);
+        out8(W, buf, at, NEW_FLOAT_EXT);
+        out32(W, buf, at + 1, (uint32_t)(bits >> 32));
+        out32(W, buf, at + 5, (uint32_t)bits);
+        *pos = at + 9;
+        return true;
+    }
+    case TC_TAG_PRIMARY_LIST: {
+        /* The write pass writes the bytes as it checks them: if the list is no string after
+         * all, its LIST_EXT, longer than what was written (five bytes, then at least two an
+         * element), writes over them from `at`. A small of 0..255 is 0xF | v << 4: no bit
+         * set outside those. */
+        size_t n = 0;
+        tc_term l = t;
+        unsigned char *b = W ? buf + at + 3 : NULL;
+        do {
+            tc_term h = tc_car(l);
+            if ((h & ~(tc_term)0xFF0) != TC_TAG_IMMED1_SMALL || ++n > MAX_STRING_LEN)
+                return false;
+            if (W)
+                *b++ = (unsigned char)(h >> TC_TAG_IMMED1_SIZE);
+            l = tc_cdr(l);
+        } while (tc_is_list(l));
+        if (!tc_is_nil(l))
+            return false;
+        out8(W, buf, at, STRING_EXT);
+        out8(W, buf, at + 1, (unsigned)(n >> 8));
+        out8(W, buf, at + 2, (unsigned)n & 0xFF);
+        *pos = at + 3 + n;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, size_t *len)
 {
     tc_wstack s;
     tc_wstack_init(&s);
-    put8(e, TC_EXT_VERSION);
     tc_result r = TC_OK;
-    do
-        r = put_term(e, &s, t, minor);
-    while (r == TC_OK && next_term(e, &s, &t, &r) && r == TC_OK);
+    size_t pos = 1;
+    out8(W, buf, 0, TC_EXT_VERSION);
+    const tc_term *p = NULL, *v = NULL; /* the container being written: its elements or keys, values */
+    uint64_t n = 0, count = 0;
+    size_t len_at = 0;
+    tc_term cell = TC_NIL;
+    for (;;) {
+        /* t: the next term to write. */
+        if (leaf(W, buf, &pos, t, minor))
+            goto next;
+        if (tc_is_list(t)) {
+            out8(W, buf, pos, LIST_EXT);
+            len_at = pos + 1;
+            pos += 5;
+            cell = t;
+            count = 0;
+            goto list;
+        }
+        if (tc_is_boxed(t)) {
+            p = tc_boxed_val(t);
+            if (tc_header_subtag(p[0]) == TC_SUBTAG_ARITYVAL) {
+                n = tc_header_arity(p[0]);
+                if (n > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                if (n <= 255) {
+                    out8(W, buf, pos, SMALL_TUPLE_EXT);
+                    out8(W, buf, pos + 1, (unsigned)n);
+                    pos += 2;
+                } else {
+                    out8(W, buf, pos, LARGE_TUPLE_EXT);
+                    out32(W, buf, pos + 1, (uint32_t)n);
+                    pos += 5;
+                }
+                if (n == 0)
+                    goto next;
+                p++;
+                goto array;
+            }
+            if (tc_header_subtag(p[0]) == TC_SUBTAG_MAP) {
+                n = tc_map_size(t);
+                if (n > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                out8(W, buf, pos, MAP_EXT);
+                out32(W, buf, pos + 1, (uint32_t)n);
+                pos += 5;
+                if (tc_is_hashmap(t)) {
+                    p = tc_layout_map_terms(p[0], p, &n);
+                    goto hamt;
+                }
+                if (n == 0)
+                    goto next;
+                v = tc_flatmap_values(t);
+                p = &tc_boxed_val(tc_flatmap_keys(t))[1];
+                goto pairs;
+            }
+        }
+        {
+            emitter e = {W ? buf : NULL, W ? SIZE_MAX : 0, pos};
+            r = put_other(&e, &s, t, minor);
+            pos = e.pos;
+            if (r != TC_OK)
+                break;
+            goto next;
+        }
+
+    list: /* the cells from `cell` on of a LIST_EXT list, `count` elements before them */
+        for (;;) {
+            tc_term h = tc_car(cell), tail = tc_cdr(cell);
+            count++;
+            if (!tc_is_list(tail)) {
+                if (count > UINT32_MAX) {
+                    r = TC_ELIMIT;
+                    break;
+                }
+                out32(W, buf, len_at, (uint32_t)count);
+                if (leaf(W, buf, &pos, h, minor)) {
+                    t = tail;
+                } else {
+                    if (!push(&s, 2, (const tc_term[]){tail, K_TERM})) {
+                        r = TC_ENOMEM;
+                        break;
+                    }
+                    t = h;
+                }
+                break;
+            }
+            if (!leaf(W, buf, &pos, h, minor)) {
+                if (!push(&s, 4, (const tc_term[]){tail, count, len_at, K_CONS})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                t = h;
+                break;
+            }
+            cell = tail;
+        }
+        if (r != TC_OK)
+            break;
+        continue;
+
+    array: /* n > 0 terms at p; the last one is the next term */
+        for (; n > 1; p++, n--) {
+            if (!leaf(W, buf, &pos, *p, minor)) {
+                if (!push(&s, 3, (const tc_term[]){word_of(p + 1), n - 1, K_ARRAY})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                break;
+            }
+        }
+        if (r != TC_OK)
+            break;
+        t = *p;
+        continue;
+
+    pairs: /* n > 0 pairs, keys at p, values at v; the last value is the next term */
+        for (;; p++, v++, n--) {
+            if (!leaf(W, buf, &pos, *p, minor)) {
+                if ((n > 1 && !push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP})) ||
+                    !push(&s, 2, (const tc_term[]){*v, K_TERM}))
+                    r = TC_ENOMEM;
+                t = *p;
+                break;
+            }
+            if (n == 1) {
+                t = *v;
+                break;
+            }
+            if (!leaf(W, buf, &pos, *v, minor)) {
+                if (!push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP}))
+                    r = TC_ENOMEM;
+                t = *v;
+                break;
+            }
+        }
+        if (r != TC_OK)
+            break;
+        continue;
+
+    hamt: { /* the first n children of a HAMT node at p, the last first (enc_term pushes a
+             * node's children in slot order on its stack): a leaf [K | V] is a pair, a node
+             * goes down, and the rest of this one waits on the stack only for what is not a
+             * leaf pair */
+        bool have_t = false;
+        while (n > 0 && !have_t) {
+            tc_term child = p[--n];
+            if (tc_is_list(child)) {
+                const tc_term *kv = tc_list_val(child);
+                bool key_done = leaf(W, buf, &pos, kv[0], minor);
+                if (key_done && leaf(W, buf, &pos, kv[1], minor))
+                    continue;
+                if ((n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) ||
+                    (!key_done && !push(&s, 2, (const tc_term[]){kv[1], K_TERM}))) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                t = key_done ? kv[1] : kv[0];
+                have_t = true;
+            } else {
+                if (n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) {
+                    r = TC_ENOMEM;
+                    break;
+                }
+                p = tc_layout_map_terms(tc_boxed_val(child)[0], tc_boxed_val(child), &n);
+            }
+        }
+        if (r != TC_OK)
+            break;
+        if (have_t)
+            continue;
+        goto next;
+    }
+
+    next: /* the next term from the stack, patching fun sizes on the way */
+        if (tc_wstack_empty(&s))
+            break;
+        switch (tc_wstack_pop(&s)) {
+        case K_TERM:
+            t = tc_wstack_pop(&s);
+            continue;
+        case K_CONS:
+            len_at = (size_t)tc_wstack_pop(&s);
+            count = tc_wstack_pop(&s);
+            cell = tc_wstack_pop(&s);
+            goto list;
+        case K_ARRAY:
+            n = tc_wstack_pop(&s);
+            p = ptr_of(tc_wstack_pop(&s));
+            goto array;
+        case K_MAP:
+            n = tc_wstack_pop(&s);
+            v = ptr_of(tc_wstack_pop(&s));
+            p = ptr_of(tc_wstack_pop(&s));
+            goto pairs;
+        case K_HNODES:
+            n = tc_wstack_pop(&s);
+            p = ptr_of(tc_wstack_pop(&s));
+            goto hamt;
+        default: { /* K_PATCH */
+            size_t at = (size_t)tc_wstack_pop(&s);
+            out32(W, buf, at, (uint32_t)(pos - at));
+            goto next;
+        }
+        }
+        break;
+    }
     tc_wstack_destroy(&s);
+    if (r == TC_OK)
+        *len = pos;
     return r;
+}
+
+static tc_result enc_size(tc_term t, unsigned minor, size_t *len) { return enc_walk(false, t, minor, NULL, len); }
+static tc_result enc_write(tc_term t, unsigned minor, unsigned char *buf, size_t *len)
+{
+    return enc_walk(true, t, minor, buf, len);
 }
 
 tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes)
 {
     if (minor != 1 && minor != 2)
         return TC_EBADARG;
-    emitter e = {NULL, 0, 0};
-    tc_result r = walk(t, minor, &e);
-    if (r == TC_OK)
-        *bytes = e.pos;
-    return r;
+    return enc_size(t, minor, bytes);
 }
 
+/* The size pass first, so the write pass never needs a bounds check. */
 tc_result tc_ext_encode_into(tc_term t, unsigned minor, unsigned char *buf, size_t cap, size_t *len)
 {
-    if (minor != 1 && minor != 2)
-        return TC_EBADARG;
-    emitter e = {buf, cap, 0};
-    tc_result r = walk(t, minor, &e);
-    if (r == TC_OK && e.pos > cap)
-        r = TC_EBADARG; /* buffer below tc_ext_size: what did not fit was not written */
-    if (r == TC_OK)
-        *len = e.pos;
+    size_t size;
+    tc_result r = tc_ext_size(t, minor, &size);
+    if (r != TC_OK)
+        return r;
+    if (size > cap)
+        return TC_EBADARG; /* buffer below tc_ext_size: nothing was written */
+    r = enc_write(t, minor, buf, len);
+    TC_ASSERT(r != TC_OK || *len == size);
     return r;
 }
 
@@ -664,7 +841,7 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
     unsigned char *buf = tc_mem_alloc(size);
     if (!buf)
         return TC_ENOMEM;
-    r = tc_ext_encode_into(t, minor, buf, size, len);
+    r = enc_write(t, minor, buf, len);
     if (r != TC_OK) {
         tc_mem_free(buf);
         return r;
@@ -676,10 +853,21 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
 
 /* ==== decoding ============================================================================ */
 
-/* Open containers, four words each: kind, values still to come, index of the first value
- * on the value stack, offset of the container's tag. */
-enum { F_LIST, F_TUPLE, F_MAP, F_FUN };
-enum { FR_KIND, FR_LEFT, FR_START, FR_AT, FRAME_WORDS };
+/*
+ * Open containers, five words each: kind, values still to come, where the next value goes,
+ * offset of the container's tag, the container. A tuple, a list (LIST_EXT) and a fun's
+ * environment are built when their tag is read, as dec_term builds them, and their values
+ * are written straight into their slots (a tuple's in order; a list's cells laid out as
+ * tc_term_list lays them out, the head cell highest, so the cars go downwards and the tail
+ * last into the lowest cell's cdr); the container is handed to its parent when its last
+ * value is complete, or (F_HANDED) when it is opened as the last value of its parent, which
+ * then closes at once: a right-nested term (a list of lists in the tail, {X, {Y, ...}})
+ * keeps one frame, not one per level. Not inside a map: a map's keys and values wait on the
+ * value stack (FR_SLOT: the index of its first) until the map is built from them, sorted or
+ * hashed, when its last value is complete, so nothing under it closes before it is.
+ */
+enum { F_LIST, F_TUPLE, F_MAP, F_FUN, F_KIND = 3, F_HANDED = 4 };
+enum { FR_KIND, FR_LEFT, FR_SLOT, FR_AT, FR_TERM, FRAME_WORDS };
 
 typedef struct decoder {
     const unsigned char *start, *p, *end;
@@ -690,6 +878,11 @@ typedef struct decoder {
     tc_wstack vals;
     tc_wstack frames;
     bool strict; /* tc_ext_decode_strict: refuse what binary_to_term/1 lets pass (ext.c's header) */
+    tc_term *top;       /* the innermost open container's frame, or NULL (a pointer, and maps_open
+                         * an unsigned: the values written into terms cannot alias them, so the
+                         * hot loop keeps them in registers) */
+    unsigned maps_open; /* map frames on the frame stack */
+    tc_term result;     /* the term, once the outermost container closes */
 } decoder;
 
 /* Records the first error; later ones are consequences. */
@@ -1077,7 +1270,7 @@ static bool decode_export(decoder *d, tc_term *out)
     return built(d, *out);
 }
 
-static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at);
+ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun);
 
 /* NEW_FUN_EXT: the fun object is built (and linked) before its environment, as dec_term
  * builds it, and the environment's values fill it when its frame closes. The size field is
@@ -1115,11 +1308,9 @@ static bool decode_fun(decoder *d, const unsigned char *at, tc_term *out, bool *
         return false;
     if (num_free == 0)
         return true;
-    /* The environment is [] until the frame fills it; the fun sits below the frame. */
-    if (!tc_wstack_push(&d->vals, *out))
-        return oom(d);
+    /* The environment is [] until the frame fills it. */
     *opened = true;
-    return open_frame(d, F_FUN, num_free, at);
+    return open_frame(d, F_FUN, num_free, at, *out);
 }
 
 static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
@@ -1146,36 +1337,72 @@ static bool decode_binary(decoder *d, unsigned tag, tc_term *out)
     return built(d, *out);
 }
 
-static bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at)
+static tc_term *slot_of(tc_term w) { return (tc_term *)(uintptr_t)w; }
+
+ALWAYS_INLINE bool hand(decoder *d, tc_term v);
+
+/* Pushes a frame; for a list or a tuple, builds it first (its slots are written as its
+ * values are read; a list's cdrs but the last are linked here). A fun is built already. */
+ALWAYS_INLINE bool open_frame(decoder *d, unsigned kind, uint64_t values, const unsigned char *at, tc_term fun)
 {
     if (!tc_wstack_reserve(&d->frames, FRAME_WORDS))
         return oom(d);
+    d->top = d->frames.n != 0 ? d->frames.base + (d->frames.n - FRAME_WORDS) : NULL; /* the stack may have moved */
+    tc_term term = fun, slot;
+    if (kind == F_TUPLE) {
+        tc_term *p = tc_alloc_words(d->a, 1 + (size_t)values);
+        if (!p)
+            return oom(d);
+        p[0] = TC_MAKE_HEADER(values, TC_SUBTAG_ARITYVAL);
+        term = tc_make_boxed(p);
+        slot = (tc_term)(uintptr_t)&p[1];
+    } else if (kind == F_LIST) {
+        size_t n = (size_t)values - 1; /* elements; the last value is the tail */
+        tc_term *p = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+        if (!p)
+            return oom(d);
+        for (size_t c = 1; c < n; c++)
+            p[TC_CONS_SIZE * c + 1] = tc_make_list(&p[TC_CONS_SIZE * (c - 1)]);
+        term = tc_make_list(&p[TC_CONS_SIZE * (n - 1)]);
+        slot = (tc_term)(uintptr_t)&p[TC_CONS_SIZE * (n - 1)];
+    } else if (kind == F_FUN) {
+        slot = (tc_term)(uintptr_t)&tc_boxed_val(fun)[TC_FUN_ENV];
+    } else {
+        slot = d->vals.n;
+        d->maps_open++;
+    }
+    if (kind != F_MAP && d->maps_open == 0 && d->frames.n != 0 && d->top[FR_LEFT] == 1) {
+        if (!hand(d, term)) /* closes the parent, and each ancestor this was the last value of */
+            return false;
+        kind |= F_HANDED;
+    }
     tc_term *f = d->frames.base + d->frames.n; /* not &base[n]: see wstack.h */
     f[FR_KIND] = kind;
     f[FR_LEFT] = values;
-    f[FR_START] = d->vals.n;
+    f[FR_SLOT] = slot;
     f[FR_AT] = (tc_term)(at - d->start);
+    f[FR_TERM] = term;
     d->frames.n += FRAME_WORDS;
+    d->top = f;
     return true;
 }
 
-/* Builds the top container from its values on the value stack and pops it. */
-static bool close_frame(decoder *d, tc_term *out)
+/* Where the value after the one just written at `slot` goes, `left` values still to come:
+ * a list's next car is a cell lower, its tail the cdr of the cell just filled. */
+static inline tc_term *next_slot(unsigned kind, tc_term *slot, uint64_t left)
 {
-    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
-    size_t start = (size_t)f[FR_START], n = d->vals.n - start;
+    if (kind != F_LIST)
+        return slot + 1;
+    return left == 1 ? slot + 1 : slot - TC_CONS_SIZE;
+}
+
+/* Builds the map of the top frame from its keys and values on the value stack. */
+static bool build_map(decoder *d, const tc_term *f, tc_term *out)
+{
+    size_t start = (size_t)f[FR_SLOT], n = d->vals.n - start;
     const tc_term *v = d->vals.base + start;
     bool ok;
-    if (f[FR_KIND] == F_LIST) {
-        ok = built(d, *out = tc_term_list(d->a, v, n - 1, v[n - 1]));
-    } else if (f[FR_KIND] == F_TUPLE) {
-        ok = built(d, *out = tc_term_tuple(d->a, v, n));
-    } else if (f[FR_KIND] == F_FUN) {
-        *out = v[-1];
-        memcpy(&tc_boxed_val(*out)[TC_FUN_ENV], v, n * sizeof *v);
-        start--; /* the fun itself, pushed below the frame */
-        ok = true;
-    } else if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
+    if (n / 2 <= TC_MAP_SMALL_MAP_LIMIT) {
         tc_result r = tc_term_flatmap(d->a, v, n / 2, out);
         if (r != TC_OK)
             ok = oom(d); /* <= 32 keys: the only other failure is memory */
@@ -1196,8 +1423,55 @@ static bool close_frame(decoder *d, tc_term *out)
             ok = true;
     }
     d->vals.n = start;
-    d->frames.n -= FRAME_WORDS;
+    d->maps_open--;
     return ok;
+}
+
+/* On an error: the slots of the containers still open get [], so what was built is whole
+ * terms (the allocator may be a heap that a walk reads later). */
+static void abandon_frames(decoder *d)
+{
+    for (size_t k = d->frames.n; k >= FRAME_WORDS; k -= FRAME_WORDS) {
+        const tc_term *f = d->frames.base + (k - FRAME_WORDS);
+        unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+        if (kind == F_MAP)
+            continue;
+        tc_term *slot = slot_of(f[FR_SLOT]);
+        for (uint64_t left = f[FR_LEFT]; left > 0; left--) {
+            *slot = TC_NIL;
+            slot = next_slot(kind, slot, left - 1);
+        }
+    }
+}
+
+/* STRING_EXT (its tag read): the cells written straight from the bytes, laid out as
+ * tc_term_list lays them out (one block, the head cell highest). */
+ALWAYS_INLINE bool decode_string(decoder *d, tc_term *out)
+{
+    const unsigned char *len_at = d->p;
+    if (!need(d, 2, "STRING_EXT's length"))
+        return false;
+    size_t n = get16(d);
+    if (!fits(d, len_at, n, "STRING_EXT length"))
+        return false;
+    if (n == 0) {
+        *out = TC_NIL;
+        return true;
+    }
+    const unsigned char *text = d->p;
+    d->p += n;
+    tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
+    if (!cells)
+        return oom(d);
+    tc_term tail = TC_NIL;
+    for (size_t i = n; i-- > 0;) {
+        tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
+        cell[0] = tc_make_small(text[i]);
+        cell[1] = tail;
+        tail = tc_make_list(cell);
+    }
+    *out = tail;
+    return true;
 }
 
 /* Reads one value, or opens a container (*opened) whose values follow. */
@@ -1230,34 +1504,8 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     case NIL_EXT:
         *out = TC_NIL;
         return true;
-    case STRING_EXT: {
-        const unsigned char *len_at = d->p;
-        if (!need(d, 2, "STRING_EXT's length"))
-            return false;
-        size_t n = get16(d);
-        if (!fits(d, len_at, n, "STRING_EXT length"))
-            return false;
-        if (n == 0) {
-            *out = TC_NIL;
-            return true;
-        }
-        /* The cells written straight from the bytes, laid out as tc_term_list lays them out
-         * (one block, the head cell highest). */
-        const unsigned char *text = d->p;
-        d->p += n;
-        tc_term *cells = tc_alloc_words(d->a, TC_CONS_SIZE * n);
-        if (!cells)
-            return oom(d);
-        tc_term tail = TC_NIL;
-        for (size_t i = n; i-- > 0;) {
-            tc_term *cell = &cells[TC_CONS_SIZE * (n - 1 - i)];
-            cell[0] = tc_make_small(text[i]);
-            cell[1] = tail;
-            tail = tc_make_list(cell);
-        }
-        *out = tail;
-        return true;
-    }
+    case STRING_EXT:
+        return decode_string(d, out);
     case LIST_EXT:
     case SMALL_TUPLE_EXT:
     case LARGE_TUPLE_EXT:
@@ -1281,7 +1529,9 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
             return true;
         }
         *opened = true;
-        return open_frame(d, tag == LIST_EXT ? F_LIST : tag == MAP_EXT ? F_MAP : F_TUPLE, values, at);
+        if (values == 1 && tag == LIST_EXT)
+            return true; /* LIST_EXT of no elements: the term is its tail, which follows */
+        return open_frame(d, tag == LIST_EXT ? F_LIST : tag == MAP_EXT ? F_MAP : F_TUPLE, values, at, TC_NIL);
     }
     case BINARY_EXT:
     case BIT_BINARY_EXT:
@@ -1310,80 +1560,256 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
 
 /*
  * The elements of the innermost open container that are small integers or floats, read in
- * one loop straight onto the value stack: what decode_item and the hand-over in parse do for
- * them, without the round trip. It stops before the container's last value (which closes it),
- * and at anything else: a truncated or non-finite item is left for decode_item to report
- * exactly as it would. The stack is grown once, for at most as many values as the bytes left
- * could hold (two bytes each at least); each item's bytes are checked once, not each byte.
+ * one loop straight into its slots (a map's: onto the value stack): what decode_item and
+ * the hand-over in parse do for them, without the round trip. It stops before the
+ * container's last value (which closes it), and at anything else: a truncated or non-finite
+ * item is left for decode_item to report exactly as it would. Each item's bytes are checked
+ * once, not each byte.
  */
+/* The double of the NEW_FLOAT_EXT at p (its tag, then 8 bytes, most significant first). */
+static inline double float_at(const unsigned char *p)
+{
+    uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
+                    (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 static bool read_elements(decoder *d)
 {
     if (left(d) == 0 || (*d->p != SMALL_INTEGER_EXT && *d->p != INTEGER_EXT && *d->p != NEW_FLOAT_EXT))
         return true;
-    tc_term *f = d->frames.base + (d->frames.n - FRAME_WORDS); /* not &base[n]: see wstack.h */
+    tc_term *f = d->top;
     uint64_t most = f[FR_LEFT] - 1;
-    if (most > left(d) / 2)
+    if (most > left(d) / 2) /* two bytes an item at least */
         most = left(d) / 2;
     if (most == 0)
         return true;
-    if (!tc_wstack_reserve(&d->vals, (size_t)most))
-        return oom(d);
-    tc_term *v = d->vals.base + d->vals.n;
+    unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+    tc_term *v;
+    ptrdiff_t step = kind == F_LIST ? -(ptrdiff_t)TC_CONS_SIZE : 1;
+    if (kind == F_MAP) {
+        if (!tc_wstack_reserve(&d->vals, (size_t)most))
+            return oom(d);
+        v = d->vals.base + d->vals.n;
+    } else {
+        v = slot_of(f[FR_SLOT]);
+    }
     const unsigned char *p = d->p, *end = d->end;
     uint64_t k = 0;
-    for (; k < most; k++) {
+    bool ok = true;
+    for (; k < most; k++, v += step) {
         size_t n = (size_t)(end - p);
         if (n >= 2 && p[0] == SMALL_INTEGER_EXT) {
-            v[k] = tc_make_small(p[1]);
+            *v = tc_make_small(p[1]);
             p += 2;
         } else if (n >= 5 && p[0] == INTEGER_EXT) {
-            v[k] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+            *v = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
             p += 5;
         } else if (n >= 9 && p[0] == NEW_FLOAT_EXT) {
-            uint64_t bits = (uint64_t)p[1] << 56 | (uint64_t)p[2] << 48 | (uint64_t)p[3] << 40 | (uint64_t)p[4] << 32 |
-                            (uint64_t)p[5] << 24 | (uint64_t)p[6] << 16 | (uint64_t)p[7] << 8 | p[8];
-            double x;
-            memcpy(&x, &bits, sizeof x);
-            if (!isfinite(x))
+            /* A run of floats: their objects in one allocation, each where a bump allocator
+             * would have put it had they come one by one. */
+            uint64_t r = 0;
+            while (r < most - k && (size_t)(end - p) >= 9 * (r + 1) && p[9 * r] == NEW_FLOAT_EXT &&
+                   isfinite(float_at(p + 9 * r)))
+                r++;
+            if (r == 0)
                 break;
-            p += 9;
-            if ((v[k] = tc_term_float(d->a, x)) == TC_NON_VALUE) {
-                d->p = p; /* where decode_float reports it */
-                return oom(d);
+            tc_term *w = tc_alloc_words(d->a, TC_FLOAT_SIZE * (size_t)r);
+            if (!w) {
+                p += 9; /* reported where decode_float reports it: after the item */
+                ok = false;
+                break;
             }
+            for (uint64_t i = 0; i < r; i++, p += 9, w += TC_FLOAT_SIZE) {
+                double x = float_at(p);
+                w[0] = TC_MAKE_HEADER(1, TC_SUBTAG_FLOAT);
+                memcpy(&w[1], &x, sizeof x);
+                *v = tc_make_boxed(w);
+                if (i + 1 < r)
+                    v += step;
+            }
+            k += r - 1;
         } else {
             break;
         }
     }
     d->p = p;
-    d->vals.n += (size_t)k;
     f[FR_LEFT] -= k;
-    return true;
+    if (kind == F_MAP)
+        d->vals.n += (size_t)k;
+    else if (k > 0)
+        f[FR_SLOT] = (tc_term)(uintptr_t)(kind == F_LIST && f[FR_LEFT] == 1 ? v - step + 1 : v);
+    return ok || oom(d);
 }
+
+/* Hands a value to the innermost open container, closing each one it completes; the
+ * outermost one's term, when it closes, goes to d->result. */
+ALWAYS_INLINE bool hand(decoder *d, tc_term v)
+{
+    for (;;) {
+        tc_term *f = d->top;
+        unsigned kind = (unsigned)f[FR_KIND] & F_KIND;
+        uint64_t left = --f[FR_LEFT];
+        if (kind == F_MAP) {
+            if (!tc_wstack_push(&d->vals, v))
+                return oom(d);
+        } else {
+            tc_term *slot = slot_of(f[FR_SLOT]);
+            *slot = v;
+            f[FR_SLOT] = (tc_term)(uintptr_t)next_slot(kind, slot, left);
+        }
+        if (left > 0)
+            return true;
+        if (kind != F_MAP)
+            v = f[FR_TERM];
+        else if (!build_map(d, f, &v))
+            return false;
+        bool handed = (f[FR_KIND] & F_HANDED) != 0;
+        d->frames.n -= FRAME_WORDS;
+        d->top = d->frames.n != 0 ? f - FRAME_WORDS : NULL;
+        if (handed)
+            return true;
+        if (!d->top) {
+            d->result = v;
+            return true;
+        }
+    }
+}
+
+/*
+ * The decoding loop. The commonest items (small integers, [], a string, a small tuple) are
+ * read here; a run of integers and floats in a container goes to read_elements; everything
+ * else, and any of these whose bytes are short, to decode_item, which reports it.
+ */
+enum { CHAIN_MAX = 64 }; /* tuples read ahead and allocated at once (parse) */
 
 static bool parse(decoder *d, tc_term *result)
 {
     for (;;) {
-        tc_term v = TC_NON_VALUE;
-        bool opened = false;
-        if (d->frames.n != 0 && !read_elements(d))
-            return false;
-        if (!decode_item(d, &v, &opened))
-            return false;
-        if (opened)
-            continue;
-        /* Hand the value to the innermost open container, closing each one it completes. */
-        for (;;) {
-            if (d->frames.n == 0) {
-                *result = v;
-                return true;
+        tc_term v;
+        const unsigned char *p = d->p;
+        size_t n = left(d);
+        switch (n > 0 ? *p : 0) {
+        case SMALL_INTEGER_EXT:
+        case INTEGER_EXT:
+        case NEW_FLOAT_EXT:
+            if (d->top && d->top[FR_LEFT] > 2) {
+                if (!read_elements(d))
+                    return false;
+                if (d->p != p) /* else a bad first item, which decode_item reports */
+                    continue;
             }
-            if (!tc_wstack_push(&d->vals, v))
-                return oom(d);
-            if (--d->frames.base[d->frames.n - FRAME_WORDS + FR_LEFT] > 0)
-                break;
-            if (!close_frame(d, &v))
+            if (*p == SMALL_INTEGER_EXT && n >= 2) {
+                v = tc_make_small(p[1]);
+                d->p = p + 2;
+            } else if (*p == INTEGER_EXT && n >= 5) {
+                v = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]));
+                d->p = p + 5;
+            } else {
+                goto general;
+            }
+            break;
+        case NIL_EXT:
+            v = TC_NIL;
+            d->p = p + 1;
+            break;
+        case STRING_EXT:
+            d->p = p + 1;
+            if (!decode_string(d, &v))
                 return false;
+            break;
+        case SMALL_TUPLE_EXT: {
+            if (n < 2 || p[1] == 0 || p[1] > n - 2)
+                goto general;
+            d->p = p + 2;
+            tc_term *f = d->top;
+            if (!f || d->maps_open != 0 || f[FR_LEFT] != 1 || !(f[FR_KIND] & F_HANDED)) {
+                if (!open_frame(d, F_TUPLE, p[1], p, TC_NIL))
+                    return false;
+                continue;
+            }
+            /* The last value of a container that its own parent has had since it opened: this
+             * tuple completes it, and takes its frame ({X, {Y, ...}} decodes in one frame). So
+             * do the tuples that follow it as each one's last value when every other value of
+             * theirs is an integer (a chain of links, CHAIN_MAX at most): one allocation for
+             * them all, each tuple where a bump allocator puts it one after the other. */
+            size_t links = 0, words = 0;
+            const unsigned char *q = p, *end = d->end;
+            while (links < CHAIN_MAX && (size_t)(end - q) >= 2 && q[0] == SMALL_TUPLE_EXT && q[1] != 0 &&
+                   q[1] <= (size_t)(end - q) - 2) {
+                const unsigned char *r = q + 2;
+                unsigned i = 1;
+                for (; i < q[1]; i++) {
+                    if ((size_t)(end - r) >= 2 && r[0] == SMALL_INTEGER_EXT)
+                        r += 2;
+                    else if ((size_t)(end - r) >= 5 && r[0] == INTEGER_EXT)
+                        r += 5;
+                    else
+                        break;
+                }
+                if (links > 0 && i < q[1])
+                    break; /* this one has other values: the next round of the loop reads it */
+                links++;
+                words += 1 + (size_t)q[1];
+                if (i < q[1])
+                    break; /* the first has: it alone, its other values read as they come */
+                q = r;
+            }
+            tc_term *t = tc_alloc_words(d->a, words);
+            if (!t)
+                return oom(d);
+            tc_term *slot = slot_of(f[FR_SLOT]);
+            const unsigned char *at = p;
+            for (size_t l = 0; l < links; l++) {
+                unsigned arity = p[1];
+                at = p;
+                p += 2;
+                *slot = tc_make_boxed(t);
+                t[0] = TC_MAKE_HEADER(arity, TC_SUBTAG_ARITYVAL);
+                unsigned i = 1;
+                if (links > 1) { /* whole links: their values but the last are integers, checked */
+                    for (; i < arity; i++) {
+                        if (p[0] == SMALL_INTEGER_EXT) {
+                            t[i] = tc_make_small(p[1]);
+                            p += 2;
+                        } else {
+                            t[i] = tc_make_small((int32_t)((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 |
+                                                           (uint32_t)p[3] << 8 | p[4]));
+                            p += 5;
+                        }
+                    }
+                }
+                slot = &t[i];
+                t += 1 + arity;
+                f[FR_LEFT] = arity + 1 - i;
+                f[FR_TERM] = tc_make_boxed(t - 1 - arity);
+            }
+            d->p = p;
+            f[FR_KIND] = F_TUPLE | F_HANDED;
+            f[FR_SLOT] = (tc_term)(uintptr_t)slot;
+            f[FR_AT] = (tc_term)(at - d->start);
+            continue;
+        }
+        default:
+        general: {
+            bool opened = false;
+            if (!decode_item(d, &v, &opened))
+                return false;
+            if (opened)
+                continue;
+        }
+        }
+        if (!d->top) {
+            *result = v;
+            return true;
+        }
+        if (!hand(d, v))
+            return false;
+        if (!d->top) {
+            *result = d->result;
+            return true;
         }
     }
 }
@@ -1392,13 +1818,15 @@ static bool parse(decoder *d, tc_term *result)
 static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
                              bool strict, tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict, NULL, 0, TC_NON_VALUE};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
     tc_term v = TC_NON_VALUE;
     if (parse(&d, &v) && d.p != d.end && strict)
         record_failure(&d, d.p, TC_EPARSE, "%zu bytes after the end of the term", left(&d));
+    if (d.res != TC_OK)
+        abandon_frames(&d);
     tc_wstack_destroy(&d.vals);
     tc_wstack_destroy(&d.frames);
     if (d.res != TC_OK) {

@@ -23,6 +23,7 @@
 #include "copy/copy_struct.h"
 #include "copy/literal.h"
 #include "copy/memcpy_floor.h"
+#include "codec_payload.h"
 #include "harness.h"
 #include "alloc/faults.h"
 #include "profiler.h"
@@ -49,8 +50,8 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                                       "results/profile-NAME.csv (size, copy, shared, literal, memcpy, harness, "
                                       "loop = building the terms and the rest); NAME of letters, digits, _ . -", {0}},
     [X_CODEC] = {"codec", NULL, "instead of the copies, time the external-format encoder and decoder (codec/ext.c: "
-                                "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes at 1 Ki .. 1 Mi "
-                                "words (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
+                                "term_to_binary/1, binary_to_term/1) per byte on the eptest shapes and flatmap at 1 Ki, 32 Ki "
+                                "and 1 Mi words (--quick: the first two) (CSV: codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,"
                                 "min_ns_per_byte)", {0}},
 };
 
@@ -201,21 +202,9 @@ static tc_term binaries(tc_alloc *a, size_t words, size_t bytes, size_t per)
 static tc_term shape_heap_binaries(tc_alloc *a, size_t words) { return binaries(a, words, 48, 10); }
 static tc_term shape_refc_binaries(tc_alloc *a, size_t words) { return binaries(a, words, 100, 8); }
 
-/* Flatmaps of 16 small-int keys: 3 + 16 + 17 words each, plus the outer cell. */
-static tc_term shape_flatmaps(tc_alloc *a, size_t words)
-{
-    tc_term l = TC_NIL;
-    for (size_t i = words / 38; i > 0; i--) {
-        tc_term kv[32], m;
-        for (int k = 0; k < 16; k++) {
-            kv[2 * k] = tc_make_small(k);
-            kv[2 * k + 1] = tc_make_small((int64_t)i);
-        }
-        NEED(tc_term_flatmap(a, kv, 16, &m) == TC_OK, "building the payloads");
-        l = cons_or_die(a, m, l);
-    }
-    return l;
-}
+/* Flatmaps of 16 small-int keys: 3 + 16 + 17 words each, plus the outer cell (the codec's
+ * flatmap shape). */
+static tc_term shape_flatmaps(tc_alloc *a, size_t words) { return tc_codec_flatmaps(a, words / TC_CODEC_FLATMAP_WORDS); }
 
 /* maps:from_list([{I, I} || I <- lists:seq(1, K)]): one hashmap. K is sized so that the
  * flat size is about the payload (10 keys to 37 words: a 2-word leaf cons per key and about
@@ -378,49 +367,8 @@ static void measure(subject *s, const plan *p, figure fg[NSTRATEGIES])
 
 /* ---- --codec: the external format, per byte ----------------------------------------- */
 
-/* The eptest payload of `shape` whose flat size is the largest at or below `words` (the
- * binary shape's flat size is its 6-word ProcBin whatever its length: it gets 8 bytes a
- * word instead). Found by doubling and bisection over L: the sizes grow with L. */
-static long codec_len(tc_ep_shape shape, size_t words)
-{
-    if (shape == TC_EP_BINARY)
-        return (long)(words * sizeof(tc_term));
-    long lo = 1, hi = 2;
-    for (;;) {
-        tc_arena *ar = tc_arena_new(0);
-        NEED(ar != NULL, "building the payloads");
-        tc_term t;
-        uint64_t flat;
-        NEED(tc_ep_build_payload(tc_arena_alloc(ar), shape, hi, &t) == TC_OK &&
-             tc_term_flat_size(t, &flat) == TC_OK, "building the payloads");
-        tc_arena_free(ar);
-        if (flat > words)
-            break;
-        lo = hi;
-        hi *= 2;
-    }
-    while (hi - lo > 1) {
-        long mid = lo + (hi - lo) / 2;
-        tc_arena *ar = tc_arena_new(0);
-        NEED(ar != NULL, "building the payloads");
-        tc_term t;
-        uint64_t flat;
-        NEED(tc_ep_build_payload(tc_arena_alloc(ar), shape, mid, &t) == TC_OK &&
-             tc_term_flat_size(t, &flat) == TC_OK, "building the payloads");
-        tc_arena_free(ar);
-        if (flat > words)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return lo;
-}
-
 typedef struct codec_subject {
-    tc_term term;
-    unsigned char *ext; /* the encoding, for the decoder */
-    size_t ext_len;
-    size_t batch;        /* calls per sample */
+    const tc_codec_payload *p;
     unsigned char **out; /* the encoder's products of one batch, freed untimed */
     dest *dst;           /* the decoder's destination, room for a batch, reset untimed */
 } codec_subject;
@@ -428,16 +376,31 @@ typedef struct codec_subject {
 /* One batch of calls back to back, as experiments/beam/codec.erl times the VM's. Encode as
  * term_to_binary/1 does it (OTP 25's default, minor version 1): the size pass, one buffer of
  * exactly that size, the write pass. Decode: binary_to_term/1 into a warm buffer. */
-static void codec_run(codec_subject *s, int which)
+static void codec_run(void *ctx, int which)
 {
-    for (size_t i = 0; i < s->batch; i++) {
+    codec_subject *s = ctx;
+    const tc_codec_payload *p = s->p;
+    for (size_t i = 0; i < p->batch; i++) {
         if (which == 0) {
             size_t len;
-            NEED(tc_ext_encode(s->term, 1, &s->out[i], &len) == TC_OK && len == s->ext_len, "timing the encoder");
+            NEED(tc_ext_encode(p->term, 1, &s->out[i], &len) == TC_OK && len == p->ext_len, "timing the encoder");
         } else {
             tc_term t;
-            NEED(tc_ext_decode(&s->dst->iface, s->ext, s->ext_len, &t, NULL) == TC_OK, "timing the decoder");
+            NEED(tc_ext_decode(&s->dst->iface, p->ext, p->ext_len, &t, NULL) == TC_OK, "timing the decoder");
         }
+    }
+}
+
+static void codec_after(void *ctx, int which)
+{
+    codec_subject *s = ctx;
+    if (which == 1) {
+        dest_reset(s->dst);
+        return;
+    }
+    for (size_t i = 0; i < s->p->batch; i++) {
+        tc_mem_free(s->out[i]);
+        s->out[i] = NULL;
     }
 }
 
@@ -445,95 +408,39 @@ static const char *const codec_names[2] = {"encode", "decode"};
 
 static void codec_sweep(bool quick, FILE *csv)
 {
-    static const size_t full_words[] = {1024, 16384, 262144, 1048576}, quick_words[] = {1024, 65536};
-    const size_t *sizes = quick ? quick_words : full_words;
-    size_t nsizes = quick ? 2 : 4;
-    plan p = quick ? (plan){1, 5, 400, 5e7} : (plan){2, 11, 2000, 3e8};
-    double overhead = tc_timing_overhead_ns();
+    int batches = quick ? TC_CODEC_QUICK_BATCHES : TC_CODEC_BATCHES;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "copysweep --codec%s", quick ? " --quick" : "");
-        tc_bench_meta(csv, "clock_overhead_ns", "%.1f (subtracted from every sample)", overhead);
-        tc_bench_meta(csv, "repeats", "rounds of encode then decode: %d warm-up, then %d to %d; median", p.warmup,
-                      p.min_rounds, p.max_rounds);
-        tc_bench_meta(csv, "batch", "a sample is 500,000 / ext_bytes calls (at least 1) back to back, "
-                                   "as experiments/beam/codec.erl times the VM; the figures are per call");
-        tc_bench_meta(csv, "min_ns_per_byte", "the fastest sample: on a shared machine a sample the scheduler "
-                                             "interrupted is only ever longer");
-        tc_bench_meta(csv, "encode", "tc_ext_encode minor 1 (term_to_binary/1): size pass, malloc, write pass, "
-                                    "of copy_struct's copy of the payload (the VM's has been through its GC)");
-        tc_bench_meta(csv, "decode", "tc_ext_decode (binary_to_term/1) into one warm buffer reused per repeat");
-        tc_bench_meta(csv, "payload_len", "the eptest L whose flat size is the largest at or below the size "
-                                         "(binary: 8 bytes a word)");
-        fputs("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte\n", csv);
+        tc_bench_meta(csv, "encode", "tc_ext_encode minor 1 (term_to_binary/1): size pass, malloc, write pass");
+        tc_bench_meta(csv, "decode", "tc_ext_decode (binary_to_term/1) into one warm buffer reused per batch");
+        tc_codec_meta(csv, batches);
     }
-    printf("clock overhead %.1f ns subtracted; ns/byte of the external format = median over repeats\n", overhead);
-    printf("%-7s %-8s %9s %9s %10s %9s %9s %9s\n", "codec", "shape", "L", "words", "bytes", "ns/byte", "iqr", "min");
-    static double samples[2][MAX_ROUNDS];
-    for (size_t z = 0; z < nsizes; z++) {
-        for (int sh = 0; sh < TC_EP_SHAPES; sh++) {
-            long len = codec_len((tc_ep_shape)sh, sizes[z]);
-            tc_arena *built = tc_arena_new(0), *src = tc_arena_new(0);
-            NEED(built && src, "building the payloads");
-            codec_subject s = {0};
-            uint64_t flat;
-            tc_term payload;
-            /* The encoder reads a copy of the payload, not the builder's own layout (each element
-             * built before the cell that holds it): the VM's Data has been through its copying
-             * GC when it is encoded (codec.erl collects before every batch). */
-            NEED(tc_ep_build_payload(tc_arena_alloc(built), (tc_ep_shape)sh, len, &payload) == TC_OK &&
-                 tc_copy_struct(tc_arena_alloc(src), payload, NULL, &s.term, NULL) == TC_OK &&
-                 tc_term_flat_size(s.term, &flat) == TC_OK, "building the payloads");
-            tc_arena_free(built);
-            NEED(tc_ext_encode(s.term, 1, &s.ext, &s.ext_len) == TC_OK, "building the payloads");
-            s.batch = s.ext_len < 500000 ? 500000 / s.ext_len : 1; /* about half a millisecond a sample */
-            s.out = tc_mem_calloc(s.batch, sizeof *s.out);
+    tc_codec_heading(batches);
+    for (size_t z = 0; z < (quick ? TC_CODEC_QUICK_SIZES : TC_CODEC_SIZES); z++) {
+        for (int sh = 0; sh < TC_CODEC_SHAPES; sh++) {
+            tc_progress_line("codec %zu words %s", tc_codec_words[z], tc_codec_shape_name(sh));
+            tc_codec_payload p;
+            tc_codec_payload_make(sh, tc_codec_words[z], &p);
+            codec_subject s = {&p, tc_mem_calloc(p.batch, sizeof *s.out), NULL};
             NEED(s.out != NULL, "building the payloads");
-            dest d = {.iface = {dest_alloc, NULL}, .cap = s.batch * (flat + 16)};
+            dest d = {.iface = {dest_alloc, NULL}, .cap = p.batch * (p.flat + 16)};
             d.iface.offheap = &d.offheap;
             d.base = tc_mem_alloc(d.cap * sizeof(tc_term));
             NEED(d.base != NULL, "building the payloads");
             memset(d.base, 0, d.cap * sizeof(tc_term));
             s.dst = &d;
-            tc_progress_line("codec %zu words %s", sizes[z], tc_ep_shape_names[sh]);
-            int n = 0;
-            double total = 0;
-            for (int round = -p.warmup; n < p.min_rounds || (n < p.max_rounds && total < p.min_total_ns); round++) {
-                for (int which = 0; which < 2; which++) {
-                    dest_reset(&d);
-                    uint64_t t0 = tc_timing_now_ns();
-                    codec_run(&s, which);
-                    uint64_t t1 = tc_timing_now_ns();
-                    for (size_t i = 0; i < s.batch; i++) {
-                        tc_mem_free(s.out[i]);
-                        s.out[i] = NULL;
-                    }
-                    if (round >= 0) {
-                        double ns = ((double)(t1 - t0) - overhead) / (double)s.batch;
-                        samples[which][n] = ns > 0 ? ns : 0;
-                        total += (double)(t1 - t0);
-                    }
-                }
-                if (round >= 0)
-                    n++;
-            }
+            tc_timing_summary ns[2];
+            double least[2];
+            tc_codec_time(codec_run, codec_after, &s, 2, batches, p.batch, ns, least);
             tc_progress_end();
-            for (int which = 0; which < 2; which++) {
-                tc_timing_summary sum = tc_timing_summarize(samples[which], (size_t)n); /* sorts them */
-                double per = sum.median / (double)s.ext_len, iqr = (sum.q3 - sum.q1) / (double)s.ext_len,
-                       least = samples[which][0] / (double)s.ext_len;
-                printf("%-7s %-8s %9ld %9llu %10zu %9.3f %9.3f %9.3f\n", codec_names[which], tc_ep_shape_names[sh],
-                       len, (unsigned long long)flat, s.ext_len, per, iqr, least);
-                if (csv)
-                    fprintf(csv, "%s,%s,%ld,%llu,%zu,%.4f,%.4f,%.4f\n", codec_names[which], tc_ep_shape_names[sh], len,
-                            (unsigned long long)flat, s.ext_len, per, iqr, least);
-            }
+            for (int which = 0; which < 2; which++)
+                tc_codec_row(csv, codec_names[which], &p, &ns[which], least[which]);
             (void)fflush(stdout);
             dest_reset(&d);
             tc_mem_free(d.base);
-            tc_mem_free(s.ext);
             tc_mem_free(s.out);
-            tc_arena_free(src);
+            tc_codec_payload_free(&p);
         }
     }
 }

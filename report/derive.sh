@@ -402,6 +402,42 @@ if [ -f "$res/explain.csv" ]; then
         }' der="$der" "$res/explain.csv" >"$der/explain.csv"
 fi
 
+# ---- the external format: termcopy's codec beside the VM's and ei, per shape and size -------
+# From copysweep --codec (termcopy), experiments/beam/codec.erl (the VM, when erl ran) and
+# codecpeer (erl_interface's ei, when it was built): each side's fastest batch in ns per byte
+# of the same encoding (min_ns_per_byte: on a loaded machine an interrupted batch is only ever
+# slower), and termcopy over the VM. The ei column is ei_encode on an encode row, ei_decode
+# (into C values) on a decode row; ei_skip (ei_skip_term) on decode rows only.
+codec_files=("$res/codec.csv")
+[ -f "$res/codec-vm.csv" ] && codec_files+=("$res/codec-vm.csv")
+[ -f "$res/codec-ei.csv" ] && codec_files+=("$res/codec-ei.csv")
+awk -v hasvm="$([ -f "$res/codec-vm.csv" ] && echo 1 || echo 0)" -v hasei="$([ -f "$res/codec-ei.csv" ] && echo 1 || echo 0)" "$lib"'
+    # The size a payload was made for: its flat size is at or below it (binary: 8 bytes a word)
+    function words(shape, len, w) { if (shape == "binary") w = len / 8; return w > 32768 ? "1 Mi" : w > 1024 ? "32 Ki" : "1 Ki" }
+    !csv_row() { next }
+    {
+        op = csv_get("codec"); k = csv_get("shape") SUBSEP csv_get("payload_len")
+        side = FILENAME ~ /codec-vm\.csv$/ ? "vm" : FILENAME ~ /codec-ei\.csv$/ ? "ei" : "tc"
+        if (side == "ei") { sub(/^ei_/, "", op); if (op == "skip") { v[k, "decode", "skip"] = csv_get("min_ns_per_byte"); next } }
+        v[k, op, side] = csv_get("min_ns_per_byte")
+        if (side == "tc" && !((k, op) in seen)) {
+            seen[k, op] = 1; order[++n] = k SUBSEP op
+            size[k] = words(csv_get("shape"), csv_get("payload_len"), csv_get("flat_words")); bytes[k] = csv_get("ext_bytes")
+        }
+    }
+    END {
+        print "op,shape,words,ext_bytes,termcopy_ns,vm_ns,termcopy_over_vm,ei_ns,ei_skip_ns"
+        for (i = 1; i <= n; i++) {
+            split(order[i], f, SUBSEP); k = f[1] SUBSEP f[2]; op = f[3]
+            tc = v[k, op, "tc"]; vm = hasvm && ((k, op, "vm") in v) ? v[k, op, "vm"] : ""
+            ei = hasei && ((k, op, "ei") in v) ? v[k, op, "ei"] : ""
+            sk = hasei && op == "decode" && ((k, op, "skip") in v) ? v[k, op, "skip"] : ""
+            ratio = vm != "" && vm + 0 > 0 ? sprintf("%.2f", tc / vm) : ""
+            printf "%s,%s,%s,%s,%.3f,%s,%s,%s,%s\n", op, f[1], size[k], bytes[k], tc, vm == "" ? "" : sprintf("%.3f", vm),
+                ratio, ei == "" ? "" : sprintf("%.3f", ei), sk == "" ? "" : sprintf("%.3f", sk)
+        }
+    }' "${codec_files[@]}" >"$der/codec.csv"
+
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 vmgrids=()
 for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done

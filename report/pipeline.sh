@@ -49,7 +49,9 @@ run() {
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000 --repeats 3) beam=(--quick) fid=()
 fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
 fid_oh=(--rounds 2) # the short lengths with the vm_overhead phase: two rounds (after fid's own)
+codec_batches=40   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
+    codec_batches=10
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
     explain_args=(--iterations 20 --repeats 1) fid_oh=()
@@ -64,6 +66,15 @@ run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
 run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
+# The external format: termcopy's codec, and erl_interface's ei where codecpeer was built (it
+# needs libei: Debian's erlang-dev); the VM's side runs below with the other twins.
+run codec "$bin/copysweep" --codec "${q[@]}" --csv "$res/codec.csv"
+rm -f "$res/codec-ei.csv" "$res/codec-vm.csv"
+if [ -x "$bin/codecpeer" ]; then
+    run codecpeer "$bin/codecpeer" "${q[@]}" --csv "$res/codec-ei.csv"
+else
+    say "codecpeer: skipped (built without erl_interface's libei: apt-get install erlang-dev)"
+fi
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
 run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
@@ -77,6 +88,8 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     # The short lengths with the vm_overhead phase charged, against the VM in the same rounds.
     run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" ${fid_oh[@]+"${fid_oh[@]}"} --vm-overhead --lens "10 100 1000" \
         "$bin/eptest" "$res/fidelity-vm-overhead.csv"
+    # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
+    run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
     run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's

@@ -12,9 +12,14 @@ tc_result tc_term_flatmap(tc_alloc *a, const tc_term *kv, size_t n, tc_term *out
         size_t j = m;
         int c = 1;
         while (j > 0) {
-            tc_result r = tc_term_compare_exact(kv[2 * idx[j - 1]], kv[2 * i], &c);
-            if (r != TC_OK)
-                return r;
+            tc_term x = kv[2 * idx[j - 1]], y = kv[2 * i];
+            if (tc_is_small(x) && tc_is_small(y)) { /* the commonest keys, in a line of their own */
+                c = (tc_small_val(x) > tc_small_val(y)) - (tc_small_val(x) < tc_small_val(y));
+            } else {
+                tc_result r = tc_term_compare_exact(x, y, &c);
+                if (r != TC_OK)
+                    return r;
+            }
             if (c <= 0)
                 break;
             j--;
@@ -25,7 +30,8 @@ tc_result tc_term_flatmap(tc_alloc *a, const tc_term *kv, size_t n, tc_term *out
         }
         if (m == TC_MAP_SMALL_MAP_LIMIT)
             return TC_EUNSUPPORTED;
-        memmove(&idx[j + 1], &idx[j], (m - j) * sizeof idx[0]);
+        if (j < m) /* keys in order (as every encoder writes them) never move */
+            memmove(&idx[j + 1], &idx[j], (m - j) * sizeof idx[0]);
         idx[j] = i;
         m++;
     }

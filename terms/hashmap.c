@@ -1,6 +1,5 @@
 #include "hashmap.h"
 
-#include <stdlib.h>
 
 #include "binary.h"
 #include "compare.h"
@@ -295,8 +294,7 @@ done:
 /* ==== construction ======================================================================= */
 
 typedef struct entry {
-    uint32_t sw;  /* the level's hash, nibbles reversed: sorting by it sorts by slot path */
-    size_t order; /* position in the input, so that the last of equal keys wins */
+    uint32_t sw; /* the level's hash, nibbles reversed: sorting by it sorts by slot path */
     tc_term key, value;
 } entry;
 
@@ -309,14 +307,11 @@ static uint32_t swizzle(uint32_t h)
     return d;
 }
 
-static int cmp_entry(const void *va, const void *vb)
-{
-    const entry *a = va, *b = vb;
-    if (a->sw != b->sw)
-        return a->sw < b->sw ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
-}
-
+/* Hashes the level's key of each entry and sorts them by it, stably: the entries come in
+ * input order (at level 0) or sharing every hash bit above (deeper, where they are in input
+ * order among themselves), so ties stay in input order and the last of equal keys is last.
+ * An LSD radix sort, a byte a pass (a pass where every entry has the same byte is skipped):
+ * linear, where a comparison sort of these 32-byte entries was most of a big map's decode. */
 static tc_result hash_range(entry *e, size_t n, unsigned level)
 {
     for (size_t i = 0; i < n; i++) {
@@ -326,7 +321,33 @@ static tc_result hash_range(entry *e, size_t n, unsigned level)
             return r;
         e[i].sw = swizzle(h);
     }
-    qsort(e, n, sizeof *e, cmp_entry);
+    if (n < 2)
+        return TC_OK;
+    entry *tmp = tc_mem_alloc(n * sizeof *tmp);
+    if (!tmp)
+        return TC_ENOMEM;
+    entry *from = e, *to = tmp;
+    for (unsigned shift = 0; shift < 32; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(from[i].sw >> shift) & 0xFFu]++;
+        if (count[(from[0].sw >> shift) & 0xFFu] == n)
+            continue;
+        size_t at = 0;
+        for (unsigned b = 0; b < 256; b++) {
+            size_t c = count[b];
+            count[b] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i].sw >> shift) & 0xFFu]++] = from[i];
+        entry *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != e)
+        memcpy(e, from, n * sizeof *e);
+    tc_mem_free(tmp);
     return TC_OK;
 }
 
@@ -429,7 +450,7 @@ static tc_result from_pairs(tc_alloc *a, const tc_term *kv, size_t n, bool uniqu
     if (!e)
         return TC_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        e[i] = (entry){0, i, kv[2 * i], kv[2 * i + 1]};
+        e[i] = (entry){0, kv[2 * i], kv[2 * i + 1]};
     size_t m = 0;
     tc_result r = dedup(e, n, unique, &m);
     if (r == TC_OK && m <= TC_MAP_SMALL_MAP_LIMIT && !unique) {

@@ -12,6 +12,7 @@
 #include "terms/atom.h"
 #include "terms/bignum.h"
 #include "terms/binary.h"
+#include "terms/flatmap.h"
 #include "terms/size.h"
 
 static tc_alloc *arena_alloc(void) { return tc_arena_alloc(tc_fixture_arena()); }
@@ -291,16 +292,17 @@ static tc_term seq_list(tc_alloc *a, size_t n, int64_t first)
 
 START_TEST(test_string_ext_limit)
 {
-    /* STRING_EXT only below 0xFFFF elements (is_external_string's test): 65,534 is a
-     * string, 65,535 is LIST_EXT of SMALL_INTEGER_EXTs. */
+    /* STRING_EXT up to 0xFFFF elements (is_external_string fails only when ++len passes
+     * MAX_STRING_LEN; OTP 25.2.3 writes 131,107,255,255 for 65,535 bytes): 65,535 is a
+     * string, 65,536 is LIST_EXT of SMALL_INTEGER_EXTs. */
     size_t len;
-    unsigned char *b = encode_ok(seq_list(arena_alloc(), 65534, 0), 2, &len);
-    ck_assert(b[1] == 107 && len == 1 + 3 + 65534);
-    ck_assert(tc_equal_ok(decode_ok(b, len), seq_list(arena_alloc(), 65534, 0)));
-    tc_mem_free(b);
-    b = encode_ok(seq_list(arena_alloc(), 65535, 0), 2, &len);
-    ck_assert(b[1] == 108 && len == 1 + 5 + 2 * 65535 + 1);
+    unsigned char *b = encode_ok(seq_list(arena_alloc(), 65535, 0), 2, &len);
+    ck_assert(b[1] == 107 && b[2] == 0xFF && b[3] == 0xFF && len == 1 + 3 + 65535);
     ck_assert(tc_equal_ok(decode_ok(b, len), seq_list(arena_alloc(), 65535, 0)));
+    tc_mem_free(b);
+    b = encode_ok(seq_list(arena_alloc(), 65536, 0), 2, &len);
+    ck_assert(b[1] == 108 && len == 1 + 5 + 2 * 65536 + 1);
+    ck_assert(tc_equal_ok(decode_ok(b, len), seq_list(arena_alloc(), 65536, 0)));
     tc_mem_free(b);
     check_encodes("[1|2]", 2, "836C0000000161016102"); /* bytes, but improper */
 }
@@ -326,6 +328,182 @@ START_TEST(test_bignum_limit)
     p[0] = TC_MAKE_HEADER(n, TC_SUBTAG_POS_BIG);
     unsigned char *over;
     ck_assert_int_eq(tc_ext_encode(tc_make_boxed(p), 2, &over, &len), TC_ELIMIT);
+}
+END_TEST
+
+/* The encoder's walk: a list whose elements include containers (its count patched in at the
+ * tail), containers in and out of the last place of a tuple, a map with a tuple key, a list of
+ * every leaf kind. The bytes are OTP 25.2.3's, term_to_binary/1 (minor 1) and minor 2. */
+START_TEST(test_walk_shapes)
+{
+    static const struct {
+        const char *text, *minor1, *minor2;
+    } v[] = {
+        {"[[1000],{a},2000|{b}]", "836C000000036C0000000162000003E86A68016400016162000007D0680164000162",
+         "836C000000036C0000000162000003E86A680177016162000007D06801770162"},
+        {"{[1000,{x}],{1,{2,[]}}}", "8368026C0000000262000003E86801640001786A68026101680261026A",
+         "8368026C0000000262000003E868017701786A68026101680261026A"},
+        {"#{{k} => [300], 1 => {2}}", "83740000000261016801610268016400016B6C00000001620000012C6A",
+         "837400000002610168016102680177016B6C00000001620000012C6A"},
+        {"[a,\"bc\",<<\"d\">>,1.5]", "836C00000004640001616B000262636D0000000164463FF80000000000006A",
+         "836C000000047701616B000262636D0000000164463FF80000000000006A"},
+        /* Lists that start as strings: the write pass writes bytes before it knows, and LIST_EXT
+         * writes over them. */
+        {"[1,2,3,256]", "836C0000000461016102610362000001006A", "836C0000000461016102610362000001006A"},
+        {"[1,2,3|4]", "836C000000036101610261036104", "836C000000036101610261036104"},
+        {"[[1,2,300],\"ab\"]", "836C000000026C0000000361016102620000012C6A6B000261626A",
+         "836C000000026C0000000361016102620000012C6A6B000261626A"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        check_encodes(v[i].text, 1, v[i].minor1);
+        check_encodes(v[i].text, 2, v[i].minor2);
+        check_decodes(v[i].minor1, v[i].text);
+    }
+}
+END_TEST
+
+/* The decoder's frames: containers as the last value of their parent (which then closes at
+ * once), as a middle value, as an improper list's tail, inside a map's keys and values (where
+ * nothing closes early), nested thousands deep in turn; each round trip is the same term of
+ * the same flat size, and a LIST_EXT's cells are one block, the head cell highest. */
+START_TEST(test_decoder_frames)
+{
+    tc_alloc *a = arena_alloc();
+    tc_term t = TC_NIL, k;
+    ck_assert(tc_atom_intern("k", 1, &k) == TC_OK);
+    for (int i = 0; i < 3000; i++) {
+        tc_term e[3] = {tc_make_small(1000 + i), t, tc_make_small(i)}, m;
+        switch (i % 6) {
+        case 0: t = tc_term_tuple(a, e, 2); break;                            /* last value */
+        case 1: t = tc_term_tuple(a, &e[1], 2); break;                        /* a middle value */
+        case 2: t = tc_term_list(a, e, 2, TC_NIL); break;                     /* a list's element */
+        case 3: t = tc_term_list(a, e, 1, t); break;                          /* an improper tail */
+        case 4: /* a map's value, and a key that is a container */
+            e[2] = tc_term_tuple(a, &e[0], 1);
+            ck_assert(tc_term_flatmap(a, (const tc_term[]){k, t, e[2], e[0]}, 2, &m) == TC_OK);
+            t = m;
+            break;
+        default: t = tc_term_tuple(a, (const tc_term[]){t}, 1); break;        /* a tuple's only value */
+        }
+        ck_assert(t != TC_NON_VALUE);
+    }
+    for (unsigned minor = 1; minor <= 2; minor++) {
+        size_t len;
+        unsigned char *b = encode_ok(t, minor, &len);
+        tc_term d = decode_ok(b, len);
+        uint64_t w1, w2;
+        ck_assert(tc_equal_ok(d, t));
+        ck_assert(tc_term_flat_size(t, &w1) == TC_OK && tc_term_flat_size(d, &w2) == TC_OK);
+        ck_assert_uint_eq(w1, w2);
+        tc_mem_free(b);
+    }
+    tc_term l = decode_ok((const unsigned char[]){131, 108, 0, 0, 0, 3, 98, 0, 0, 3, 232, 98, 0, 0, 7, 208, 98, 0, 0, 11,
+                                                  184, 106},
+                          22);
+    ck_assert(tc_list_val(tc_cdr(l)) + TC_CONS_SIZE == tc_list_val(l));
+    ck_assert(tc_list_val(tc_cdr(tc_cdr(l))) + TC_CONS_SIZE == tc_list_val(tc_cdr(l)));
+    check_decodes("83 74 00000003 6103 6103 6101 6101 6102 6102", "#{1 => 1, 2 => 2, 3 => 3}"); /* keys out of order */
+    /* Runs of floats (one allocation a run) between integers, in a list and in a tuple. */
+    check_decodes("83 6C 00000005 46 3FF8000000000000 46 4004000000000000 61 07 46 400C000000000000 46 4012000000000000 6A",
+                  "[1.5,2.5,7,3.5,4.5]");
+    check_decodes("83 68 04 46 3FF8000000000000 46 4004000000000000 46 400C000000000000 61 01", "{1.5,2.5,3.5,1}");
+}
+END_TEST
+
+/* Chains of tuples each the last value of the one before (read ahead and allocated at once
+ * when their other values are integers): arities 1 to 4, small and 32-bit integers, an atom
+ * or a float here and there that ends a chain, far longer than one read-ahead; the same term
+ * back, of the same flat size, and every truncation refused with whole terms left. */
+static tc_term tuple_chain(tc_alloc *a, int depth)
+{
+    tc_term t = TC_NIL, x;
+    ck_assert(tc_atom_intern("x", 1, &x) == TC_OK);
+    for (int i = depth; i > 0; i--) {
+        tc_term e[4];
+        int arity = 1 + i % 4;
+        for (int j = 0; j < arity - 1; j++)
+            e[j] = i % 37 == 0 && j == 0 ? x : tc_make_small(i % 5 == 0 ? 100000 * i : i % 250);
+        if (i % 53 == 0)
+            e[0] = tc_term_float(a, 0.5);
+        e[arity - 1] = t;
+        t = tc_term_tuple(a, e, (uint64_t)arity);
+        ck_assert(t != TC_NON_VALUE);
+    }
+    return t;
+}
+
+START_TEST(test_tuple_chains)
+{
+    tc_alloc *a = arena_alloc();
+    for (int depth = 1; depth <= 700; depth += depth < 140 ? 1 : 111) {
+        tc_term t = tuple_chain(a, depth);
+        size_t len;
+        unsigned char *b = encode_ok(t, 2, &len);
+        tc_term d = decode_ok(b, len);
+        uint64_t w1, w2;
+        ck_assert_msg(tc_equal_ok(d, t), "chain of %d", depth);
+        ck_assert(tc_term_flat_size(t, &w1) == TC_OK && tc_term_flat_size(d, &w2) == TC_OK);
+        ck_assert_uint_eq(w1, w2);
+        tc_mem_free(b);
+    }
+}
+END_TEST
+
+/* A destination that hands out words filled with a mark, to see which of them a decode that
+ * fails left unwritten. */
+#define POISON UINT64_C(0x5A5A5A5A5A5A5A5A)
+typedef struct marked {
+    tc_alloc iface;
+    tc_offheap offheap;
+    tc_term words[1 << 14];
+    size_t top;
+} marked;
+
+static tc_term *marked_alloc(tc_alloc *self, size_t n)
+{
+    marked *m = (marked *)self;
+    if (sizeof m->words / sizeof m->words[0] - m->top < n)
+        return NULL;
+    tc_term *p = m->words + m->top;
+    m->top += n;
+    return p;
+}
+
+/* Decodes the n bytes at b into a destination of marked words, expecting TC_EPARSE, and
+ * checks that every word the decode took was written. */
+static void expect_whole_after_failure(marked *m, const unsigned char *b, size_t n)
+{
+    *m = (marked){.iface = {marked_alloc, &m->offheap}};
+    for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
+        m->words[i] = POISON;
+    tc_term t;
+    ck_assert(tc_ext_decode(&m->iface, b, n, &t, NULL) == TC_EPARSE);
+    for (size_t i = 0; i < m->top; i++)
+        ck_assert_msg(m->words[i] != POISON, "cut at %zu: word %zu of %zu was never written", n, i, m->top);
+}
+
+/* A decode that fails part way leaves whole terms behind: every word it took from the
+ * destination holds a term word (the slots of the containers still open get []), as a heap
+ * that a collector walks later needs; checked at every truncation of a term of tuples, lists,
+ * maps and floats and of a chain of tuples, and at a non-finite float in a tuple. */
+START_TEST(test_failure_leaves_whole_terms)
+{
+    marked *m = malloc(sizeof *m);
+    ck_assert(m != NULL);
+    tc_term terms[2] = {
+        tc_read_ok("[{1,{2,[3000,4000,{5,x}]}},#{a => {6,[7]}, b => [8|9]},{1.5,{10}},[0.5,2.5,3.5,4,4.5]|{11}]"),
+        tuple_chain(arena_alloc(), 150)};
+    for (int k = 0; k < 2; k++) {
+        size_t len;
+        unsigned char *b = encode_ok(terms[k], 2, &len);
+        for (size_t cut = 1; cut < len; cut++)
+            expect_whole_after_failure(m, b, cut);
+        tc_mem_free(b);
+    }
+    bytes x = from_hex("83 68 03 61 01 46 7FF0000000000000 61 02"); /* {1, +inf, 2} */
+    expect_whole_after_failure(m, x.b, x.n);
+    free(x.b);
+    free(m);
 }
 END_TEST
 
@@ -723,6 +901,10 @@ int main(void)
     tcase_add_test(tc, test_accepted_edges);
     tcase_add_test(tc, test_string_ext_limit);
     tcase_add_test(tc, test_bignum_limit);
+    tcase_add_test(tc, test_walk_shapes);
+    tcase_add_test(tc, test_decoder_frames);
+    tcase_add_test(tc, test_tuple_chains);
+    tcase_add_test(tc, test_failure_leaves_whole_terms);
     tcase_add_test(tc, test_million_element_list);
     tcase_add_test(tc, test_deep_nesting);
     tcase_add_test(tc, test_corrupt_inputs);

@@ -82,6 +82,12 @@ if have copysweep; then
     run "copysweep: empty --profile name" 1 "$exp/copysweep" --quick --profile ''
     run "copysweep: stray operand" 1 "$exp/copysweep" stray
 fi
+if have codecpeer; then
+    run "codecpeer: unknown flag" 1 "$exp/codecpeer" --bogus
+    run "codecpeer: --csv without a value" 1 "$exp/codecpeer" --csv
+    run "codecpeer: unwritable --csv" 1 "$exp/codecpeer" --quick --csv /nonexistent/x.csv
+    run "codecpeer: stray operand" 1 "$exp/codecpeer" stray
+fi
 if have heaptrace; then
     run "heaptrace: unknown flag" 1 "$exp/heaptrace" --bogus
     run "heaptrace: --len without a value" 1 "$exp/heaptrace" --len

@@ -23,6 +23,7 @@ declare -A tiny=(
     [heaptrace]="--quick --len 100 --iterations 5"
     [gctrace]="--quick --len 100 --iterations 5"
     [etsbench]="--quick --iterations 1000 --repeats 1"
+    [codecpeer]="--quick"
 )
 
 # usage_error BIN DESC ARGS...: exit 2, nothing on stdout, one line on stderr naming BIN.
@@ -36,7 +37,10 @@ usage_error() {
     ok=$?; check "$b $desc: exit $rc, $n lines on stderr: $(head -c 120 "$tmp/err")" "$ok"
 }
 
-for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench; do
+# codecpeer is built only where erl_interface's libei is (experiments/CMakeLists.txt).
+peer=()
+[ -x "$dir/codecpeer" ] && peer=(codecpeer) || echo "cli_options: codecpeer not built (no libei): its checks skipped"
+for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench ${peer[@]+"${peer[@]}"}; do
     [ -x "$dir/$b" ] || { check "$b is built" 1; continue; }
 
     "$dir/$b" --help >"$tmp/help" 2>"$tmp/err"
@@ -60,7 +64,7 @@ for b in eptest ablate crossover breakdown copysweep heaptrace gctrace etsbench;
     awk '/^  -/ { if (e != "") print e; e = $0; next } /^                        / { sub(/^ +/, " "); e = e $0; next }
          { if (e != "") print e; e = "" } END { if (e != "") print e }' "$tmp/help" |
         sed -nE 's/^  (--[a-z-]+) [^ ]+ .*\(([0-9]+)\.\.([0-9]+)[;)].*/\1 \2 \3/p' >"$tmp/ranges"
-    [ -s "$tmp/ranges" ] || [ "$b" = copysweep ]; check "$b --help states ranges" $?
+    [ -s "$tmp/ranges" ] || [ "$b" = copysweep ] || [ "$b" = codecpeer ]; check "$b --help states ranges" $?
     while read -r opt lo hi; do
         for v in $((lo - 1)) $((hi + 1)); do
             usage_error "$b" "$opt $v (help: $lo..$hi)" "$opt" "$v"
@@ -83,8 +87,21 @@ done
 "$dir/copysweep" --codec --quick --csv - >"$tmp/csv" 2>"$tmp/err"
 check "copysweep --codec --quick --csv - exits 0" $?
 awk -F, '/^#/ { next } !h { h = $0; next } { rows++; if (NF != 8) bad = 1 }
-         END { exit bad || h != "codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte" || rows != 28 }' "$tmp/csv"
-check "copysweep --codec --csv -: the codec header and 28 rows (2 codecs x 7 shapes x 2 sizes)" $?
+         END { exit bad || h != "codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte" || rows != 32 }' "$tmp/csv"
+check "copysweep --codec --csv -: the codec header and 32 rows (2 codecs x 8 shapes x 2 sizes)" $?
+cp "$tmp/csv" "$tmp/model.csv"
+# codecpeer: the same columns and payloads (ei's bytes are checked equal to termcopy's inside).
+if [ ${#peer[@]} -gt 0 ]; then
+    "$dir/codecpeer" --quick --csv - >"$tmp/csv" 2>"$tmp/err"
+    check "codecpeer --quick --csv - exits 0 ($(tail -n 1 "$tmp/err"))" $?
+    awk -F, '/^#/ { next } !h { h = $0; next } { rows++; if (NF != 8 || $1 !~ /^ei_(encode|decode|skip)$/) bad = 1 }
+             END { exit bad || h != "codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte" || rows != 48 }' "$tmp/csv"
+    check "codecpeer --csv -: the codec header and 48 rows (ei_encode, ei_decode, ei_skip x 8 shapes x 2 sizes)" $?
+    # Every payload of codecpeer's is copysweep's: shape, L, flat size and encoded bytes.
+    diff <(awk -F, '!/^#/ && $1 == "encode" { print $2, $3, $4, $5 }' "$tmp/model.csv") \
+         <(awk -F, '!/^#/ && $1 == "ei_encode" { print $2, $3, $4, $5 }' "$tmp/csv") >/dev/null
+    check "codecpeer times copysweep --codec's payloads (shape, L, words, bytes)" $?
+fi
 usage_error copysweep "--codec with a value" --codec=yes
 usage_error eptest "--copy-out with an unknown copier" --copy-out deep
 

@@ -34,7 +34,7 @@ rc=$?
 
 "$exp/gctrace" --len 100 --iterations 5 --csv /dev/full >/dev/null 2>&1; [ $? -ne 0 ] && [ -c /dev/full ]
 check "--csv /dev/full fails and /dev/full stays a device (a non-regular file is written in place)" $?
-for b in eptest ablate crossover breakdown copysweep etsbench heaptrace gctrace unitcost tracediff; do
+for b in eptest ablate crossover breakdown copysweep etsbench heaptrace gctrace unitcost tracediff codecpeer; do
     [ -x "$exp/$b" ] || continue
     "$exp/$b" --help > /dev/full 2>/dev/null; [ $? -ne 0 ]; check "$b --help > /dev/full exits non-zero" $?
 done

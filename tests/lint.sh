@@ -48,8 +48,9 @@ ensure_packages() {
     fi
 }
 
-# What configuring needs (as ./run test), and the two linters.
-ensure_packages cmake make gcc pkg-config check libunwind-dev cppcheck clang-tidy
+# What configuring needs (as ./run test; erlang-dev's libei, so that experiments/codecpeer.c is
+# in a target and linted), and the two linters.
+ensure_packages cmake make gcc pkg-config check libunwind-dev erlang-dev cppcheck clang-tidy
 start=$SECONDS
 
 # compile_commands.json only: nothing is built.

@@ -3,7 +3,8 @@
 %%
 %%   check TERMS        TERMS from 'vmterms gen': binary_to_term of each HEX must succeed; where
 %%                      CMP is 1, erts_debug:flat_size must equal FLATSIZE, term_to_binary(T,
-%%                      [{minor_version, 2}]) must be HEX byte for byte and ~w must be PRINT (a
+%%                      [{minor_version, 2}]) must be HEX byte for byte, term_to_binary(T) (minor
+%%                      version 1 on OTP 25) must be HEX1, and ~w must be PRINT (a
 %%                      remote node's channel number masked on both sides); the other terms hold
 %%                      a hashmap whose layout follows the instance's atom and node tables
 %%                      (terms/hashmap.h) and are counted as skipped
@@ -50,13 +51,14 @@ finish(What, Results) ->
 mask(Text) -> re:replace(Text, "<[1-9][0-9]*\\.", "<C.", [global, {return, binary}, unicode]).
 
 check_term(Line) ->
-    [Hex, Print, Size, Cmp] = fields(Line),
+    [Hex, Print, Size, Cmp, Hex1] = fields(Line),
     B = binary:decode_hex(Hex),
     case catch binary_to_term(B) of
         {'EXIT', _} -> {fail, ["the VM refuses ", Hex]};
         T ->
             VmSize = erts_debug:flat_size(T),
             VmHex = binary:encode_hex(term_to_binary(T, [{minor_version, 2}])),
+            VmHex1 = binary:encode_hex(term_to_binary(T, [{minor_version, 1}])),
             VmPrint = unicode:characters_to_binary(io_lib:format("~w", [T]), latin1),
             OurSize = binary_to_integer(Size),
             if
@@ -65,6 +67,8 @@ check_term(Line) ->
                     {fail, io_lib:format("flat size ~b, the VM's ~b: ~s", [OurSize, VmSize, Hex])};
                 VmHex =/= Hex ->
                     {fail, ["encode ", Hex, ", the VM's ", VmHex]};
+                VmHex1 =/= Hex1 ->
+                    {fail, ["encode (minor 1) ", Hex1, ", the VM's ", VmHex1]};
                 true ->
                     case mask(Print) =:= mask(VmPrint) of
                         true -> pass;

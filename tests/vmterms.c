@@ -3,8 +3,9 @@
  * tests/vmoracle.escript, one erl for a whole batch).
  *
  *   vmterms gen N    N random terms (tests/gen.c; seed from TC_SEED, printed on stderr), a line
- *                    each: HEX<TAB>PRINT<TAB>FLATSIZE<TAB>CMP, where HEX is termcopy's encoding
- *                    (minor 2), PRINT its ~w, FLATSIZE the flat size of what that decodes to
+ *                    each: HEX<TAB>PRINT<TAB>FLATSIZE<TAB>CMP<TAB>HEX1, where HEX is termcopy's
+ *                    encoding (minor 2) and HEX1 its minor-1 encoding (term_to_binary/1 on
+ *                    OTP 25), PRINT its ~w, FLATSIZE the flat size of what that decodes to
  *                    (the heap form binary_to_term builds), and CMP 1 when its bytes
  *                    and text do not depend on the instance's atom or node tables (no hashmap
  *                    with a key holding an atom, pid, port, fun or remote ref: terms/hashmap.h)
@@ -105,21 +106,24 @@ static int gen(long n)
         if (!arena)
             return 1;
         tc_term t = tc_gen_term(tc_arena_alloc(arena), 4, false);
-        unsigned char *b;
-        size_t len;
+        unsigned char *b, *b1;
+        size_t len, len1;
         char *text;
         size_t tlen;
         uint64_t words;
         tc_term canon; /* as binary_to_term holds it: sub binaries and small refc ones become heap binaries */
         if (t == TC_NON_VALUE || tc_ext_encode(t, 2, &b, &len) != TC_OK || tc_term_print(t, &text, &tlen) != TC_OK ||
             tc_ext_decode(tc_arena_alloc(arena), b, len, &canon, NULL) != TC_OK ||
-            tc_term_flat_size(canon, &words) != TC_OK) {
+            tc_term_flat_size(canon, &words) != TC_OK || tc_ext_encode(t, 1, &b1, &len1) != TC_OK) {
             fprintf(stderr, "vmterms: term %ld: out of memory or not encodable\n", i);
             return 1;
         }
         put_hex(b, len);
-        printf("\t%s\t%llu\t%d\n", text, (unsigned long long)words, comparable(t));
+        printf("\t%s\t%llu\t%d\t", text, (unsigned long long)words, comparable(t));
+        put_hex(b1, len1);
+        putchar('\n');
         tc_mem_free(b);
+        tc_mem_free(b1);
         tc_mem_free(text);
         tc_arena_free(arena);
     }
