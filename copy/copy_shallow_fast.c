@@ -129,19 +129,3 @@ tc_result tc_copy_out_list(tc_copy_out kind, tc_alloc *a, const tc_copy_compact 
     return kind == TC_COPY_OUT_SHALLOW_FAST ? tc_copy_shallow_fast_out_list(a, c, out, stats)
                                             : tc_copy_compact_out_list(a, c, out, stats);
 }
-
-tc_result tc_copy_out_parse(const char *name, tc_copy_out *out)
-{
-    if (strcmp(name, "shallow") == 0)
-        *out = TC_COPY_OUT_SHALLOW;
-    else if (strcmp(name, "shallow_fast") == 0)
-        *out = TC_COPY_OUT_SHALLOW_FAST;
-    else
-        return TC_EBADARG;
-    return TC_OK;
-}
-
-const char *tc_copy_out_name(tc_copy_out kind)
-{
-    return kind == TC_COPY_OUT_SHALLOW_FAST ? "shallow_fast" : "shallow";
-}

@@ -16,8 +16,8 @@
  *
  * Nothing in OTP 25 (or later) does this. It is selected by tc_policy.copy_out
  * (heaps/policy.h) and tc_ets_opts.copy_out (stores/ets.h), default TC_COPY_OUT_SHALLOW;
- * `ablate` has it as the row proposal_shallow_fast, eptest/crossover/breakdown as
- * --copy-out shallow_fast, and every output that uses it says "proposal".
+ * `ablate` has it as the row proposal_shallow_fast, the experiments as --set
+ * copy_out=shallow_fast, and every output that uses it says "proposal".
  */
 #ifndef TC_COPY_SHALLOW_FAST_H
 #define TC_COPY_SHALLOW_FAST_H
@@ -31,10 +31,6 @@ typedef enum tc_copy_out {
     TC_COPY_OUT_SHALLOW,     /* copy_shallow, as erts does it (compact.h) */
     TC_COPY_OUT_SHALLOW_FAST /* PROPOSAL, not the VM: this header */
 } tc_copy_out;
-
-/* "shallow" or "shallow_fast"; TC_EBADARG for any other name. */
-tc_result tc_copy_out_parse(const char *name, tc_copy_out *out) TC_MUST_CHECK;
-const char *tc_copy_out_name(tc_copy_out kind);
 
 /* As tc_copy_compact_out and tc_copy_compact_out_list, with the proposal's pass: same words,
  * same allocation, same counts. */

@@ -13,7 +13,7 @@
 
 int main(void)
 {
-    tc_policy pol = tc_policy_otp25();    /* heap sizes, GC rules and carriers of OTP 25 */
+    tc_policy pol = tc_policy_native(); /* heap sizes, GC rules and carriers of OTP 25 */
     tc_mseg *mem = tc_mseg_new(&pol.mem); /* the carriers both heaps come from */
     tc_proc *sender = NULL, *receiver = NULL;
     tc_result r = mem ? tc_proc_new(mem, &pol, &sender) : TC_ENOMEM;

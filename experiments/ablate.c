@@ -6,70 +6,98 @@
  * size of the move says how much.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "harness.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
 #include "workload_cli.h"
 
+/* One variant: `what` switched over the era as shipped. `field` names a field of the policy
+ * table (heaps/policy.h) or one of the workload's own switches (tc_ep_switches); `value` is
+ * its value as --set takes it, or NULL to flip a two-valued field to its other value. */
 typedef struct ablation {
     const char *name;
     const char *what;
-    void (*apply)(tc_ep_config *c);
+    const char *field, *value;
 } ablation;
 
-static void none(tc_ep_config *c) { (void)c; }
-static void flip_trigger(tc_ep_config *c)
-{
-    c->policy.trigger = c->policy.trigger == TC_GC_AFTER_BIF ? TC_GC_AT_SCHEDULE : TC_GC_AFTER_BIF;
-}
-static void no_shrink(tc_ep_config *c) { c->policy.shrink = false; }
-static void fresh_pages(tc_ep_config *c) { c->policy.mem.cache_slots = 0; }
-static void big_sbct(tc_ep_config *c) { c->policy.mem.sbct = 2048u * 1024u; }
-static void big_min_heap(tc_ep_config *c) { c->policy.min_heap_size = 200000; }
-static void keep_result(tc_ep_config *c) { c->keep_result = true; }
-static void hot_key(tc_ep_config *c) { c->hot_key = true; }
-static void word_gc_test(tc_ep_config *c) { c->policy.bif_gc_test = TC_BIF_GC_WORDS; }
-static void no_long_gc_delay(tc_ep_config *c) { c->policy.long_gc_words = 0; }
-static void shallow_fast(tc_ep_config *c) { c->policy.copy_out = TC_COPY_OUT_SHALLOW_FAST; }
-static void no_bin_vheap(tc_ep_config *c) { c->policy.bin_vheap = false; }
-static void flip_send(tc_ep_config *c)
-{
-    c->policy.send_path = c->policy.send_path == TC_SEND_DIRECT ? TC_SEND_HEAP_OR_FRAG : TC_SEND_DIRECT;
-}
-
 static const ablation ablations[] = {
-    {"baseline", "the era as shipped", none},
-    {"gc_trigger", "GC-after-BIF <-> GC at the next schedule", flip_trigger},
-    {"no_shrink", "the GC never shrinks a heap", no_shrink},
-    {"fresh_pages", "no segment cache: every large heap freshly mapped", fresh_pages},
-    {"sbct_2mib", "single-block carrier threshold 2 MiB (+MHsbct 2048)", big_sbct},
-    {"min_heap_200k", "min_heap_size 200000 words", big_min_heap},
-    {"keep_result", "the lookup result stays live until the next lookup", keep_result},
-    {"hot_key", "one key looked up N times instead of keys 1..N", hot_key},
-    {"send_path", "the other era's send path (direct <-> heap or fragment)", flip_send},
-    {"word_gc_test", "GC-after-BIF tests words (C macro, arm64 JIT) not the x86-64 JIT's bytes", word_gc_test},
-    {"no_long_gc_delay", "a GC of 128 Ki words or more runs at once, not delayed to a reschedule", no_long_gc_delay},
-    {"proposal_shallow_fast", "PROPOSAL, not the VM: the lookup copies out with copy_shallow_fast", shallow_fast},
-    {"no_bin_vheap", "refc binaries never trigger a GC (no binary virtual heap)", no_bin_vheap},
+    {"baseline", "the era as shipped", NULL, NULL},
+    {"gc_trigger", "GC-after-BIF <-> GC at the next schedule", "gc_trigger", NULL},
+    {"no_shrink", "the GC never shrinks a heap", "shrink", "off"},
+    {"fresh_pages", "no segment cache: every large heap freshly mapped", "mseg_cache", "0"},
+    {"sbct_2mib", "single-block carrier threshold 2 MiB (+MHsbct 2048)", "sbct", "2097152"},
+    {"min_heap_200k", "min_heap_size 200000 words", "min_heap_size", "200000"},
+    {"keep_result", "the lookup result stays live until the next lookup", "keep_result", "on"},
+    {"hot_key", "one key looked up N times instead of keys 1..N", "hot_key", "on"},
+    {"send_path", "the other era's send path (direct <-> heap or fragment)", "send_path", NULL},
+    {"word_gc_test", "GC-after-BIF tests words (C macro, arm64 JIT) not the x86-64 JIT's bytes", "bif_gc_test", "words"},
+    {"no_long_gc_delay", "a GC of 128 Ki words or more runs at once, not delayed to a reschedule", "long_gc_words", "0"},
+    {"proposal_shallow_fast", "PROPOSAL, not the VM: the lookup copies out with copy_shallow_fast", "copy_out",
+     "shallow_fast"},
+    {"no_bin_vheap", "refc binaries never trigger a GC (no binary virtual heap)", "bin_vheap", "off"},
 };
 #define NABLATIONS (sizeof ablations / sizeof *ablations)
+
+/* The variant applied to c, which holds the era as the command line gives it. */
+static tc_result apply(const ablation *a, tc_ep_config *c)
+{
+    if (!a->field)
+        return TC_OK;
+    const tc_policy_field *f = tc_policy_field_find(a->field);
+    if (f)
+        return a->value ? tc_policy_set_field(&c->policy, f, a->value, NULL, 0) : tc_policy_flip(&c->policy, f);
+    const tc_ep_switch *sw = tc_ep_switch_find(a->field);
+    if (!sw || !a->value || (strcmp(a->value, "on") != 0 && strcmp(a->value, "off") != 0))
+        return TC_EBADARG;
+    tc_ep_switch_set(c, sw, strcmp(a->value, "on") == 0);
+    return TC_OK;
+}
+
+enum { X_LIST, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_LIST] = {"list-ablations", NULL, "print the variants (with --csv FILE|-: as CSV): the field of the "
+                                        "policy table, or the workload's switch, each sets, and to what", {0}},
+};
 
 static const tc_bench_cli_spec spec = {
     .prog = "ablate",
     .about = "Runs the eptest workload per era as shipped and with one mechanism switched at a time,\n"
              "and prints the lookup/proc ratio of each variant (above 1: the lookup loses). The\n"
              "switches of the era's mechanisms change what every variant starts from.",
-    .era = "both",
-    .era_both = true,
-    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, as the seed; 10000 for otp25"},
+    .era = "all",
+    .era_all = true,
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "the era's gap length: r10b 1000, as the seed; otp25 10000"},
     .iterations = {"calls per pass", 1, 100000000, "1000, --quick 200"},
     .repeats = {"runs per variant, medians", 1, 64, "3, --quick 1"},
     .shape_dflt = "ints",
     .quick = "200 calls per pass, 1 run per variant",
     .csv = "one row per era and variant",
     TC_EP_CLI_SWITCHES,
+    .extras = extras,
+    .nextras = NEXTRAS,
 };
+
+/* --list-ablations: the variants, each with the field it switches and to what. */
+static int list_ablations(tc_bench_cli *cli)
+{
+    int rc = 0;
+    FILE *csv = tc_bench_cli_open_csv(cli, "--csv", cli->csv, &rc);
+    if (rc)
+        return rc;
+    FILE *out = csv ? csv : stdout;
+    fprintf(out, csv ? "ablation,field,value,what\n" : "%-21s %-16s %-13s %s\n", "ablation", "field", "value", "what");
+    for (size_t a = 0; a < NABLATIONS; a++) {
+        const ablation *x = &ablations[a];
+        const char *field = x->field ? x->field : "-", *value = !x->field ? "-" : x->value ? x->value : "flip";
+        if (csv)
+            fprintf(out, "%s,%s,%s,\"%s\"\n", x->name, field, value, x->what);
+        else
+            fprintf(out, "%-21s %-16s %-13s %s\n", x->name, field, value, x->what);
+    }
+    return csv && !tc_bench_cli_close_csv(cli, csv, cli->csv) ? 2 : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -77,6 +105,8 @@ int main(int argc, char **argv)
     int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
     if (rc != TC_BENCH_CLI_RUN)
         return tc_bench_exit_status("ablate", rc);
+    if (cli.extra[X_LIST].given)
+        return tc_bench_exit_status("ablate", list_ablations(&cli));
     rc = 0;
     long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
@@ -101,11 +131,12 @@ int main(int argc, char **argv)
         for (size_t a = 0; a < NABLATIONS; a++) {
             tc_ep_config cfg;
             tc_result r = tc_ep_cli_config(&cli, e, tc_ep_gap_len(era), iterations, &cfg);
+            if (r == TC_OK)
+                r = apply(&ablations[a], &cfg);
             if (r != TC_OK) {
-                fprintf(stderr, "ablate: %s: %s\n", era, tc_result_name(r));
+                fprintf(stderr, "ablate: %s %s: %s\n", era, ablations[a].name, tc_result_name(r));
                 return 1;
             }
-            ablations[a].apply(&cfg);
             tc_progress_line("ablate %s %s", era, ablations[a].name);
             tc_ep_gap g;
             r = tc_ep_measure_gap(&cfg, (int)repeats, &g);

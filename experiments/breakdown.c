@@ -320,8 +320,8 @@ static const tc_bench_cli_spec spec = {
              "heap_alloc, io_poll, switch, loop) twice: by its work counters times unit costs\n"
              "measured in the same run, and by a sampling profiler over the same passes; with\n"
              "--vm-overhead also the VM's fixed cost the model does not execute (vm_overhead).",
-    .era = "both",
-    .era_both = true,
+    .era = "all",
+    .era_all = true,
     .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000 for r10b, 10000 for otp25"},
     .iterations = {"calls per pass", 1, 100000000, "1000"},
     .repeats = {"workload runs, alternately timed (counters) and profiled", 1, 64, "10, --quick 2"},
@@ -358,8 +358,8 @@ int main(int argc, char **argv)
                       "%ld workload runs, alternately timed and profiled (%d Hz); counter times are from the counts of "
                       "the timed run with the median time",
                       runs, TC_BREAKDOWN_HZ);
-        tc_bench_meta(csv, "note", "each era's configuration ('# era', '# send_path') and unit costs "
-                                   "('# unit_costs') follow as lines among the rows");
+        tc_bench_meta(csv, "note", "each era's configuration ('# era', '# era_set', '# workload', "
+                                   "'# payload_len_ERA') and unit costs ('# unit_costs') follow as lines among the rows");
         fprintf(csv, "era,test,phase,counter_ns,counter_share,profiler_samples,profiler_share\n");
     }
     /* The library's functions, then the workload's steps, which only workload.c can name. */
@@ -383,7 +383,10 @@ int main(int argc, char **argv)
             return 2;
         }
         if (csv) {
+            char key[64];
             tc_ep_meta_config(csv, &cfg);
+            (void)snprintf(key, sizeof key, "payload_len_%s", era);
+            tc_bench_meta(csv, key, "%ld", cfg.len);
             tc_vmoh_meta(csv, &oh, "not measured: add --vm-overhead (needs erl) to charge it; its rows are 0");
         }
         tc_vmoh_print(stdout, &oh, "not measured: add --vm-overhead (needs erl) to charge it");

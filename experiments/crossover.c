@@ -75,8 +75,8 @@ static const tc_bench_cli_spec spec = {
     .about = "The lookup/proc ratio of the eptest workload over a grid of payload lengths (ints:\n"
              "every 250 from 1000 to 10000 and a few around; other shapes a coarse grid), and per\n"
              "shape and era the crossover: the smallest length where the lookup takes longer.",
-    .era = "both",
-    .era_both = true,
+    .era = "all",
+    .era_all = true,
     .iterations = {"calls per point", 1, 100000000,
                    "min(cap, max(20, 2,000,000 words / flat size of {I, Data})), "
                    "cap 1000, --quick 200, as experiments/beam/crossover.erl"},

@@ -88,12 +88,7 @@ static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum,
     const tc_ep_config *c = &o->cfg;
     tc_bench_meta_standard(csv);
     tc_bench_meta(csv, "experiment", "eptest (seed 2005 on modelled processes)");
-    tc_bench_meta(csv, "era", "%s (send path %s, gc trigger %s, shrink %s, segment cache %u, sbct %zu, min_heap %llu%s%s%s)",
-                  c->policy.name, tc_send_path_name(c->policy.send_path),
-                  c->policy.trigger == TC_GC_AFTER_BIF ? "bif" : "schedule", c->policy.shrink ? "on" : "off",
-                  c->policy.mem.cache_slots, c->policy.mem.sbct, (unsigned long long)c->policy.min_heap_size,
-                  c->hot_key ? ", hot key" : "", c->keep_result ? ", result kept" : "",
-                  c->policy.copy_out == TC_COPY_OUT_SHALLOW_FAST ? ", copy-out shallow_fast: a PROPOSAL, not the VM" : "");
+    tc_ep_meta_config(csv, c);
     tc_bench_meta(csv, "repeats", "%ld (times are medians; counts are from the first run)", o->repeats);
     tc_vmoh_meta(csv, &o->oh, OH_HOW);
     if (o->oh.present)

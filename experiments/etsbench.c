@@ -32,12 +32,14 @@
 
 #define MAX_REPEATS 15
 
-enum { X_META_LOCK, X_BUCKET_LOCKS, NEXTRAS };
+enum { X_META_LOCK, X_BUCKET_LOCKS, X_MIN_HEAP, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_META_LOCK] = {"meta-lock", NULL, "also take R13B's meta-table lock in the write/read_concurrency "
                                         "modes (the seed's R13B01 table was write_concurrency with it)", {0}},
     [X_BUCKET_LOCKS] = {"bucket-locks", "L", NULL,
                         {"write_concurrency bucket locks, a power of two, 0 for the default", 0, 256, "64"}},
+    [X_MIN_HEAP] = {"min-heap", "WORDS", NULL,
+                    {"min_heap_size of every process in words", 1, 1L << 32, "9999999, the seed's +h"}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -51,7 +53,6 @@ static const tc_bench_cli_spec spec = {
     .quick = "N = 20000, 5 repeats (under 10 s)",
     .csv = "one row per lock mode, threads and operation: "
            "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns",
-    .min_heap = "9999999, the seed's +h",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -186,7 +187,8 @@ int main(int argc, char **argv)
     bool quick = cli.quick;
     /* Explicit --iterations and --repeats win over --quick. */
     config c = {{cli.iterations ? cli.iterations : quick ? 20000 : 1000000,
-                 cli.min_heap ? (uint64_t)cli.min_heap : 9999999, cli.extra[X_META_LOCK].given,
+                 cli.extra[X_MIN_HEAP].given ? (uint64_t)cli.extra[X_MIN_HEAP].number : 9999999,
+                 cli.extra[X_META_LOCK].given,
                  (unsigned)cli.extra[X_BUCKET_LOCKS].number},
                 (int)(cli.repeats ? cli.repeats : quick ? 5 : 3)};
     if (c.loop.bucket_locks & (c.loop.bucket_locks - 1))
@@ -229,7 +231,7 @@ int main(int argc, char **argv)
     tc_progress_end();
 
     if (csv) {
-        tc_policy pol = tc_policy_otp25();
+        tc_policy pol = tc_policy_native();
         pol.min_heap_size = c.loop.heap_words;
         tc_bench_meta_standard(csv);
         tc_bench_meta_policy(csv, &pol);

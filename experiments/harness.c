@@ -276,19 +276,10 @@ void tc_bench_meta_standard(FILE *f)
 
 void tc_bench_meta_policy(FILE *f, const tc_policy *pol)
 {
-    tc_bench_meta(f, "era",
-                  "%s (heap_table %s, frag_rule %s, gc_trigger %s, gc_rules %s, move_live_frags %s, shrink %s, "
-                  "bin_vheap %s, min_bin_vheap_size %llu, gc_stress %s, min_heap_size %llu, fullsweep_after %llu, "
-                  "sbct %zu, mseg_cache %u, copy_out %s)",
-                  pol->name, pol->heap_table == TC_HEAP_TABLE_R10B ? "r10b" : "modern",
-                  pol->frag_rule == TC_FRAG_R10B ? "r10b" : "modern",
-                  pol->trigger == TC_GC_AT_SCHEDULE ? "at-schedule" : "after-bif",
-                  pol->gc_rules == TC_GC_RULES_R10B ? "r10b" : "modern", pol->move_live_frags ? "on" : "off",
-                  pol->shrink ? "on" : "off", pol->bin_vheap ? "on" : "off",
-                  (unsigned long long)pol->min_bin_vheap_size, pol->gc_stress ? "on" : "off",
-                  (unsigned long long)pol->min_heap_size,
-                  (unsigned long long)pol->fullsweep_after, pol->mem.sbct, pol->mem.cache_slots,
-                  pol->copy_out == TC_COPY_OUT_SHALLOW_FAST ? "shallow_fast (PROPOSAL, not the VM)" : "shallow");
+    char all[4096], changed[1024];
+    tc_policy_format(pol, all, sizeof all, changed, sizeof changed);
+    tc_bench_meta(f, "era", "%s", all);
+    tc_bench_meta(f, "era_set", "%s", changed);
 }
 
 void tc_bench_oom(const char *prog, const char *what)
@@ -322,16 +313,22 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
-/* The heap switches' values, the same in every binary that takes them. */
-static const tc_bench_cli_number segment_cache_range = {"mseg cache slots, 0: every large heap freshly mapped", 0,
-                                                        1000, NULL};
-static const tc_bench_cli_number sbct_range = {"single-block carrier threshold in bytes", 4096, 1L << 40, NULL};
-static const tc_bench_cli_number min_heap_range = {"min_heap_size of every process in words", 1, 1L << 32, NULL};
+/* The old spellings of --set, kept for the scripts and habits that use them: --OPTION VALUE
+ * is --set FIELD=VALUE, and an option with a fixed value (no metavar) is the flag alone. */
+static const struct alias {
+    const char *option, *metavar, *field, *value;
+} aliases[] = {
+    {"gc-trigger", "T", "gc_trigger", NULL},  {"send-path", "P", "send_path", NULL},
+    {"copy-out", "C", "copy_out", NULL},      {"no-shrink", NULL, "shrink", "off"},
+    {"segment-cache", "N", "mseg_cache", NULL}, {"sbct", "BYTES", "sbct", NULL},
+    {"min-heap", "WORDS", "min_heap_size", NULL},
+};
+enum { NALIASES = sizeof aliases / sizeof *aliases };
 
-/* getopt_long's codes for the shared options; a binary's own are OPT_EXTRA + their index. */
+/* getopt_long's codes for the shared options; the aliases are OPT_ALIAS + their index, a
+ * binary's own options OPT_EXTRA + theirs. */
 enum { OPT_HELP = 'h', OPT_VERSION = 256, OPT_ERA, OPT_LEN, OPT_SHAPE, OPT_ITERATIONS, OPT_REPEATS, OPT_QUICK,
-       OPT_CSV, OPT_GC_TRIGGER, OPT_SEND_PATH, OPT_COPY_OUT, OPT_NO_SHRINK, OPT_SEGMENT_CACHE, OPT_SBCT, OPT_MIN_HEAP,
-       OPT_EXTRA = 512 };
+       OPT_CSV, OPT_SET, OPT_LIST_POLICY, OPT_ALIAS = 384, OPT_EXTRA = 512 };
 
 /* A value as the message quotes it: control bytes escaped (it may be any bytes at all), long
  * ones cut, so that the message stays one line. */
@@ -396,14 +393,16 @@ static int index_of(const char *const *names, int n, const char *name)
     return -1;
 }
 
+/* --era: a preset, or with era_all "all" (also spelt "both", from when there were two) for
+ * every preset in the table's order. */
 static bool set_era(tc_bench_cli *c, const char *name)
 {
-    static const char *const both[2] = {"r10b", "otp25"};
     tc_policy unused;
-    if (c->spec->era_both && strcmp(name, "both") == 0) {
-        c->eras[0] = both[0];
-        c->eras[1] = both[1];
-        c->neras = 2;
+    if (c->spec->era_all && (strcmp(name, "all") == 0 || strcmp(name, "both") == 0)) {
+        c->neras = 0;
+        for (unsigned i = 0; i < TC_POLICY_ERAS; i++)
+            if (tc_policy_era_ready(i))
+                c->eras[c->neras++] = tc_policy_era_at(i)->name;
         return true;
     }
     if (tc_policy_preset(name, &unused) != TC_OK)
@@ -411,6 +410,22 @@ static bool set_era(tc_bench_cli *c, const char *name)
     c->eras[0] = name;
     c->neras = 1;
     return true;
+}
+
+/* What --era takes, in the parser's words: "r10b or otp25", "r10b, otp25 or all". */
+static const char *era_choices(const tc_bench_cli_spec *s, char *buf, size_t cap)
+{
+    char names[128];
+    tc_policy_preset_names(names, sizeof names);
+    if (!s->era_all) {
+        (void)snprintf(buf, cap, "%s", names);
+        return buf;
+    }
+    char *last = strstr(names, " or ");
+    if (last)
+        *last = '\0'; /* "a, b or c" -> "a, b, c or all" */
+    (void)snprintf(buf, cap, "%s%s%s or all", names, last ? ", " : "", last ? last + 4 : "");
+    return buf;
 }
 
 /* One help line: the option at the left, its text from column 24, wrapped at spaces to
@@ -465,8 +480,9 @@ static void usage(const tc_bench_cli_spec *s)
     char text[512], names[256];
     printf("usage: %s [OPTIONS]\n\n%s\n\n", s->prog, s->about);
     if (s->era) {
-        (void)snprintf(text, sizeof text, "the era whose rules the model follows: %s (default: %s)",
-                 s->era_both ? "r10b, otp25 or both, one after the other" : "r10b or otp25", s->era);
+        (void)snprintf(text, sizeof text, "the era whose rules the model follows: %s (default: %s)%s",
+                       era_choices(s, names, sizeof names), s->era,
+                       s->era_all ? "; all: every one, in that order" : "");
         help_line("--era E", text);
     }
     if (s->len.what)
@@ -495,24 +511,21 @@ static void usage(const tc_bench_cli_spec *s)
         else
             help_line(option, x->help);
     }
-    if (s->gc_trigger)
-        help_line("--gc-trigger T", "when a process with heap fragments is collected: bif (right after the BIF) "
-                                    "or schedule (at its next schedule) (default: the era's)");
-    if (s->send_path)
-        help_line("--send-path P", "how a message is sent: direct (r10b's) or heap_or_frag (otp25's) "
-                                   "(default: the era's)");
-    if (s->copy_out)
-        help_line("--copy-out C", "how ets:lookup copies the object out: shallow (copy_shallow, the VM's) or "
-                                  "shallow_fast (a PROPOSAL, not the VM: copy/copy_shallow_fast.h) "
-                                  "(default: shallow)");
-    if (s->no_shrink)
-        help_line("--no-shrink", "the GC never shrinks a heap (default: it does, by the era's rules)");
-    if (s->segment_cache)
-        number_line("--segment-cache N", &segment_cache_range, s->segment_cache);
-    if (s->sbct)
-        number_line("--sbct BYTES", &sbct_range, s->sbct);
-    if (s->min_heap)
-        number_line("--min-heap WORDS", &min_heap_range, s->min_heap);
+    if (s->era) {
+        help_line("--set NAME=VALUE", "one field of the policy table (one mechanism) over the era's value; "
+                                      "--list-policy lists the fields, their values and each era's; "
+                                      "repeatable, applied in order");
+        help_line("--list-policy", "print the policy table and exit (with --csv FILE|-: as CSV, one row "
+                                   "per field)");
+        size_t used = (size_t)snprintf(text, sizeof text, "the old spellings of --set:");
+        for (int k = 0; k < NALIASES && used < sizeof text; k++) {
+            const struct alias *a = &aliases[k];
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s --%s%s%s is %s=%s", k ? ";" : "",
+                                     a->option, a->metavar ? " " : "", a->metavar ? a->metavar : "", a->field,
+                                     a->value ? a->value : a->metavar);
+        }
+        help_line("--OLD-NAME", text);
+    }
     help_line("-h, --help", "this text");
     help_line("--version", "the program, termcopy's version and the git revision");
 }
@@ -527,9 +540,80 @@ static void version(const char *prog)
     putchar('\n');
 }
 
+/* One field set to `value`, given as OPTION (prefix and name: "--" "copy-out", "--set " "shrink"):
+ * 0, or 2 after the message when the value is not one of the field's. */
+static int add_set(tc_bench_cli *c, const char *prefix, const char *name, const tc_policy_field *f, const char *value)
+{
+    char option[96], expected[256];
+    (void)snprintf(option, sizeof option, "%s%s", prefix, name);
+    tc_policy scratch = {0};
+    if (tc_policy_set_field(&scratch, f, value, NULL, 0) != TC_OK)
+        return tc_bench_cli_bad(c, option, tc_policy_field_expected(f, expected, sizeof expected), value);
+    if (c->nsets == TC_BENCH_CLI_MAX_SETS)
+        return usage_error(c, "too many policy switches: one more is", option);
+    c->set[c->nsets].field = f;
+    c->set[c->nsets].value = value;
+    c->nsets++;
+    return 0;
+}
+
+/* --set NAME=VALUE. */
+static int set_arg(tc_bench_cli *c, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char name[64];
+    const tc_policy_field *f = NULL;
+    if (eq && (size_t)(eq - arg) < sizeof name) {
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        f = tc_policy_field_find(name);
+    }
+    if (f)
+        return add_set(c, "--set ", name, f, eq + 1);
+    char expected[1024];
+    size_t used = (size_t)snprintf(expected, sizeof expected, "NAME=VALUE with NAME one of");
+    for (unsigned k = 0; k < tc_policy_field_count() && used < sizeof expected; k++)
+        used += (size_t)snprintf(expected + used, sizeof expected - used, "%s %s", k ? "," : "",
+                                 tc_policy_field_at(k)->name);
+    return tc_bench_cli_bad(c, "--set", expected, arg);
+}
+
+/* getopt's code of an old spelling of --set or of one of the binary's own options, with its
+ * value: 0 or 2 (after the message). */
+static int alias_or_extra_arg(tc_bench_cli *c, int opt, const char *arg)
+{
+    for (int k = 0; k < NALIASES; k++)
+        if (opt == OPT_ALIAS + k) {
+            const struct alias *a = &aliases[k];
+            return add_set(c, "--", a->option, tc_policy_field_find(a->field), a->value ? a->value : arg);
+        }
+    for (int k = 0; k < c->spec->nextras; k++)
+        if (opt == OPT_EXTRA + k) {
+            const tc_bench_cli_extra *x = &c->spec->extras[k];
+            char option[64];
+            (void)snprintf(option, sizeof option, "--%s", x->name);
+            c->extra[k].given = true;
+            c->extra[k].value = arg;
+            return x->range.what ? number_arg(c, option, &x->range, arg, &c->extra[k].number) : 0;
+        }
+    TC_CHECK(!"an option code tc_bench_cli_parse did not add");
+    return 2;
+}
+
+/* --list-policy: the table on standard output, or as CSV into --csv's file. */
+static int list_policy_table(tc_bench_cli *c)
+{
+    int status = 0;
+    FILE *f = tc_bench_cli_open_csv(c, "--csv", c->csv, &status);
+    if (status)
+        return status;
+    tc_policy_write_table(f ? f : stdout, f != NULL);
+    return f && !tc_bench_cli_close_csv(c, f, c->csv) ? 2 : 0;
+}
+
 /* The shared switches tc_bench_cli_parse can add (help and version among them), the extras,
  * and getopt's terminating entry. */
-enum { SHARED_SWITCHES = 16, MAX_LONGS = SHARED_SWITCHES + TC_BENCH_CLI_MAX_EXTRAS + 1 };
+enum { SHARED_SWITCHES = 11 + NALIASES, MAX_LONGS = SHARED_SWITCHES + TC_BENCH_CLI_MAX_EXTRAS + 1 };
 
 static void add_option(struct option *longs, int *n, bool taken, const char *name, int has_arg, int code)
 {
@@ -541,7 +625,7 @@ static void add_option(struct option *longs, int *n, bool taken, const char *nam
 int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, char **argv)
 {
     TC_CHECK(s->nextras <= TC_BENCH_CLI_MAX_EXTRAS);
-    *c = (tc_bench_cli){.spec = s, .shape = -1, .gc_trigger = -1, .send_path = -1, .copy_out = -1, .segment_cache = -1};
+    *c = (tc_bench_cli){.spec = s, .shape = -1};
     if (s->era)
         TC_CHECK(set_era(c, s->era));
     struct option longs[MAX_LONGS];
@@ -555,20 +639,19 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
     add_option(longs, &n, s->repeats.what, "repeats", required_argument, OPT_REPEATS);
     add_option(longs, &n, s->quick, "quick", no_argument, OPT_QUICK);
     add_option(longs, &n, s->csv, "csv", required_argument, OPT_CSV);
-    add_option(longs, &n, s->gc_trigger, "gc-trigger", required_argument, OPT_GC_TRIGGER);
-    add_option(longs, &n, s->send_path, "send-path", required_argument, OPT_SEND_PATH);
-    add_option(longs, &n, s->copy_out, "copy-out", required_argument, OPT_COPY_OUT);
-    add_option(longs, &n, s->no_shrink, "no-shrink", no_argument, OPT_NO_SHRINK);
-    add_option(longs, &n, s->segment_cache, "segment-cache", required_argument, OPT_SEGMENT_CACHE);
-    add_option(longs, &n, s->sbct, "sbct", required_argument, OPT_SBCT);
-    add_option(longs, &n, s->min_heap, "min-heap", required_argument, OPT_MIN_HEAP);
+    add_option(longs, &n, s->era, "set", required_argument, OPT_SET);
+    add_option(longs, &n, s->era, "list-policy", no_argument, OPT_LIST_POLICY);
+    for (int k = 0; k < NALIASES; k++)
+        add_option(longs, &n, s->era, aliases[k].option, aliases[k].metavar ? required_argument : no_argument,
+                   OPT_ALIAS + k);
     for (int k = 0; k < s->nextras; k++)
         add_option(longs, &n, true, s->extras[k].name, s->extras[k].metavar ? required_argument : no_argument,
                    OPT_EXTRA + k);
     longs[n] = (struct option){NULL, 0, NULL, 0};
 
-    char expected[256]; /* --shape's names */
+    char expected[256]; /* --shape's names, --era's */
     int opt, bad = 0;
+    bool list_policy = false;
     /* Messages are ours (opterr 0), a missing value is ':' (the leading ':'), and optind 0
      * makes glibc start over even after a parse that stopped inside a cluster like -hx. */
     opterr = 0;
@@ -579,7 +662,7 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
         case OPT_VERSION: version(s->prog); return 0;
         case OPT_ERA:
             if (!set_era(c, optarg))
-                bad = tc_bench_cli_bad(c, "--era", s->era_both ? "r10b, otp25 or both" : "r10b or otp25", optarg);
+                bad = tc_bench_cli_bad(c, "--era", era_choices(s, expected, sizeof expected), optarg);
             break;
         case OPT_LEN: bad = number_arg(c, "--len", &s->len, optarg, &c->len); break;
         case OPT_SHAPE:
@@ -591,36 +674,8 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
         case OPT_REPEATS: bad = number_arg(c, "--repeats", &s->repeats, optarg, &c->repeats); break;
         case OPT_QUICK: c->quick = true; break;
         case OPT_CSV: c->csv = optarg; break;
-        case OPT_GC_TRIGGER:
-            if (strcmp(optarg, "bif") == 0)
-                c->gc_trigger = TC_GC_AFTER_BIF;
-            else if (strcmp(optarg, "schedule") == 0)
-                c->gc_trigger = TC_GC_AT_SCHEDULE;
-            else
-                bad = tc_bench_cli_bad(c, "--gc-trigger", "bif or schedule", optarg);
-            break;
-        case OPT_SEND_PATH: {
-            tc_send_path path;
-            if (tc_send_path_parse(optarg, &path) == TC_OK)
-                c->send_path = (int)path;
-            else
-                bad = tc_bench_cli_bad(c, "--send-path", "direct or heap_or_frag", optarg);
-            break;
-        }
-        case OPT_COPY_OUT: {
-            tc_copy_out kind;
-            if (tc_copy_out_parse(optarg, &kind) == TC_OK)
-                c->copy_out = (int)kind;
-            else
-                bad = tc_bench_cli_bad(c, "--copy-out", "shallow or shallow_fast", optarg);
-            break;
-        }
-        case OPT_NO_SHRINK: c->no_shrink = true; break;
-        case OPT_SEGMENT_CACHE:
-            bad = number_arg(c, "--segment-cache", &segment_cache_range, optarg, &c->segment_cache);
-            break;
-        case OPT_SBCT: bad = number_arg(c, "--sbct", &sbct_range, optarg, &c->sbct); break;
-        case OPT_MIN_HEAP: bad = number_arg(c, "--min-heap", &min_heap_range, optarg, &c->min_heap); break;
+        case OPT_SET: bad = set_arg(c, optarg); break;
+        case OPT_LIST_POLICY: list_policy = true; break;
         case ':': bad = usage_error(c, "a value is missing after", argv[optind - 1]); break;
         case '?':
             /* glibc leaves optopt 0 for an unknown long option, sets it to the code of a long one
@@ -635,23 +690,15 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
                 bad = usage_error(c, "unknown option", letter);
             }
             break;
-        default: {
-            int k = opt - OPT_EXTRA;
-            const tc_bench_cli_extra *x = &s->extras[k];
-            char option[64];
-            (void)snprintf(option, sizeof option, "--%s", x->name);
-            c->extra[k].given = true;
-            c->extra[k].value = optarg;
-            if (x->range.what)
-                bad = number_arg(c, option, &x->range, optarg, &c->extra[k].number);
-            break;
-        }
+        default: bad = alias_or_extra_arg(c, opt, optarg); break;
         }
     }
     if (bad)
         return bad;
     if (optind < argc)
         return usage_error(c, "unexpected argument", argv[optind]);
+    if (list_policy)
+        return list_policy_table(c);
     /* The tests' hook into every failure path (tests/cli_enomem.sh): the Nth allocation the
      * library makes from here on fails. */
     const char *fail_at = getenv("TC_MEM_FAIL_AT");
@@ -671,20 +718,8 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *s, int argc, ch
 
 void tc_bench_cli_policy(const tc_bench_cli *c, tc_policy *pol)
 {
-    if (c->gc_trigger >= 0)
-        pol->trigger = (tc_gc_trigger)c->gc_trigger;
-    if (c->no_shrink)
-        pol->shrink = false;
-    if (c->segment_cache >= 0)
-        pol->mem.cache_slots = (unsigned)c->segment_cache;
-    if (c->send_path >= 0)
-        pol->send_path = (tc_send_path)c->send_path;
-    if (c->copy_out >= 0)
-        pol->copy_out = (tc_copy_out)c->copy_out;
-    if (c->sbct)
-        pol->mem.sbct = (size_t)c->sbct;
-    if (c->min_heap)
-        pol->min_heap_size = (uint64_t)c->min_heap;
+    for (int k = 0; k < c->nsets; k++)
+        TC_CHECK(tc_policy_set_field(pol, c->set[k].field, c->set[k].value, NULL, 0) == TC_OK); /* checked by the parse */
 }
 
 FILE *tc_bench_cli_open_csv(tc_bench_cli *c, const char *option, const char *path, int *status)

@@ -83,7 +83,7 @@ const tc_bench_calibration *tc_bench_calibrate(void);
  * mean there (a tc_bench_cli_spec); a shared switch it does not take is an unknown option.
  * The usage text is made from the same spec, so --help states exactly the values the parser
  * accepts. Bad input is one line on stderr and exit status 2; --help and --version print on
- * stdout and exit 0.
+ * stdout and exit 0, and so does --list-policy (the policy table; with --csv FILE|- as CSV).
  */
 
 /* A number a binary takes: what it means there (NULL: the binary does not take it), the
@@ -103,24 +103,24 @@ typedef struct tc_bench_cli_extra {
     tc_bench_cli_number range;
 } tc_bench_cli_extra;
 
-enum { TC_BENCH_CLI_MAX_EXTRAS = 4 };
+enum { TC_BENCH_CLI_MAX_EXTRAS = 4, TC_BENCH_CLI_MAX_SETS = 32 };
 
 /* What one binary takes. The help texts are wrapped to the usage's width, and a '\n' breaks a
  * line where it stands; `about` is printed as it is. */
 typedef struct tc_bench_cli_spec {
     const char *prog;
     const char *about; /* the usage text's paragraph: what the binary does */
-    const char *era;   /* --era's default, "both" when era_both (NULL: no --era) */
-    bool era_both;     /* --era both: each era in turn, r10b first */
+    /* --era's default, "all" when era_all (NULL: no --era). A binary with --era takes the
+     * policy table's switches too: --set NAME=VALUE (and the old spellings of some, such as
+     * --no-shrink), --list-policy. */
+    const char *era;
+    bool era_all;      /* --era all (or both): every preset in turn, in the table's order */
     tc_bench_cli_number len, iterations, repeats;
     const char *const *shapes; /* --shape's names (NULL: no --shape) */
     int nshapes;
     const char *shape_dflt; /* what runs without --shape */
     const char *quick;      /* what --quick changes (NULL: no --quick) */
     const char *csv;        /* what the CSV holds (NULL: no --csv) */
-    /* Single mechanisms of the era's process heaps, over the era's own settings: */
-    bool gc_trigger, send_path, no_shrink, copy_out;
-    const char *segment_cache, *sbct, *min_heap; /* their defaults (NULL: not taken) */
     const tc_bench_cli_extra *extras;
     int nextras;
 } tc_bench_cli_spec;
@@ -128,18 +128,17 @@ typedef struct tc_bench_cli_spec {
 /* A command line as parsed: anything not given is 0, NULL or false, except where noted. */
 typedef struct tc_bench_cli {
     const tc_bench_cli_spec *spec;
-    const char *eras[2]; /* --era (else the spec's default), in the order to run */
+    const char *eras[TC_POLICY_ERAS]; /* --era (else the spec's default), in the order to run */
     int neras;
     long len, iterations, repeats;
     int shape;          /* index into spec->shapes; -1 when not given */
     bool quick;
     const char *csv;    /* --csv's path */
-    int gc_trigger;     /* a tc_gc_trigger; -1 when not given */
-    int send_path;      /* a tc_send_path; -1 when not given */
-    int copy_out;       /* a tc_copy_out; -1 when not given */
-    bool no_shrink;
-    long segment_cache; /* -1 when not given (0 is a value) */
-    long sbct, min_heap;
+    struct {
+        const tc_policy_field *field;
+        const char *value;
+    } set[TC_BENCH_CLI_MAX_SETS]; /* --set and its old spellings, in the order given */
+    int nsets;
     struct {
         bool given;
         const char *value; /* as given */
@@ -161,8 +160,8 @@ int tc_bench_cli_parse(tc_bench_cli *c, const tc_bench_cli_spec *spec, int argc,
 /* The one line for a bad value the binary found itself, in the parser's words:
  * "PROG: OPTION: expected EXPECTED, got 'VALUE'; try 'PROG --help'". Returns 2. */
 int tc_bench_cli_bad(const tc_bench_cli *c, const char *option, const char *expected, const char *value);
-/* The given switches of the era's mechanisms (--gc-trigger, --no-shrink, --segment-cache,
- * --sbct, --min-heap) applied to pol, which holds the era's own settings. */
+/* The --set switches (and their old spellings) applied in order to pol, which holds the era's
+ * own settings. */
 void tc_bench_cli_policy(const tc_bench_cli *c, tc_policy *pol);
 /* Opens the CSV file `path` given with `option` (tc_bench_csv_open; NULL path: NULL, no CSV).
  * NULL with *status 2 after a one-line message when it cannot be written, or when it is "-"
@@ -189,8 +188,9 @@ void tc_bench_meta(FILE *f, const char *key, const char *fmt, ...) TC_PRINTF(3, 
  * Experiments add tc_bench_meta_policy when an era applies, their own lines with
  * tc_bench_meta, then the header row. */
 void tc_bench_meta_standard(FILE *f);
-/* The "era" line: the policy's name and every one of its switches, so an ablated run says
- * exactly what it turned off. */
+/* The "era" line, the policy's name and every field of the policy table (tc_policy_format),
+ * and the "era_set" line, the fields that differ from the preset ("none"), so an ablated run
+ * says exactly what it switched. */
 void tc_bench_meta_policy(FILE *f, const tc_policy *pol);
 
 /* What an experiment's main returns last: `rc`, or 2 with a one-line message when standard

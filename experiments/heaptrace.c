@@ -27,11 +27,6 @@ static const tc_bench_cli_spec spec = {
     .iterations = {"lookups", 1, 10000000, "1000, --quick 100"},
     .quick = "100 lookups",
     .csv = "one row per lookup",
-    .gc_trigger = true,
-    .no_shrink = true,
-    .segment_cache = "10",
-    .sbct = "524288",
-    .min_heap = "233",
 };
 
 typedef struct row {
@@ -55,6 +50,20 @@ static void on_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
     r->copied += ev->copied;
     if (ev->heap_new > r->heap_new)
         r->heap_new = ev->heap_new;
+}
+
+/* The fields the loop's heap trajectory turns on, by the policy table's names (the CSV's
+ * "policy" line, which report/derive.sh reads sbct from): "ERA NAME=VALUE ...". */
+static const char *policy_summary(const tc_policy *pol, char *buf, size_t cap)
+{
+    static const char *const names[] = {"gc_trigger", "shrink", "sbct", "mseg_cache"};
+    size_t used = (size_t)snprintf(buf, cap, "%s", pol->name);
+    for (size_t k = 0; k < sizeof names / sizeof *names && used < cap; k++) {
+        char v[32];
+        const tc_policy_field *f = tc_policy_field_find(names[k]);
+        used += (size_t)snprintf(buf + used, cap - used, " %s=%s", names[k], tc_policy_value_text(pol, f, v, sizeof v));
+    }
+    return buf;
 }
 
 static int fail(const char *what, tc_result r)
@@ -134,10 +143,10 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
 
-    printf("# heaptrace: era %s, trigger %s, shrink %s, result %zu words, %zu lookups, sbct %zu bytes, "
-           "segment cache %u slots, min_heap %llu\n",
-           pol.name, pol.trigger == TC_GC_AFTER_BIF ? "after-bif" : "at-schedule", pol.shrink ? "on" : "off",
-           result_words, lookups, pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)tc_proc_min_heap_size(p));
+    char summary[256];
+    printf("# heaptrace: %s min_heap=%llu, result %zu words, %zu lookups\n",
+           policy_summary(&pol, summary, sizeof summary), (unsigned long long)tc_proc_min_heap_size(p), result_words,
+           lookups);
     printf("%7s %9s %9s %4s %8s %9s %6s %7s %6s %6s %7s\n", "lookup", "heap", "old_heap", "gcs", "copied",
            "new_heap", "mapped", "unmapped", "hits", "misses", "faults");
     size_t shown = lookups < 12 ? lookups : 12;
@@ -195,9 +204,9 @@ int main(int argc, char **argv)
     if (out) {
         tc_bench_meta_standard(out);
         tc_bench_meta(out, "experiment", "heaptrace");
-        tc_bench_meta(out, "policy", "%s trigger=%s shrink=%s sbct=%zu cache=%u min_heap=%llu", pol.name,
-                      pol.trigger == TC_GC_AFTER_BIF ? "after-bif" : "at-schedule", pol.shrink ? "on" : "off",
-                      pol.mem.sbct, pol.mem.cache_slots, (unsigned long long)tc_proc_min_heap_size(p));
+        tc_bench_meta_policy(out, &pol);
+        tc_bench_meta(out, "policy", "%s min_heap=%llu", policy_summary(&pol, summary, sizeof summary),
+                      (unsigned long long)tc_proc_min_heap_size(p));
         tc_bench_meta(out, "result_words", "%zu", result_words);
         fputs("lookup,heap_words,old_heap_words,gcs,gc_words_copied,new_heap_words,fragments,carriers_mapped,"
               "carriers_unmapped,cache_hits,cache_misses,minor_faults\n",

@@ -154,8 +154,7 @@ static void subject_init(subject *s, tc_term t, uint64_t flat)
 {
     memset(s, 0, sizeof *s);
     /* gc_copy's process: every GC a fullsweep, as garbage_collect/0 is. */
-    tc_policy pol;
-    NEED(tc_policy_preset("otp25", &pol) == TC_OK, "the policy");
+    tc_policy pol = tc_policy_native(); /* the VM it is set beside */
     pol.fullsweep_after = 0;
     s->mem = tc_mseg_new(&pol.mem);
     NEED(s->mem && tc_proc_new(s->mem, &pol, &s->proc) == TC_OK && tc_ep_place_on_heap(s->proc, t) == TC_OK &&
@@ -373,8 +372,7 @@ static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, i
 
 static void measure_fixed(FILE *csv, tc_vm *vm, bool quick)
 {
-    tc_policy pol;
-    NEED(tc_policy_preset("otp25", &pol) == TC_OK, "the policy");
+    tc_policy pol = tc_policy_native();
     int reps = quick ? 3 : TC_VMOH_REPEATS;
     tc_vm_fixed m, v = {0};
     tc_progress_line("unitcost fixed costs");

@@ -16,5 +16,10 @@ tc_result tc_ep_cli_config(const tc_bench_cli *c, int era, long default_len, lon
 void tc_ep_meta_config(FILE *f, const tc_ep_config *c)
 {
     tc_bench_meta_policy(f, &c->policy);
-    tc_bench_meta(f, "send_path", "%s (%s)", tc_send_path_name(c->policy.send_path), c->policy.name);
+    char text[256];
+    size_t used = 0;
+    for (int k = 0; k < TC_EP_SWITCHES && used < sizeof text; k++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s=%s", k ? ", " : "", tc_ep_switches[k].name,
+                                 tc_ep_switch_get(c, &tc_ep_switches[k]) ? "on" : "off");
+    tc_bench_meta(f, "workload", "%s", text);
 }

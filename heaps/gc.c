@@ -5,8 +5,8 @@
 #include "heapsize.h"
 #include "proc_impl.h"
 
-/* The process-level next() of both eras (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size):
- * the table's entry, never below min_heap_size. */
+/* The process-level next() (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size alike): the
+ * table's entry, never below min_heap_size. */
 static uint64_t proc_next(const tc_proc *p, uint64_t size, unsigned offset)
 {
     uint64_t s = tc_heap_next_size(p->policy.heap_table, size, offset);
@@ -268,7 +268,7 @@ static uint64_t do_minor(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     p->old_htop = g.otop;
     sweep_offheap(&g);
     install_new_heap(p, n_heap, new_sz, g.ntop);
-    p->high_water = p->policy.gc_rules == TC_GC_RULES_R10B && had_mature ? p->heap : p->htop;
+    p->high_water = p->policy.tenure == TC_TENURE_FLIP && had_mature ? p->heap : p->htop;
     p->gen_gcs++;
     p->stats.minor_gcs++;
     return g.copied;
@@ -387,13 +387,15 @@ static tc_result adjust_after_fullsweep(tc_proc *p, uint64_t need, tc_term *objv
     return TC_OK;
 }
 
-/* ---- garbage_collect, per era ---------------------------------------------------------- */
+/* ---- garbage_collect ------------------------------------------------------------------- */
 
 /* OTP 25 gc_cost (erl_gc.c), what minor_collection and major_collection return and the
  * caller BUMP_REDS: a reduction per 10 live words after the GC, one per 100 words a resize
- * moved, at least one. */
-static void charge_gc_modern(tc_proc *p, uint64_t size_after, uint64_t resize_moved)
+ * moved, at least one (policy.gc_cost per_gc). */
+static void charge_gc_cost(tc_proc *p, uint64_t size_after, uint64_t resize_moved)
 {
+    if (p->policy.gc_cost != TC_GC_COST_PER_GC)
+        return;
     uint64_t reds = size_after / 10 + resize_moved / 100;
     p->reds += reds < 1 ? 1 : (int64_t)reds;
 }
@@ -411,6 +413,16 @@ static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint6
     ev.old_heap_created = created;
     p->stats.words_copied += copied;
     proc_emit(p, &ev);
+}
+
+/* What a collection starts from, for its event. Its frag_before is erts_process_gc_info's
+ * mbuf_size: MBUF_SIZE and, with an on-heap queue (msg_frag queue), the data of the queued
+ * messages that still carry their own fragment. */
+static tc_heap_event gc_event(const tc_proc *p, uint64_t need)
+{
+    uint64_t young = proc_young_gen_usage(p), queued = young - tc_proc_young_use(p);
+    return (tc_heap_event){.need = need, .heap_before = p->heap_sz, .young_before = young,
+                           .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued};
 }
 
 static tc_term *alloc_heap(tc_proc *p, uint64_t words) { return tc_mseg_alloc_block(p->mem, words * sizeof(tc_term)); }
@@ -431,50 +443,60 @@ static void drop_new_old_heap(tc_proc *p)
     p->old_heap = p->old_htop = p->old_hend = NULL;
 }
 
-static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t new_sz, uint64_t need, tc_term *objv,
-                               unsigned nobj, bool live_frags, tc_heapfrag *live_hf_end)
+/* The fullsweep: everything live to one new heap (policy.major_heap_size sizes it). */
+static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t need, tc_term *objv, unsigned nobj,
+                               bool live_frags, tc_heapfrag *live_hf_end)
 {
+    uint64_t stack = tc_proc_stack_size(p), old_use = (uint64_t)(p->old_htop - p->old_heap);
+    uint64_t new_sz = p->policy.major_heap_size == TC_GC_SIZE_HEAP
+                          ? p->heap_sz + p->mbuf_sz + old_use + stack
+                          : stack + proc_young_gen_usage(p) + old_use + p->policy.reserved;
+    new_sz = proc_next(p, new_sz, 0);
     if (new_sz == p->heap_sz && (p->flags & TC_PROC_HEAP_GROW))
         new_sz = proc_next(p, p->heap_sz, 1);
     tc_term *n_heap = alloc_heap(p, new_sz);
     if (!n_heap)
         return TC_ENOMEM;
     uint64_t copied = do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
-    if (p->policy.gc_rules == TC_GC_RULES_MODERN)
-        copied += move_msgq_to_heap(p);
+    copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
-    if (p->policy.gc_rules == TC_GC_RULES_MODERN) {
-        uint64_t used = (uint64_t)(p->htop - p->heap);
-        charge_gc_modern(p, used, resized ? used : 0);
-    }
+    uint64_t used = (uint64_t)(p->htop - p->heap);
+    charge_gc_cost(p, used, resized ? used : 0);
     emit_gc(p, ev, TC_HEAP_EV_MAJOR, new_sz, copied, resized, false);
     return r;
 }
 
-static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
-                                tc_heapfrag *live_hf_end)
+/*
+ * garbage_collect, with every rule that differs between the eras taken from the policy (gc.h
+ * says which erts function each follows): a minor GC when the mature data fits the old heap
+ * (created here when there is mature data and none yet), else or when it leaves the heap short
+ * of room under the fullsweep rule, a major one.
+ */
+static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                               tc_heapfrag *live_hf_end)
 {
+    const tc_policy *pol = &p->policy;
     uint64_t stack = tc_proc_stack_size(p);
-    uint64_t before = proc_young_gen_usage(p);
-    /* erts_process_gc_info's mbuf_size: MBUF_SIZE and, with an on-heap queue, the data of the
-     * queued messages that still carry their own fragment */
-    uint64_t queued = before - tc_proc_young_use(p);
-    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = before,
-                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued};
+    tc_heap_event ev = gc_event(p, need);
+    uint64_t before = ev.young_before;
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
         if (!p->old_heap && mature != 0) {
             /* One step above what is needed: fewer fullsweeps, says the erts comment. */
-            if (!create_old_heap(p, tc_heap_next_size(p->policy.heap_table, before, 1)))
+            uint64_t sz = pol->old_heap_size == TC_OLD_HEAP_MATURE ? proc_next(p, mature, 1)
+                                                                    : tc_heap_next_size(pol->heap_table, before, 1);
+            if (!create_old_heap(p, sz))
                 return TC_ENOMEM;
             created = true;
         }
         /* minor_collection: a minor GC also needs room in the old binary virtual heap. */
-        bool old_vheap_room = !p->policy.bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
-        if (p->old_heap && mature <= (uint64_t)(p->old_hend - p->old_htop) && old_vheap_room) {
-            uint64_t new_sz = proc_next(p, stack + before, 0);
+        bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
+        bool old_room = p->old_heap ? mature <= (uint64_t)(p->old_hend - p->old_htop) : !pol->minor_needs_old_heap;
+        if (old_room && old_vheap_room) {
+            uint64_t new_sz = pol->minor_heap_size == TC_GC_SIZE_HEAP ? p->heap_sz + p->mbuf_sz : stack + before;
+            new_sz = proc_next(p, new_sz, 0);
             tc_term *n_heap = alloc_heap(p, new_sz);
             if (!n_heap) {
                 if (created)
@@ -485,14 +507,15 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
             uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
             copied += move_msgq_to_heap(p);
             uint64_t size_after = (uint64_t)(p->old_htop - prev_otop) + (uint64_t)(p->htop - p->heap);
-            uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack + p->policy.reserved;
-            uint64_t old_sz = (uint64_t)(p->old_hend - p->old_heap);
+            uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack + pol->reserved;
+            uint64_t old_sz = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
             tc_result r = TC_OK;
             int resized = 0;
-            if (p->policy.shrink && p->heap_sz > 3000 && 4 * need_after < p->heap_sz &&
+            bool short_of_room = false;
+            if (pol->shrink && p->heap_sz > pol->shrink_min_words && 4 * need_after < p->heap_sz &&
                 (p->heap_sz > 8000 || p->heap_sz > old_sz)) {
                 uint64_t wanted = 3 * need_after;
-                if (wanted * 9 < old_sz && old_sz / 8 > wanted)
+                if (pol->shrink_old_floor && wanted * 9 < old_sz && old_sz / 8 > wanted)
                     wanted = old_sz / 8; /* not too small next to the old generation */
                 wanted = wanted < p->min_heap_size ? p->min_heap_size : proc_next(p, wanted, 0);
                 if (wanted < p->heap_sz) {
@@ -500,67 +523,22 @@ static tc_result collect_modern(tc_proc *p, uint64_t need, tc_term *objv, unsign
                     r = resize(p, wanted, objv, nobj);
                 }
             } else if (need_after > p->heap_sz) {
-                resized = 1;
-                r = resize(p, proc_next(p, need_after, 0), objv, nobj);
+                if (pol->minor_short == TC_MINOR_SHORT_GROW) {
+                    resized = 1;
+                    r = resize(p, proc_next(p, need_after, 0), objv, nobj);
+                } else {
+                    short_of_room = true;
+                }
             }
-            charge_gc_modern(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
+            charge_gc_cost(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
             emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
-            return r;
+            if (!short_of_room)
+                return r;
+            /* Still short of room: a fullsweep follows. */
+            ev = gc_event(p, need);
         }
     }
-    before += (uint64_t)(p->old_htop - p->old_heap);
-    return collect_major(p, ev, proc_next(p, stack + before + p->policy.reserved, 0), need, objv, nobj, live_frags,
-                         live_hf_end);
-}
-
-static tc_result collect_r10b(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
-{
-    uint64_t stack = tc_proc_stack_size(p);
-    tc_heap_event ev = {.need = need, .heap_before = p->heap_sz, .young_before = tc_proc_young_use(p),
-                        .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz};
-    uint64_t mature = (uint64_t)(p->high_water - p->heap);
-    bool full = p->flags & TC_PROC_NEED_FULLSWEEP, created = false;
-    if (!p->old_heap && mature != 0 && !full) {
-        if (!create_old_heap(p, proc_next(p, mature, 1)))
-            return TC_ENOMEM;
-        created = true;
-    }
-    uint64_t old_free = p->old_heap ? (uint64_t)(p->old_hend - p->old_htop) : 0;
-    if (!full && mature <= old_free) {
-        uint64_t new_sz = proc_next(p, p->heap_sz + p->mbuf_sz, 0);
-        tc_term *n_heap = alloc_heap(p, new_sz);
-        if (!n_heap) {
-            if (created)
-                drop_new_old_heap(p);
-            return TC_ENOMEM;
-        }
-        uint64_t copied = do_minor(p, n_heap, new_sz, objv, nobj, false, NULL);
-        uint64_t need_after = (uint64_t)(p->htop - p->heap) + need + stack;
-        uint64_t old_sz = p->old_heap ? (uint64_t)(p->old_hend - p->old_heap) : 0;
-        if (p->policy.shrink && p->heap_sz > 300 && 4 * need_after < p->heap_sz &&
-            (p->heap_sz > 8000 || p->heap_sz > old_sz)) {
-            uint64_t wanted = 3 * need_after;
-            wanted = wanted < p->min_heap_size ? p->min_heap_size : proc_next(p, wanted, 0);
-            tc_result r = TC_OK;
-            int resized = 0;
-            if (wanted < p->heap_sz) {
-                resized = -1;
-                r = resize(p, wanted, objv, nobj);
-            }
-            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
-            return r;
-        }
-        emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, 0, created);
-        if (p->heap_sz >= need_after)
-            return TC_OK;
-        /* Still short of room: a fullsweep follows. */
-        ev.heap_before = p->heap_sz;
-        ev.young_before = tc_proc_young_use(p);
-        ev.used_before = (uint64_t)(p->htop - p->heap);
-        ev.frag_before = p->mbuf_sz;
-    }
-    uint64_t sz = p->heap_sz + p->mbuf_sz + (uint64_t)(p->old_htop - p->old_heap) + stack;
-    return collect_major(p, ev, proc_next(p, sz, 0), need, objv, nobj, false, NULL);
+    return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end);
 }
 
 /* The state transition every safe point ends in. At debug level 2 the process must verify
@@ -571,10 +549,8 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
 {
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
-    bool r10b = p->policy.gc_rules == TC_GC_RULES_R10B;
-    tc_result r = r10b ? collect_r10b(p, need, objv, nobj)
-                       : collect_modern(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
-    if (r == TC_OK && r10b) /* R10B-2 ggc.c erts_garbage_collect returns live words / 10 */
+    tc_result r = collect_heaps(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (r == TC_OK && p->policy.gc_cost == TC_GC_COST_LIVE) /* R10B-2 ggc.c: live words / 10 */
         p->reds += (int64_t)((p->htop - p->heap) / 10);
     if (r == TC_OK)
         p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
@@ -697,7 +673,7 @@ static bool long_gc(const tc_proc *p)
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
 {
     p->in_bif = false;
-    if (p->policy.trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
+    if (p->policy.gc_trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
     if (long_gc(p)) {
         /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
@@ -714,15 +690,15 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
 
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
 {
-    bool want = p->policy.trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
+    bool want = p->policy.gc_trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
                                                        : tc_proc_gc_desired(p);
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;
-    /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
-     * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
     if (p->flags & TC_PROC_DELAY_GC)
         return TC_OK; /* waiting in a receive: erts schedules it in without a GC */
+    /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
+     * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
     bool dirty = proc_dirty_gc_pending(p);
     unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);

@@ -1,5 +1,5 @@
 /*
- * gc.h — the generational copying collector and its sizing rules, per era (erts R10B
+ * gc.h — the generational copying collector and its sizing rules (erts R10B-2
  * ggc.c: erts_garbage_collect, gen_gc, fullsweep_heap, adjust_after_fullsweep,
  * grow_new_heap, shrink_new_heap; OTP 21+ erl_gc.c: garbage_collect, minor_collection,
  * do_minor, major_collection, collect_live_heap_frags, sweep_off_heap,
@@ -10,33 +10,42 @@
  * new boxed pointer), then a scan pointer sweeps the new area. Pointers into the old heap
  * (minor GC) and into literal areas are left alone. Liveness is the root set only.
  *
- * Rules, as each era's source has them (policy.gc_rules selects):
+ * Rules: one collector for every era; where the eras' sources differ, a field of the policy
+ * (policy.h, whose table cites each one) says which rule runs. R10B-2 is erts 5.4.3 ggc.c
+ * erts_garbage_collect and gen_gc; OTP 25 is erl_gc.c minor_collection and major_collection.
  * - Minor GC. Data below high_water (it survived a GC) is "mature" and is copied to the old
  *   heap; the rest goes to a new young heap; promoted objects are then swept for pointers
  *   back into the dying young generation. Old-heap objects are not traced.
- *   OTP25: needs an old heap with room for all mature data, else it is a major GC (so a
- *   process with no old heap and no mature data gets a major GC). The old heap is created
- *   when there is mature data, sized next(young use, +1). New heap next(stack + young
- *   use), young use = heap use + mbuf_sz (+ queued message fragments). high_water := htop.
- *   Then need_after = use + need + stack + S_RESERVED (policy.reserved, 4): shrink when heap > 3000 and 4·need_after < heap
+ *   An old heap is created when there is mature data and none yet: one table step above
+ *   the mature data, never below min_heap_size (old_heap_size mature: R10B-2), or above the
+ *   young use, the bare table (young_use: OTP 25, erts_next_heap_size(size_before, 1)).
+ *   The minor GC runs when the mature data fits the old heap's free space (with no old heap:
+ *   only when minor_needs_old_heap is off, R10B-2, which runs it with no mature data), and,
+ *   with bin_vheap, bin_old_vheap_sz > bin_old_vheap; else it is a major GC. Its new heap is
+ *   next(heap_sz + mbuf_sz) (minor_heap_size heap_size: R10B-2, `need` ignored) or
+ *   next(stack + young use), young use = heap use + mbuf_sz (+ queued message fragments)
+ *   (young_use: OTP 25). high_water := htop (tenure second_survival: OTP 25), or the new
+ *   heap's start when anything was mature, so data is promoted at every second GC (flip:
+ *   R10B-2). Queued message fragments are then moved onto the new heap (msg_frag queue).
+ *   Then need_after = use + need + stack + S_RESERVED (policy.reserved: 4 in OTP 25, 0 in
+ *   R10B-2): shrink when heap > shrink_min_words (3000; R10B-2 300) and 4·need_after < heap
  *   and (heap > 8000 or heap > old heap): wanted = 3·need_after, raised to old/8 when
- *   wanted·9 < old, then min_heap or next(wanted); else grow to next(need_after) when
- *   need_after > heap. A minor GC never falls through to a major one.
- *   R10B: runs when mature data fits the old heap's free space (an old heap of
- *   next(high_water use, +1) is created when there is mature data); new heap
- *   next(heap_sz + mbuf_sz), `need` ignored. high_water flips: the new heap's start if
- *   anything was mature, else the new htop, so data is promoted on every second GC.
- *   Then the same shrink test with 300 for 3000, no old/8 floor and min_heap not via
- *   next(); done if heap >= need_after, else a fullsweep follows.
+ *   wanted·9 < old (shrink_old_floor: OTP 25), then min_heap or next(wanted); else, when
+ *   need_after > heap, grow to next(need_after) (minor_short grow: OTP 25) or follow with a
+ *   fullsweep (fullsweep: R10B-2).
  * - Major GC (fullsweep): everything live to one new heap; the old heap is freed.
- *   OTP25 next(stack + young use + old use + S_RESERVED) (major_collection);
- *   R10B next(heap_sz + mbuf_sz + old use + stack);
+ *   next(heap_sz + mbuf_sz + old use + stack) (major_heap_size heap_size: R10B-2) or
+ *   next(stack + young use + old use + S_RESERVED) (young_use: OTP 25 major_collection);
  *   one step up when that equals heap_sz and the heap-grow flag is set. Then
- *   adjust_after_fullsweep (need_after with S_RESERVED in OTP25): grow to next(need_after) if short; set the grow flag when
- *   need_after > 75 % of the heap; shrink to min_heap or next(2·need_after) when under 25 %
- *   and heap > 233 (H_MIN_SIZE). Every fullsweep_after minor GCs, the next GC is major.
- * - Fragments: R10B traces them as young data. OTP25 first moves the fragments the BIF just
- *   made whole into the new heap (their garbage survives one GC), then traces the rest.
+ *   adjust_after_fullsweep (need_after with S_RESERVED): grow to next(need_after) if short; set
+ *   the grow flag when need_after > 75 % of the heap; shrink to min_heap or next(2·need_after)
+ *   when under 25 % and heap > 233 (H_MIN_SIZE). Every fullsweep_after minor GCs, the next GC
+ *   is major.
+ * - The cost, in reductions (gc_cost): live words / 10 after the whole collection (live:
+ *   R10B-2 erts_garbage_collect's return) or gc_cost per collection (per_gc: OTP 25).
+ * - Fragments are traced as young data; with move_live_frags (OTP 25) a GC after a BIF first
+ *   moves the fragments the BIF just made whole into the new heap (their garbage survives one
+ *   GC), then traces the rest.
  *   All fragments are freed with the old young heap. The stack is copied to the top of
  *   every new heap; a resize moves it with memmove.
  * - Off-heap: ProcBins whose header was moved are relinked, those left in the old heap by a
@@ -55,9 +64,9 @@
  *   bin_old_vheap, else it is a major one. The overhead's trigger is in proc.h
  *   (tc_proc_gc_desired) and in the x86-64 JIT's BIF test below. Left out: writable
  *   binaries (wrt_bins, the shrinking of their spare bytes) and magic references.
- * next() is the heap-size table's next entry (heapsize.h), never below min_heap_size in
- * both eras (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size clamp it alike); only OTP25's
- * old-heap creation reads the bare table (erts_next_heap_size(size_before, 1)).
+ * next() is the heap-size table's next entry (heapsize.h), never below min_heap_size
+ * (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size clamp it alike); only the old-heap
+ * creation of old_heap_size young_use reads the bare table.
  *
  * Safe points are the only places a GC may run, because only there is the root set
  * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,

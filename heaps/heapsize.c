@@ -13,17 +13,17 @@
 static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX], uint64_t upto, unsigned offset)
 {
     unsigned i, past = 0;
-    bool r10b = t == TC_HEAP_TABLE_R10B;
+    bool slow = t == TC_HEAP_TABLE_FIB_SLOW;
     const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
-    a[0] = r10b ? 34 : 12;
-    a[1] = r10b ? 55 : 38;
+    a[0] = slow ? 34 : 12;
+    a[1] = slow ? 55 : 38;
     for (i = 2; i < TABLE_MAX; i++) {
         if (a[i - 1] >= upto && ++past > offset)
             break;
         if (i < 23) {
-            /* OTP 25: the +1 leaves room for an allocator block header */
-            a[i] = a[i - 1] + a[i - 2] + (r10b ? 0 : 1);
-        } else if (r10b) {
+            /* fib_plus1: the +1 leaves room for an allocator block header */
+            a[i] = a[i - 1] + a[i - 2] + (slow ? 0 : 1);
+        } else if (slow) {
             /* HS_FIBONACCI_SLOW, R10B-2's default (erl_init.c): 5/4 past index 22, while the
              * previous entry is below MAX_SMALL, at most 150 entries */
             if (i >= 150 || a[i - 1] >= (uint64_t)TC_MAX_SMALL)

@@ -1,14 +1,13 @@
 /*
- * heapsize.h — the heap-size series every heap and old heap is sized from (erts: R10B
- * ggc.c init_gc, heap_sizes[]; OTP 21+ erl_gc.c erts_init_gc, heap_sizes[] and
- * erts_next_heap_size).
+ * heapsize.h — the heap-size series every heap and old heap is sized from (erts: erl_gc.c
+ * erts_init_gc, heap_sizes[] and erts_next_heap_size, in R10B-2 and in OTP 25).
  *
- * R10B (R10B-2 erl_gc.c erts_init_gc, heap_series HS_FIBONACCI_SLOW, the default erl_init.c
- * sets): 34, 55, Fibonacci up to index 22 (1.3 M words), then a[i] = 5·a[i-1]/4 while the
- * previous entry is below MAX_SMALL, at most 150 entries (MAX_HEAP_SIZES, 64-bit). Modern: 12, 38, then
- * a[i-1] + a[i-2] + 1 up to index 22 (the +1 leaves room for an allocator block header),
- * then 20 % growth, ending below 2^53 bytes (erts also drops the last fitting entry; so
- * does the model).
+ * fib_slow (R10B-2, heap_series HS_FIBONACCI_SLOW, the default erl_init.c sets): 34, 55,
+ * Fibonacci up to index 22 (1.3 M words), then a[i] = 5·a[i-1]/4 while the previous entry
+ * is below MAX_SMALL, at most 150 entries (MAX_HEAP_SIZES, 64-bit). fib_plus1 (OTP 25): 12,
+ * 38, then a[i-1] + a[i-2] + 1 up to index 22 (the +1 leaves room for an allocator block
+ * header), then 20 % growth, ending below 2^53 bytes (erts also drops the last fitting entry;
+ * so does the model).
  */
 #ifndef TC_HEAPSIZE_H
 #define TC_HEAPSIZE_H
@@ -19,10 +18,10 @@
 
 TC_BEGIN_DECLS
 
-/* The heap-size series of an era (policy.heap_table). */
+/* A heap-size series (policy.heap_table). */
 typedef enum tc_heap_table {
-    TC_HEAP_TABLE_R10B,  /* 34, 55, Fibonacci to index 22, then 5/4 growth */
-    TC_HEAP_TABLE_MODERN /* 12, 38, a[i-1] + a[i-2] + 1 up to index 22, then +20 % */
+    TC_HEAP_TABLE_FIB_SLOW, /* 34, 55, Fibonacci to index 22, then 5/4 growth (R10B-2) */
+    TC_HEAP_TABLE_FIB_PLUS1 /* 12, 38, a[i-1] + a[i-2] + 1 up to index 22, then +20 % (OTP 25) */
 } tc_heap_table;
 
 /* Entry i of the series (0 past its end) and how many there are. */

@@ -1,92 +1,592 @@
 #include "policy.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-tc_policy tc_policy_r10b(void)
+/* ---- the eras: the table's columns ---------------------------------------------------------- */
+
+static const tc_policy_era eras[TC_POLICY_ERAS] = {
+    {"r10b", "R10B-2 (erts 5.4.3, 2005), non-SMP: the 2005 seed's VM", 1000, false},
+    {"r13b", "R13B01 (erts 5.7.2, 2009): the 2009 seed's VM; its column is not read yet", 0, false},
+    {"otp25", "OTP 25.2.3 (erts 13.1.5), x86-64 JIT: this machine's VM", 10000, true},
+};
+
+/* ---- the table: one row per field, each era's value in the column of tc_policy_era ---------- */
+
+static const char *const heap_tables[] = {"fib_slow", "fib_plus1", NULL};
+static const char *const frag_rules[] = {"arith", "exact", NULL};
+static const char *const msg_frags[] = {"mbuf", "queue", NULL};
+static const char *const gc_triggers[] = {"schedule", "bif", NULL};
+static const char *const bif_gc_tests[] = {"words", "x86_jit", NULL};
+static const char *const send_paths[] = {"direct", "heap_or_frag", NULL};
+static const char *const gc_sizes[] = {"heap_size", "young_use", NULL};
+static const char *const old_heap_sizes[] = {"mature", "young_use", NULL};
+static const char *const minor_shorts[] = {"fullsweep", "grow", NULL};
+static const char *const tenures[] = {"flip", "second_survival", NULL};
+static const char *const gc_costs[] = {"live", "per_gc", NULL};
+static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
+static const char *const testers[] = {"seed", "eptest_erl", NULL};
+
+/* Where a field is, and how wide. */
+#define AT(member) .offset = offsetof(tc_policy, member), .size = sizeof(((tc_policy *)0)->member)
+#define BOOL(member) .type = TC_POLICY_BOOL, AT(member)
+#define ENUM(member, values) .type = TC_POLICY_ENUM, .names = (values), AT(member)
+#define UINT(member, l, h) .type = TC_POLICY_UINT, .lo = (l), .hi = (h), AT(member)
+/* The columns r10b, r13b, otp25 (tc_policy_era's order); NULL: not read in that era's source. */
+#define ERAS(r10b, r13b, otp25) .era = {r10b, r13b, otp25}
+
+static const tc_policy_field fields[] = {
+    {"heap_table", ENUM(heap_table, heap_tables), ERAS("fib_slow", NULL, "fib_plus1"),
+     "R10B-2 erl_gc.c erts_init_gc (HS_FIBONACCI_SLOW, erl_init.c's default); OTP 25 erl_gc.c erts_init_gc",
+     "the heap-size series every heap is sized from: 34, 55, Fibonacci, then x5/4 (fib_slow); 12, 38, "
+     "a+b+1, then x1.2 (fib_plus1)"},
+    {"frag_rule", ENUM(frag_rule, frag_rules), ERAS("arith", NULL, "exact"),
+     "R10B-2 utils.c do_alloc (global.h HAlloc); OTP 25 utils.c erts_heap_alloc (erl_vm.h HAllocX)",
+     "HAlloc with no room: a fragment with slack that becomes the arith heap, 6 header words counted "
+     "(arith); the head fragment's tail or a fragment of exactly the need (exact)"},
+    {"frag_yield", BOOL(frag_yield), ERAS("on", NULL, "off"),
+     "R10B-2 utils.c do_alloc (BUMP_ALL_REDS when (MBUF_SIZE + overhead) * MBUF_GC_FACTOR >= HEAP_SIZE, "
+     "the factor 1: erl_process.h); OTP 25 utils.c erts_heap_alloc makes no such test",
+     "HAlloc's new fragment asks the process to yield once the fragments reach the heap size, so the GC "
+     "at its next schedule comes at once"},
+    {"msg_frag", ENUM(msg_frag, msg_frags), ERAS("mbuf", NULL, "queue"),
+     "R10B-2 erl_message.c queue_message_tt; OTP 25 erl_message.c erts_save_message_in_proc, "
+     "erl_gc.c move_msgs_to_heap",
+     "a message that arrived in its own fragment: the fragment joins MBUF at once (mbuf); it stays with "
+     "the message and the GC moves a queued one onto the new heap (queue)"},
+    {"gc_trigger", ENUM(gc_trigger, gc_triggers), ERAS("schedule", NULL, "bif"),
+     "R10B-2 erl_process.c schedule (MBUF_SIZE + overhead >= HEAP_SIZE); OTP 25 jit/x86 instr_bif.cpp "
+     "emit_call_light_bif_shared, erl_gc.c erts_gc_after_bif_call_lhf",
+     "when fragments get a process collected: at its next schedule, x registers live (schedule); right "
+     "after the BIF, its result alone live (bif)"},
+    {"bif_gc_test", ENUM(bif_gc_test, bif_gc_tests), ERAS("words", NULL, "x86_jit"),
+     "OTP 25 erl_gc.h ERTS_IS_GC_DESIRED; jit/x86 instr_bif.cpp emit_call_light_bif_shared",
+     "the GC-after-BIF test's units: free heap < fragments in words (words); 8 x free words < "
+     "fragments + 3, the x86-64 JIT's byte compare (x86_jit)"},
+    {"send_path", ENUM(send_path, send_paths), ERAS("direct", NULL, "heap_or_frag"),
+     "R10B-2 erl_message.c send_message; OTP 25 erl_message.c erts_send_message, "
+     "erts_alloc_message_heap_state",
+     "where a message is copied: the receiver's heap, collecting it first (direct); its heap when idle "
+     "with room, else a fragment, literals skipped, the sender charged (heap_or_frag)"},
+    {"gc_after_send", BOOL(gc_after_send), ERAS("off", NULL, "on"),
+     "OTP 25 jit/x86 instr_bif.cpp (send/2 through emit_call_light_bif_shared)",
+     "`!` returns through the BIF glue: the GC-after-BIF test runs after each send, the message live"},
+    {"long_gc_words", UINT(long_gc_words, 0, UINT64_C(1) << 40), ERAS("0", NULL, "131072"),
+     "OTP 25 erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE; erl_gc.c check_for_possibly_long_gc, "
+     "delay_garbage_collection",
+     "a GC-after-BIF this large (words) is delayed to a dirty scheduler at the next schedule (0: never)"},
+    {"move_live_frags", BOOL(move_live_frags), ERAS("off", NULL, "on"),
+     "OTP 25 erl_gc.c collect_live_heap_frags (do_minor, major_collection: live_hf_end)",
+     "a GC after a BIF moves the fragments the BIF made whole into the new heap, garbage included"},
+    {"redzone", UINT(redzone, 0, 1024), ERAS("0", NULL, "3"),
+     "OTP 25 erl_vm.h S_REDZONE; erl_process.h HEAP_LIMIT",
+     "words under the stack HAlloc and the on-heap send leave free"},
+    {"reserved", UINT(reserved, 0, 1024), ERAS("0", NULL, "4"),
+     "OTP 25 erl_vm.h S_RESERVED; jit/x86 instr_common.cpp emit_gc_test; erl_gc.c minor_collection, "
+     "major_collection, adjust_after_fullsweep",
+     "free words the heap test and the GC's sizing keep above the heap"},
+    {"gc_call_words", UINT(gc_call_words, 0, 1024), ERAS("0", NULL, "1"),
+     "OTP 25 jit/x86 instr_common.cpp emit_gc_test, instr_bif.cpp emit_call_light_bif, emit_send "
+     "(fragment_call, NATIVE_ERLANG_STACK); erl_gc.c garbage_collect (STACK_START - stop); R10B-2 "
+     "beam_emu.c calls erts_garbage_collect from C",
+     "stack words a GC entered through a call (heap test, allocate, light BIF, send) sees above the "
+     "frames, the call's return address; the light-BIF glue's byte test and HAlloc in a BIF leave them "
+     "out too"},
+    {"receive_delays_gc", BOOL(receive_delays_gc), ERAS("off", NULL, "on"),
+     "OTP 25 jit/x86 instr_msg.cpp emit_i_loop_rec_shared (F_DELAY_GC), beam_jit_common.cpp "
+     "beam_jit_remove_message, erl_gc.c delay_garbage_collection, erl_process.c schedule; R10B-2 has "
+     "no F_DELAY_GC",
+     "a heap test between a receive's loop_rec and remove_message delays its GC to the next "
+     "schedule-in (the process moves onto a fragment of stack + need + 40 + reserved words); no GC at a "
+     "schedule-in while it waits"},
+    {"shrink", BOOL(shrink), ERAS("on", NULL, "on"),
+     "R10B-2 ggc.c erts_garbage_collect, adjust_after_fullsweep; OTP 25 erl_gc.c minor_collection, "
+     "adjust_after_fullsweep",
+     "the GC shrinks heaps: the minor GC's shrink and the fullsweep's under-25 % shrink (off: a model "
+     "ablation)"},
+    {"shrink_min_words", UINT(shrink_min_words, 0, UINT64_C(1) << 40), ERAS("300", NULL, "3000"),
+     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE > 300); OTP 25 erl_gc.c minor_collection (> 3000)",
+     "a minor GC shrinks only a heap above this many words"},
+    {"shrink_old_floor", BOOL(shrink_old_floor), ERAS("off", NULL, "on"),
+     "OTP 25 erl_gc.c minor_collection (wanted * 9 < old_heap_sz)",
+     "a minor GC's shrink stays at old heap / 8 or above"},
+    {"old_heap_size", ENUM(old_heap_size, old_heap_sizes), ERAS("mature", NULL, "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (next_heap_size(HIGH_WATER - HEAP_START, 1)); OTP 25 erl_gc.c "
+     "minor_collection (erts_next_heap_size(size_before, 1))",
+     "the old heap a minor GC creates: one size above the mature data, at least min_heap_size "
+     "(mature); one above the young generation's use, the bare table (young_use)"},
+    {"minor_needs_old_heap", BOOL(minor_needs_old_heap), ERAS("off", NULL, "on"),
+     "R10B-2 ggc.c erts_garbage_collect (mature <= OLD_HEND - OLD_HTOP); OTP 25 erl_gc.c "
+     "minor_collection (OLD_HEAP(p) && ...)",
+     "a minor GC needs an old heap, else it is a major one (off: with no mature data it runs without)"},
+    {"minor_heap_size", ENUM(minor_heap_size, gc_sizes), ERAS("heap_size", NULL, "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (gen_gc(next_heap_size(HEAP_SIZE + MBUF_SIZE))); OTP 25 "
+     "erl_gc.c minor_collection (stack_size + size_before)",
+     "the minor GC's new heap: next(heap size + fragments) (heap_size); next(stack + young use) "
+     "(young_use)"},
+    {"minor_short", ENUM(minor_short, minor_shorts), ERAS("fullsweep", NULL, "grow"),
+     "R10B-2 ggc.c erts_garbage_collect (a fullsweep follows); OTP 25 erl_gc.c minor_collection "
+     "(grow_new_heap)",
+     "a minor GC that leaves less free than use + need + stack: a fullsweep follows (fullsweep); the "
+     "heap grows to next(need_after) (grow)"},
+    {"major_heap_size", ENUM(major_heap_size, gc_sizes), ERAS("heap_size", NULL, "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE + MBUF_SIZE + old + stack); OTP 25 erl_gc.c "
+     "major_collection (stack + size_before + S_RESERVED)",
+     "the fullsweep's new heap: next(heap size + fragments + old use + stack) (heap_size); next(stack "
+     "+ young use + old use + reserved) (young_use)"},
+    {"tenure", ENUM(tenure, tenures), ERAS("flip", NULL, "second_survival"),
+     "R10B-2 ggc.c gen_gc (HIGH_WATER = HEAP_START != HIGH_WATER ? n_hstart : n_htop); OTP 25 "
+     "erl_gc.c do_minor (high_water = htop)",
+     "when young data is promoted: at every second GC (flip); once it survived two (second_survival)"},
+    {"gc_cost", ENUM(gc_cost, gc_costs), ERAS("live", NULL, "per_gc"),
+     "R10B-2 ggc.c erts_garbage_collect (returns live / 10); OTP 25 erl_gc.c gc_cost",
+     "the reductions a GC costs: live words / 10 after the whole collection (live); live / 10 + "
+     "resize moved / 100, at least 1, per collection (per_gc)"},
+    {"bin_vheap", BOOL(bin_vheap), ERAS("off", NULL, "on"),
+     "OTP 25 erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL; erl_gc.c minor_collection, sweep_off_heap",
+     "the binary virtual heap: refc binaries' words since the last GC can make a GC"},
+    {"min_bin_vheap_size", UINT(min_bin_vheap_size, 0, UINT64_C(1) << 40), ERAS("0", NULL, "32768"),
+     "OTP 25 erl_vm.h VH_DEFAULT_SIZE; erl_init.c", "the binary virtual heap's least size in words"},
+    {"context_reds", UINT(context_reds, 1, 1000000), ERAS("1000", NULL, "4000"),
+     "erl_vm.h CONTEXT_REDS (R10B-2 and OTP 25)", "the reductions of one time slice"},
+    {"call_reds", UINT(call_reds, 1, 1000), ERAS("1", NULL, "2"),
+     "R10B-2 beam_emu.c DispatchMacro (FCALLS > 0, then the decrement); OTP 25 jit/x86 instr_call.cpp "
+     "(dec FCALLS, then the yield branch)",
+     "the reductions a step's call needs left in the slice"},
+    {"input_reductions", UINT(input_reductions, 0, UINT64_C(1) << 32), ERAS("2000", NULL, "0"),
+     "R10B-2 erl_vm.h INPUT_REDUCTIONS, erl_process.c schedule (erl_sys_schedule); OTP 25 has poll "
+     "threads",
+     "the scheduler polls I/O and reads the clock after this many reductions (0: never)"},
+    {"receive_gc_reds", UINT(receive_gc_reds, 0, 1000000), ERAS("0", NULL, "5"),
+     "OTP 25 jit/beam_jit_common.cpp beam_jit_remove_message (ERTS_VBUMP_LEAVE_REDS_INTERNAL 5)",
+     "a receive that leaves a GC desired cuts the slice to this many reductions (0: no cut)"},
+    {"min_heap_size", UINT(min_heap_size, 1, UINT64_C(1) << 32), ERAS("233", NULL, "233"),
+     "erl_vm.h H_DEFAULT_SIZE (R10B-2 and OTP 25); +h", "every process's least heap size in words"},
+    {"fullsweep_after", UINT(fullsweep_after, 0, 65535), ERAS("65535", NULL, "65535"),
+     "erl_init.c erts_max_gen_gcs (R10B-2 and OTP 25); ERL_FULLSWEEP_AFTER",
+     "minor GCs between two fullsweeps"},
+    {"sbct", UINT(mem.sbct, 4096, UINT64_C(1) << 40), ERAS("524288", NULL, "524288"),
+     "erl_alloc_util.h ERTS_DEFAULT_ALLCTR_INIT (eheap_alloc); +MHsbct",
+     "bytes: a heap block this large gets a single-block carrier of its own"},
+    {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", NULL, "10"),
+     "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 5, OTP 25 10); +MMmcs",
+     "freed segments kept for reuse (0: every large heap freshly mapped)"},
+    {"copy_out", ENUM(copy_out, copy_outs), .proposal = 1u << TC_COPY_OUT_SHALLOW_FAST,
+     ERAS("shallow", NULL, "shallow"),
+     "erl_db_hash.c build_term_list, copy.c copy_shallow; shallow_fast: copy/copy_shallow_fast.h",
+     "how ets:lookup copies the object out: copy_shallow (shallow); a faster pass, a PROPOSAL, not the "
+     "VM (shallow_fast)"},
+    {"tester", ENUM(tester, testers), ERAS("seed", NULL, "eptest_erl"),
+     "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
+     "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); R10B-2's "
+     "eras_ep.erl frames are not derived yet",
+     "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
+     "round-trip pass (seed); eptest.erl as compiled, one server, a meter, ets:new and "
+     "persistent_term:put before the passes (eptest_erl)"},
+    {"gc_stress", BOOL(gc_stress), ERAS("off", NULL, "off"),
+     "none: a test mode of the model (TC_GC_STRESS=1)",
+     "every HAlloc makes a fragment and every safe point collects"},
+};
+#define NFIELDS (sizeof fields / sizeof *fields)
+
+unsigned tc_policy_field_count(void) { return (unsigned)NFIELDS; }
+
+const tc_policy_field *tc_policy_field_at(unsigned i) { return i < NFIELDS ? &fields[i] : NULL; }
+
+const tc_policy_field *tc_policy_field_find(const char *name)
 {
-    tc_policy p = {
-        .name = "r10b",
-        .heap_table = TC_HEAP_TABLE_R10B,
-        .frag_rule = TC_FRAG_R10B,
-        .trigger = TC_GC_AT_SCHEDULE,
-        .gc_rules = TC_GC_RULES_R10B,
-        .bif_gc_test = TC_BIF_GC_WORDS, /* unused: R10B collects at schedule */
-        .long_gc_words = 0,             /* no dirty schedulers */
-        .move_live_frags = false,
-        .redzone = 0,  /* R10B-2 has neither S_REDZONE nor S_RESERVED */
-        .reserved = 0,
-        .gc_call_words = 0, /* the interpreter calls the GC from C, no stack word */
-        .receive_delays_gc = false,
-        .gc_after_send = false,
-        .shrink = true,
-        .bin_vheap = false, /* R10B-2 weighs binaries into MSO(p).overhead instead (proc.h) */
-        .min_bin_vheap_size = 0,
-        .context_reds = 1000,
-        .min_heap_size = 233,
-        .fullsweep_after = 65535,
-        .send_path = TC_SEND_DIRECT,
-        .copy_out = TC_COPY_OUT_SHALLOW,
-        .mem = tc_mseg_default_config(),
-    };
-    /* erts 5.4.3 (R10B-2) erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER: mcs 5 (OTP 25: 10);
-     * amcbf 4 MiB, rmcbf 20 and the eheap sbct 512 KiB (erl_alloc_util.h) as today. */
-    p.mem.cache_slots = 5;
-    return p;
+    for (size_t i = 0; name && i < NFIELDS; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return &fields[i];
+    return NULL;
 }
 
-tc_policy tc_policy_otp25(void)
+const tc_policy_era *tc_policy_era_at(unsigned i) { return i < TC_POLICY_ERAS ? &eras[i] : NULL; }
+
+static int era_index(const char *name)
 {
-    tc_policy p = {
-        .name = "otp25",
-        .heap_table = TC_HEAP_TABLE_MODERN,
-        .frag_rule = TC_FRAG_MODERN,
-        .trigger = TC_GC_AFTER_BIF,
-        .gc_rules = TC_GC_RULES_MODERN,
-        .bif_gc_test = TC_BIF_GC_X86_JIT,
-        .long_gc_words = 128 * 1024,
-        .move_live_frags = true,
-        .redzone = 3,  /* S_REDZONE: CP_SIZE * 3 on the x86-64 JIT with the native stack */
-        .reserved = 4, /* S_RESERVED: CP_SIZE + S_REDZONE */
-        .gc_call_words = 1, /* fragment_call's return address (native stack) */
-        .receive_delays_gc = true,
-        .gc_after_send = true,
-        .shrink = true,
-        .bin_vheap = true,
-        .min_bin_vheap_size = 32768, /* VH_DEFAULT_SIZE */
-        .context_reds = 4000,
-        .min_heap_size = 233,
-        .fullsweep_after = 65535,
-        .send_path = TC_SEND_HEAP_OR_FRAG,
-        .copy_out = TC_COPY_OUT_SHALLOW,
-        .mem = tc_mseg_default_config(),
-    };
-    return p;
+    for (int i = 0; name && i < TC_POLICY_ERAS; i++)
+        if (strcmp(eras[i].name, name) == 0)
+            return i;
+    return -1;
 }
+
+const tc_policy_era *tc_policy_era_find(const char *name)
+{
+    int i = era_index(name);
+    return i < 0 ? NULL : &eras[i];
+}
+
+bool tc_policy_era_ready(unsigned i)
+{
+    if (i >= TC_POLICY_ERAS)
+        return false;
+    for (size_t k = 0; k < NFIELDS; k++)
+        if (!fields[k].era[i])
+            return false;
+    return true;
+}
+
+/* ---- values -------------------------------------------------------------------------------- */
+
+static void store(tc_policy *p, const tc_policy_field *f, uint64_t v)
+{
+    unsigned char *at = (unsigned char *)p + f->offset;
+    if (f->type == TC_POLICY_BOOL) {
+        bool b = v != 0;
+        memcpy(at, &b, sizeof b);
+    } else if (f->size == sizeof(uint32_t)) {
+        uint32_t w = (uint32_t)v;
+        memcpy(at, &w, sizeof w);
+    } else {
+        TC_CHECK(f->size == sizeof(uint64_t));
+        memcpy(at, &v, sizeof v);
+    }
+}
+
+uint64_t tc_policy_get(const tc_policy *p, const tc_policy_field *f)
+{
+    const unsigned char *at = (const unsigned char *)p + f->offset;
+    if (f->type == TC_POLICY_BOOL) {
+        bool b;
+        memcpy(&b, at, sizeof b);
+        return b;
+    }
+    if (f->size == sizeof(uint32_t)) {
+        uint32_t w;
+        memcpy(&w, at, sizeof w);
+        return w;
+    }
+    uint64_t v;
+    memcpy(&v, at, sizeof v);
+    return v;
+}
+
+static unsigned name_count(const tc_policy_field *f)
+{
+    unsigned n = 0;
+    while (f->names[n])
+        n++;
+    return n;
+}
+
+/* "a, b or c" of the field's names. */
+static void names_text(const tc_policy_field *f, const char *sep, const char *last, char *buf, size_t cap)
+{
+    unsigned n = name_count(f);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned k = 0; k < n && used < cap; k++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", k == 0 ? "" : k == n - 1 ? last : sep, f->names[k]);
+}
+
+const char *tc_policy_field_expected(const tc_policy_field *f, char *buf, size_t cap)
+{
+    if (f->type == TC_POLICY_BOOL)
+        (void)snprintf(buf, cap, "on or off");
+    else if (f->type == TC_POLICY_ENUM)
+        names_text(f, ", ", " or ", buf, cap);
+    else
+        (void)snprintf(buf, cap, "an integer in %llu..%llu", (unsigned long long)f->lo, (unsigned long long)f->hi);
+    return buf;
+}
+
+/* The field's text as a value: false when it is none of the field's values. */
+static bool parse_value(const tc_policy_field *f, const char *s, uint64_t *out)
+{
+    if (f->type == TC_POLICY_BOOL) {
+        if (strcmp(s, "on") != 0 && strcmp(s, "off") != 0)
+            return false;
+        *out = strcmp(s, "on") == 0;
+        return true;
+    }
+    if (f->type == TC_POLICY_ENUM) {
+        for (unsigned k = 0; f->names[k]; k++)
+            if (strcmp(f->names[k], s) == 0) {
+                *out = k;
+                return true;
+            }
+        return false;
+    }
+    /* digits only: no sign, space or '+' (strtoull takes them all) */
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end != '\0' || v < f->lo || v > f->hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A message into err (when not NULL), printf-style. */
+static TC_PRINTF(3, 4) void say(char *err, size_t cap, const char *fmt, ...)
+{
+    if (!err || cap == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* A value as a message quotes it: control bytes escaped, cut after 64 bytes. */
+static void quoted(const char *v, char *buf, size_t cap)
+{
+    size_t used = 0, n = 0;
+    buf[0] = '\0';
+    for (; n < 64 && v[n] && used + 8 < cap; n++) {
+        unsigned char b = (unsigned char)v[n];
+        used += (size_t)snprintf(buf + used, cap - used, b < 0x20 || b == 0x7f ? "\\x%02x" : "%c", b);
+    }
+    if (v[n] && used + 4 < cap)
+        (void)snprintf(buf + used, cap - used, "...");
+}
+
+tc_result tc_policy_set_field(tc_policy *p, const tc_policy_field *f, const char *value, char *err, size_t errcap)
+{
+    uint64_t v;
+    if (!parse_value(f, value, &v)) {
+        char expected[256], got[300];
+        tc_policy_field_expected(f, expected, sizeof expected);
+        quoted(value, got, sizeof got);
+        say(err, errcap, "%s: expected %s, got '%s'", f->name, expected, got);
+        return TC_EBADARG;
+    }
+    store(p, f, v);
+    return TC_OK;
+}
+
+tc_result tc_policy_set(tc_policy *p, const char *assignment, char *err, size_t errcap)
+{
+    const char *eq = strchr(assignment, '=');
+    char name[64], got[300];
+    size_t n = eq ? (size_t)(eq - assignment) : 0;
+    const tc_policy_field *f = NULL;
+    if (eq && n < sizeof name) {
+        memcpy(name, assignment, n);
+        name[n] = '\0';
+        f = tc_policy_field_find(name);
+    }
+    if (f)
+        return tc_policy_set_field(p, f, eq + 1, err, errcap);
+    quoted(assignment, got, sizeof got);
+    char names[1024];
+    size_t used = 0;
+    names[0] = '\0';
+    for (size_t k = 0; k < NFIELDS && used < sizeof names; k++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", fields[k].name);
+    say(err, errcap, "expected NAME=VALUE with NAME one of %s, got '%s'", names, got);
+    return TC_EBADARG;
+}
+
+tc_result tc_policy_flip(tc_policy *p, const tc_policy_field *f)
+{
+    if (f->type == TC_POLICY_UINT || (f->type == TC_POLICY_ENUM && name_count(f) != 2))
+        return TC_EBADARG;
+    store(p, f, tc_policy_get(p, f) ? 0 : 1);
+    return TC_OK;
+}
+
+const char *tc_policy_value_text(const tc_policy *p, const tc_policy_field *f, char *buf, size_t cap)
+{
+    uint64_t v = tc_policy_get(p, f);
+    if (f->type == TC_POLICY_BOOL)
+        (void)snprintf(buf, cap, "%s", v ? "on" : "off");
+    else if (f->type == TC_POLICY_ENUM)
+        (void)snprintf(buf, cap, "%s", v < name_count(f) ? f->names[v] : "?");
+    else
+        (void)snprintf(buf, cap, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* ---- presets ------------------------------------------------------------------------------- */
 
 tc_result tc_policy_preset(const char *name, tc_policy *out)
 {
-    if (name && strcmp(name, "r10b") == 0)
-        *out = tc_policy_r10b();
-    else if (name && strcmp(name, "otp25") == 0)
-        *out = tc_policy_otp25();
-    else
+    int e = era_index(name);
+    if (e < 0 || !tc_policy_era_ready((unsigned)e))
         return TC_EBADARG;
+    tc_policy p = {.name = eras[e].name, .mem = tc_mseg_default_config()};
+    for (size_t k = 0; k < NFIELDS; k++) {
+        uint64_t v;
+        TC_CHECK(parse_value(&fields[k], fields[k].era[e], &v)); /* tests/check_heaps_policy.c */
+        store(&p, &fields[k], v);
+    }
+    *out = p;
     return TC_OK;
 }
 
-tc_result tc_send_path_parse(const char *name, tc_send_path *out)
+tc_policy tc_policy_native(void)
 {
-    if (name && strcmp(name, "direct") == 0)
-        *out = TC_SEND_DIRECT;
-    else if (name && strcmp(name, "heap_or_frag") == 0)
-        *out = TC_SEND_HEAP_OR_FRAG;
-    else
-        return TC_EBADARG;
-    return TC_OK;
+    tc_policy p = {0};
+    int found = 0;
+    for (unsigned i = 0; i < TC_POLICY_ERAS; i++)
+        if (eras[i].native)
+            found += tc_policy_preset(eras[i].name, &p) == TC_OK;
+    TC_CHECK(found == 1); /* tests/check_heaps_policy.c: one native era, a preset */
+    return p;
 }
 
-const char *tc_send_path_name(tc_send_path path) { return path == TC_SEND_DIRECT ? "direct" : "heap_or_frag"; }
+const char *tc_policy_preset_names(char *buf, size_t cap)
+{
+    unsigned n = 0, k = 0;
+    for (unsigned i = 0; i < TC_POLICY_ERAS; i++)
+        n += tc_policy_era_ready(i);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < TC_POLICY_ERAS && used < cap; i++)
+        if (tc_policy_era_ready(i)) {
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ",
+                                     eras[i].name);
+            k++;
+        }
+    return buf;
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+/* snprintf at *used, which stays within cap. */
+static TC_PRINTF(4, 5) void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (*used >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n < cap - *used ? (size_t)n : cap - *used - 1;
+}
+
+static bool is_proposal(const tc_policy_field *f, uint64_t v)
+{
+    return f->type == TC_POLICY_ENUM && v < 32 && (f->proposal >> v) & 1u;
+}
+
+void tc_policy_format(const tc_policy *p, char *all, size_t allcap, char *changed, size_t changedcap)
+{
+    tc_policy base;
+    bool has_base = tc_policy_preset(p->name, &base) == TC_OK;
+    size_t ua = 0, uc = 0;
+    if (all && allcap)
+        all[0] = '\0';
+    if (changed && changedcap)
+        changed[0] = '\0';
+    if (all)
+        append(all, allcap, &ua, "%s (", p->name ? p->name : "?");
+    for (size_t k = 0; k < NFIELDS; k++) {
+        const tc_policy_field *f = &fields[k];
+        char v[32];
+        uint64_t x = tc_policy_get(p, f);
+        tc_policy_value_text(p, f, v, sizeof v);
+        const char *note = is_proposal(f, x) ? ": a PROPOSAL, not the VM" : "";
+        if (all)
+            append(all, allcap, &ua, "%s%s=%s%s", k ? ", " : "", f->name, v, note);
+        if (changed && (!has_base || tc_policy_get(&base, f) != x))
+            append(changed, changedcap, &uc, "%s%s=%s%s", uc ? ", " : "", f->name, v, note);
+    }
+    if (all)
+        append(all, allcap, &ua, ")");
+    if (changed && uc == 0)
+        append(changed, changedcap, &uc, "none");
+}
+
+static const char *type_name(tc_policy_type t)
+{
+    return t == TC_POLICY_BOOL ? "bool" : t == TC_POLICY_ENUM ? "enum" : "uint";
+}
+
+/* The values column: "a|b" (a proposal marked), "on|off", "LO..HI". */
+static void values_text(const tc_policy_field *f, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (f->type == TC_POLICY_BOOL)
+        append(buf, cap, &used, "on|off");
+    else if (f->type == TC_POLICY_UINT)
+        append(buf, cap, &used, "%llu..%llu", (unsigned long long)f->lo, (unsigned long long)f->hi);
+    else
+        for (unsigned k = 0; f->names[k]; k++)
+            append(buf, cap, &used, "%s%s%s", k ? "|" : "", f->names[k], is_proposal(f, k) ? " (PROPOSAL)" : "");
+}
+
+/* A CSV field: quoted when it holds a comma or a quote. */
+static void csv_field(FILE *out, const char *s, const char *after)
+{
+    if (strpbrk(s, ",\"")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', out);
+            fputc(*s, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+    fputs(after, out);
+}
+
+void tc_policy_write_table(FILE *out, bool csv)
+{
+    char values[256];
+    if (csv) {
+        /* '#' metadata first, as every CSV of the project: each era's VM, and the native one */
+        for (unsigned e = 0; e < TC_POLICY_ERAS; e++) {
+            fprintf(out, "# era_%s: %s%s\n", eras[e].name, eras[e].vm, tc_policy_era_ready(e) ? "" : " (not a preset)");
+            if (eras[e].native)
+                fprintf(out, "# native: %s\n", eras[e].name);
+        }
+        fputs("name,type,values", out);
+        for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+            fprintf(out, ",%s", eras[e].name);
+        fputs(",erts,what\n", out);
+        for (size_t k = 0; k < NFIELDS; k++) {
+            const tc_policy_field *f = &fields[k];
+            values_text(f, values, sizeof values);
+            fprintf(out, "%s,%s,", f->name, type_name(f->type));
+            csv_field(out, values, ",");
+            for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+                csv_field(out, f->era[e] ? f->era[e] : "", ",");
+            csv_field(out, f->erts, ",");
+            csv_field(out, f->what, "\n");
+        }
+        return;
+    }
+    fputs("The policy table: one field per mechanism; an era is a column of values (--era), and\n"
+          "--set NAME=VALUE switches one field over the era's value.\n\neras:\n",
+          out);
+    for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+        fprintf(out, "  %-6s %s%s\n", eras[e].name, eras[e].vm, tc_policy_era_ready(e) ? "" : " (not a preset)");
+    /* the columns as wide as their widest entry */
+    int wname = 4, wvalues = 6, wera[TC_POLICY_ERAS];
+    for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+        wera[e] = (int)strlen(eras[e].name);
+    for (size_t k = 0; k < NFIELDS; k++) {
+        values_text(&fields[k], values, sizeof values);
+        wname = (int)strlen(fields[k].name) > wname ? (int)strlen(fields[k].name) : wname;
+        wvalues = (int)strlen(values) > wvalues ? (int)strlen(values) : wvalues;
+        for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+            if (fields[k].era[e] && (int)strlen(fields[k].era[e]) > wera[e])
+                wera[e] = (int)strlen(fields[k].era[e]);
+    }
+    fprintf(out, "\n%-*s %-4s %-*s", wname, "NAME", "TYPE", wvalues, "VALUES");
+    for (unsigned e = 0; e < TC_POLICY_ERAS; e++) /* the last column unpadded */
+        fprintf(out, " %-*s", e + 1 < TC_POLICY_ERAS ? wera[e] : 0, eras[e].name);
+    fputc('\n', out);
+    for (size_t k = 0; k < NFIELDS; k++) {
+        const tc_policy_field *f = &fields[k];
+        values_text(f, values, sizeof values);
+        fprintf(out, "%-*s %-4s %-*s", wname, f->name, type_name(f->type), wvalues, values);
+        for (unsigned e = 0; e < TC_POLICY_ERAS; e++)
+            fprintf(out, " %-*s", e + 1 < TC_POLICY_ERAS ? wera[e] : 0, f->era[e] ? f->era[e] : "-");
+        fprintf(out, "\n    %s\n    erts: %s\n", f->what, f->erts);
+    }
+}
 
 void tc_policy_apply_env(tc_policy *p)
 {

@@ -1,15 +1,28 @@
 /*
- * policy.h — one value that says how an era runs a process heap: R10B (2005, non-SMP) or
- * OTP 25. Each field is one mechanism and can be switched alone, so an experiment can
- * turn exactly one off (ablation). The presets are the eras as the VM ships them
- * (erts: ggc.c + utils.c do_alloc + erl_process.c schedule for R10B; erl_gc.c +
- * erts_heap_alloc + the BIF-call glue for OTP 25).
+ * policy.h — how a process heap runs, as one value: every mechanism the model switches is one
+ * field of tc_policy, and every field is one row of the policy table (policy.c), which says
+ * its name, its type and allowed values, each era's value, the erts source it models and what
+ * it does. Everything that names a field reads the table: the presets (an era is a column of
+ * values, tc_policy_preset), `--set NAME=VALUE` (tc_policy_set), the listing (--list-policy,
+ * tc_policy_write_table) and the CSV metadata (tc_policy_format). Code branches on a field's
+ * value, never on an era's name.
+ *
+ * The eras (tc_policy_era): R10B-2 (erts 5.4.3, 2005: ggc.c, utils.c do_alloc, erl_process.c
+ * schedule), R13B01 (erts 5.7.2, 2009: a column kept for it, not yet filled in: it is not a
+ * preset until every field has its value) and OTP 25.2.3 (erts 13.1.5: erl_gc.c,
+ * erts_heap_alloc, the x86-64 JIT's BIF-call glue), this machine's VM.
+ *
+ * Adding a mechanism switch: a field here, a row in policy.c's table (with each era's value),
+ * the mechanism's code branching on the field, a test. Adding an era: a row of
+ * tc_policy_eras and its column of values in the table; code only where its mechanism is new.
  */
 #ifndef TC_POLICY_H
 #define TC_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../alloc/mseg.h"
 #include "../copy/copy_shallow_fast.h"
@@ -17,20 +30,28 @@
 
 TC_BEGIN_DECLS
 
-/* What HAlloc does when the request does not fit between htop and stop. */
+/* What HAlloc does when the request does not fit between htop and stop (proc.h has the rules). */
 typedef enum tc_frag_rule {
-    TC_FRAG_R10B,  /* fits only if free > need; new fragment min_heap/2 + need (capped at
-                      2·need above 16K words) or exactly need, with the arith-heap tail
-                      reused; 6 header words of overhead per fragment */
-    TC_FRAG_MODERN /* fits if free >= need; reuse the head fragment's tail, else a
-                      fragment of exactly need (HAlloc's xtra is 0) */
+    TC_FRAG_ARITH, /* do_alloc: bump only if free > need; else the arith heap (the last
+                      fragment's tail), else a fragment of min_heap/2 + need (capped at 2·need
+                      above 16K words) or exactly need; 6 header words of overhead each */
+    TC_FRAG_EXACT  /* erts_heap_alloc: bump if free >= need; else the head fragment's tail, else
+                      a fragment of exactly need (HAlloc's xtra is 0) */
 } tc_frag_rule;
+
+/* Where a message that arrived in its own fragment lives until the GC. */
+typedef enum tc_msg_frag {
+    TC_MSG_FRAG_MBUF, /* queue_message_tt: the fragment joins MBUF at once, the term a root */
+    TC_MSG_FRAG_QUEUE /* it stays with the message (young data once received); the GC moves a
+                         queued one onto the new heap (move_msgs_to_heap) */
+} tc_msg_frag;
 
 /* When a process whose fragments outgrew its heap is collected. */
 typedef enum tc_gc_trigger {
-    TC_GC_AT_SCHEDULE, /* R10B: the fragment forces a yield; the GC runs when the scheduler
-                          next picks the process, with the x registers live then */
-    TC_GC_AFTER_BIF    /* OTP 25: right after the BIF, with only its result live */
+    TC_GC_AT_SCHEDULE, /* the fragment forces a yield; the GC runs when the scheduler next
+                          picks the process (mbuf_sz + overhead >= heap_sz), x registers live */
+    TC_GC_AFTER_BIF    /* right after the BIF, with only its result live (bif_gc_test), and at
+                          schedule-in when a GC is desired */
 } tc_gc_trigger;
 
 /*
@@ -51,29 +72,65 @@ typedef enum tc_bif_gc_test {
 
 /* Where a sent message is copied (heaps/send.h has the rules). */
 typedef enum tc_send_path {
-    TC_SEND_DIRECT,      /* R10B: onto the receiver's heap, collecting it first if needed */
+    TC_SEND_DIRECT,      /* onto the receiver's heap, collecting it first if needed */
     TC_SEND_HEAP_OR_FRAG /* OTP 21+ (message_queue_data = on_heap): the receiver's heap when it
                             is idle and has room, else a fragment attached to the message */
 } tc_send_path;
 
-/* The GC's sizing arithmetic (everything else in the collector is shared). */
-typedef enum tc_gc_rules {
-    TC_GC_RULES_R10B,  /* minor heap next(heap_sz + mbuf); old heap next(high_water use, +1);
-                          shrink above 300 words; fullsweep next(heap_sz + mbuf + old + stack);
-                          tenure every second minor GC (the high-water flip) */
-    TC_GC_RULES_MODERN /* minor heap next(stack + young use incl. fragments); old heap
-                          next(young use, +1); shrink above 3000 words with the old/8 floor;
-                          grow on need; tenure on second survival */
-} tc_gc_rules;
+/* The size of the heap a GC allocates (gc.h has the arithmetic). */
+typedef enum tc_gc_size {
+    TC_GC_SIZE_HEAP,     /* from the heap's size: heap_sz + mbuf_sz (+ old use + stack, major) */
+    TC_GC_SIZE_YOUNG_USE /* from what is in use: stack + young use (+ old use + S_RESERVED, major) */
+} tc_gc_size;
+
+/* The size of the old heap a minor GC creates: one step above ... */
+typedef enum tc_old_heap_size {
+    TC_OLD_HEAP_MATURE,   /* ... the mature data, never below min_heap_size */
+    TC_OLD_HEAP_YOUNG_USE /* ... the young generation's use, the bare table */
+} tc_old_heap_size;
+
+/* What a minor GC does when it leaves less free than the need. */
+typedef enum tc_minor_short {
+    TC_MINOR_SHORT_FULLSWEEP, /* a fullsweep follows */
+    TC_MINOR_SHORT_GROW       /* the heap grows to next(need_after) */
+} tc_minor_short;
+
+/* When live young data is promoted to the old heap (the high-water mark). */
+typedef enum tc_tenure {
+    TC_TENURE_FLIP,           /* high_water := the new heap's start when anything was mature,
+                                 else htop: promotion at every second GC */
+    TC_TENURE_SECOND_SURVIVAL /* high_water := htop: data surviving its second GC is promoted */
+} tc_tenure;
+
+/* The reductions a GC costs the process. */
+typedef enum tc_gc_cost {
+    TC_GC_COST_LIVE,      /* live words / 10 after the whole collection */
+    TC_GC_COST_PER_GC     /* gc_cost of each collection: live / 10 + resize moved / 100, >= 1 */
+} tc_gc_cost;
+
+/* The Erlang program whose tester the eptest workload runs (scenarios/workload.h): a program
+ * as an era's compiler made it, so a column of the table, though no mechanism of erts. */
+typedef enum tc_tester {
+    TC_TESTER_SEED,      /* the seed's loops as first modelled: a fresh server per round-trip
+                            pass, frames measured from OTP 25's GC trace */
+    TC_TESTER_EPTEST_ERL /* experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by
+                            frame (workload.c tc_ep_frames, checked by tests/cli_frames.sh) */
+} tc_tester;
 
 typedef struct tc_policy {
-    const char *name;
+    const char *name; /* the preset it started from; fields set since keep it */
     tc_heap_table heap_table;
     tc_frag_rule frag_rule;
-    tc_gc_trigger trigger;
-    tc_gc_rules gc_rules;
+    bool frag_yield; /* a new fragment that brings mbuf_sz + overhead to heap_sz asks for a yield */
+    tc_msg_frag msg_frag;
+    tc_gc_trigger gc_trigger;
     tc_bif_gc_test bif_gc_test;
-    tc_send_path send_path;   /* how a process of this era sends (the sender's policy decides) */
+    tc_send_path send_path; /* how a process of this era sends (the sender's policy decides) */
+    /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
+     * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
+     * after every send, with the message the only live register (erts_gc_after_bif_call_lhf
+     * keeps the BIF's result alone). R10B's send made no such test. */
+    bool gc_after_send;
     /* ERTS_POTENTIALLY_LONG_GC_HSIZE (erl_gc.h, 128 Ki words; 0 = never): a GC asked for on a
      * normal scheduler whose young use + stack (+ old use when major) reaches this is not
      * run there; the process is flagged F_FORCE_GC, gives up its reductions and is collected
@@ -81,7 +138,7 @@ typedef struct tc_policy {
      * (erl_gc.c check_for_possibly_long_gc, delay_garbage_collection with need 0). Modelled
      * at the GC-after-BIF safe point only (see proc.h). */
     uint64_t long_gc_words;
-    bool move_live_frags;     /* OTP 25: fragments made by the BIF move whole into the new heap */
+    bool move_live_frags; /* fragments made by the BIF move whole into the new heap */
     /* S_REDZONE (erl_vm.h): words under the stack that runtime code leaves to the emulator.
      * HEAP_LIMIT (erl_process.h) is max(htop, stop - S_REDZONE): HAlloc (HAllocX via
      * HeapWordsLeft) bumps only when HEAP_LIMIT - htop >= need, and the on-heap send
@@ -112,12 +169,16 @@ typedef struct tc_policy {
      * schedule-in, and no GC runs at a schedule-in while it is set (erl_process.c schedule:
      * `!(p->flags & (F_DELAY_GC|F_DISABLE_GC))`). R10B-2's receive had no such flag. */
     bool receive_delays_gc;
-    /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
-     * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
-     * after every send, with the message the only live register (erts_gc_after_bif_call_lhf
-     * keeps the BIF's result alone). R10B's send made no such test. */
-    bool gc_after_send;
-    bool shrink;              /* the minor-GC shrink and the fullsweep 25 % shrink */
+    bool shrink;               /* the minor-GC shrink and the fullsweep 25 % shrink */
+    uint64_t shrink_min_words; /* a minor GC shrinks only a heap above this */
+    bool shrink_old_floor;     /* a minor GC's shrink stays at old heap / 8 or above */
+    tc_old_heap_size old_heap_size;
+    bool minor_needs_old_heap; /* off: with no mature data, a minor GC runs without one */
+    tc_gc_size minor_heap_size;
+    tc_minor_short minor_short;
+    tc_gc_size major_heap_size;
+    tc_tenure tenure;
+    tc_gc_cost gc_cost;
     /* The binary virtual heap (OTP R13B04 on; R10B-2 had none, see proc.h): ERTS_IS_GC_DESIRED
      * (erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL) also fires when off_heap.overhead, the words of
      * the refc binaries built or copied onto the process since its last GC, exceeds
@@ -129,23 +190,98 @@ typedef struct tc_policy {
     uint64_t min_bin_vheap_size;
     /* CONTEXT_REDS (erl_vm.h): the reductions of one slice; 4000 in OTP 25, 1000 in R10B-2. */
     int64_t context_reds;
-    bool gc_stress;           /* debug: every HAlloc makes a fragment and every safe point GCs */
+    int64_t call_reds;          /* reductions a step's call needs left (sched.h) */
+    uint64_t input_reductions;  /* erl_sys_schedule after this many (0: never; sched.h) */
+    int64_t receive_gc_reds;    /* a receive leaving a GC desired cuts the slice to this (0: no) */
+    bool gc_stress;             /* debug: every HAlloc makes a fragment and every safe point GCs */
     /* How ets:lookup/2 copies a stored object out: TC_COPY_OUT_SHALLOW (copy_shallow, every
      * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h
      * that no VM has (the same words and counts, only faster). */
     tc_copy_out copy_out;
+    tc_tester tester; /* the benchmark program the eptest workload runs (scenarios/workload.h) */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
-    tc_mseg_config mem;       /* sbct, segment cache size (R10B 5, OTP 25 10) and the carrier thresholds */
+    /* sbct and the segment cache (mcs) are table fields; the eheap allocator's other settings
+     * are tc_mseg_default_config()'s in every era. */
+    tc_mseg_config mem;
 } tc_policy;
 
-tc_policy tc_policy_r10b(void);
-tc_policy tc_policy_otp25(void);
-/* "r10b" or "otp25"; TC_EBADARG for any other name. The one place era names are read. */
+/* ---- the table --------------------------------------------------------------------------- */
+
+typedef enum tc_policy_type {
+    TC_POLICY_BOOL, /* on or off */
+    TC_POLICY_ENUM, /* one of `names`, stored as its index */
+    TC_POLICY_UINT  /* a decimal integer in lo..hi */
+} tc_policy_type;
+
+/* The eras, in the order of the table's columns (oldest first). */
+enum { TC_POLICY_ERAS = 3 };
+
+typedef struct tc_policy_era {
+    const char *name;  /* the preset's name, --era's value */
+    const char *vm;    /* the VM its values were read in */
+    long gap_len;      /* the payload length its lookup/round-trip gap is reported at */
+    bool native;       /* the VM installed here (Debian's OTP 25.2.3): what runs by default */
+} tc_policy_era;
+
+/* One row of the table: one field of tc_policy. */
+typedef struct tc_policy_field {
+    const char *name;
+    tc_policy_type type;
+    const char *const *names; /* TC_POLICY_ENUM: the value names by index, NULL-terminated */
+    unsigned proposal;        /* TC_POLICY_ENUM: bit i set: names[i] is a proposal, not a VM's */
+    uint64_t lo, hi;          /* TC_POLICY_UINT: the range */
+    size_t offset, size;      /* where in tc_policy, and how wide */
+    const char *era[TC_POLICY_ERAS]; /* each era's value as --set writes it; NULL: not read yet */
+    const char *erts;         /* the erts source it models: file and function, per era */
+    const char *what;         /* one line of what it does */
+} tc_policy_field;
+
+unsigned tc_policy_field_count(void);
+const tc_policy_field *tc_policy_field_at(unsigned i);
+/* NULL when no field has that name. */
+const tc_policy_field *tc_policy_field_find(const char *name);
+
+const tc_policy_era *tc_policy_era_at(unsigned i); /* i < TC_POLICY_ERAS */
+/* NULL when no era has that name. */
+const tc_policy_era *tc_policy_era_find(const char *name);
+/* Whether era i is a preset: every field has its value. */
+bool tc_policy_era_ready(unsigned i);
+
+/* The era's policy: every field at its value in the table. TC_EBADARG for a name that is not
+ * a preset (tc_policy_era_ready). The one place era names are read. */
 tc_result tc_policy_preset(const char *name, tc_policy *out) TC_MUST_CHECK;
-/* "direct" or "heap_or_frag"; TC_EBADARG for any other name. */
-tc_result tc_send_path_parse(const char *name, tc_send_path *out) TC_MUST_CHECK;
-const char *tc_send_path_name(tc_send_path path);
+/* The native era's preset (tc_policy_era.native): the VM the experiments compare with. */
+tc_policy tc_policy_native(void);
+/* The presets' names, "a, b or c" (every ready era in the table's order), into buf. */
+const char *tc_policy_preset_names(char *buf, size_t cap);
+
+/* What the field takes, in words ("bif or schedule", "on or off", "an integer in 0..1000"). */
+const char *tc_policy_field_expected(const tc_policy_field *f, char *buf, size_t cap);
+/* Sets one field from its text (a value name, on/off, or a decimal integer in range).
+ * TC_EBADARG when the text is not one of the field's values; then, when err is not NULL, a
+ * message saying what it expected ("bif or schedule", "an integer in 0..1000") goes to err. */
+tc_result tc_policy_set_field(tc_policy *p, const tc_policy_field *f, const char *value, char *err,
+                              size_t errcap) TC_MUST_CHECK;
+/* NAME=VALUE, as --set takes it: TC_EBADARG, with a message in err naming the fields or the
+ * allowed values, for an unknown name, a missing '=' or a bad value. */
+tc_result tc_policy_set(tc_policy *p, const char *assignment, char *err, size_t errcap) TC_MUST_CHECK;
+/* The other value of a two-valued field (a bool, or an enum of two names): the ablations'
+ * flip. TC_EBADARG for any other field. */
+tc_result tc_policy_flip(tc_policy *p, const tc_policy_field *f) TC_MUST_CHECK;
+/* The field's value in p, as an integer (bool 0/1, an enum's index) and as its text. */
+uint64_t tc_policy_get(const tc_policy *p, const tc_policy_field *f);
+const char *tc_policy_value_text(const tc_policy *p, const tc_policy_field *f, char *buf, size_t cap);
+
+/* "NAME (f=v, f=v, ...)": every field in the table's order, a proposal's value followed by
+ * ": a PROPOSAL, not the VM"; and, into `changed`, the fields that differ from the preset
+ * p->name ("f=v, ..." or "none"). Either buffer may be NULL. */
+void tc_policy_format(const tc_policy *p, char *all, size_t allcap, char *changed, size_t changedcap);
+/* The table: as text, or with csv '#' lines (era_NAME: its VM; native: the native era's name)
+ * and one row per field in the columns name,type,values,ERA...,erts,what (every era of the
+ * table, a preset or not). */
+void tc_policy_write_table(FILE *f, bool csv);
+
 /* TC_GC_STRESS=1 in the environment turns gc_stress on (the test suites' stress mode). */
 void tc_policy_apply_env(tc_policy *p);
 

@@ -197,13 +197,17 @@ void tc_heapfrag_free(tc_mseg *mem, tc_heapfrag *f)
     tc_mseg_free_block(mem, f);
 }
 
-/* Links a new HAlloc fragment whose first `need` words are handed out. */
+/* Links a new HAlloc fragment whose first `need` words are handed out; with policy.frag_yield
+ * (R10B-2 do_alloc's BUMP_ALL_REDS) the process yields once the fragments and their overhead
+ * reach the heap's size, so the GC at its next schedule comes at once. */
 static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
 {
     f->used_size = need;
     f->next = p->mbuf;
     p->mbuf = f;
     p->mbuf_sz += counted;
+    if (p->policy.frag_yield && p->mbuf_sz + p->frag_overhead >= p->heap_sz)
+        p->yield_requested = true;
     p->stats.frags_allocated++;
     p->stats.frag_words += f->alloc_size;
     tc_heap_event ev = {.kind = TC_HEAP_EV_FRAG, .need = need, .heap_before = p->heap_sz,
@@ -214,8 +218,9 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
     proc_emit(p, &ev);
 }
 
-/* erts_heap_alloc, OTP 20+: the head fragment's tail, else a fragment of exactly need. */
-static tc_term *halloc_modern(tc_proc *p, size_t need)
+/* erts_heap_alloc, OTP 20+ (frag_rule exact): the head fragment's tail, else a fragment of
+ * exactly need. */
+static tc_term *halloc_exact(tc_proc *p, size_t need)
 {
     tc_heapfrag *f = p->mbuf;
     if (f && f != p->aheap && need <= f->alloc_size - f->used_size) {
@@ -230,8 +235,9 @@ static tc_term *halloc_modern(tc_proc *p, size_t need)
     return f->mem;
 }
 
-/* do_alloc, R10B: the arith heap's tail, else a fragment with slack that becomes it. */
-static tc_term *halloc_r10b(tc_proc *p, size_t need)
+/* do_alloc, R10B-2 (frag_rule arith): the arith heap's tail, else a fragment with slack that
+ * becomes it. */
+static tc_term *halloc_arith(tc_proc *p, size_t need)
 {
     if (need <= p->arith_avail) {
         tc_heapfrag *f = p->arith_frag;
@@ -254,10 +260,8 @@ static tc_term *halloc_r10b(tc_proc *p, size_t need)
         p->arith_frag = f;
         p->arith_avail = n - need;
     }
+    p->frag_overhead += TC_ARITH_FRAG_OVERHEAD;
     link_frag(p, f, need, n);
-    p->frag_overhead += TC_R10B_FRAG_OVERHEAD;
-    if (p->mbuf_sz + p->frag_overhead >= p->heap_sz)
-        p->yield_requested = true;
     return f->mem;
 }
 
@@ -275,26 +279,26 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
 
 tc_term *tc_proc_halloc_frag(tc_proc *p, size_t need)
 {
-    return p->policy.frag_rule == TC_FRAG_R10B ? halloc_r10b(p, need) : halloc_modern(p, need);
+    return p->policy.frag_rule == TC_FRAG_ARITH ? halloc_arith(p, need) : halloc_exact(p, need);
 }
 
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);
-    bool r10b = p->policy.frag_rule == TC_FRAG_R10B;
+    bool arith = p->policy.frag_rule == TC_FRAG_ARITH;
     if (p->aheap && need > 0 && room >= need && !p->policy.gc_stress) {
         tc_term *hp = p->aheap->mem + p->aheap->used_size;
         p->aheap->used_size += need;
         return hp;
     }
     if (p->aheap)
-        return halloc_modern(p, need); /* the abandoned heap takes nothing more */
-    if (need == 0 || (!p->policy.gc_stress && (r10b ? room > need : room >= need))) {
+        return halloc_exact(p, need); /* the abandoned heap takes nothing more */
+    if (need == 0 || (!p->policy.gc_stress && (arith ? room > need : room >= need))) {
         tc_term *hp = p->htop;
         p->htop += need;
         return hp;
     }
-    return r10b ? halloc_r10b(p, need) : halloc_modern(p, need);
+    return arith ? halloc_arith(p, need) : halloc_exact(p, need);
 }
 
 void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)
@@ -349,8 +353,8 @@ tc_result tc_proc_queue_message(tc_proc *p, tc_term term, tc_heapfrag *frag)
     m->next = NULL;
     m->term = term;
     m->frag = frag;
-    if (frag && p->policy.gc_rules == TC_GC_RULES_R10B) {
-        /* R10B queue_message_tt: the buffer joins MBUF at once; the term is a root. */
+    if (frag && p->policy.msg_frag == TC_MSG_FRAG_MBUF) {
+        /* R10B-2 queue_message_tt: the buffer joins MBUF at once; the term is a root. */
         tc__proc_splice_offheap(&p->off_heap, &frag->off_heap);
         frag->next = p->mbuf;
         p->mbuf = frag;

@@ -17,7 +17,8 @@
  *          fits it; else a new fragment of min_heap/2 + need words (2·need when that is
  *          above 16K words and smaller) when the tail was under 16 words or need < 64,
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
- *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS).
+ *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS;
+ *          policy.frag_yield, which asks for it under either rule).
  *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
  *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
  *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when

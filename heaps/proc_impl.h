@@ -12,8 +12,9 @@
 
 /* erts H_MIN_SIZE: the fullsweep shrink never acts on heaps this small. */
 #define TC_H_MIN_SIZE 233u
-/* R10B: header words of one ErlHeapFragment counted as overhead (sizeof / word - 1). */
-#define TC_R10B_FRAG_OVERHEAD 6u
+/* frag_rule arith (R10B-2 utils.c do_alloc): header words of one ErlHeapFragment counted as
+ * overhead (sizeof / word - 1). */
+#define TC_ARITH_FRAG_OVERHEAD 6u
 
 /* A queued message: `term` is on the receiver's heap when frag is NULL, else in frag. */
 typedef struct tc_msg {

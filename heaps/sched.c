@@ -55,15 +55,21 @@ void tc_sched_wake(tc_task *t)
 
 void tc_sched_bump(tc_task *t, int64_t reds) { t->reds_left -= reds; }
 
+/* remove_message's slice cut (policy.receive_gc_reds; sched.h). */
+static void receive_gc_cut(tc_task *t)
+{
+    int64_t leave = tc_proc_policy(t->proc)->receive_gc_reds;
+    if (leave > 0 && tc_proc_gc_desired(t->proc) && t->reds_left > leave) {
+        t->reds_left = leave;
+        t->sched->stats.reds_cut++;
+    }
+}
+
 bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
     if (!tc_proc_receive(t->proc, msg))
         return false;
-    if (tc_proc_policy(t->proc)->gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
-        t->reds_left > TC_RECEIVE_LEAVE_REDS) {
-        t->reds_left = TC_RECEIVE_LEAVE_REDS;
-        t->sched->stats.reds_cut++;
-    }
+    receive_gc_cut(t);
     return true;
 }
 
@@ -78,18 +84,14 @@ bool tc_sched_loop_rec(tc_task *t, tc_term *msg)
 void tc_sched_remove_message(tc_task *t)
 {
     tc_proc_set_delay_gc(t->proc, false);
-    if (tc_proc_policy(t->proc)->gc_rules == TC_GC_RULES_MODERN && tc_proc_gc_desired(t->proc) &&
-        t->reds_left > TC_RECEIVE_LEAVE_REDS) {
-        t->reds_left = TC_RECEIVE_LEAVE_REDS;
-        t->sched->stats.reds_cut++;
-    }
+    receive_gc_cut(t);
 }
 
 bool tc_sched_is_running(const tc_task *t) { return t->sched->current == t; }
 
 bool tc_sched_slice_spent(const tc_task *t) { return t->reds_left - 1 - t->proc->reds <= 0; }
 
-/* erl_sys_schedule in a non-SMP R10B: check I/O without blocking and read the clock. */
+/* erl_sys_schedule in a non-SMP R10B-2: check I/O without blocking and read the clock. */
 static void sys_schedule(tc_sched *s)
 {
     struct timespec ts;
@@ -104,8 +106,8 @@ tc_result tc_sched_run(tc_sched *s)
     tc_task *t;
     while ((t = dequeue(s)) != NULL) {
         tc_proc *p = t->proc;
-        bool r10b = tc_proc_policy(p)->trigger == TC_GC_AT_SCHEDULE;
-        int64_t context_reds = tc_proc_policy(p)->context_reds;
+        const tc_policy *pol = tc_proc_policy(p);
+        int64_t context_reds = pol->context_reds;
         if (t->running) {
             t->running = false; /* it goes on with the slice it has: no schedule-in */
         } else {
@@ -120,13 +122,10 @@ tc_result tc_sched_run(tc_sched *s)
         }
         tc_step step = TC_STEP_CONTINUE;
         s->current = t;
-        /* A step begins with a call. OTP 25's JIT makes it only when FCALLS stays positive
-         * after its decrement (`dec FCALLS; jle yield`): two left. R10B's interpreter makes it
-         * when FCALLS > 0 and then decrements (beam_emu.c DispatchMacro): one left. */
-        int64_t call_needs = r10b ? 1 : 2;
-        while (step == TC_STEP_CONTINUE && t->reds_left >= call_needs) {
+        /* A step begins with a call, made with policy.call_reds left (sched.h). */
+        while (step == TC_STEP_CONTINUE && t->reds_left >= pol->call_reds) {
             step = t->step(t);
-                    t->reds_left -= 1 + tc_proc_take_reds(p);
+            t->reds_left -= 1 + tc_proc_take_reds(p);
             s->stats.steps++;
             if (tc_proc_yield_requested(p) && step == TC_STEP_CONTINUE) {
                 /* BUMP_ALL_REDS: the slice ends and counts as fully used. */
@@ -149,7 +148,7 @@ tc_result tc_sched_run(tc_sched *s)
             enqueue(s, t);
             break;
         }
-        if (r10b && s->function_calls > TC_INPUT_REDUCTIONS)
+        if (pol->input_reductions && s->function_calls > pol->input_reductions)
             sys_schedule(s);
     }
     return TC_OK;

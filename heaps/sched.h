@@ -24,18 +24,21 @@
  * below. A GC run at schedule-in costs the new slice, except a delayed one (it ran on a
  * dirty scheduler).
  *
- * Era rules (from the process's policy):
- * - R10B: a step after which HAlloc asked for a yield (BUMP_ALL_REDS) ends the slice with
- *   all its reductions charged; the charged reductions accumulate and past
- *   INPUT_REDUCTIONS (2000) the scheduler does erl_sys_schedule's work: a real poll(2)
- *   with zero timeout and a clock read.
- * - OTP 25: a receive that leaves a GC desired cuts the slice to 5 reductions, so the
- *   collection runs at the next schedule-in, when the message has become garbage.
+ * Rules from the process's policy:
+ * - a step after which HAlloc asked for a yield (BUMP_ALL_REDS: R10B-2's fragments, OTP 25's
+ *   delayed GC) ends the slice with all its reductions charged;
+ * - policy.input_reductions (R10B-2 INPUT_REDUCTIONS, 2000; 0 in OTP 25): past that many
+ *   charged reductions the scheduler does erl_sys_schedule's work, a real poll(2) with zero
+ *   timeout and a clock read;
+ * - policy.receive_gc_reds (OTP 25: 5; 0 in R10B-2): a receive that leaves a GC desired cuts
+ *   the slice to that many reductions, so the collection runs at the next schedule-in, when
+ *   the message has become garbage;
+ * - policy.call_reds: a step runs only with that many reductions left, 2 in OTP 25 (the JIT's
+ *   call must leave FCALLS positive after its decrement), 1 in R10B-2 (beam_emu.c
+ *   DispatchMacro tests FCALLS > 0, then decrements).
  *
- * Where this differs from erts: one run queue with no priorities, no timers, no ports;
- * a step runs only with 2 reductions left in OTP 25 (the JIT's call must leave FCALLS
- * positive), 1 in R10B (beam_emu.c DispatchMacro tests FCALLS > 0 first); the
- * VM checks each of its later calls too, the model charges them after the step (the
+ * Where this differs from erts: one run queue with no priorities, no timers, no ports; the
+ * VM checks each of a step's later calls too, the model charges them after the step (the
  * experiments' steps allocate nothing after their first call but the BIF's own result);
  * modern I/O polling (separate poll threads) is not modelled.
  */
@@ -49,8 +52,6 @@
 
 TC_BEGIN_DECLS
 
-#define TC_INPUT_REDUCTIONS 2000 /* R10B-2 erl_vm.h: 2 * CONTEXT_REDS */
-#define TC_RECEIVE_LEAVE_REDS 5
 
 typedef struct tc_sched tc_sched;
 typedef struct tc_task tc_task;
@@ -107,13 +108,13 @@ void tc_sched_wake(tc_task *t);
 /* The running step made `reds` calls more than the one every step is charged. */
 void tc_sched_bump(tc_task *t, int64_t reds);
 /* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
- * Applies the modern 5-reduction rule. */
+ * Applies policy.receive_gc_reds' slice cut. */
 bool tc_sched_receive(tc_task *t, tc_term *msg);
 /* receive in two halves, as the JIT runs it: loop_rec takes the first message (false: none,
  * the step should return TC_STEP_WAIT) and, under policy.receive_delays_gc, sets F_DELAY_GC,
  * so a heap test before remove_message delays its GC (proc.h) and no GC runs at a
- * schedule-in while the process waits; remove_message clears it and applies the modern
- * 5-reduction rule. tc_sched_receive is both at once. */
+ * schedule-in while the process waits; remove_message clears it and applies
+ * policy.receive_gc_reds' slice cut. tc_sched_receive is both at once. */
 bool tc_sched_loop_rec(tc_task *t, tc_term *msg);
 void tc_sched_remove_message(tc_task *t);
 /* `t` is the process running now (its step is executing): a sender cannot take its main

@@ -15,24 +15,27 @@ eval csvcols('s', res.'/crossover-summary.csv', 'shape era crossover_len')
 answer = der.'/answer.csv'
 has_answer = system(sprintf("[ -f '%s' ] && echo 1 || echo 0", answer)) + 0
 if (has_answer) { eval csvcols('a', answer, 'shape payload_len model_ratio vm_ratio model_lo model_hi vm_lo vm_hi') }
+# the model's eras as crossover ran them, and the native one (the VM's: its canonical run)
+eras = system(sprintf("report/csv.sh column '%s/crossover-eras.csv' era | tr '\\n' ' '", der))
+if (GPVAL_SYSTEM_ERRNO != 0) { exit status 1 }
+native = system(sprintf("report/csv.sh meta '%s/policy.csv' native", res))
+if (GPVAL_SYSTEM_ERRNO != 0) { exit status 1 }
 spread = has_answer ? ", \
-     answer using ($@a_payload_len * 0.97):(strcol(@a_shape) eq 'ints' ? $@a_model_ratio : 1/0):@a_model_lo:@a_model_hi with yerrorbars pt 9 ps 1.6 lw 2 lc rgb c_otp25 title 'model OTP 25, canonical run (min-max)'" : ""
+     answer using ($@a_payload_len * 0.97):(strcol(@a_shape) eq 'ints' ? $@a_model_ratio : 1/0):@a_model_lo:@a_model_hi with yerrorbars pt 9 ps 1.6 lw 2 lc rgb c_era(native) title 'model '.native.', canonical run (min-max)'" : ""
 spread_vm = has_answer ? ", \
      answer using ($@a_payload_len * 1.03):(strcol(@a_shape) eq 'ints' ? $@a_vm_ratio : 1/0):@a_vm_lo:@a_vm_hi with yerrorbars pt 11 ps 1.6 lw 2 lc rgb c_vm title 'real VM, canonical run (min-max)'" : ""
 is(e) = strcol(@x_shape) eq 'ints' && strcol(@x_era) eq e
 cross(e) = strcol(@s_shape) eq 'ints' && strcol(@s_era) eq e && strcol(@s_crossover_len) ne 'none'
 model = "plot 1 with lines dt 2 lc rgb '#555555' title 'equal cost', \
-     res.'/crossover.csv' using @x_payload_len:(is('r10b') ? $@x_ratio : 1/0) with linespoints pt 7 lc rgb c_r10b title 'model R10B', \
-     '' using @x_payload_len:(is('otp25') ? $@x_ratio : 1/0) with linespoints pt 7 lc rgb c_otp25 title 'model OTP 25', \
-     res.'/crossover-summary.csv' using (cross('r10b') ? $@s_crossover_len : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_r10b title 'crossover R10B', \
-     '' using (cross('otp25') ? $@s_crossover_len : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_otp25 title 'crossover OTP 25'".spread
+     for [i = 1:words(eras)] res.'/crossover.csv' using @x_payload_len:(is(word(eras, i)) ? $@x_ratio : 1/0) with linespoints pt 7 lc rgb c_era(word(eras, i)) title 'model '.word(eras, i), \
+     for [i = 1:words(eras)] res.'/crossover-summary.csv' using (cross(word(eras, i)) ? $@s_crossover_len : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_era(word(eras, i)) title 'crossover '.word(eras, i)".spread
 # The VM's ints on the fine grid when run.sh measured it, else on its coarse grid.
 vmfile = system(sprintf("[ -f '%s/vm-crossover-fine.csv' ] && echo vm-crossover-fine.csv || echo vm-crossover.csv", res))
 if (vm) {
     eval csvcols('v', res.'/'.vmfile, 'shape payload_len ratio')
     eval csvcols('w', der.'/crossover-wide.csv', 'shape vm')
     eval model.", \
-         res.'/'.vmfile using @v_payload_len:(strcol(@v_shape) eq 'ints' ? $@v_ratio : 1/0) with linespoints pt 5 lc rgb c_vm title 'real VM (OTP 25)', \
+         res.'/'.vmfile using @v_payload_len:(strcol(@v_shape) eq 'ints' ? $@v_ratio : 1/0) with linespoints pt 5 lc rgb c_vm title 'real VM ('.native.')', \
          der.'/crossover-wide.csv' using (strcol(@w_shape) eq 'ints' ? $@w_vm : 1/0):(1) with points pt 6 ps 3 lw 2 lc rgb c_vm title 'crossover VM'".spread_vm
 } else {
     eval model

@@ -16,14 +16,16 @@ set key top left
 # crossover) cannot carry them.
 shapes = system(sprintf("report/csv.sh column '%s/crossover-wide.csv' shape", der))
 if (GPVAL_SYSTEM_ERRNO != 0) { exit status 1 }
-eval csvcols('w', der.'/crossover-wide.csv', 'r10b otp25 vm')
+# the model's eras, as crossover ran them (derived/crossover-eras.csv), one series each
+eras = system(sprintf("report/csv.sh column '%s/crossover-eras.csv' era | tr '\\n' ' '", der))
+if (GPVAL_SYSTEM_ERRNO != 0) { exit status 1 }
+eval csvcols('w', der.'/crossover-wide.csv', eras.' vm')
 set xtics () nomirror
 do for [i = 1:words(shapes)] { set xtics add (word(shapes, i) i - 1) }
 set xrange [-0.5:words(shapes) - 0.5]
+model = "plot for [i = 1:words(eras)] der.'/crossover-wide.csv' using int(value('w_'.word(eras, i))) title 'model '.word(eras, i) lc rgb c_era(word(eras, i))"
 if (vm) {
-    plot der.'/crossover-wide.csv' using @w_r10b title 'model R10B' lc rgb c_r10b, \
-         '' using @w_otp25 title 'model OTP 25' lc rgb c_otp25, '' using @w_vm title 'real VM (OTP 25)' lc rgb c_vm
+    eval model.", '' using @w_vm title 'real VM' lc rgb c_vm"
 } else {
-    plot der.'/crossover-wide.csv' using @w_r10b title 'model R10B' lc rgb c_r10b, \
-         '' using @w_otp25 title 'model OTP 25' lc rgb c_otp25
+    eval model
 }

@@ -37,6 +37,8 @@ c_seed  = '#999999'
 c_r10b  = '#d62728'
 c_otp25 = '#1f77b4'
 c_vm    = '#2ca02c'
+# An era by its preset name (the policy table's): its colour, c_NAME, else grey.
+c_era(e) = exists('c_'.e) ? value('c_'.e) : '#7f7f7f'
 # operations
 c_proc      = '#1f77b4'
 c_insert    = '#ff7f0e'

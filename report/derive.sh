@@ -15,6 +15,12 @@ res="$1" der="$2" quick="$3"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/data
 
+# The eras by name, from the data: the native one (the VM installed here: the policy table's
+# '# native:' line, results/policy.csv) and the 2005 seed's (its CSV's '# era: seed-NAME').
+native=$("$here/csv.sh" meta "$res/policy.csv" native) || exit 1
+seed_era=$("$here/csv.sh" meta "$data/seed2005.csv" era | sed -n 's/^seed-\([a-z0-9_]*\).*/\1/p')
+[ -n "$seed_era" ] || { echo "derive: $data/seed2005.csv: its '# era:' line names no seed-ERA" >&2; exit 1; }
+
 # Prepended to every awk program: the CSV reader, the medians and the round trip.
 lib="$(cat "$here/csv.awk" "$here/stats.awk")
 BEGIN { csv_who = \"derive\" }
@@ -107,16 +113,16 @@ awk "$lib"'
                 for (L in n) {
                     for (t = 1; t <= nt; t++) { for (i = 1; i <= n[L]; i++) a[i] = v[L, tests[t], i]; m[L, tests[t]] = median(a, n[L]) }
                     pr = round_trip(m, L); ratio = rt_ratio(m, L, "ets_lookup")
-                    printf "0,seed-r10b,%d,seed R10B L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", L, L, pr,
+                    printf "0,seed-%s,%d,seed %s L=%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,,,\n", seed_era, L, toupper(seed_era), L, pr,
                         m[L, "ets_insert"], m[L, "ets_overwrite"], m[L, "ets_lookup"], m[L, "empty"], ratio
                 }
-            }' "$data/seed2005.csv"
-        # The model under R10B rules beside the seed; OTP 25 and the VM are the canonical run's
-        # (derived/answer.csv), not a second measurement of the same thing.
+            }' seed_era="$seed_era" "$data/seed2005.csv"
+        # The model under the seed's era's rules beside the seed; the native era and the VM are
+        # the canonical run's (derived/answer.csv), not a second measurement of the same thing.
         for f in "$res/eptest.csv"; do
-            awk "$lib"'
+            awk -v seed_era="$seed_era" "$lib"'
                 !csv_row() { next }
-                csv_get("shape") == "ints" && csv_get("era") == "r10b" {
+                csv_get("shape") == "ints" && csv_get("era") == seed_era {
                     key = csv_get("era") SUBSEP csv_get("payload_len"); keys[key] = 1; t = csv_get("test")
                     s = 1000 / csv_get("iterations")
                     us[key, t] = csv_get("median_us") * s
@@ -128,8 +134,8 @@ awk "$lib"'
                         pr = round_trip(us, key); ratio = rt_ratio(us, key, "ets_lookup"); pf = round_trip(faults, key)
                         split(key, k, SUBSEP)
                         src = k[1] ~ /^vm/ ? "vm" : "model-" k[1]
-                        printf "%d,%s,%d,%s L=%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.0f,%.0f,%.0f\n", (src == "vm" ? 3 : k[1] == "r10b" ? 1 : 2), src, k[2],
-                            (src == "vm" ? "VM OTP 25" : (k[1] == "r10b" ? "model R10B" : "model OTP 25")), k[2],
+                        printf "%d,%s,%d,%s L=%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.0f,%.0f,%.0f\n", (src == "vm" ? 3 : 1), src, k[2],
+                            (src == "vm" ? "VM" : "model " toupper(k[1])), k[2],
                             pr, us[key, "ets_insert"], us[key, "ets_overwrite"], us[key, "ets_lookup"], us[key, "empty"],
                             ratio, pf, faults[key, "ets_lookup"], gcs[key, "ets_lookup"]
                     }
@@ -210,12 +216,20 @@ if [ -n "$vmbase" ]; then
 fi
 
 # ---- figure 5: the ablation ratios, one column per era ------------------------------------
+# The eras and the variants as ablate ran them (its rows, in their order), so a new era or a
+# new variant needs nothing here; ablate-eras.csv gives each era's payload length.
 awk "$lib"'
     !csv_row() { next }
     { a = csv_get("ablation"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
-      r[a, csv_get("era")] = csv_get("ratio") }
-    END { print "ablation,r10b,otp25"; for (i = 1; i <= n; i++) print order[i] "," r[order[i], "r10b"] "," r[order[i], "otp25"] }
-' "$res/ablate.csv" >"$der/ablate-wide.csv"
+      e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e; len[e] = csv_get("payload_len") }
+      r[a, e] = csv_get("ratio") }
+    END {
+        printf "ablation"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; printf "\n"
+        for (i = 1; i <= n; i++) { printf "%s", order[i]; for (j = 1; j <= ne; j++) printf ",%s", r[order[i], eras[j]]; printf "\n" }
+        print "era,payload_len" > erasf
+        for (j = 1; j <= ne; j++) print eras[j] "," len[eras[j]] > erasf
+    }
+' erasf="$der/ablate-eras.csv" "$res/ablate.csv" >"$der/ablate-wide.csv"
 
 # ---- figure 4: phase shares per test, counters and profiler side by side ------------------
 # One round trip (proc2, the middle pass) and the three ETS tests of each era; the empty loop
@@ -229,12 +243,18 @@ awk "$lib"'
       cs[t, p] = csv_get("counter_share"); ps[t, p] = csv_get("profiler_share") }
     END {
         printf "era,label"; for (j = 1; j <= np; j++) printf ",%s", phases[j]; print ""
+        print "era,payload_len,first,last" > erasf
         for (i = 1; i <= n; i++) {
             split(order[i], k, SUBSEP)
             printf "%s,%s: counters", k[1], name[k[2]]; for (j = 1; j <= np; j++) printf ",%s", cs[order[i], phases[j]]; print ""
             printf "%s,%s: profiler", k[1], name[k[2]]; for (j = 1; j <= np; j++) printf ",%s", ps[order[i], phases[j]]; print ""
+            # each era a run of rows (breakdown runs the eras one after the other): figure 4 a panel each
+            if (k[1] != last_era) { if (last_era != "") print last_era "," csv_meta_of(FILENAME, "payload_len_" last_era) "," first "," (row - 1) > erasf
+                                    last_era = k[1]; first = row + 0 }
+            row += 2
         }
-    }' "$res/breakdown.csv" >"$der/breakdown-wide.csv"
+        if (last_era != "") print last_era "," csv_meta_of(FILENAME, "payload_len_" last_era) "," first "," (row - 1) > erasf
+    }' erasf="$der/breakdown-eras.csv" "$res/breakdown.csv" >"$der/breakdown-wide.csv"
 
 # ---- figure 7: ops/s per lock mode and threads, the process dictionary, the 2009 seed -----
 {
@@ -441,29 +461,34 @@ awk -v hasvm="$([ -f "$res/codec-vm.csv" ] && echo 1 || echo 0)" -v hasei="$([ -
 # ---- figure 8: crossover length per shape and era ------------------------------------------
 vmgrids=()
 for f in "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do [ -f "$f" ] && vmgrids+=("$f"); done
-{
-    echo "shape,r10b,otp25,vm,otp25_vs_vm"
-    awk -v hasvm="$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)" "$lib"'
-        !csv_row() { next }
-        { s = csv_get("shape"); if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
-        csv_file == 1 { x[s, csv_get("era")] = csv_get("crossover_len"); next }
-        { # a VM grid: its crossover is the smallest length where the lookup loses
-          L = csv_get("payload_len")
-          if (csv_get("ratio") + 0 > 1 && (!((s, "vm") in x) || L + 0 < x[s, "vm"] + 0)) x[s, "vm"] = L }
-        END { for (i = 1; i <= n; i++) { s = order[i]; m = x[s, "otp25"]; v = ((s, "vm") in x ? x[s, "vm"] : "")
+# One column per era crossover ran (its summary's rows, in their order; crossover-eras.csv
+# lists them for the figures), the VM's, and how the native era's (the VM's own) compares.
+awk -v hasvm="$([ -f "$res/vm-crossover.csv" ] && echo 1 || echo 0)" -v native="$native" "$lib"'
+    !csv_row() { next }
+    { s = csv_get("shape"); if (!(s in seen)) { seen[s] = 1; order[++n] = s } }
+    csv_file == 1 { e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e }
+                    x[s, e] = csv_get("crossover_len"); next }
+    { # a VM grid: its crossover is the smallest length where the lookup loses
+      L = csv_get("payload_len")
+      if (csv_get("ratio") + 0 > 1 && (!((s, "vm") in x) || L + 0 < x[s, "vm"] + 0)) x[s, "vm"] = L }
+    END {
+        printf "shape"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; print ",vm,model_vs_vm"
+        print "era" > erasf
+        for (j = 1; j <= ne; j++) print eras[j] > erasf
+        for (i = 1; i <= n; i++) { s = order[i]; m = x[s, native]; v = ((s, "vm") in x ? x[s, "vm"] : "")
             # within 2x: both cross and the lengths differ by at most a factor of 2
             cmp = v == "" ? "" : (m + 0 > 0 && m / v >= 0.5 && m / v <= 2) ? "within 2x" : "no"
             if (v == "" && m == "none" && hasvm) cmp = "neither crosses"
-            printf "%s,%s,%s,%s,%s\n", s, x[s, "r10b"], m, v, cmp } }' "$res/crossover-summary.csv" ${vmgrids[@]+"${vmgrids[@]}"}
-} >"$der/crossover-wide.csv"
+            printf "%s", s; for (j = 1; j <= ne; j++) printf ",%s", x[s, eras[j]]; printf ",%s,%s\n", v, cmp } }' \
+    erasf="$der/crossover-eras.csv" "$res/crossover-summary.csv" ${vmgrids[@]+"${vmgrids[@]}"} >"$der/crossover-wide.csv"
 
 # ---- the ints grid, model against VM point by point: does the lookup lose at the same lengths? --
 vmgrid=$([ -f "$res/vm-crossover-fine.csv" ] && echo "$res/vm-crossover-fine.csv" || echo "$res/vm-crossover.csv")
 if [ -f "$vmgrid" ]; then
-    awk "$lib"'
+    awk -v native="$native" "$lib"'
         !csv_row() { next }
         csv_get("shape") != "ints" { next }
-        csv_file == 1 && csv_get("era") == "otp25" { m[csv_get("payload_len")] = csv_get("ratio") }
+        csv_file == 1 && csv_get("era") == native { m[csv_get("payload_len")] = csv_get("ratio") }
         csv_file == 2 { v[csv_get("payload_len")] = csv_get("ratio") }
         END {
             n = 0

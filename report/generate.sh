@@ -10,7 +10,7 @@
 #                                  (rounded, thousands separated). No row or several: an error.
 #   {{table FILE COL[:Title] ... [KEY=VAL ...]}}  a Markdown table of the matching rows (on a
 #                                  line of its own), a blank line before and after it; '_' in a
-#                                  Title is a space
+#                                  Title is a space, a '|' in a cell is written \|
 #   {{meta FILE KEY}}              the text of FILE's (first) '# KEY: ...' metadata line
 #   {{ifexists FILE}} ... [{{else}} ...] {{endif}}   lines kept only if FILE exists (own lines)
 #
@@ -62,7 +62,7 @@ function format(v, fmt) {
 }
 
 # Expands one marker body (the words between the braces).
-function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, nc, c, name, title) {
+function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, nc, c, name, title, cell) {
     n = split(body, w, " ")
     file = w[2]
     if (w[1] == "meta") {
@@ -109,7 +109,11 @@ function expand(body,    w, n, i, file, flt, nf, fmt, r, hit, found, out, cols, 
             if (!matches(file, r, flt, nf)) continue
             found++
             out = out "\n|"
-            for (i = 1; i <= nc; i++) out = out " " csv_cell[file, r, column(file, cols[i])] " |"
+            for (i = 1; i <= nc; i++) {
+                cell = csv_cell[file, r, column(file, cols[i])]
+                gsub(/\|/, "\\|", cell) # a bar inside a cell would end the cell
+                out = out " " cell " |"
+            }
         }
         if (!found) die("no rows of " file " match {{" body "}}")
         # blank lines around it: a table must not swallow the paragraph after it, nor be read as

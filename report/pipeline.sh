@@ -58,9 +58,12 @@ if [ $quick -eq 1 ]; then
 fi
 
 # ---- experiments -------------------------------------------------------------------------
-# The seed's own runs under R10B rules; OTP 25 and the VM are the canonical run below.
+# The seed's own runs under its era's rules (seed2005.csv's '# era: seed-NAME'); the native era
+# and the VM are the canonical run below.
+seed_era=$(report/csv.sh meta report/data/seed2005.csv era | sed -n 's/^seed-\([a-z0-9_]*\).*/\1/p')
+[ -n "$seed_era" ] || die "report/data/seed2005.csv: its '# era:' line names no seed-ERA"
 for len in "${sizes[@]}"; do
-    run "eptest-r10b-$len" "$bin/eptest" "${q[@]}" --era r10b --len "$len" --csv "$res/eptest-r10b-$len.csv"
+    run "eptest-seed-$len" "$bin/eptest" "${q[@]}" --era "$seed_era" --len "$len" --csv "$res/eptest-seed-$len.csv"
 done
 run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
@@ -76,8 +79,11 @@ else
     say "codecpeer: skipped (built without erl_interface's libei: apt-get install erlang-dev)"
 fi
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
-run heaptrace-nocache "$bin/heaptrace" --segment-cache 0 --csv "$res/heaptrace-nocache.csv"
+run heaptrace-nocache "$bin/heaptrace" --set mseg_cache=0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
+# The policy table and ablate's variants, as the report's appendix and §3.6 print them.
+run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
+run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
 rm -rf "$res/vm" "$res"/fidelity*.csv
@@ -130,7 +136,7 @@ merge() {
                 next }
         { print }' "$@" >"$out" || die "merging $out failed"
 }
-merge "$res/eptest.csv" "$res"/eptest-r10b-*.csv
+merge "$res/eptest.csv" "$res"/eptest-seed-*.csv
 [ -f "$res/fidelity-ints.csv" ] && merge "$res/fidelity.csv" "$res/fidelity-ints.csv" "$res/fidelity-tuple.csv"
 # The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
 # eptest, its variant runs one file each (eptest_ints_L_VARIANT.csv), the crossover grid and

@@ -94,7 +94,7 @@ tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what)
     tc_proc_pop(p, TC_LOOP_FRAME);
     tc_proc_set_arity(p, 2);
     *what = "gc at schedule";
-    if (tc_proc_yield_requested(p) || l->pol.trigger == TC_GC_AT_SCHEDULE)
+    if (tc_proc_yield_requested(p) || l->pol.gc_trigger == TC_GC_AT_SCHEDULE)
         if ((r = tc_proc_schedule_in_maybe_gc(p)) != TC_OK)
             return r;
     return TC_OK;

@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,6 @@ tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
     tc_result r = tc_policy_preset(era, &c.policy);
     if (r != TC_OK)
         return r;
-    /* the program the era's VM runs: OTP 25 runs eptest.erl; R10B-2 runs eras_ep.erl, whose
-     * frames are not derived yet, so its runs keep the seed's loops as first modelled */
-    c.twin = c.policy.gc_call_words ? TC_EP_TWIN_EPTEST_ERL : TC_EP_TWIN_SEED;
     *out = c;
     return TC_OK;
 }
@@ -385,7 +383,7 @@ static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc
     tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
     /* eptest.erl's processes: busy only while running; the seed's loops kept the first model's
      * rule (busy unless waiting) */
-    bool busy = w->cfg->twin == TC_EP_TWIN_EPTEST_ERL ? tc_sched_is_running(peer) : peer->status != TC_TASK_WAITING;
+    bool busy = w->cfg->policy.tester == TC_TESTER_EPTEST_ERL ? tc_sched_is_running(peer) : peer->status != TC_TASK_WAITING;
     tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, busy, &w->copy);
     if (r == TC_OK)
         tc_sched_wake(peer);
@@ -1540,7 +1538,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_sched_init(&w.sched);
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_atom_intern("marked", 6, &w.marked_atom)) != TC_OK)
         goto out;
-    if (cfg->twin == TC_EP_TWIN_EPTEST_ERL) {
+    if (cfg->policy.tester == TC_TESTER_EPTEST_ERL) {
         payload = TC_NON_VALUE;
         if (cfg->payload == TC_NON_VALUE)
             r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload);
@@ -1627,9 +1625,34 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
 
 long tc_ep_gap_len(const char *era)
 {
-    tc_policy pol;
-    TC_CHECK(tc_policy_preset(era, &pol) == TC_OK); /* the command line took only preset names */
-    return pol.gc_rules == TC_GC_RULES_R10B ? 1000 : 10000;
+    const tc_policy_era *e = tc_policy_era_find(era);
+    TC_CHECK(e && e->gap_len >= TC_EP_MIN_LEN); /* the command line took only preset names */
+    return e->gap_len;
+}
+
+const tc_ep_switch tc_ep_switches[TC_EP_SWITCHES] = {
+    {"keep_result", "the lookup result stays live until the next lookup", offsetof(tc_ep_config, keep_result)},
+    {"hot_key", "one key looked up N times instead of keys 1..N", offsetof(tc_ep_config, hot_key)},
+};
+
+const tc_ep_switch *tc_ep_switch_find(const char *name)
+{
+    for (int i = 0; name && i < TC_EP_SWITCHES; i++)
+        if (strcmp(tc_ep_switches[i].name, name) == 0)
+            return &tc_ep_switches[i];
+    return NULL;
+}
+
+void tc_ep_switch_set(tc_ep_config *c, const tc_ep_switch *s, bool on)
+{
+    memcpy((unsigned char *)c + s->offset, &on, sizeof on);
+}
+
+bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s)
+{
+    bool on;
+    memcpy(&on, (const unsigned char *)c + s->offset, sizeof on);
+    return on;
 }
 
 const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step,    (tc_ep_fn)server_step,    (tc_ep_fn)loop_step,

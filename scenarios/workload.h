@@ -16,11 +16,12 @@
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
  *
- * OTP 25's runs (tc_ep_twin) follow experiments/beam/eptest.erl as erlc compiles it, frame
- * by frame and word by word (tc_ep_frames, checked against erlc -S by tests/cli_frames.sh):
- * the tester spawned with its fun, Data built by the payload's own code, ONE server for its
- * whole life spawned with a heap sized for Data, ets:new and persistent_term:put before the
- * passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter
+ * With policy.tester eptest_erl (OTP 25's value; R10B-2's is seed, the seed's loops as first
+ * modelled, until eras_ep.erl's frames are derived) the run follows experiments/beam/eptest.erl
+ * as OTP 25's erlc compiles it, frame by frame and word by word (tc_ep_frames, checked against
+ * erlc -S by tests/cli_frames.sh): the tester spawned with its fun, Data built by the
+ * payload's own code, ONE server for its whole life spawned with a heap sized for Data,
+ * ets:new and persistent_term:put before the passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter
  * process answers (the counters are read when a mark reaches it, as eptest:meter/2 does).
  * With +S 1:1 the VM's GC trace of this tester is reproduced event for event at most
  * lengths (experiments/beam/tracediff.sh --tester); what is still missing is listed in
@@ -63,12 +64,6 @@ typedef struct tc_ep_where {
 typedef void (*tc_ep_trace_fn)(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
                                const tc_heap_event *ev);
 
-/* The Erlang program whose tester the model runs: experiments/beam/eptest.erl as erlc
- * compiles it (its frames, funs, marks and one server: tc_ep_frames), or the seed's loops as
- * first modelled (a fresh server per round-trip pass, frames measured from OTP 25's GC
- * trace), which R10B's runs keep until eras_ep.erl's frames are derived. */
-typedef enum tc_ep_twin { TC_EP_TWIN_EPTEST_ERL, TC_EP_TWIN_SEED } tc_ep_twin;
-
 /* One entry of the tester's compiled code (workload.c has the table and says where each
  * comes from): in Module:Function/Arity, `instr` is "allocate" (the first allocate or
  * allocate_heap: its stack words), "trimN" (the N-th trim: the words it drops) or
@@ -90,9 +85,8 @@ extern const tc_ep_frame tc_ep_frames[TC_EP_FRAMES];
 
 typedef struct tc_ep_config {
     long len, iterations;
-    tc_ep_twin twin; /* TC_EP_TWIN_EPTEST_ERL (0) unless the era's preset says otherwise */
     tc_ep_shape shape;
-    tc_policy policy; /* the era's rules, the send path among them */
+    tc_policy policy; /* the era's rules, the send path and the tester among them */
     /* A term of the caller's used as Data instead of the shape's payload (len and shape are
      * then not read): placed on the tester's heap as a spawn argument is, since a user's term
      * has no building expression to replay. It must outlive the run. TC_NON_VALUE (0, what
@@ -161,9 +155,24 @@ tc_result tc_ep_measure_gap(const tc_ep_config *cfg, int repeats, tc_ep_gap *out
  * (N = 1000 copies of a list of 30000 integers). */
 enum { TC_EP_MIN_LEN = 10, TC_EP_MAX_LEN = 30000 };
 
-/* The payload length at which each era's gap was reported: 1000 for R10B (the 2005 seed),
- * 10000 for OTP 25 (the brief's measurement). */
+/* The payload length at which the era's gap was reported (tc_policy_era.gap_len: 1000 for
+ * R10B-2, the 2005 seed; 10000 for OTP 25, the brief's measurement). */
 long tc_ep_gap_len(const char *era);
+
+/* The workload's own switches, which are not mechanisms of the VM (hence not policy fields),
+ * declared as the policy table declares its booleans: by name, so that an ablation or a
+ * command line names them the same way. */
+typedef struct tc_ep_switch {
+    const char *name;
+    const char *what;
+    size_t offset; /* of its bool in tc_ep_config */
+} tc_ep_switch;
+enum { TC_EP_SWITCHES = 2 };
+extern const tc_ep_switch tc_ep_switches[TC_EP_SWITCHES];
+/* NULL when no switch has that name. */
+const tc_ep_switch *tc_ep_switch_find(const char *name);
+void tc_ep_switch_set(tc_ep_config *c, const tc_ep_switch *s, bool on);
+bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s);
 /* The code the workload's processes run (the client's, the server's and the tester's loop
  * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
  * type): static in workload.c, so named there. */

@@ -108,15 +108,30 @@ START_TEST(metadata_has_calibration_and_era)
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
     tc_bench_meta_standard(f);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_bench_meta_policy(f, &pol);
     const char *text = slurp(f);
     (void)fclose(f); /* read back only */
     for (const char *key = "# date: \0# git: \0# flags: \0# cpu: \0# kernel: \0# fault_ns: \0# mmap_munmap_ns: \0";
          *key; key += strlen(key) + 1)
         ck_assert_msg(strstr(text, key) != NULL, "missing '%s' in:\n%s", key, text);
-    ck_assert_ptr_nonnull(strstr(text, "# era: otp25 ("));
-    ck_assert_ptr_nonnull(strstr(text, "gc_trigger after-bif"));
+    ck_assert_ptr_nonnull(strstr(text, "# era: otp25 (heap_table=fib_plus1, "));
+    /* every field of the table, by name */
+    for (unsigned k = 0; k < tc_policy_field_count(); k++) {
+        char want[96];
+        (void)snprintf(want, sizeof want, "%s=", tc_policy_field_at(k)->name);
+        ck_assert_msg(strstr(text, want) != NULL, "missing '%s' in:\n%s", want, text);
+    }
+    ck_assert_ptr_nonnull(strstr(text, "gc_trigger=bif, "));
+    ck_assert_ptr_nonnull(strstr(text, "# era_set: none\n"));
+    pol.shrink = false;
+    pol.copy_out = TC_COPY_OUT_SHALLOW_FAST;
+    f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    tc_bench_meta_policy(f, &pol);
+    text = slurp(f);
+    (void)fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "# era_set: shrink=off, copy_out=shallow_fast: a PROPOSAL, not the VM\n"));
 }
 END_TEST
 
@@ -181,8 +196,8 @@ static const tc_bench_cli_extra cli_extras[] = {
 static const tc_bench_cli_spec cli_spec = {
     .prog = "prog",
     .about = "A test.",
-    .era = "both",
-    .era_both = true,
+    .era = "all",
+    .era_all = true,
     .len = {"length", 10, 100, "50"},
     .iterations = {"calls", 1, 1000, NULL},
     .shapes = cli_shapes,
@@ -190,10 +205,6 @@ static const tc_bench_cli_spec cli_spec = {
     .shape_dflt = "ints",
     .quick = "less",
     .csv = "rows",
-    .gc_trigger = true,
-    .no_shrink = true,
-    .segment_cache = "the era's",
-    .min_heap = "the era's",
     .extras = cli_extras,
     .nextras = 3,
 };
@@ -230,25 +241,32 @@ START_TEST(cli_parses_shared_and_own_switches)
     ck_assert_int_eq(c.neras, 2);
     ck_assert_str_eq(c.eras[0], "r10b");
     ck_assert_str_eq(c.eras[1], "otp25");
-    ck_assert(c.len == 0 && c.iterations == 0 && c.shape == -1 && c.gc_trigger == -1 && c.segment_cache == -1);
-    ck_assert(!c.quick && !c.no_shrink && c.csv == NULL && !c.extra[0].given && !c.extra[2].given);
+    ck_assert(c.len == 0 && c.iterations == 0 && c.shape == -1 && c.nsets == 0);
+    ck_assert(!c.quick && c.csv == NULL && !c.extra[0].given && !c.extra[2].given);
 
     ck_assert_int_eq(cli_parse(&c, &err, "--era", "otp25", "--len", "10", "--shape", "floats", "--iterations=1000",
                                "--quick", "--csv", "-", "--gc-trigger", "schedule", "--no-shrink", "--segment-cache",
-                               "0", "--min-heap", "4096", "--flag", "--name", "x y", "--slots", "8", (const char *)NULL),
+                               "0", "--set", "min_heap_size=4096", "--set", "tenure=flip", "--flag", "--name", "x y",
+                               "--slots", "8", (const char *)NULL),
                      TC_BENCH_CLI_RUN);
     ck_assert_str_eq(err, "");
     ck_assert_int_eq(c.neras, 1);
     ck_assert_str_eq(c.eras[0], "otp25");
-    ck_assert(c.len == 10 && c.iterations == 1000 && c.shape == 1 && c.quick && c.no_shrink);
+    ck_assert(c.len == 10 && c.iterations == 1000 && c.shape == 1 && c.quick && c.nsets == 5);
     ck_assert_str_eq(c.csv, "-");
     ck_assert(c.extra[0].given && c.extra[1].given && c.extra[2].given);
     ck_assert_str_eq(c.extra[1].value, "x y");
     ck_assert_int_eq(c.extra[2].number, 8);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_bench_cli_policy(&c, &pol);
-    ck_assert(pol.trigger == TC_GC_AT_SCHEDULE && !pol.shrink && pol.mem.cache_slots == 0 && pol.min_heap_size == 4096);
-    ck_assert_uint_eq(pol.mem.sbct, tc_policy_otp25().mem.sbct); /* not given: the era's */
+    ck_assert(pol.gc_trigger == TC_GC_AT_SCHEDULE && !pol.shrink && pol.mem.cache_slots == 0 && pol.min_heap_size == 4096);
+    ck_assert(pol.tenure == TC_TENURE_FLIP);
+    ck_assert_uint_eq(pol.mem.sbct, tc_preset_ok("otp25").mem.sbct); /* not given: the era's */
+    /* applied in order: the last one given wins */
+    ck_assert_int_eq(cli_parse(&c, &err, "--no-shrink", "--set", "shrink=on", (const char *)NULL), TC_BENCH_CLI_RUN);
+    pol = tc_preset_ok("r10b");
+    tc_bench_cli_policy(&c, &pol);
+    ck_assert(pol.shrink);
 }
 END_TEST
 
@@ -265,7 +283,19 @@ START_TEST(cli_rejects_in_one_line)
     ck_assert_int_eq(cli_parse(&c, &err, "--shape", "cube", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: --shape: expected ints or floats, got 'cube'; try 'prog --help'\n");
     ck_assert_int_eq(cli_parse(&c, &err, "--era", "r9\n", (const char *)NULL), 2);
-    ck_assert_str_eq(err, "prog: --era: expected r10b, otp25 or both, got 'r9\\x0a'; try 'prog --help'\n");
+    ck_assert_str_eq(err, "prog: --era: expected r10b, otp25 or all, got 'r9\\x0a'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--set", "shrink=maybe", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --set shrink: expected on or off, got 'maybe'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--set", "gc_trigger=later", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --set gc_trigger: expected schedule or bif, got 'later'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--gc-trigger", "later", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --gc-trigger: expected schedule or bif, got 'later'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--set", "mseg_cache=1001", (const char *)NULL), 2);
+    ck_assert_str_eq(err, "prog: --set mseg_cache: expected an integer in 0..1000, got '1001'; try 'prog --help'\n");
+    ck_assert_int_eq(cli_parse(&c, &err, "--set", "no_such_field=1", (const char *)NULL), 2);
+    ck_assert(strstr(err, "prog: --set: expected NAME=VALUE with NAME one of heap_table, ") == err);
+    ck_assert_int_eq(cli_parse(&c, &err, "--set", "shrink", (const char *)NULL), 2);
+    ck_assert(strstr(err, "got 'shrink'; try 'prog --help'\n") != NULL);
     ck_assert_int_eq(cli_parse(&c, &err, "--bogus", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: unknown option '--bogus'; try 'prog --help'\n");
     ck_assert_int_eq(cli_parse(&c, &err, "--quick", "-x", (const char *)NULL), 2);
@@ -277,7 +307,6 @@ START_TEST(cli_rejects_in_one_line)
     ck_assert_int_eq(cli_parse(&c, &err, "stray", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: unexpected argument 'stray'; try 'prog --help'\n");
     /* Shared switches the binary does not take are unknown to it. */
-    ck_assert_int_eq(cli_parse(&c, &err, "--sbct", "4096", (const char *)NULL), 2);
     ck_assert_int_eq(cli_parse(&c, &err, "--repeats", "1", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: unknown option '--repeats'; try 'prog --help'\n");
 }
@@ -470,7 +499,7 @@ START_TEST(profile_csv_named_and_written)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_lt(snprintf(path, sizeof path, "%s/results/profile-test.csv", dir), (int)sizeof path);
     tc_prof_report r = made_up_report();
-    tc_policy pol = tc_policy_r10b();
+    tc_policy pol = tc_preset_ok("r10b");
     ck_assert(tc_prof_write_csv(&r, path, "check_experiments_harness", &pol));
     ck_assert_int_ne(access(path, F_OK), 0); /* pending until the run ends well (output.h) */
     ck_assert_int_eq(tc_bench_exit_status("check_experiments_harness", 0), 0);

@@ -147,7 +147,7 @@ static void scenario(int s)
     unsigned failures = 0;
     for (uint64_t n = 1;; n++) {
         int64_t live0 = tc_mem_live();
-        tc_policy pol = s == S_R10B_FULL ? tc_policy_r10b() : tc_policy_otp25();
+        tc_policy pol = s == S_R10B_FULL ? tc_preset_ok("r10b") : tc_preset_ok("otp25");
         if (s == S_R10B_FULL)
             pol.fullsweep_after = 0;
         if (s == S_SHRINK) { /* the word test collects after every overflowing BIF */

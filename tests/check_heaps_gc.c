@@ -332,22 +332,22 @@ static void property(tc_policy pol, bool stress)
     ck_assert_uint_ge(gcs, 1000);
 }
 
-START_TEST(otp25_property) { property(tc_policy_otp25(), false); }
+START_TEST(otp25_property) { property(tc_preset_ok("otp25"), false); }
 END_TEST
 
-START_TEST(r10b_property) { property(tc_policy_r10b(), false); }
+START_TEST(r10b_property) { property(tc_preset_ok("r10b"), false); }
 END_TEST
 
-START_TEST(otp25_property_stress) { property(tc_policy_otp25(), true); }
+START_TEST(otp25_property_stress) { property(tc_preset_ok("otp25"), true); }
 END_TEST
 
-START_TEST(r10b_property_stress) { property(tc_policy_r10b(), true); }
+START_TEST(r10b_property_stress) { property(tc_preset_ok("r10b"), true); }
 END_TEST
 
 /* Small caches, a low sbct and no segment cache: the heaps cross carrier kinds often. */
 START_TEST(otp25_property_small_sbct)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.mem.sbct = 4096;
     pol.mem.cache_slots = 0;
     property(pol, false);
@@ -357,7 +357,7 @@ END_TEST
 START_TEST(literals_never_move)
 {
     init_literals();
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     ck_assert(mem != NULL);
     tc_proc *p;
@@ -382,7 +382,7 @@ END_TEST
 /* The verifier must catch what a broken GC would leave behind. */
 START_TEST(verifier_catches_damage)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     ck_assert(mem != NULL);
     tc_proc *p;

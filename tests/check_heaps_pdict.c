@@ -229,7 +229,7 @@ END_TEST
  * dictionary's slots are relocated with the rest of the roots. */
 START_TEST(dictionary_follows_a_moved_heap)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     tc_proc *p;
     ck_assert(mem != NULL && tc_proc_new(mem, &pol, &p) == TC_OK);

@@ -74,7 +74,7 @@ START_TEST(send_leaves_the_redzone)
      * message needs HEAP_LIMIT - htop > 230: a fragment (the old `stop - htop > size` put it
      * on the heap); a 228-word one goes on the heap. */
     for (size_t cells = 114; cells <= 115; cells++) {
-        tc_proc *from = new_proc(tc_policy_otp25(), 0), *to = new_proc(tc_policy_otp25(), 1);
+        tc_proc *from = new_proc(tc_preset_ok("otp25"), 0), *to = new_proc(tc_preset_ok("otp25"), 1);
         tc_term *hp = tc_proc_halloc(from, 2 * cells);
         ck_assert(hp != NULL);
         tc_term msg = tc_int_list_at(hp, cells);
@@ -93,7 +93,7 @@ START_TEST(test_heap_adds_s_reserved)
     /* 200 words used of 233, no stack: 33 free. TestHeap 30 collects (33 < 30 + 4), TestHeap
      * 29 does not; the old `free < need` collected at neither. */
     for (uint64_t need = 29; need <= 30; need++) {
-        tc_proc *p = new_proc(tc_policy_otp25(), 0);
+        tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
         fill_nil(tc_proc_halloc(p, 200), 200);
         ck_assert(tc_proc_test_heap_maybe_gc(p, need) == TC_OK);
         ck_assert_uint_eq(tc_proc_stats_get(p)->gcs_test_heap, need == 30 ? 1 : 0);
@@ -101,7 +101,7 @@ START_TEST(test_heap_adds_s_reserved)
         done();
     }
     /* allocate (a stack push) tests 1 + S_RESERVED free words. */
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     fill_nil(tc_proc_halloc(p, 229), 229);
     ck_assert_uint_eq(tc_proc_heap_room(p), 4);
     ck_assert(tc_proc_push_maybe_gc(p, TC_NIL) == TC_OK);
@@ -116,7 +116,7 @@ START_TEST(major_heap_adds_s_reserved)
      * redzone), nothing live, no old heap: a fullsweep whose new heap is
      * next(0 + 233 + 0 + S_RESERVED 4) = 376 (the old rule: next(233) = 233). It then
      * shrinks to min_heap_size, so the allocated heap is read from the trace. */
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     fill_nil(tc_proc_halloc(p, 200), 200);
     fill_nil(tc_proc_halloc(p, 33), 33);
     ck_assert_uint_eq(tc_proc_frag_size(p), 33);
@@ -132,7 +132,7 @@ START_TEST(fullsweep_need_after_adds_s_reserved)
 {
     /* 100 live words, need 130, no stack: need_after = 100 + 130 + 0 + 4 = 234 > 233, so
      * adjust_after_fullsweep grows to 376 (the old 230 left 233 and set the grow flag). */
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     live_list(p, 50);
     ck_assert(tc_gc_collect(p, 130, tc_proc_x(p), 1) == TC_OK);
     ck_assert_int_eq(last_gc.kind, TC_HEAP_EV_MAJOR);
@@ -148,7 +148,7 @@ START_TEST(minor_need_after_adds_s_reserved)
     /* A fullsweep leaves 100 live words under high_water; the next GC is minor: they are
      * promoted, nothing young survives, and need_after = 0 + 230 + 0 + 4 = 234 > 233 grows
      * the new heap to 376 (the old need_after 230 kept 233). */
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     live_list(p, 50);
     ck_assert(tc_gc_collect(p, 0, tc_proc_x(p), 1) == TC_OK);
     ck_assert_int_eq(last_gc.kind, TC_HEAP_EV_MAJOR);
@@ -165,7 +165,7 @@ END_TEST
 START_TEST(r10b_heap_table_slows_past_index_22)
 {
     /* HS_FIBONACCI_SLOW: Fibonacci through index 22 (1,346,269), then 5·a/4 (integer). */
-    tc_heap_table t = TC_HEAP_TABLE_R10B;
+    tc_heap_table t = TC_HEAP_TABLE_FIB_SLOW;
     ck_assert_uint_eq(tc_heap_size_at(t, 21), 832040);
     ck_assert_uint_eq(tc_heap_size_at(t, 22), 1346269);
     ck_assert_uint_eq(tc_heap_size_at(t, 23), 1682836); /* Fibonacci: 2,178,309 */
@@ -175,7 +175,7 @@ START_TEST(r10b_heap_table_slows_past_index_22)
     ck_assert_uint_lt(tc_heap_size_at(t, n - 2), (uint64_t)TC_MAX_SMALL);
     ck_assert_uint_ge(tc_heap_size_at(t, n - 1), (uint64_t)TC_MAX_SMALL);
     /* OTP 25's 20 % stage runs to 2^53 bytes, past the old 64-entry cut. */
-    unsigned m = tc_heap_sizes_count(TC_HEAP_TABLE_MODERN);
+    unsigned m = tc_heap_sizes_count(TC_HEAP_TABLE_FIB_PLUS1);
     ck_assert_uint_gt(m, 64);
 }
 END_TEST
@@ -185,7 +185,7 @@ START_TEST(r10b_next_clamps_to_min_heap)
     /* min_heap_size 1597 (a table entry). The first GC promotes nothing (R10B's high-water
      * flip); the second creates the old heap for 20 mature words at ggc.c's
      * next_heap_size(p, 20, 1), clamped to 1597 (the bare table gave 55). */
-    tc_policy pol = tc_policy_r10b();
+    tc_policy pol = tc_preset_ok("r10b");
     pol.min_heap_size = 1597;
     tc_proc *p = new_proc(pol, 0);
     live_list(p, 10);
@@ -200,11 +200,11 @@ END_TEST
 
 START_TEST(r10b_segment_cache_has_5_slots)
 {
-    ck_assert_uint_eq(tc_policy_r10b().mem.cache_slots, 5);
-    ck_assert_uint_eq(tc_policy_otp25().mem.cache_slots, 10);
-    ck_assert_uint_eq(tc_policy_r10b().redzone + tc_policy_r10b().reserved, 0);
-    ck_assert_uint_eq(tc_policy_otp25().redzone, 3);
-    ck_assert_uint_eq(tc_policy_otp25().reserved, 4);
+    ck_assert_uint_eq(tc_preset_ok("r10b").mem.cache_slots, 5);
+    ck_assert_uint_eq(tc_preset_ok("otp25").mem.cache_slots, 10);
+    ck_assert_uint_eq(tc_preset_ok("r10b").redzone + tc_preset_ok("r10b").reserved, 0);
+    ck_assert_uint_eq(tc_preset_ok("otp25").redzone, 3);
+    ck_assert_uint_eq(tc_preset_ok("otp25").reserved, 4);
 }
 END_TEST
 

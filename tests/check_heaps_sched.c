@@ -183,7 +183,7 @@ static tc_step recv_step(tc_task *t)
         tc_term m;
         if (!tc_sched_receive(t, &m))
             return TC_STEP_WAIT;
-        ck_assert_int_le(t->reds_left, TC_RECEIVE_LEAVE_REDS);
+        ck_assert_int_le(t->reds_left, tc_proc_policy(t->proc)->receive_gc_reds);
         st->words_copied_at_receive = t->proc->stats.words_copied;
         st->phase = 1;
         return TC_STEP_CONTINUE; /* the message is dropped here */

@@ -291,7 +291,7 @@ START_TEST(test_gc_after_send)
     ck_assert_uint_eq(gcs_after_send("otp25", true), 1);
     ck_assert_uint_eq(gcs_after_send("otp25", false), 0);
     ck_assert_uint_eq(gcs_after_send("r10b", false), 0);
-    tc_policy r10b = tc_policy_r10b(), otp25 = tc_policy_otp25();
+    tc_policy r10b = tc_preset_ok("r10b"), otp25 = tc_preset_ok("otp25");
     ck_assert(!r10b.gc_after_send && otp25.gc_after_send);
 }
 END_TEST

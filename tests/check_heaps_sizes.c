@@ -90,15 +90,15 @@ START_TEST(tables)
     static const uint64_t r10b[] = {34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584, 4181, 6765,
                                     10946, 17711, 28657, 46368, 75025, 121393};
     for (unsigned i = 0; i < sizeof modern / sizeof *modern; i++)
-        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_MODERN, i), modern[i]);
+        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_FIB_PLUS1, i), modern[i]);
     for (unsigned i = 0; i < sizeof r10b / sizeof *r10b; i++)
-        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_R10B, i), r10b[i]);
+        ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_FIB_SLOW, i), r10b[i]);
     /* The +20 % stage stops below 2^53 bytes. */
-    unsigned n = tc_heap_sizes_count(TC_HEAP_TABLE_MODERN);
-    ck_assert_uint_le(tc_heap_size_at(TC_HEAP_TABLE_MODERN, n - 1), (UINT64_C(1) << 53) / 8);
-    ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_MODERN, n), 0);
+    unsigned n = tc_heap_sizes_count(TC_HEAP_TABLE_FIB_PLUS1);
+    ck_assert_uint_le(tc_heap_size_at(TC_HEAP_TABLE_FIB_PLUS1, n - 1), (UINT64_C(1) << 53) / 8);
+    ck_assert_uint_eq(tc_heap_size_at(TC_HEAP_TABLE_FIB_PLUS1, n), 0);
 
-    tc_heap_table m = TC_HEAP_TABLE_MODERN;
+    tc_heap_table m = TC_HEAP_TABLE_FIB_PLUS1;
     ck_assert_uint_eq(tc_heap_next_size(m, 5, 0), 12);
     ck_assert_uint_eq(tc_heap_next_size(m, 5, 1), 12); /* below the first entry: the first */
     ck_assert_uint_eq(tc_heap_next_size(m, 233, 0), 233);
@@ -107,7 +107,44 @@ START_TEST(tables)
     ck_assert_uint_eq(tc_heap_next_size(m, 20009, 0), 28690);  /* brief 7.2 step 1 */
     ck_assert_uint_eq(tc_heap_next_size(m, 40016, 1), 75113);  /* brief 7.2 step 2, old heap */
     ck_assert_uint_eq(tc_heap_next_size(m, 80020, 0), 121536); /* brief 7.2 step 4 */
-    ck_assert_uint_eq(tc_heap_next_size(TC_HEAP_TABLE_R10B, 233 + 2121, 0), 2584); /* brief 7.3 */
+    ck_assert_uint_eq(tc_heap_next_size(TC_HEAP_TABLE_FIB_SLOW, 233 + 2121, 0), 2584); /* brief 7.3 */
+}
+END_TEST
+
+/* policy.frag_yield (R10B-2 do_alloc's BUMP_ALL_REDS): a new fragment that brings mbuf_sz and
+ * the fragments' overhead to the heap's size asks the process to yield, under either HAlloc
+ * rule; off, the fragment is the same and no yield is asked for. */
+START_TEST(frag_yield_asks_for_a_yield)
+{
+    static const char *const eras[] = {"r10b", "otp25"};
+    for (int e = 0; e < 2; e++)
+        for (int on = 0; on < 2; on++) {
+            rig r;
+            tc_policy pol = tc_preset_ok(eras[e]);
+            ck_assert_int_eq(tc_policy_set(&pol, on ? "frag_yield=on" : "frag_yield=off", NULL, 0), TC_OK);
+            rig_init(&r, pol, 0);
+            tc_proc *p = r.p;
+            /* 300 words do not fit the empty 233-word heap: a fragment past its size */
+            ck_assert(tc_proc_halloc(p, 300) != NULL);
+            for (size_t i = 0; i < 300; i++)
+                p->mbuf->mem[i] = TC_NIL;
+            ck_assert_uint_eq(p->mbuf_sz, e == 0 ? 116 + 300 : 300); /* r10b: min_heap/2 + need */
+            ck_assert(p->yield_requested == (bool)on);
+            rig_done(&r);
+            /* a fragment below the heap's size: no yield either way */
+            rig_init(&r, pol, 0);
+            p = r.p;
+            tc_term *hp = tc_proc_halloc(p, 200);
+            ck_assert_ptr_eq(hp, p->heap);
+            for (size_t i = 0; i < 200; i++)
+                hp[i] = TC_NIL;
+            ck_assert(tc_proc_halloc(p, 100) != NULL);
+            for (size_t i = 0; i < 100; i++)
+                p->mbuf->mem[i] = TC_NIL;
+            ck_assert_uint_eq(p->mbuf_sz, e == 0 ? 116 + 100 : 100);
+            ck_assert(!p->yield_requested); /* 216 + 6 of overhead (r10b) or 100: under 233 */
+            rig_done(&r);
+        }
 }
 END_TEST
 
@@ -130,7 +167,7 @@ END_TEST
 START_TEST(fragment_sizing)
 {
     rig r;
-    rig_init(&r, tc_policy_r10b(), 0);
+    rig_init(&r, tc_preset_ok("r10b"), 0);
     tc_proc *p = r.p;
     ck_assert(tc_proc_halloc(p, 232) == p->heap);
     for (size_t i = 0; i < 232; i++)
@@ -166,7 +203,7 @@ START_TEST(fragment_sizing)
         p->mbuf->mem[i] = TC_NIL;
     rig_done(&r);
 
-    rig_init(&r, tc_policy_r10b(), 0);
+    rig_init(&r, tc_preset_ok("r10b"), 0);
     p = r.p;
     ck_assert(tc_proc_halloc(p, 233) != NULL);
     ck_assert_ptr_eq(p->htop, p->heap);
@@ -175,7 +212,7 @@ START_TEST(fragment_sizing)
         p->mbuf->mem[i] = TC_NIL;
     rig_done(&r);
 
-    rig_init(&r, tc_policy_otp25(), 0);
+    rig_init(&r, tc_preset_ok("otp25"), 0);
     p = r.p;
     /* HAllocX bumps only up to HEAP_LIMIT = stop - S_REDZONE: 233 words of a 233-word heap
      * with no stack go to a fragment, 230 fill it to the redzone. */
@@ -186,7 +223,7 @@ START_TEST(fragment_sizing)
         p->mbuf->mem[i] = TC_NIL;
     rig_done(&r);
 
-    rig_init(&r, tc_policy_otp25(), 0);
+    rig_init(&r, tc_preset_ok("otp25"), 0);
     p = r.p;
     ck_assert(tc_proc_halloc(p, 230) != NULL);
     ck_assert_ptr_eq(p->htop, p->hend - 3);
@@ -224,7 +261,7 @@ END_TEST
 START_TEST(otp25_ets_loop_word_test)
 {
     rig r;
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.bif_gc_test = TC_BIF_GC_WORDS;
     pol.long_gc_words = 0;
     rig_init(&r, pol, 4);
@@ -285,7 +322,7 @@ END_TEST
 START_TEST(otp25_ets_loop_vm)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 4);
+    rig_init(&r, tc_preset_ok("otp25"), 4);
     tc_proc *p = r.p;
     static const uint64_t heap_after[] = {28690, 28690, 28690, 28690, 75113, 75113, 75113, 75113, 75113, 75113,
                                           75113, 75113, 75113, 28690, 28690, 28690, 28690, 28690, 75113, 75113};
@@ -347,7 +384,7 @@ END_TEST
 START_TEST(otp25_ets_loop_mseg_bands)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 4);
+    rig_init(&r, tc_preset_ok("otp25"), 4);
     for (unsigned i = 0; i < 29; i++)
         lookup(&r, 4250, false);
     const tc_mseg_stats *st = tc_mseg_stats_get(r.mem);
@@ -360,7 +397,7 @@ START_TEST(otp25_ets_loop_mseg_bands)
     ck_assert_uint_eq(tc_mseg_cached(r.mem), 4);
     rig_done(&r);
 
-    rig_init(&r, tc_policy_otp25(), 4);
+    rig_init(&r, tc_preset_ok("otp25"), 4);
     for (unsigned i = 0; i < 31; i++)
         lookup(&r, 4500, false);
     st = tc_mseg_stats_get(r.mem);
@@ -387,7 +424,7 @@ END_TEST
 START_TEST(r10b_ets_loop)
 {
     rig r;
-    rig_init(&r, tc_policy_r10b(), 4);
+    rig_init(&r, tc_preset_ok("r10b"), 4);
     tc_proc *p = r.p;
     for (unsigned i = 0; i < 5; i++) {
         lookup(&r, 1000, false);
@@ -442,7 +479,7 @@ static void live_list(tc_proc *p, size_t n)
 START_TEST(otp25_grow_shrink)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 0);
+    rig_init(&r, tc_preset_ok("otp25"), 0);
     tc_proc *p = r.p;
     live_list(p, 30000);
     ck_assert(tc_gc_collect(p, 0, p->x, 1) == TC_OK);
@@ -480,7 +517,7 @@ END_TEST
 START_TEST(r10b_fullsweep_adjust)
 {
     rig r;
-    tc_policy pol = tc_policy_r10b();
+    tc_policy pol = tc_preset_ok("r10b");
     pol.fullsweep_after = 0;
     rig_init(&r, pol, 0);
     tc_proc *p = r.p;
@@ -513,7 +550,7 @@ END_TEST
 START_TEST(promotion)
 {
     rig r;
-    rig_init(&r, tc_policy_r10b(), 0);
+    rig_init(&r, tc_preset_ok("r10b"), 0);
     tc_proc *p = r.p;
     live_list(p, 100);
     ck_assert_ptr_eq(p->mbuf, NULL);
@@ -536,7 +573,7 @@ END_TEST
 START_TEST(min_heap_size_honoured)
 {
     for (int era = 0; era < 2; era++) {
-        tc_policy pol = era ? tc_policy_r10b() : tc_policy_otp25();
+        tc_policy pol = era ? tc_preset_ok("r10b") : tc_preset_ok("otp25");
         pol.min_heap_size = 1000;
         uint64_t want = era ? 1597 : 1598;
         rig r;
@@ -563,7 +600,7 @@ END_TEST
 /* fullsweep_after 2: two minor GCs, then a major one that drops the old heap. */
 START_TEST(fullsweep_after)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.fullsweep_after = 2;
     rig r;
     rig_init(&r, pol, 0);
@@ -585,7 +622,7 @@ END_TEST
 /* With shrink switched off the ETS loop's heap ratchets up and stays. */
 START_TEST(shrink_switch)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.shrink = false;
     rig r;
     rig_init(&r, pol, 4);
@@ -600,8 +637,8 @@ END_TEST
 /* GC-at-schedule with OTP25 sizing: the result is dead when the deferred GC runs. */
 START_TEST(trigger_switch)
 {
-    tc_policy pol = tc_policy_otp25();
-    pol.trigger = TC_GC_AT_SCHEDULE;
+    tc_policy pol = tc_preset_ok("otp25");
+    pol.gc_trigger = TC_GC_AT_SCHEDULE;
     rig r;
     rig_init(&r, pol, 4);
     lookup(&r, 10000, false);
@@ -646,7 +683,7 @@ static tc_term queue_frag_message(rig *r)
 START_TEST(messages)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 0);
+    rig_init(&r, tc_preset_ok("otp25"), 0);
     tc_proc *p = r.p;
     tc_term m = queue_frag_message(&r);
     ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK);
@@ -675,7 +712,7 @@ START_TEST(messages)
     ck_assert_uint_eq(p->old_htop - p->old_heap, 100);
     rig_done(&r);
 
-    rig_init(&r, tc_policy_r10b(), 0);
+    rig_init(&r, tc_preset_ok("r10b"), 0);
     p = r.p;
     queue_frag_message(&r);
     ck_assert_uint_eq(p->mbuf_sz, 100);
@@ -700,7 +737,7 @@ END_TEST
 START_TEST(r10b_round_trip_client)
 {
     rig r;
-    rig_init(&r, tc_policy_r10b(), 4);
+    rig_init(&r, tc_preset_ok("r10b"), 4);
     tc_proc *p = r.p;
     for (int round = 0; round < 4; round++) {
         ck_assert(tc_proc_test_heap_maybe_gc(p, 2003) == TC_OK);
@@ -745,7 +782,7 @@ static void reply(rig *r, size_t words)
 START_TEST(otp25_round_trip_client)
 {
     rig r;
-    rig_init(&r, tc_policy_otp25(), 4);
+    rig_init(&r, tc_preset_ok("otp25"), 4);
     tc_proc *p = r.p;
     for (int round = 0; round < 4; round++) {
         reply(&r, 20003);
@@ -755,7 +792,7 @@ START_TEST(otp25_round_trip_client)
     }
     rig_done(&r);
 
-    rig_init(&r, tc_policy_otp25(), 4);
+    rig_init(&r, tc_preset_ok("otp25"), 4);
     p = r.p;
     tc_term e[2] = {tc_make_small(1), tc_make_small(2)};
     p->x[0] = tc_term_tuple(tc_proc_alloc(p), e, 2);
@@ -782,7 +819,7 @@ static void count_frags(void *ctx, const tc_proc *p, const tc_heap_event *ev)
 
 START_TEST(fragment_events)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     tc_proc *p;
     ck_assert(mem && tc_proc_new(mem, &pol, &p) == TC_OK);
@@ -809,6 +846,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120); /* the VM-sized loops take seconds under ASan on a loaded machine */
     tcase_add_test(tc, tables);
     tcase_add_test(tc, fragment_sizing);
+    tcase_add_test(tc, frag_yield_asks_for_a_yield);
     tcase_add_test(tc, otp25_ets_loop_word_test);
     tcase_add_test(tc, otp25_ets_loop_vm);
     tcase_add_test(tc, otp25_ets_loop_mseg_bands);

@@ -33,7 +33,7 @@ static tc_proc *p, *sender;
  * too high. */
 static void setup_damaged(void)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     mem = tc_mseg_new(&pol.mem);
     ck_assert(mem != NULL);
     ck_assert(tc_proc_new(mem, &pol, &p) == TC_OK);

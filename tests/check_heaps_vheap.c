@@ -78,10 +78,10 @@ static void lookup(tc_proc *p, const tc_copy_compact *c)
 
 START_TEST(defaults)
 {
-    ck_assert(tc_policy_otp25().bin_vheap);
-    ck_assert_uint_eq(tc_policy_otp25().min_bin_vheap_size, 32768);
-    ck_assert(!tc_policy_r10b().bin_vheap);
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    ck_assert(tc_preset_ok("otp25").bin_vheap);
+    ck_assert_uint_eq(tc_preset_ok("otp25").min_bin_vheap_size, 32768);
+    ck_assert(!tc_preset_ok("r10b").bin_vheap);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     tc_proc_bin_vheap v = tc_proc_bin_vheap_get(p);
     ck_assert_uint_eq(v.min_size, MIN_VHEAP);
     ck_assert_uint_eq(v.block_size, MIN_VHEAP);
@@ -100,7 +100,7 @@ START_TEST(lookup_loop_collects_when_the_overhead_passes_the_vheap)
      * the rule, 1000 lookups of 11 words each collect only as the heap fills. */
     tc_copy_compact *c = stored_object();
     for (int on = 1; on >= 0; on--) {
-        tc_policy pol = tc_policy_otp25();
+        tc_policy pol = tc_preset_ok("otp25");
         pol.bin_vheap = on;
         tc_proc *p = new_proc(pol, 0);
         for (unsigned i = 1; i <= 1000; i++) {
@@ -154,7 +154,7 @@ static void expect(const tc_proc *p, uint64_t size, uint64_t block, uint64_t old
 
 START_TEST(vheap_grows_and_shrinks_as_do_next_vheap_size_says)
 {
-    tc_proc *p = new_proc(tc_policy_otp25(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("otp25"), 0);
     binary_in(p, 0, 100000);
     ck_assert(tc_proc_gc_desired(p));
     /* GC 1, a fullsweep (no old heap yet): 100000 young survivors grow the young vheap by
@@ -200,7 +200,7 @@ START_TEST(vheap_stays_between_a_quarter_and_three_quarters)
      * 196630, then sit between 196630/4 and 3/4 of it: kept. An empty off-heap list is not
      * swept at all (do_minor, full_sweep_heaps): the overhead and the size stay as they
      * were even though nothing survived. */
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.fullsweep_after = 0;
     tc_proc *p = new_proc(pol, 0);
     binary_in(p, 0, 100000);
@@ -220,7 +220,7 @@ END_TEST
 
 START_TEST(without_the_rule_a_promoted_binary_allows_minor_gcs)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     pol.bin_vheap = false;
     tc_proc *p = new_proc(pol, 0);
     /* The steps of vheap_grows_and_shrinks_as_do_next_vheap_size_says: its 5th GC, a
@@ -244,7 +244,7 @@ START_TEST(received_binaries_count)
     /* A reply carrying 50000 words of binary to a busy client goes to a fragment with its
      * own list; receiving it moves its overhead into the client's (erts_link_mbuf_to_proc),
      * and 50000 > 46422 makes a GC desired there. */
-    tc_proc *server = new_proc(tc_policy_otp25(), 0), *client = new_proc(tc_policy_otp25(), 1);
+    tc_proc *server = new_proc(tc_preset_ok("otp25"), 0), *client = new_proc(tc_preset_ok("otp25"), 1);
     binary_in(server, 0, 50000);
     ck_assert(tc_send(server, client, tc_proc_x(server)[0], true, NULL) == TC_OK);
     ck_assert_uint_eq(vheap_size(client), 0);
@@ -264,7 +264,7 @@ END_TEST
 START_TEST(r10b_never_triggers_it)
 {
     tc_copy_compact *c = stored_object();
-    tc_proc *p = new_proc(tc_policy_r10b(), 0);
+    tc_proc *p = new_proc(tc_preset_ok("r10b"), 0);
     binary_in(p, 0, 100000);
     tc_proc_set_arity(p, 1);
     ck_assert_uint_eq(vheap_size(p), 100000);

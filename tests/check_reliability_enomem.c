@@ -377,7 +377,7 @@ static void ok_nothing(ctx *c) { (void)c; }
 static void setup_ets_to_proc(ctx *c)
 {
     setup_ets_rich_plain(c);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     c->mem = tc_mseg_new(&pol.mem);
     ck_assert(c->mem != NULL && tc_proc_new(c->mem, &pol, &c->proc) == TC_OK);
 }
@@ -394,7 +394,7 @@ static void ok_ets_to_proc(ctx *c)
 static void setup_ets_compressed_to_proc(ctx *c)
 {
     setup_ets_rich_compressed(c);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     c->mem = tc_mseg_new(&pol.mem);
     ck_assert(c->mem != NULL && tc_proc_new(c->mem, &pol, &c->proc) == TC_OK);
 }
@@ -403,7 +403,7 @@ static void ok_ets_compressed_to_proc(ctx *c) { ok_ets_lookup(c); }
 static void setup_ext_to_proc(ctx *c)
 {
     ck_assert(tc_ext_encode(c->term, 2, &c->bytes, &c->len) == TC_OK);
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     c->mem = tc_mseg_new(&pol.mem);
     ck_assert(c->mem != NULL && tc_proc_new(c->mem, &pol, &c->proc) == TC_OK);
 }

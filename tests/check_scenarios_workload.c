@@ -45,6 +45,35 @@ START_TEST(lookup_copies_each_object_out_once)
 }
 END_TEST
 
+/* The workload's own switches, by name as the ablations set them; keep_result keeps each
+ * lookup's result live across the next lookup's GC, so under R10B rules (a GC at the next
+ * schedule, which finds a dropped result dead) the GCs copy more. */
+START_TEST(switches_by_name)
+{
+    ck_assert_ptr_null(tc_ep_switch_find("shrink")); /* a policy field, not the workload's */
+    ck_assert_ptr_null(tc_ep_switch_find(NULL));
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("r10b", &cfg), TC_OK);
+    for (int k = 0; k < TC_EP_SWITCHES; k++) {
+        const tc_ep_switch *sw = tc_ep_switch_find(tc_ep_switches[k].name);
+        ck_assert_ptr_eq(sw, &tc_ep_switches[k]);
+        ck_assert(!tc_ep_switch_get(&cfg, sw));
+        tc_ep_switch_set(&cfg, sw, true);
+        ck_assert(tc_ep_switch_get(&cfg, sw));
+    }
+    ck_assert(cfg.keep_result && cfg.hot_key);
+    tc_ep_counts dropped[TC_EP_TESTS], kept[TC_EP_TESTS];
+    cfg.len = 1000;
+    cfg.iterations = 100;
+    cfg.hot_key = false;
+    ck_assert_int_eq(tc_ep_run(&cfg, kept), TC_OK);
+    tc_ep_switch_set(&cfg, tc_ep_switch_find("keep_result"), false);
+    ck_assert_int_eq(tc_ep_run(&cfg, dropped), TC_OK);
+    ck_assert_uint_eq(dropped[TC_EP_LOOKUP].gc_words, 0);
+    ck_assert_uint_gt(kept[TC_EP_LOOKUP].gc_words, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -52,6 +81,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, pt_get_copies_and_collects_nothing);
     tcase_add_test(tc, lookup_copies_each_object_out_once);
+    tcase_add_test(tc, switches_by_name);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

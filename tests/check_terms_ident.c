@@ -134,7 +134,7 @@ END_TEST
  * their entries, and drops the references of the ones that die. */
 START_TEST(gc_keeps_and_drops_offheap_members)
 {
-    tc_policy pol = tc_policy_otp25();
+    tc_policy pol = tc_preset_ok("otp25");
     tc_mseg *mem = tc_mseg_new(&pol.mem);
     ck_assert(mem != NULL);
     tc_proc *p;

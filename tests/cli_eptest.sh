@@ -19,7 +19,7 @@ for era in r10b otp25; do
         [ $rc -eq 0 ] && [[ "$out" =~ $line ]]; check "$era $shape: rc $rc, line '$out'" $?
         rows=$(grep -vc '^#' "$tmp/$era-$shape.csv")
         [ "$rows" -eq 9 ]; check "$era $shape: csv has $rows lines (header + 8 tests, pt_get the last)" $?
-        head -n 12 "$tmp/$era-$shape.csv" | grep -q "^# era: $era"; check "$era $shape: era metadata" $?
+        head -n 14 "$tmp/$era-$shape.csv" | grep -q "^# era: $era (heap_table="; check "$era $shape: era metadata" $?
         # The lookup moved exactly iterations x (flat size + 2) words: one copy per lookup.
         grep -q "^ets_lookup,$shape,300,40,$era," "$tmp/$era-$shape.csv"; check "$era $shape: lookup row" $?
     done
@@ -43,8 +43,9 @@ words=$(field "$tmp/r10b-ints.csv" proc1 words_copied)
 "$bin" --era r9 >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown era exits 2" $?
 "$bin" --shape cube >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown shape exits 2" $?
 "$bin" --len 10 --iterations 5 --repeats 1 --csv /nonexistent/dir/x.csv >/dev/null 2>&1; [ $? -eq 2 ]; check "unwritable csv exits 2" $?
-"$bin" --help | grep -q -- '--segment-cache'; check "--help lists the ablation switches" $?
+"$bin" --help | grep -q -- '--set NAME=VALUE'; check "--help lists --set" $?
 "$bin" --copy-out deep >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown --copy-out exits 2" $?
+"$bin" --set copy_out=deep >/dev/null 2>&1; [ $? -eq 2 ]; check "unknown --set copy_out exits 2" $?
 
 # The proposal copy_shallow_fast moves only time: every model count of every test is the same
 # as with copy_shallow (GCs, GC words, words copied, fragments, carriers), shape by shape.
@@ -56,7 +57,7 @@ for shape in ints floats nested binary; do
         check "--copy-out $c $shape: rc $rc" "$rc"
     done
     grep -q "PROPOSAL, not the VM" "$tmp/co-shallow_fast.err"; check "--copy-out shallow_fast says it is a proposal" $?
-    grep -q "^# era: .*copy-out shallow_fast: a PROPOSAL, not the VM" "$tmp/co-shallow_fast.csv"
+    grep -q "^# era: .*copy_out=shallow_fast: a PROPOSAL, not the VM" "$tmp/co-shallow_fast.csv"
     check "--copy-out shallow_fast: the era metadata says it is a proposal" $?
     for t in ets_lookup proc1 ets_insert; do
         for col in gcs gc_words_copied words_copied fragments carriers_mapped; do

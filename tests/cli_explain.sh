@@ -61,7 +61,7 @@ check "explain text output runs" $?
 grep -Eq '^verdict \(model\): ets:lookup is [0-9.]+x (slower|faster) than a round trip' "$tmp/out"
 check "the verdict in words" $?
 grep -Eq '^  with min_heap_size [0-9]+: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the min_heap_size remedy" $?
-grep -Eq '^  with \+MHsbct 2048: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
+grep -Eq '^  with sbct 2097152 \(\+MHsbct 2048\): ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
 grep -Eq '^  with persistent_term:get instead of ets:lookup: [0-9.]+ us per get against a lookup.s [0-9.]+ \([0-9.]+x\)$' "$tmp/out"
 check "the persistent_term remedy, the model's get beside its lookup" $?
 "$tool" explain --help | grep -q '^usage: termcopy explain'; check "explain --help" $?

@@ -107,6 +107,13 @@ tc_term tc_int_list_at(tc_term *hp, size_t n)
     return tail;
 }
 
+tc_policy tc_preset_ok(const char *era)
+{
+    tc_policy p;
+    ck_assert_msg(tc_policy_preset(era, &p) == TC_OK, "no preset '%s'", era);
+    return p;
+}
+
 tc_term tc_read_ok(const char *text)
 {
     tc_term t;

@@ -61,6 +61,9 @@ tc_term tc_int_list_at(tc_term *hp, size_t n);
 tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path path, bool to_busy,
                           tc_copy_stats *stats) TC_MUST_CHECK;
 
+/* The era's preset policy (tc_policy_preset); fails the test when it is not a preset. */
+tc_policy tc_preset_ok(const char *era);
+
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
 /* An independent copy of t in the fixture arena, made by encoding and decoding it (so it

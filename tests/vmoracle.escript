@@ -17,7 +17,7 @@
 %%                      a different term that holds a hashmap or a local fun is counted as
 %%                      skipped (open: some of those re-encoded by termcopy are not =:= the VM's),
 %%                      and so are the two inputs termcopy refuses knowingly (ext.c's header): an
-%%                      ATOM_INTERNAL_REF2/3 (tags 73, 74: an atom by the instance's atom-table
+%%                      ATOM_INTERNAL_REF2/3 (tags 73, 75: an atom by the instance's atom-table
 %%                      index), a fun creator that is not a pid, a reference of 0 numbers
 %%
 %% Each mode prints one line per difference and ends with 'N passed, M failed'; exit 1 on any.
@@ -117,7 +117,7 @@ diff_one(In, Ours) ->
         {{'EXIT', _}, [<<"error">> | _]} -> pass;
         {{'EXIT', _}, [<<"ok">>, _]} -> {fail, ["termcopy accepts what the VM refuses: ", In]};
         {_, [<<"error">> | Msg]} ->
-            case re:run(Msg, "tag 7[34]\\b|creator pid|reference of 0 numbers") of
+            case re:run(Msg, "tag 7[35]\\b|creator pid|reference of 0 numbers") of
                 {match, _} -> skip; % ATOM_INTERNAL_REF2/3 (an atom by this instance's table index), a fun creator that is no pid
                 nomatch -> {fail, ["termcopy refuses what the VM accepts: ", In, " (", lists:join(" ", Msg), ")"]}
             end;

@@ -243,17 +243,21 @@ static bool wants_help(int argc, char **argv)
     return false;
 }
 
-/* One option of a command: a flag, or (takes_value) '--name VALUE' / '--name=VALUE'. */
+/* One option of a command: a flag, or (takes_value) '--name VALUE' / '--name=VALUE'; with
+ * `all` set, every value given is kept there in order (at most `maxall`), not only the last. */
 typedef struct option {
     const char *name;
     bool takes_value;
     bool set;
     const char *value;
+    const char **all;
+    int nall, maxall;
 } option;
 
 /* Splits argv into the options in `opts` (ended by a NULL name; may be NULL) and exactly one
- * TERM operand. A usage error is one line naming the command's --help, and exit 2. */
-static int parse_args(int argc, char **argv, option *opts, const char **term, const char *cmd)
+ * TERM operand (or none, when term_optional). A usage error is one line naming the
+ * command's --help, and exit 2. */
+static int parse_args(int argc, char **argv, option *opts, const char **term, bool term_optional, const char *cmd)
 {
     *term = NULL;
     bool options_done = false;
@@ -279,6 +283,12 @@ static int parse_args(int argc, char **argv, option *opts, const char **term, co
                             o->name, cmd);
                     return EXIT_USAGE;
                 }
+                if (o->all && o->nall == o->maxall) {
+                    fprintf(stderr, "termcopy %s: option '%s' given more than %d times\n", cmd, o->name, o->maxall);
+                    return EXIT_USAGE;
+                }
+                if (o->all)
+                    o->all[o->nall++] = o->value;
             }
             if (!known) {
                 fprintf(stderr, "termcopy %s: unknown option '%s' (see 'termcopy %s --help')\n", cmd, a, cmd);
@@ -291,7 +301,7 @@ static int parse_args(int argc, char **argv, option *opts, const char **term, co
             *term = a;
         }
     }
-    if (!*term) {
+    if (!*term && !term_optional) {
         fprintf(stderr, "termcopy %s: missing TERM (see 'termcopy %s --help')\n", cmd, cmd);
         return EXIT_USAGE;
     }
@@ -300,9 +310,9 @@ static int parse_args(int argc, char **argv, option *opts, const char **term, co
 
 static int cmd_size(int argc, char **argv)
 {
-    option opts[] = {{"--tsv", false, false, NULL}, {"--ext", false, false, NULL}, {NULL, false, false, NULL}};
+    option opts[] = {{"--tsv", false, false, NULL, NULL, 0, 0}, {"--ext", false, false, NULL, NULL, 0, 0}, {NULL, false, false, NULL, NULL, 0, 0}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "size");
+    int rc = parse_args(argc, argv, opts, &arg, false, "size");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -330,9 +340,9 @@ static int cmd_size(int argc, char **argv)
 
 static int cmd_print(int argc, char **argv)
 {
-    option opts[] = {{"--ext", false, false, NULL}, {NULL, false, false, NULL}};
+    option opts[] = {{"--ext", false, false, NULL, NULL, 0, 0}, {NULL, false, false, NULL, NULL, 0, 0}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "print");
+    int rc = parse_args(argc, argv, opts, &arg, false, "print");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -358,12 +368,12 @@ static int cmd_print(int argc, char **argv)
 
 static int cmd_encode(int argc, char **argv)
 {
-    option opts[] = {{"--minor", true, false, NULL},
-                     {"--ext", false, false, NULL},
-                     {"--compressed", false, false, NULL},
-                     {NULL, false, false, NULL}};
+    option opts[] = {{"--minor", true, false, NULL, NULL, 0, 0},
+                     {"--ext", false, false, NULL, NULL, 0, 0},
+                     {"--compressed", false, false, NULL, NULL, 0, 0},
+                     {NULL, false, false, NULL, NULL, 0, 0}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "encode");
+    int rc = parse_args(argc, argv, opts, &arg, false, "encode");
     if (rc)
         return rc;
     unsigned minor = 2;
@@ -400,11 +410,11 @@ static int cmd_encode(int argc, char **argv)
 
 static int cmd_decode(int argc, char **argv)
 {
-    option opts[] = {{"--ext", false, false, NULL}, /* what decode always reads */
-                     {"--strict", false, false, NULL},
-                     {NULL, false, false, NULL}};
+    option opts[] = {{"--ext", false, false, NULL, NULL, 0, 0}, /* what decode always reads */
+                     {"--strict", false, false, NULL, NULL, 0, 0},
+                     {NULL, false, false, NULL, NULL, 0, 0}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "decode");
+    int rc = parse_args(argc, argv, opts, &arg, false, "decode");
     if (rc)
         return rc;
     tc_arena *arena = tc_arena_new(0);
@@ -466,22 +476,25 @@ static bool term_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *sha
 /* The +MHsbct remedy, in KiB as the flag takes it: eheap's single-block carrier threshold
  * 512 KiB -> 2 MiB, as experiments/beam/run.sh's section 7.5 runs. */
 #define EXPLAIN_SBCT_KIB 2048
+#define EXPLAIN_MAX_SETS 32
 /* The VM's scheduler flags, as experiments/beam/run.sh runs every eptest. */
 #define EXPLAIN_VM_BASE "+S 2:2"
 
 static const char usage_explain[] =
-    "usage: termcopy explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R] TERM\n"
+    "usage: termcopy explain [--ext] [--vm] [--tsv] [--iterations N] [--repeats R]\n"
+    "                        [--set NAME=VALUE ...] TERM\n"
+    "       termcopy explain --list-policy [--csv FILE|-]\n"
     "\n"
     "Is ets:lookup/2 of TERM slower or faster than a client-server round trip carrying it, and\n"
     "why? Runs the modelled eptest loops (scenarios/workload.h) with TERM as Data under OTP 25\n"
-    "rules: N lookups of {I, TERM} from a set table (the result dropped: live only across the\n"
+    "rules (the native era of the policy table): N lookups of {I, TERM} from a set table (the result dropped: live only across the\n"
     "GC that follows the BIF) against N calls whose reply is {self(), TERM}. Prints the verdict\n"
     "(the median lookup pass over the median round-trip pass of R runs), the spread of the\n"
     "per-run ratios (min-max), and per 1000 operations the counts that explain it: GCs, words\n"
     "the GCs copied, words the copies wrote, fresh carriers mapped, minor faults. Then each\n"
-    "remedy rerun with its ratio: a min_heap_size computed for TERM (the next heap size above\n"
-    "TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), and +MHsbct 2048 (a 2 MiB single-block\n"
-    "carrier threshold); and persistent_term:get of TERM instead of the lookup (N gets of TERM\n"
+    "remedy rerun with its ratio, each a field of the policy table: min_heap_size computed for\n"
+    "TERM (the next heap size above TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), and sbct\n"
+    "2097152 (+MHsbct 2048: a 2 MiB single-block carrier threshold); and persistent_term:get of TERM instead of the lookup (N gets of TERM\n"
     "put once: a get copies nothing), its time per get beside the lookup's.\n"
     "  --ext           TERM is the hex of an external-format binary (term_to_binary); with '-'\n"
     "                  standard input holds hex, or the raw bytes when they start with 131\n"
@@ -499,6 +512,10 @@ static const char usage_explain[] =
     "                  of the VM's ratio with --vm, else of the model's\n"
     "  --iterations N  operations per loop (default " EXPLAIN_XSTR(EXPLAIN_ITERATIONS) ")\n"
     "  --repeats R     runs (rounds with --vm) to take medians over, 1 to 64 (default " EXPLAIN_XSTR(EXPLAIN_REPEATS) ")\n"
+    "  --set NAME=VALUE  one field of the policy table over OTP 25's value, in the model's runs\n"
+    "                  (the VM runs as installed); repeatable; the remedies start from it\n"
+    "  --list-policy   print the policy table (every field: its values, each era's, the erts\n"
+    "                  source it models) and exit; with --csv FILE|- as CSV, one row per field\n"
     "Times are the model's own only in a release build: at debug level 1 or 2 its checks run\n"
     "inside the timed loops (the output says so); the counts are the same at every level.\n";
 
@@ -740,6 +757,30 @@ static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
 /* The variants: the loops as OTP 25 runs them, then each remedy. */
 enum { V_BASE, V_MIN_HEAP, V_SBCT, NVARIANTS };
 
+/* Each remedy is one field of the policy table (heaps/policy.h) set over the base, and the same
+ * on the VM: an emulator flag, or eptest.erl's own option. */
+static const struct remedy {
+    const char *field;
+    const char *vm_flag; /* NULL: eptest.erl's --min-heap */
+    const char *what;
+} remedies[NVARIANTS] = {
+    [V_MIN_HEAP] = {"min_heap_size", NULL, "the tester's min_heap_size, on both sides; the server keeps the default"},
+    [V_SBCT] = {"sbct", "+MHsbct " EXPLAIN_XSTR(EXPLAIN_SBCT_KIB), "eheap single-block carriers from 2 MiB instead of 512 KiB"},
+};
+
+/* --list-policy [--csv FILE|-]: the policy table. */
+static int list_policy(const option *csv)
+{
+    bool to_file = csv->set && strcmp(csv->value, "-") != 0;
+    FILE *f = to_file ? fopen(csv->value, "w") : stdout;
+    if (!f)
+        return fail("--csv: cannot write '%s'", csv->value);
+    tc_policy_write_table(f, csv->set);
+    if (to_file && fclose(f) != 0)
+        return fail("--csv: writing '%s' failed", csv->value);
+    return 0;
+}
+
 static double per_1000(double count, long iterations) { return count * 1000.0 / (double)iterations; }
 
 static const char *verdict_word(double ratio) { return ratio > 1 ? "slower" : "faster"; }
@@ -766,14 +807,40 @@ static void print_count(const char *what, double ml, double mr, const explain_se
 
 static int cmd_explain(int argc, char **argv)
 {
-    enum { O_EXT, O_VM, O_TSV, O_ITER, O_REPEATS };
-    option opts[] = {{"--ext", false, false, NULL},       {"--vm", false, false, NULL},
-                     {"--tsv", false, false, NULL},       {"--iterations", true, false, NULL},
-                     {"--repeats", true, false, NULL},    {NULL, false, false, NULL}};
+    enum { O_EXT, O_VM, O_TSV, O_ITER, O_REPEATS, O_SET, O_LIST, O_CSV };
+    const char *sets[EXPLAIN_MAX_SETS];
+    option opts[] = {{"--ext", false, false, NULL, NULL, 0, 0},        {"--vm", false, false, NULL, NULL, 0, 0},
+                     {"--tsv", false, false, NULL, NULL, 0, 0},        {"--iterations", true, false, NULL, NULL, 0, 0},
+                     {"--repeats", true, false, NULL, NULL, 0, 0},     {"--set", true, false, NULL, sets, 0, EXPLAIN_MAX_SETS},
+                     {"--list-policy", false, false, NULL, NULL, 0, 0}, {"--csv", true, false, NULL, NULL, 0, 0},
+                     {NULL, false, false, NULL, NULL, 0, 0}};
     const char *arg;
-    int rc = parse_args(argc, argv, opts, &arg, "explain");
+    int rc = parse_args(argc, argv, opts, &arg, true, "explain");
     if (rc)
         return rc;
+    if (opts[O_LIST].set) {
+        if (arg) {
+            fprintf(stderr, "termcopy explain: --list-policy takes no TERM, got '%.40s'\n", arg);
+            return EXIT_USAGE;
+        }
+        return list_policy(&opts[O_CSV]);
+    }
+    if (opts[O_CSV].set) {
+        fprintf(stderr, "termcopy explain: --csv goes with --list-policy (see 'termcopy explain --help')\n");
+        return EXIT_USAGE;
+    }
+    if (!arg) {
+        fprintf(stderr, "termcopy explain: missing TERM (see 'termcopy explain --help')\n");
+        return EXIT_USAGE;
+    }
+    tc_policy base = tc_policy_native();
+    for (int k = 0; k < opts[O_SET].nall; k++) {
+        char err[2048];
+        if (tc_policy_set(&base, sets[k], err, sizeof err) != TC_OK) {
+            fprintf(stderr, "termcopy explain: --set: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
     long iterations, repeats;
     if (!parse_count(&opts[O_ITER], EXPLAIN_ITERATIONS, 1, 100000, &iterations) ||
         !parse_count(&opts[O_REPEATS], EXPLAIN_REPEATS, 1, EXPLAIN_MAX_REPEATS, &repeats))
@@ -807,12 +874,13 @@ static int cmd_explain(int argc, char **argv)
             goto out;
     }
     tc_vmoh oh = {0};
-    /* The configurations: OTP 25 as the VM ships it, then one remedy each. */
+    /* The configurations: OTP 25 as the VM ships it (with the --set given), then one remedy each. */
     tc_ep_config cfg[NVARIANTS];
-    if (tc_ep_config_for_era("otp25", &cfg[V_BASE]) != TC_OK) {
-        fail("%s", "no otp25 preset");
+    if (tc_ep_config_for_era(base.name, &cfg[V_BASE]) != TC_OK) {
+        fail("no %s preset", base.name);
         goto out;
     }
+    cfg[V_BASE].policy = base;
     cfg[V_BASE].payload = t;
     cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
     cfg[V_BASE].iterations = iterations;
@@ -847,19 +915,25 @@ static int cmd_explain(int argc, char **argv)
     uint64_t min_heap = tc_heap_next_size(cfg[V_BASE].policy.heap_table, need, 0);
     if (min_heap < cfg[V_BASE].policy.min_heap_size)
         min_heap = cfg[V_BASE].policy.min_heap_size; /* a small term: never below the default */
-    cfg[V_MIN_HEAP].policy.min_heap_size = min_heap;
-    cfg[V_SBCT].policy.mem.sbct = (size_t)EXPLAIN_SBCT_KIB * 1024;
+    char values[NVARIANTS][32] = {"", "", ""};
+    (void)snprintf(values[V_MIN_HEAP], sizeof values[V_MIN_HEAP], "%llu", (unsigned long long)min_heap);
+    (void)snprintf(values[V_SBCT], sizeof values[V_SBCT], "%d", EXPLAIN_SBCT_KIB * 1024);
     char vm_min_heap[64];
     (void)snprintf(vm_min_heap, sizeof vm_min_heap, "--min-heap %llu", (unsigned long long)min_heap);
-    static const char *const vm_flags[NVARIANTS] = {"", "", "+MHsbct 2048"};
-    const char *vm_args[NVARIANTS] = {"", vm_min_heap, ""};
+    const char *vm_flags[NVARIANTS] = {""}, *vm_args[NVARIANTS] = {""};
+    for (int v = V_MIN_HEAP; v < NVARIANTS; v++) {
+        const tc_policy_field *f = tc_policy_field_find(remedies[v].field);
+        TC_CHECK(f && tc_policy_set_field(&cfg[v].policy, f, values[v], NULL, 0) == TC_OK);
+        vm_flags[v] = remedies[v].vm_flag ? remedies[v].vm_flag : "";
+        vm_args[v] = remedies[v].vm_flag ? "" : vm_min_heap;
+    }
     /* Rounds: the model, then the VM, each variant, so both see the same stretch of a shared
      * machine. */
     for (long k = 0; k < repeats; k++)
         for (int v = 0; v < NVARIANTS; v++) {
             if (!opts[O_TSV].set || want_vm)
                 tc_progress_line("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
-                                  v == V_BASE ? "OTP 25" : v == V_MIN_HEAP ? "min_heap_size" : "+MHsbct");
+                                  v == V_BASE ? "OTP 25" : remedies[v].field);
             if (!explain_model_round(&cfg[v], &model[v]) ||
                 (want_vm && !explain_vm_round(&vm, vm_flags[v], vm_args[v], iterations, &vms[v]))) {
                 tc_progress_end();
@@ -902,6 +976,11 @@ static int cmd_explain(int argc, char **argv)
            "           reply carries TERM; medians of %ld run%s%s\n",
            iterations, iterations, repeats, repeats == 1 ? "" : "s",
            want_vm ? ", the model's and the VM's alternated" : "");
+    if (opts[O_SET].nall > 0) {
+        char changed[1024];
+        tc_policy_format(&base, NULL, 0, changed, sizeof changed);
+        printf("set:       %s (the model's runs only)\n", changed);
+    }
     if (TC_DEBUG_LEVEL > 0)
         printf("note:      this termcopy is built at debug level %d: its checks run inside the timed loops,\n"
                "           so the model's times and ratios are not a release build's (its counts are)\n",
@@ -936,10 +1015,8 @@ static int cmd_explain(int argc, char **argv)
         printf("  (the VM: GCs of all its processes, faults of the whole OS process; it counts no words)\n");
     printf("remedies, each rerun with it applied:\n");
     for (int v = V_MIN_HEAP; v < NVARIANTS; v++) {
-        if (v == V_MIN_HEAP)
-            printf("  with min_heap_size %llu:", (unsigned long long)min_heap);
-        else
-            printf("  with +MHsbct %d:", EXPLAIN_SBCT_KIB);
+        printf("  with %s %s%s%s%s:", remedies[v].field, values[v], remedies[v].vm_flag ? " (" : "",
+               remedies[v].vm_flag ? remedies[v].vm_flag : "", remedies[v].vm_flag ? ")" : "");
         /* The lookup's own time beside the ratio: a remedy can speed the round trip as well. */
         printf(" ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", ms[v].ratio, (double)model[v].lookup.gcs * per,
                ms[v].lookup_us / (double)iterations, ms[V_BASE].lookup_us / (double)iterations);
@@ -947,9 +1024,7 @@ static int cmd_explain(int argc, char **argv)
             printf("; VM: ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", vs[v].ratio,
                    (double)vms[v].lookup.gcs * per, vs[v].lookup_us / (double)iterations,
                    vs[V_BASE].lookup_us / (double)iterations);
-        printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n",
-               v == V_MIN_HEAP ? "the tester's min_heap_size, on both sides; the server keeps the default"
-                               : "eheap single-block carriers from 2 MiB instead of 512 KiB");
+        printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n", remedies[v].what);
     }
     printf("  (min_heap_size %llu: the next heap size at or above TERM's %llu words plus %d results [{I, TERM}] of\n"
            "  %llu words each, so the lookup loop collects at most once per %d lookups; never below the default %llu)\n",
