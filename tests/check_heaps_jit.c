@@ -13,16 +13,22 @@ static tc_mseg *mem;
 static tc_proc *procs[4];
 static unsigned nprocs;
 
-static tc_proc *proc_for(const char *era)
+/* A process of the era's preset, with one field set over it when `set` is not NULL. */
+static tc_proc *proc_set(const char *era, const char *set)
 {
     tc_policy pol;
+    char err[256];
     ck_assert(tc_policy_preset(era, &pol) == TC_OK);
+    if (set)
+        ck_assert_msg(tc_policy_set(&pol, set, err, sizeof err) == TC_OK, "%s", err);
     if (!mem)
         ck_assert((mem = tc_mseg_new(&pol.mem)) != NULL);
     ck_assert(nprocs < 4);
     ck_assert(tc_proc_new(mem, &pol, &procs[nprocs]) == TC_OK);
     return procs[nprocs++];
 }
+
+static tc_proc *proc_for(const char *era) { return proc_set(era, NULL); }
 
 static void teardown(void)
 {
@@ -70,10 +76,12 @@ static void fill(tc_proc *p, size_t stack, uint64_t room)
 START_TEST(test_gc_call_word)
 {
     /* OTP 25: a heap test's GC sees the fragment_call's return address, one word more than
-     * the frames; a GC at schedule-in sees the frames alone. R10B: the frames. */
-    static const char *const eras[] = {"otp25", "r10b"};
-    for (int e = 0; e < 2; e++) {
-        tc_proc *p = proc_for(eras[e]);
+     * the frames; a GC at schedule-in sees the frames alone. R10B, and OTP 25 with
+     * gc_call_words=0: the frames. */
+    static const char *const eras[] = {"otp25", "r10b", "otp25"};
+    static const char *const sets[] = {NULL, NULL, "gc_call_words=0"};
+    for (int e = 0; e < 3; e++) {
+        tc_proc *p = proc_set(eras[e], sets[e]);
         seen s = {0};
         tc_proc_set_trace(p, on_gc, &s);
         fill(p, 5, 2);
@@ -147,14 +155,18 @@ START_TEST(test_delay_gc_in_receive)
     fill(p, 0, 2);
     ck_assert(tc_proc_test_heap_maybe_gc(p, 3) == TC_OK);
     ck_assert_uint_eq(s.gcs, 2);
-    /* R10B has no such flag */
-    tc_proc *r = proc_for("r10b");
-    seen rs = {0};
-    tc_proc_set_trace(r, on_gc, &rs);
-    fill(r, 3, 2);
-    tc_proc_set_delay_gc(r, true);
-    ck_assert(tc_proc_test_heap_maybe_gc(r, 3) == TC_OK);
-    ck_assert_uint_eq(rs.gcs, 1);
+    /* R10B has no such flag, nor OTP 25 with receive_delays_gc=off */
+    static const char *const eras[] = {"r10b", "otp25"};
+    static const char *const sets[] = {NULL, "receive_delays_gc=off"};
+    for (int k = 0; k < 2; k++) {
+        tc_proc *r = proc_set(eras[k], sets[k]);
+        seen rs = {0};
+        tc_proc_set_trace(r, on_gc, &rs);
+        fill(r, 3, 2);
+        tc_proc_set_delay_gc(r, true);
+        ck_assert(tc_proc_test_heap_maybe_gc(r, 3) == TC_OK);
+        ck_assert_uint_eq(rs.gcs, 1);
+    }
 }
 END_TEST
 

@@ -7,6 +7,7 @@
  */
 enum { MARK_WORDS = 2 * 3 };
 #include <check.h>
+#include <stdio.h>
 
 #include "scenarios/workload.h"
 
@@ -74,6 +75,33 @@ START_TEST(switches_by_name)
 }
 END_TEST
 
+/* policy.tester picks the program, whatever the era: eptest.erl's tester reads each pass's
+ * counters at the meter, so even pt_get's hold the two marks' words; the seed's loops have no
+ * marks. */
+START_TEST(tester_is_a_policy_field)
+{
+    static const char *const eras[] = {"otp25", "r10b"};
+    static const char *const testers[] = {"eptest_erl", "seed"};
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 2; k++) {
+            tc_ep_config cfg;
+            ck_assert_int_eq(tc_ep_config_for_era(eras[e], &cfg), TC_OK);
+            char set[32], err[256];
+            (void)snprintf(set, sizeof set, "tester=%s", testers[k]);
+            ck_assert_int_eq(tc_policy_set(&cfg.policy, set, err, sizeof err), TC_OK);
+            cfg.iterations = 50;
+            tc_ep_counts c[TC_EP_TESTS];
+            ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+            ck_assert_uint_eq(c[TC_EP_PT_GET].words_copied, k == 0 ? MARK_WORDS : 0);
+        }
+    tc_ep_config r10b, otp25;
+    ck_assert_int_eq(tc_ep_config_for_era("r10b", &r10b), TC_OK);
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &otp25), TC_OK);
+    ck_assert_int_eq(r10b.policy.tester, TC_TESTER_SEED); /* eras_ep.erl's frames not derived yet */
+    ck_assert_int_eq(otp25.policy.tester, TC_TESTER_EPTEST_ERL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -82,6 +110,7 @@ int main(void)
     tcase_add_test(tc, pt_get_copies_and_collects_nothing);
     tcase_add_test(tc, lookup_copies_each_object_out_once);
     tcase_add_test(tc, switches_by_name);
+    tcase_add_test(tc, tester_is_a_policy_field);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
