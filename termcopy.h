@@ -55,6 +55,7 @@
 #include "stores/ets.h"
 #include "stores/ets_lock.h"
 
+#include "scenarios/account.h"
 #include "scenarios/etsloops.h"
 #include "scenarios/lookuploop.h"
 #include "scenarios/progress.h"

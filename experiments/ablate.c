@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
 #include "workload_cli.h"
@@ -55,10 +56,13 @@ static tc_result apply(const ablation *a, tc_ep_config *c)
     return TC_OK;
 }
 
-enum { X_LIST, NEXTRAS };
+enum { X_LIST, X_PRICES, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_LIST] = {"list-ablations", NULL, "print the variants (with --csv FILE|-: as CSV): the field of the "
                                         "policy table, or the workload's switch, each sets, and to what", {0}},
+    [X_PRICES] = {"prices", "FILE", "the unit prices of the VM on this machine (experiments/beam/account.sh's "
+                                    "prices CSV): each variant's counts priced at the nearest length's, in "
+                                    "phases, and ratio is then the priced one (lookup / round trip)", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -109,6 +113,25 @@ int main(int argc, char **argv)
         return tc_bench_exit_status("ablate", list_ablations(&cli));
     rc = 0;
     long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
+    /* the prices of the workload's shape at the length every era runs (the first era's) */
+    bool priced = cli.extra[X_PRICES].given;
+    tc_account_prices prices[TC_ACCOUNT_LOOPS];
+    long prices_len = 0;
+    if (priced) {
+        tc_ep_config c0;
+        if (tc_ep_cli_config(&cli, 0, tc_ep_gap_len(cli.eras[0]), iterations, &c0) != TC_OK)
+            return 1;
+        for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+            tc_result pr = tc_account_prices_read(cli.extra[X_PRICES].value, tc_ep_shape_names[c0.shape], c0.len,
+                                                  (tc_account_loop)k, &prices[k], &prices_len);
+            if (pr != TC_OK) {
+                fprintf(stderr, "ablate: --prices %s: %s\n", cli.extra[X_PRICES].value,
+                        pr == TC_EIO ? "not a prices CSV (experiments/beam/account.sh --prices)"
+                                     : "no row for the shape");
+                return 2;
+            }
+        }
+    }
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
         return rc;
@@ -121,9 +144,20 @@ int main(int argc, char **argv)
             if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(cli.eras[e]), iterations, &cfg) == TC_OK)
                 tc_ep_meta_config(csv, &cfg); /* what the baseline runs; each variant switches one thing */
         }
+        if (priced)
+            tc_bench_meta(csv, "prices", "%s at payload_len %ld (ns of the VM's CPU time: %s's metadata); ratio is "
+                                         "priced_lookup_us / priced_proc_us, model_exec_ratio the C code's own",
+                          cli.extra[X_PRICES].value, prices_len, cli.extra[X_PRICES].value);
+        else
+            tc_bench_meta(csv, "prices", "none (--prices FILE): ratio is the C code's own time, the priced columns n/a");
         fprintf(csv, "era,ablation,shape,payload_len,iterations,proc_us,lookup_us,ratio,proc_faults,lookup_faults,"
-                     "lookup_gcs,lookup_gc_words,lookup_carriers_mapped,proc_gcs,proc_gc_words\n");
+                     "lookup_gcs,lookup_gc_words,lookup_carriers_mapped,proc_gcs,proc_gc_words,model_exec_ratio,"
+                     "priced_proc_us,priced_lookup_us,lookup_copy_us,lookup_gc_us,lookup_fault_us,lookup_mmap_us,"
+                     "lookup_fixed_us,proc_copy_us,proc_gc_us,proc_fault_us,proc_mmap_us,proc_fixed_us\n");
     }
+    if (priced)
+        printf("ratio: the model's counts at the VM's prices (%s, payload_len %ld); proc_us, lookup_us: its C "
+               "code's time\n", cli.extra[X_PRICES].value, prices_len);
     printf("%-6s %-21s %10s %10s %7s %8s %8s %9s  %s\n", "era", "ablation", "proc_us", "lookup_us", "ratio",
            "l.faults", "l.gcs", "l.gcw/op", "switched");
     for (int e = 0; e < cli.neras; e++) {
@@ -145,16 +179,38 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ablate: %s %s failed: %s\n", era, ablations[a].name, tc_result_name(r));
                 return 1;
             }
+            /* the counts of the first run's proc2 and lookup at the VM's prices */
+            tc_account_phases ph[TC_ACCOUNT_LOOPS];
+            memset(ph, 0, sizeof ph);
+            uint64_t words = 0;
+            if (priced && tc_ep_payload_words(cfg.shape, cfg.len, &words) != TC_OK)
+                return 1;
+            const tc_ep_counts *cnt[TC_ACCOUNT_LOOPS] = {&g.proc, &g.lookup};
+            for (int k = 0; priced && k < TC_ACCOUNT_LOOPS; k++) {
+                tc_account_counts c = tc_account_of_model(cnt[k], cfg.iterations, words);
+                ph[k] = tc_account_price(&c, &prices[k]);
+            }
+            double ratio = priced && ph[TC_ACCOUNT_RT].total_us > 0
+                               ? ph[TC_ACCOUNT_LOOKUP].total_us / ph[TC_ACCOUNT_RT].total_us
+                               : g.ratio;
             printf("%-6s %-21s %10.0f %10.0f %7.2f %8ld %8llu %9.0f  %s\n", era, ablations[a].name, g.proc_us,
-                   g.lookup_us, g.ratio, g.lookup.faults, (unsigned long long)g.lookup.gcs,
+                   g.lookup_us, ratio, g.lookup.faults, (unsigned long long)g.lookup.gcs,
                    (double)g.lookup.gc_words / (double)cfg.iterations, ablations[a].what);
             (void)fflush(stdout); /* a row at a time; tc_bench_exit_status checks stdout */
-            if (csv)
-                fprintf(csv, "%s,%s,%s,%ld,%ld,%.1f,%.1f,%.3f,%ld,%ld,%llu,%llu,%llu,%llu,%llu\n", era,
+            if (csv) {
+                fprintf(csv, "%s,%s,%s,%ld,%ld,%.1f,%.1f,%.3f,%ld,%ld,%llu,%llu,%llu,%llu,%llu,%.3f", era,
                         ablations[a].name, tc_ep_shape_names[cfg.shape], cfg.len, cfg.iterations, g.proc_us,
-                        g.lookup_us, g.ratio, g.proc.faults, g.lookup.faults, (unsigned long long)g.lookup.gcs,
+                        g.lookup_us, ratio, g.proc.faults, g.lookup.faults, (unsigned long long)g.lookup.gcs,
                         (unsigned long long)g.lookup.gc_words, (unsigned long long)g.lookup.carriers_mapped,
-                        (unsigned long long)g.proc.gcs, (unsigned long long)g.proc.gc_words);
+                        (unsigned long long)g.proc.gcs, (unsigned long long)g.proc.gc_words, g.ratio);
+                if (!priced)
+                    fputs(",n/a,n/a,n/a,n/a,n/a,n/a,n/a,n/a,n/a,n/a,n/a,n/a\n", csv);
+                else
+                    fprintf(csv, ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+                            ph[TC_ACCOUNT_RT].total_us, ph[TC_ACCOUNT_LOOKUP].total_us, ph[1].copy_us, ph[1].gc_us,
+                            ph[1].fault_us, ph[1].mmap_us, ph[1].fixed_us, ph[0].copy_us, ph[0].gc_us,
+                            ph[0].fault_us, ph[0].mmap_us, ph[0].fixed_us);
+            }
         }
     }
     if (!tc_bench_cli_close_csv(&cli, csv, cli.csv))

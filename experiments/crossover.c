@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "terms/arena.h"
 #include "terms/size.h"
@@ -59,7 +60,43 @@ static tc_result iterations_for(tc_ep_shape shape, long len, long cap, long *out
     return TC_OK;
 }
 
-enum { X_SUMMARY, X_VM_OVERHEAD, NEXTRAS };
+/* A point's counts (the first run's proc2 and lookup) at the prices of its shape's nearest
+ * length in the prices CSV; len 0 when the file has no prices for the shape. */
+typedef struct priced_point {
+    long len;
+    double proc_us, lookup_us;
+} priced_point;
+
+static bool price_point(const char *file, const tc_ep_config *cfg, const tc_ep_gap *g, priced_point *out)
+{
+    uint64_t words;
+    if (tc_ep_payload_words(cfg->shape, cfg->len, &words) != TC_OK)
+        return false;
+    const tc_ep_counts *cnt[TC_ACCOUNT_LOOPS] = {&g->proc, &g->lookup};
+    double us[TC_ACCOUNT_LOOPS];
+    for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+        tc_account_prices p;
+        tc_result r = tc_account_prices_read(file, tc_ep_shape_names[cfg->shape], cfg->len, (tc_account_loop)k, &p,
+                                             &out->len);
+        if (r == TC_EBADARG) {
+            out->len = 0;
+            return true;
+        }
+        if (r != TC_OK) {
+            fprintf(stderr, "crossover: --prices %s: not a prices CSV (experiments/beam/account.sh --prices)\n", file);
+            return false;
+        }
+        tc_account_counts c = tc_account_of_model(cnt[k], cfg->iterations, words);
+        us[k] = tc_account_price(&c, &p).total_us;
+    }
+    out->proc_us = us[TC_ACCOUNT_RT];
+    out->lookup_us = us[TC_ACCOUNT_LOOKUP];
+    if (out->proc_us <= 0)
+        out->len = 0;
+    return true;
+}
+
+enum { X_SUMMARY, X_VM_OVERHEAD, X_PRICES, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_SUMMARY] = {"summary", "FILE|-", "one row per shape and era, after '#' metadata lines: "
                                         "shape,era,crossover_len,ratio_at_1000,ratio_at_10000", {0}},
@@ -68,6 +105,10 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                        "not execute, per era, and add it to every point as the phase vm_overhead "
                        "(vmoverhead.h): proc_us, lookup_us and ratio then include it",
                        {0}},
+    [X_PRICES] = {"prices", "FILE", "the unit prices of the VM on this machine (experiments/beam/account.sh's "
+                                    "prices CSV): each point's counts priced at the prices of its shape's nearest "
+                                    "length there; ratio is then the priced one (a shape with no prices keeps "
+                                    "the C code's time, priced columns n/a)", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -130,7 +171,12 @@ int main(int argc, char **argv)
             tc_bench_meta(csv, "era_of_vm_overhead", "%s", cli.eras[e]);
             tc_vmoh_meta(csv, &oh[e], "not measured: add --vm-overhead (needs erl) to charge it");
         }
-        fprintf(csv, "shape,payload_len,iterations,era,proc_us,lookup_us,ratio\n");
+        tc_bench_meta(csv, "prices", "%s%s", cli.extra[X_PRICES].given ? cli.extra[X_PRICES].value : "none (--prices FILE)",
+                      cli.extra[X_PRICES].given ? ": ratio is priced_lookup_us / priced_proc_us (the model's counts at "
+                                                  "the VM's prices of prices_len), model_exec_ratio the C code's own"
+                                                : ": ratio is the C code's own time");
+        fprintf(csv, "shape,payload_len,iterations,era,proc_us,lookup_us,ratio,model_exec_ratio,prices_len,"
+                     "priced_proc_us,priced_lookup_us\n");
     }
     if (summary) {
         tc_bench_meta_standard(summary);
@@ -169,15 +215,26 @@ int main(int argc, char **argv)
                 g.proc_us += tc_vmoh_pass_us(&oh[e], TC_EP_PROC1, cfg.iterations);
                 g.lookup_us += tc_vmoh_pass_us(&oh[e], TC_EP_LOOKUP, cfg.iterations);
                 g.ratio = g.proc_us > 0 ? g.lookup_us / g.proc_us : 0;
+                double exec_ratio = g.ratio;
+                priced_point pp = {0, 0, 0};
+                if (cli.extra[X_PRICES].given && !price_point(cli.extra[X_PRICES].value, &cfg, &g, &pp))
+                    return 2;
+                if (pp.len)
+                    g.ratio = pp.lookup_us / pp.proc_us;
                 if (!crossing && g.ratio > 1.0)
                     crossing = grid[i];
                 if (grid[i] == 1000)
                     r1000 = g.ratio;
                 if (grid[i] == 10000)
                     r10000 = g.ratio;
-                if (csv)
-                    fprintf(csv, "%s,%ld,%ld,%s,%.1f,%.1f,%.3f\n", tc_ep_shape_names[s], grid[i], cfg.iterations,
-                            cli.eras[e], g.proc_us, g.lookup_us, g.ratio);
+                if (csv) {
+                    fprintf(csv, "%s,%ld,%ld,%s,%.1f,%.1f,%.3f,%.3f", tc_ep_shape_names[s], grid[i], cfg.iterations,
+                            cli.eras[e], g.proc_us, g.lookup_us, g.ratio, exec_ratio);
+                    if (pp.len)
+                        fprintf(csv, ",%ld,%.1f,%.1f\n", pp.len, pp.proc_us, pp.lookup_us);
+                    else
+                        fputs(",n/a,n/a,n/a\n", csv);
+                }
             }
             tc_progress_end();
             char cross[24];

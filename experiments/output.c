@@ -169,7 +169,10 @@ bool tc_out_close(FILE *f)
         o->failed |= !ok;
         return ok;
     }
-    return fclose(f) == 0;
+    /* A device written in place: a write that failed before the close (a buffer filled
+     * mid-run) leaves only the error flag, and fclose may then flush nothing and succeed. */
+    bool ok = fflush(f) == 0 && !ferror(f);
+    return fclose(f) == 0 && ok;
 }
 
 int tc_out_finish(const char *prog, int rc)

@@ -541,12 +541,29 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
     return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end);
 }
 
+/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
+static bool long_gc(const tc_proc *p)
+{
+    if (p->policy.long_gc_words == 0)
+        return false;
+    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
+    uint64_t sz = proc_young_gen_usage(p) + tc_proc_stack_size(p);
+    if (major)
+        sz += (uint64_t)(p->old_htop - p->old_heap);
+    return sz >= p->policy.long_gc_words;
+}
+
 /* The state transition every safe point ends in. At debug level 2 the process must verify
  * after each collection, so a heap the collector (or anything before it) broke is caught
  * here rather than at some later dereference. */
 static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
                          tc_heapfrag *live_hf_end)
 {
+    /* Counted where the VM's check_for_possibly_long_gc would send it to a dirty CPU
+     * scheduler: a delayed long one, or any other this large (the model runs it in place).
+     * A GC a receive delayed (on its fragment heap) runs on the normal scheduler. */
+    if (proc_dirty_gc_pending(p) || long_gc(p))
+        p->stats.long_gcs++;
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
     tc_result r = collect_heaps(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
@@ -656,18 +673,6 @@ static bool bif_gc_desired(const tc_proc *p)
                (room > ra ? room - ra : 0) * sizeof(tc_term) < p->mbuf_sz + 3;
     }
     return tc_proc_gc_desired(p);
-}
-
-/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
-static bool long_gc(const tc_proc *p)
-{
-    if (p->policy.long_gc_words == 0)
-        return false;
-    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
-    uint64_t sz = proc_young_gen_usage(p) + tc_proc_stack_size(p);
-    if (major)
-        sz += (uint64_t)(p->old_htop - p->old_heap);
-    return sz >= p->policy.long_gc_words;
 }
 
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)

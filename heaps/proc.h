@@ -99,6 +99,8 @@ typedef struct tc_proc_stats {
     uint64_t grows, shrinks;   /* resizes after a GC */
     uint64_t gcs_after_bif, gcs_at_schedule, gcs_test_heap;
     uint64_t gcs_delayed;      /* GC-after-BIF requests sent to a dirty scheduler (long GC) */
+    uint64_t long_gcs;         /* GCs the VM runs on a dirty CPU scheduler: young generation,
+                                * stack (and old heap, major) of policy.long_gc_words or more */
 } tc_proc_stats;
 
 typedef enum tc_heap_event_kind { TC_HEAP_EV_MINOR, TC_HEAP_EV_MAJOR, TC_HEAP_EV_FRAG } tc_heap_event_kind;

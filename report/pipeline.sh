@@ -4,7 +4,8 @@
 # Runs every experiment binary of BUILD_DIR into results/, the real-VM twins when
 # experiments/beam/run.sh and erl are there, derives the tables the figures and the report
 # read (results/derived/), draws every figure (plots/*.gp -> report/figures/*.svg, *.png)
-# and regenerates report/REPORT.md from report/REPORT.md.in. Called by `./run report`.
+# and regenerates report/REPORT.md from report/REPORT.md.in (and report/upstream/README.md from its
+# .in, on the committed VM data alone). Called by `./run report`.
 # --check: afterwards, verify every CSV has rows, every figure exists and the report is new.
 # Any failing step stops the pipeline with its name and exit status. Every CSV is read by its
 # columns' names (report/csv.awk; report/csv.sh from the shell and from gnuplot): a missing
@@ -49,12 +50,13 @@ run() {
 q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000 --repeats 3) beam=(--quick) fid=()
 fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
 fid_oh=(--rounds 2) # the short lengths with the vm_overhead phase: two rounds (after fid's own)
+acct=(--rounds 1)   # the time account: one round of the fidelity grid
 codec_batches=40   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
     codec_batches=10
     q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
     fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
-    explain_args=(--iterations 20 --repeats 1) fid_oh=()
+    explain_args=(--iterations 20 --repeats 1) fid_oh=() acct=(--quick --shapes ints --lens "1000 10000")
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -65,8 +67,12 @@ seed_era=$(report/csv.sh meta report/data/seed2005.csv era | sed -n 's/^seed-\([
 for len in "${sizes[@]}"; do
     run "eptest-seed-$len" "$bin/eptest" "${q[@]}" --era "$seed_era" --len "$len" --csv "$res/eptest-seed-$len.csv"
 done
-run ablate "$bin/ablate" "${q[@]}" --csv "$res/ablate.csv"
-run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
+# Verdicts from priced counts: the VM's unit prices on this machine (experiments/beam/account.sh,
+# committed with its date and machine like the sweep) price each variant's and point's counts.
+prices=()
+[ -f report/data/account-prices.csv ] && prices=(--prices report/data/account-prices.csv)
+run ablate "$bin/ablate" "${q[@]}" ${prices[@]+"${prices[@]}"} --csv "$res/ablate.csv"
+run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" ${prices[@]+"${prices[@]}"} --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
 run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
 run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
 # The external format: termcopy's codec, and erl_interface's ei where codecpeer was built (it
@@ -86,7 +92,7 @@ run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res"/fidelity*.csv
+rm -rf "$res/vm" "$res"/fidelity*.csv "$res"/account*.csv
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
     run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
@@ -96,6 +102,14 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
         "$bin/eptest" "$res/fidelity-vm-overhead.csv"
     # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
     run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
+    # The time account: the VM's loops, counts and unit prices in one session, the model's counts
+    # at those prices (about 40 s: one round of the fidelity grid; --quick two points of 200 calls).
+    if [ -f "$bin/cpuclock.so" ]; then
+        run account experiments/beam/account.sh "${acct[@]}" --bin "$bin" --out "$res/account.csv" \
+            --prices "$res/account-prices.csv"
+    else
+        say "account: skipped (no cpuclock NIF: apt-get install erlang-dev, then rebuild)"
+    fi
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
     run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's
@@ -110,7 +124,7 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     {
         echo "# command: termcopy explain --vm --tsv ${explain_args[*]} TERM"
         echo "# counts: per 1000 lookups; model and VM alternated, round by round"
-        echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict"
+        echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict,model_exec_ratio"
         {
             explain_row record "{user, 42, <<\"ann@example.org\">>, <<0:800>>, [admin, dev], 1.5e3, {1999, 12, 31}}"
             explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", (NR > 1 ? ", " : ""), $1, $1 }')}"
@@ -182,6 +196,9 @@ for gp in plots/fig*.gp; do
     done
 done
 report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
+# The upstream package's README reads only the committed VM data (report/data).
+report/generate.sh report/upstream/README.md.in report report/upstream/README.md ||
+    die "generating report/upstream/README.md failed"
 
 if [ $check -eq 1 ]; then
     bad=0

@@ -34,16 +34,19 @@ bool tc_vm_on_path(const char *name)
 
 bool tc_vm_installed(void) { return tc_vm_on_path("erl") && tc_vm_on_path("erlc"); }
 
-static const char *const beams[] = {"eptest.beam", "unitcost.beam"};
+/* The modules every session compiles: eptest's loops, unitcost's commands, the account's
+ * calibrations and the CPU clock's loader. */
+static const char *const modules[] = {"eptest", "unitcost", "account", "cpuclock"};
+enum { NMODULES = sizeof modules / sizeof *modules };
 
 static void remove_dir(tc_vm *vm)
 {
     if (!vm->dir[0])
         return;
     char file[128];
-    for (size_t i = 0; i < sizeof beams / sizeof *beams; i++) {
-        (void)snprintf(file, sizeof file, "%s/%s", vm->dir, beams[i]); /* dir is short */
-        (void)unlink(file);                                           /* absent is fine */
+    for (size_t i = 0; i < NMODULES; i++) {
+        (void)snprintf(file, sizeof file, "%s/%s.beam", vm->dir, modules[i]); /* dir is short */
+        (void)unlink(file);                                                  /* absent is fine */
     }
     (void)rmdir(vm->dir);
     vm->dir[0] = '\0';
@@ -70,7 +73,9 @@ static tc_vm *start_fail(tc_vm *vm, const char *why)
     return NULL;
 }
 
-tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
+/* Starts erl with `flags` (NULL-terminated, after -noshell) on the modules of beam_dir; with
+ * nif_dir, unitcost.erl loads the cpuclock NIF from it. */
+static tc_vm *start(const char *prog, const char *beam_dir, char *const *flags, const char *nif_dir)
 {
     tc_vm *vm = calloc(1, sizeof *vm);
     if (!vm) {
@@ -82,12 +87,11 @@ tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
         return start_fail(vm, "needs erl and erlc on PATH (install Erlang/OTP: apt-get install erlang-nox)");
     if (!beam_dir)
         beam_dir = TC_BENCH_SOURCE_DIR "/experiments/beam";
-    char src[2][4096];
-    static const char *const names[] = {"eptest.erl", "unitcost.erl"};
-    for (int i = 0; i < 2; i++)
-        if (snprintf(src[i], sizeof src[i], "%s/%s", beam_dir, names[i]) >= (int)sizeof src[i] ||
+    char src[NMODULES][4096];
+    for (int i = 0; i < NMODULES; i++)
+        if (snprintf(src[i], sizeof src[i], "%s/%s.erl", beam_dir, modules[i]) >= (int)sizeof src[i] ||
             access(src[i], R_OK) != 0)
-            return start_fail(vm, "cannot find eptest.erl and unitcost.erl");
+            return start_fail(vm, "cannot find eptest.erl, unitcost.erl, account.erl and cpuclock.erl");
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp || strlen(tmp) > 32)
         tmp = "/tmp";
@@ -96,9 +100,9 @@ tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
         vm->dir[0] = '\0';
         return start_fail(vm, "cannot make a temporary directory");
     }
-    char *erlc[] = {"erlc", "-o", vm->dir, src[0], src[1], NULL};
+    char *erlc[] = {"erlc", "-o", vm->dir, src[0], src[1], src[2], src[3], NULL};
     if (run_wait(erlc) != 0)
-        return start_fail(vm, "erlc failed on eptest.erl and unitcost.erl");
+        return start_fail(vm, "erlc failed on the modules of experiments/beam");
 
     int in[2], out[2];
     if (pipe(in) != 0)
@@ -109,7 +113,14 @@ tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
         return start_fail(vm, "no pipe");
     }
     posix_spawn_file_actions_t fa;
-    char *erl[] = {"erl", "-noshell", "+S", "2:2", "-pa", vm->dir, "-s", "unitcost", "main", NULL};
+    char *erl[32] = {"erl", "-noshell"};
+    int na = 2;
+    for (int i = 0; flags[i] && na < 20; i++)
+        erl[na++] = flags[i];
+    char *tail[] = {"-pa", vm->dir, "-s", "unitcost", "main", "-extra", "--nif", (char *)nif_dir, NULL};
+    for (int i = 0; tail[i] && (i < 6 || nif_dir); i++)
+        erl[na++] = tail[i];
+    erl[na] = NULL;
     bool spawned = posix_spawn_file_actions_init(&fa) == 0;
     if (spawned) {
         spawned = posix_spawn_file_actions_adddup2(&fa, in[0], 0) == 0 &&
@@ -141,6 +152,26 @@ tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
     return vm;
 }
 
+tc_vm *tc_vm_start(const char *prog, const char *beam_dir)
+{
+    static char *const flags[] = {"+S", "2:2", NULL};
+    return start(prog, beam_dir, flags, NULL);
+}
+
+tc_vm *tc_vm_start_account(const char *prog, const char *beam_dir, const char *nif_dir)
+{
+    static char *const flags[] = {"+S", "2:2", "+sbwt", "none", "+sbwtdcpu", "none", "+sbwtdio", "none", NULL};
+    if (!nif_dir)
+        nif_dir = TC_BENCH_NIF_DIR;
+    char so[4096];
+    if (snprintf(so, sizeof so, "%s/cpuclock.so", nif_dir) >= (int)sizeof so || access(so, R_OK) != 0) {
+        fprintf(stderr, "%s: the time account needs the cpuclock NIF (%s), built where erl_nif.h is "
+                        "(apt-get install erlang-dev)\n", prog, so);
+        return NULL;
+    }
+    return start(prog, beam_dir, flags, nif_dir);
+}
+
 void tc_vm_stop(tc_vm *vm)
 {
     if (!vm)
@@ -156,7 +187,9 @@ void tc_vm_stop(tc_vm *vm)
 }
 
 /* Sends one command and reads its answer's lines up to "end" into lines[0 .. *n). */
-static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
+enum { LINE = 256 };
+
+static bool ask(tc_vm *vm, const char *cmd, char lines[][LINE], int max, int *n)
 {
     if (fputs(cmd, vm->to) == EOF || fflush(vm->to) == EOF) {
         char why[128] = "unknown error"; /* strerror_r: library code may run on any thread */
@@ -164,7 +197,7 @@ static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
         fprintf(stderr, "%s: --vm: the VM is gone (%s)\n", vm->prog, why);
         return false;
     }
-    char line[256];
+    char line[2 * LINE];
     *n = 0;
     while (fgets(line, sizeof line, vm->from)) {
         line[strcspn(line, "\n")] = '\0';
@@ -175,7 +208,7 @@ static bool ask(tc_vm *vm, const char *cmd, char lines[][128], int max, int *n)
                     (int)strcspn(cmd, "\n"), cmd);
             return false;
         }
-        (void)snprintf(lines[(*n)++], 128, "%.127s", line); /* answers are short */
+        (void)snprintf(lines[(*n)++], LINE, "%.255s", line); /* answers are short */
     }
     fprintf(stderr, "%s: --vm: the VM ended during '%.*s' (its error is above)\n", vm->prog,
             (int)strcspn(cmd, "\n"), cmd);
@@ -196,7 +229,7 @@ static bool field(const char *line, const char *key, double *out)
 
 bool tc_vm_point(tc_vm *vm, const char *unit, const char *shape, long len, int reps, double *ns, double *faults)
 {
-    char cmd[160], lines[1][128];
+    char cmd[160], lines[1][LINE];
     int n;
     (void)snprintf(cmd, sizeof cmd, "point %s %s %ld %d\n", unit, shape, len, reps);
     if (!ask(vm, cmd, lines, 1, &n))
@@ -210,7 +243,7 @@ bool tc_vm_point(tc_vm *vm, const char *unit, const char *shape, long len, int r
 
 bool tc_vm_fixed_costs(tc_vm *vm, long n, int reps, tc_vm_fixed *out)
 {
-    char cmd[64], lines[4][128];
+    char cmd[64], lines[4][LINE];
     int got;
     (void)snprintf(cmd, sizeof cmd, "fixed %ld %d\n", n, reps);
     if (!ask(vm, cmd, lines, 4, &got))
@@ -225,6 +258,78 @@ bool tc_vm_fixed_costs(tc_vm *vm, long n, int reps, tc_vm_fixed *out)
     }
     if (seen != 4) {
         fprintf(stderr, "%s: --vm: the VM's fixed costs are incomplete\n", vm->prog);
+        return false;
+    }
+    return true;
+}
+
+/* Reads the "key value" pairs of `line` named by `keys` into the doubles at `slots`; false
+ * unless every key was there. */
+static bool fields(const char *line, const char *const *keys, double *const *slots, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!field(line, keys[i], slots[i]))
+            return false;
+    return true;
+}
+
+/* The word after the first `k` words of `line`, into out. */
+static bool word_at(const char *line, int k, char *out, size_t size)
+{
+    for (int i = 0; i < k; i++) {
+        line += strcspn(line, " ");
+        line += strspn(line, " ");
+    }
+    size_t n = strcspn(line, " ");
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(out, line, n);
+    out[n] = '\0';
+    return true;
+}
+
+bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm_account *out)
+{
+    char cmd[4200];
+    static char lines[1 + TC_VM_ACCOUNT_PASSES + TC_VM_ACCOUNT_PRICES][LINE];
+    int got;
+    if (snprintf(cmd, sizeof cmd, "account %s %ld %ld\n", payload, len, n) >= (int)sizeof cmd) {
+        fprintf(stderr, "%s: --vm: the payload's name is too long\n", vm->prog);
+        return false;
+    }
+    if (!ask(vm, cmd, lines, (int)(sizeof lines / sizeof *lines), &got))
+        return false;
+    memset(out, 0, sizeof *out);
+    bool words = false;
+    for (int i = 0; i < got; i++) {
+        const char *l = lines[i];
+        double w;
+        if (strncmp(l, "payload words ", 14) == 0 && field(l, "words", &w)) {
+            out->words = (uint64_t)w;
+            words = true;
+        } else if (strncmp(l, "pass ", 5) == 0 && out->npasses < TC_VM_ACCOUNT_PASSES) {
+            tc_vm_pass *p = &out->pass[out->npasses];
+            static const char *const keys[] = {"cpu_us", "wall_us", "traced_us", "faults", "gcs", "carriers",
+                                               "unmapped", "minor", "major", "dirty", "copied", "moved",
+                                               "mbuf", "gc_us", "heap"};
+            double *const slots[] = {&p->cpu_us, &p->wall_us, &p->traced_us, &p->faults, &p->gcs, &p->carriers,
+                                     &p->unmapped, &p->minor, &p->major, &p->dirty, &p->copied, &p->moved,
+                                     &p->mbuf, &p->gc_us, &p->heap};
+            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 15))
+                break;
+            out->npasses++;
+        } else if (strncmp(l, "price ", 6) == 0 && out->nprices < TC_VM_ACCOUNT_PRICES) {
+            tc_vm_price *p = &out->price[out->nprices];
+            static const char *const keys[] = {"cpu_ns", "wall_ns", "faults", "gcs", "words", "ops"};
+            double *const slots[] = {&p->cpu_ns, &p->wall_ns, &p->faults, &p->gcs, &p->words, &p->ops};
+            if (!word_at(l, 1, p->loop, sizeof p->loop) || !word_at(l, 2, p->unit, sizeof p->unit) ||
+                !fields(l, keys, slots, 6))
+                break;
+            out->nprices++;
+        }
+    }
+    if (!words || out->npasses != TC_VM_ACCOUNT_PASSES || out->nprices == 0) {
+        fprintf(stderr, "%s: --vm: the VM's account of %s L = %ld is incomplete\n", vm->prog, payload, len);
         return false;
     }
     return true;

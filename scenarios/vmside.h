@@ -48,6 +48,52 @@ typedef struct tc_vm_fixed {
 } tc_vm_fixed;
 bool tc_vm_fixed_costs(tc_vm *vm, long n, int reps, tc_vm_fixed *out);
 
+/* A session for the time account (scenarios/account.h): the same VM with its schedulers'
+ * busy wait off (+sbwt none +sbwtdcpu none +sbwtdio none: an idle scheduler sleeps at once,
+ * so the process CPU clock counts work, not spinning; the loops' counts are the same) and
+ * the cpuclock NIF (experiments/beam/cpuclock.c, built beside the experiments where
+ * erl_nif.h is) loaded from `nif_dir` (NULL: the build tree's). NULL after one line on
+ * stderr, as tc_vm_start. */
+tc_vm *tc_vm_start_account(const char *prog, const char *beam_dir, const char *nif_dir);
+/* The emulator flags of such a session. */
+#define TC_VM_ACCOUNT_FLAGS TC_VM_FLAGS " +sbwt none +sbwtdcpu none +sbwtdio none"
+
+/* One eptest pass on the VM (experiments/beam/account.erl loop/3): its CPU time, wall time
+ * and traced run's wall time (us); from the untraced run the OS process's minor faults,
+ * erlang:statistics GCs, mseg_alloc's creates and destroys; from the traced run, summed over
+ * tester and server, the GCs by kind, those that went dirty, the words the collector copied,
+ * the message words moved onto the heap, the fragment words the GCs found, the GCs' time by
+ * the trace's timestamps and the largest heap block. */
+typedef struct tc_vm_pass {
+    char test[16];
+    double cpu_us, wall_us, traced_us;
+    double faults, gcs, carriers, unmapped;
+    double minor, major, dirty, copied, moved, mbuf, gc_us, heap;
+} tc_vm_pass;
+
+/* One calibration row (account.erl prices/3): for `loop` ("rt" or "lookup"), `unit`'s median
+ * CPU and wall ns per operation, its faults and GCs per operation, the words it moves, the
+ * operations timed. */
+typedef struct tc_vm_price {
+    char loop[8], unit[16];
+    double cpu_ns, wall_ns, faults, gcs, words, ops;
+} tc_vm_price;
+
+enum { TC_VM_ACCOUNT_PASSES = 4, TC_VM_ACCOUNT_PRICES = 40 };
+typedef struct tc_vm_account {
+    uint64_t words; /* flat_size(Data) */
+    tc_vm_pass pass[TC_VM_ACCOUNT_PASSES];
+    int npasses;
+    tc_vm_price price[TC_VM_ACCOUNT_PRICES];
+    int nprices;
+} tc_vm_account;
+
+/* One point of the account on the VM: eptest's loops on `payload` (a shape name, or
+ * "ext:FILE": the term of the external format in FILE) of length `len`, `n` operations a
+ * pass, then each loop's calibrations. Needs a tc_vm_start_account session. false after one
+ * line on stderr. */
+bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm_account *out);
+
 TC_END_DECLS
 
 #endif

@@ -43,6 +43,7 @@ typedef struct snapshot {
     tc_sched_stats sched;
     uint64_t gcs, gc_words, frags; /* of the processes in the pass */
     uint64_t tester_gcs;
+    uint64_t minor, major, long_gcs, moved;
 } snapshot;
 
 /* The world of one run: the memory source, the scheduler, the tester process (and, in
@@ -157,6 +158,19 @@ tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape sh, long len, tc_term *ou
         return TC_ENOMEM;
     *out = acc;
     return TC_OK;
+}
+
+tc_result tc_ep_payload_words(tc_ep_shape shape, long len, uint64_t *words)
+{
+    tc_arena *a = tc_arena_new(0);
+    if (!a)
+        return TC_ENOMEM;
+    tc_term t;
+    tc_result r = tc_ep_build_payload(tc_arena_alloc(a), shape, len, &t);
+    if (r == TC_OK)
+        r = tc_term_flat_size(t, words);
+    tc_arena_free(a);
+    return r;
 }
 
 /* Data lives in the process's bottom stack slot. */
@@ -513,6 +527,10 @@ static void add_proc(snapshot *s, const tc_proc *p)
     s->gcs += st->minor_gcs + st->major_gcs;
     s->gc_words += st->words_copied;
     s->frags += st->frags_allocated;
+    s->minor += st->minor_gcs;
+    s->major += st->major_gcs;
+    s->long_gcs += st->long_gcs;
+    s->moved += st->msgq_words_moved;
 }
 
 static snapshot take(const world *w, const tc_proc *other)
@@ -542,6 +560,10 @@ static tc_ep_counts diff(const snapshot *a, const snapshot *b)
     c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped + (b->ets_carriers - a->ets_carriers);
     c.switches = b->sched.switches - a->sched.switches;
     c.io_polls = b->sched.io_polls - a->sched.io_polls;
+    c.minor_gcs = b->minor - a->minor;
+    c.major_gcs = b->major - a->major;
+    c.long_gcs = b->long_gcs - a->long_gcs;
+    c.gc_moved = b->moved - a->moved;
     return c;
 }
 

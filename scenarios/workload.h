@@ -108,6 +108,9 @@ typedef struct tc_ep_config {
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
 tc_result tc_ep_build_payload(tc_alloc *a, tc_ep_shape shape, long len, tc_term *out) TC_MUST_CHECK;
 
+/* The flat size of that payload (its words, as erts_debug:flat_size). */
+tc_result tc_ep_payload_words(tc_ep_shape shape, long len, uint64_t *words) TC_MUST_CHECK;
+
 /* Copies `t` onto p's heap (as spawn copies its arguments) and keeps it on p's stack (its
  * bottom slot when the stack was empty). */
 tc_result tc_ep_place_on_heap(tc_proc *p, tc_term t) TC_MUST_CHECK;
@@ -124,6 +127,10 @@ typedef struct tc_ep_counts {
     long faults;
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
     uint64_t tester_gcs; /* the tester's own collections (gcs counts the server's too) */
+    /* What the time account prices (scenarios/account.h): the GCs by kind, those the VM runs on
+     * a dirty CPU scheduler (tc_proc_stats.long_gcs), and of gc_words the queued messages'
+     * words moved onto the heap after a collection (the rest the collector copied). */
+    uint64_t minor_gcs, major_gcs, long_gcs, gc_moved;
 } tc_ep_counts;
 
 /* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of

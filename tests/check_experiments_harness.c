@@ -15,6 +15,7 @@
 
 #include "fixtures.h"
 #include "harness.h"
+#include "output.h"
 #include "perf.h"
 #include "profiler.h"
 
@@ -517,6 +518,22 @@ START_TEST(profile_csv_named_and_written)
 }
 END_TEST
 
+/* A device written in place (/dev/full) fails to close whatever the length: a length just past
+ * stdio's buffer fails its write mid-run, after which fclose flushes nothing and returns 0. */
+START_TEST(device_output_failure_seen_at_close)
+{
+    if (access("/dev/full", W_OK) != 0)
+        return; /* no such device here: nothing to write to */
+    for (size_t n = 4090; n <= 4100; n++) {
+        FILE *f = tc_out_open("/dev/full");
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; i < n; i++)
+            (void)fputc('x', f);
+        ck_assert_msg(!tc_out_close(f), "%zu bytes to /dev/full closed as written", n);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("experiments_harness");
@@ -528,6 +545,7 @@ static Suite *suite(void)
     tcase_add_test(tc, perf_counts_or_says_why_not);
     tcase_add_test(tc, cli_parses_shared_and_own_switches);
     tcase_add_test(tc, cli_rejects_in_one_line);
+    tcase_add_test(tc, device_output_failure_seen_at_close);
     suite_add_tcase(s, tc);
     TCase *prof = tcase_create("profiler");
     tcase_set_timeout(prof, 120);

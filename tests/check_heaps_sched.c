@@ -138,8 +138,27 @@ START_TEST(test_otp25_delayed_gc_yields)
     ck_assert_uint_eq(p->stats.gcs_delayed, 1);
     ck_assert_uint_eq(s.stats.forced_yields, 1);
     ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+    /* the delayed one is the one GC the VM runs on a dirty CPU scheduler (the time account's) */
+    ck_assert_uint_eq(p->stats.long_gcs, 1);
     ck_assert_uint_eq(p->heap_sz, 28690);
     ck_assert_uint_eq(p->htop - p->heap, 20005);
+    tc_proc_free(p);
+    teardown();
+}
+END_TEST
+
+/* A GC of 128 Ki words of young generation or more that is not delayed (a heap test's, as a
+ * round trip's receive takes) is counted as the VM's dirty one too; one below it is not. */
+START_TEST(test_otp25_long_gc_counted_in_place)
+{
+    tc_proc *p = new_proc("otp25");
+    for (uint64_t words = 128 * 1024 - 4096; words <= 128 * 1024; words += 4096) {
+        tc_proc_stats before = *tc_proc_stats_get(p);
+        ck_assert(tc_proc_test_heap_maybe_gc(p, words) == TC_OK);
+        ck_assert(tc_proc_halloc(p, (size_t)words) != NULL); /* garbage: nothing refers to it */
+        ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK);
+        ck_assert_uint_eq(tc_proc_stats_get(p)->long_gcs - before.long_gcs, words >= 128 * 1024 ? 1 : 0);
+    }
     tc_proc_free(p);
     teardown();
 }
@@ -314,6 +333,7 @@ int main(void)
     tcase_add_test(tc, test_ping_pong_switches);
     tcase_add_test(tc, test_r10b_forced_yields_and_polls);
     tcase_add_test(tc, test_otp25_delayed_gc_yields);
+    tcase_add_test(tc, test_otp25_long_gc_counted_in_place);
     tcase_add_test(tc, test_modern_receive_cuts_reductions);
     tcase_add_test(tc, test_context_reds_per_era);
     tcase_add_test(tc, test_gc_cost_reds);

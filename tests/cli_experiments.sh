@@ -25,7 +25,7 @@ check "ablate ratios and times are positive" $?
 
 "$dir/crossover" --quick --shape ints --era otp25 --csv "$tmp/cross.csv" --summary "$tmp/sum.csv" > /dev/null
 check "crossover --quick runs (exit $?)" $?
-grep -q '^shape,payload_len,iterations,era,proc_us,lookup_us,ratio$' "$tmp/cross.csv"; check "crossover csv header" $?
+grep -q '^shape,payload_len,iterations,era,proc_us,lookup_us,ratio,model_exec_ratio,prices_len,priced_proc_us,priced_lookup_us$' "$tmp/cross.csv"; check "crossover csv header" $?
 [ "$(grep -c '^ints,[0-9]*,[0-9]*,otp25,' "$tmp/cross.csv")" -eq 6 ]; check "crossover: 6 grid points in --quick" $?
 grep -Eq '^ints,otp25,([0-9]+|none),' "$tmp/sum.csv"; check "crossover summary row" $?
 # Calls per point follow experiments/beam/crossover.erl: min(cap, max(20, 2,000,000 words /

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# termcopy explain from the outside: --tsv gives seven tab-separated fields (vm_* '-' without
-# --vm), a positive ratio and a verdict that agrees with it; --ext of 'termcopy encode's hex
+# termcopy explain from the outside: --tsv gives eight tab-separated fields (vm_* '-' without
+# --vm), a positive ratio and a verdict that agrees with it, the C code's own ratio last; --ext of 'termcopy encode's hex
 # gives the text form's lookup GC count; bad input is one line and exit 2; with erl installed
 # one --vm run gives numeric vm_* fields (skipped with a note without erl).
 # $1: build directory root (termcopy in it); $2: tests/data.
@@ -14,14 +14,14 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 list() { echo "[$(seq -s, 1 "$1")]"; }
 number='^[0-9]+(\.[0-9]+)?$'
 
-# One --tsv line: 7 fields, the model's ratio positive, vm_* '-', verdict as the ratio says.
+# One --tsv line: 8 fields, the model's ratio positive, vm_* '-', verdict as the ratio says.
 tsv_ok() { # tsv_ok NAME FILE VM(0|1)
     local name=$1 file=$2 vm=$3 fields ratio verdict
     [ "$(wc -l <"$file")" -eq 1 ]; check "$name: one line" $?
     fields=$(awk -F'\t' '{print NF}' "$file")
-    [ "$fields" = 7 ]; check "$name: 7 tab-separated fields (got $fields)" $?
-    IFS=$'\t' read -r mr vr mg vg mf vf verdict <"$file"
-    for f in "$mr" "$mg" "$mf"; do [[ $f =~ $number ]]; check "$name: model field '$f' numeric" $?; done
+    [ "$fields" = 8 ]; check "$name: 8 tab-separated fields (got $fields)" $?
+    IFS=$'\t' read -r mr vr mg vg mf vf verdict mx <"$file"
+    for f in "$mr" "$mg" "$mf" "$mx"; do [[ $f =~ $number ]]; check "$name: model field '$f' numeric" $?; done
     awk -v r="$mr" 'BEGIN { exit !(r > 0) }'; check "$name: ratio $mr positive" $?
     if [ "$vm" = 0 ]; then
         [ "$vr$vg$vf" = "---" ]; check "$name: vm_* are '-' without --vm (got '$vr' '$vg' '$vf')" $?
@@ -58,7 +58,7 @@ check "explain --ext - with raw bytes runs" $?
 # The text output: a verdict in words, the mechanism table and the remedies.
 "$tool" explain --iterations 50 --repeats 2 "$(list 100)" >"$tmp/out" 2>/dev/null
 check "explain text output runs" $?
-grep -Eq '^verdict \(model\): ets:lookup is [0-9.]+x (slower|faster) than a round trip' "$tmp/out"
+grep -Eq '^verdict \(model, its C code.s time\): ets:lookup is [0-9.]+x (slower|faster) than a round trip' "$tmp/out"
 check "the verdict in words" $?
 grep -Eq '^  with min_heap_size [0-9]+: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the min_heap_size remedy" $?
 grep -Eq '^  with sbct 2097152 \(\+MHsbct 2048\): ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
@@ -113,7 +113,7 @@ check "without --vm no erl is needed" $?
 # Below the counts that give a stable verdict it says so (on stderr: --tsv's row is unchanged).
 "$tool" explain --iterations 1 --repeats 1 a 2>&1 >/dev/null | grep -q 'caution: 1 operation a loop and 1 run'
 check "explain --iterations 1 --repeats 1 warns the verdict is not stable" $?
-[ "$("$tool" explain --tsv --iterations 1 --repeats 1 a 2>/dev/null | awk -F'\t' '{print NF}')" = 7 ]
+[ "$("$tool" explain --tsv --iterations 1 --repeats 1 a 2>/dev/null | awk -F'\t' '{print NF}')" = 8 ]
 check "the warning leaves --tsv's row as it is" $?
 "$tool" explain --tsv --iterations 1000 --repeats 3 a 2>&1 >/dev/null | grep -q caution
 [ $? -ne 0 ]; check "no caution at 1000 operations and 3 runs" $?

@@ -19,6 +19,7 @@
 #include "codec/printer.h"
 #include "codec/reader.h"
 #include "terms/size.h"
+#include "scenarios/account.h"
 #include "scenarios/vmoverhead.h"
 #include "scenarios/workload.h"
 
@@ -505,11 +506,18 @@ static const char usage_explain[] =
     "                  column. The VM's GCs are of all processes; it does not count words. Also\n"
     "                  measures the vm_overhead phase (the VM's fixed per-operation cost the\n"
     "                  model does not execute: scenarios/vmoverhead.h) and prints the model's\n"
-    "                  verdict with it added; without --vm the phase is absent\n"
+    "                  verdict with it added; without --vm the phase is absent. And the time\n"
+    "                  account (scenarios/account.h): the unit prices the VM shows for TERM in\n"
+    "                  calibration runs of one session (experiments/beam/account.erl; needs the\n"
+    "                  cpuclock NIF, built where erl_nif.h is), the VM's counts and the model's\n"
+    "                  at those prices, in phases; the model's verdict is then its priced counts'\n"
     "  --tsv           one line: model_ratio vm_ratio model_lookup_gcs vm_lookup_gcs\n"
-    "                  model_lookup_faults vm_lookup_faults verdict, tab-separated; counts per\n"
-    "                  1000 lookups; vm_* are '-' without --vm; verdict is 'slower' or 'faster',\n"
-    "                  of the VM's ratio with --vm, else of the model's\n"
+    "                  model_lookup_faults vm_lookup_faults verdict model_exec_ratio,\n"
+    "                  tab-separated; counts per 1000 lookups; model_ratio is the model's counts\n"
+    "                  at the VM's prices with --vm (lookup / round trip, priced), else its C\n"
+    "                  code's own time; model_exec_ratio is always the C code's time; vm_* are\n"
+    "                  '-' without --vm; verdict is 'slower' or 'faster', of the VM's ratio with\n"
+    "                  --vm, else of the model's\n"
     "  --iterations N  operations per loop (default " EXPLAIN_XSTR(EXPLAIN_ITERATIONS) ")\n"
     "  --repeats R     runs (rounds with --vm) to take medians over, 1 to 64 (default " EXPLAIN_XSTR(EXPLAIN_REPEATS) ")\n"
     "  --set NAME=VALUE  one field of the policy table over OTP 25's value, in the model's runs\n"
@@ -776,14 +784,63 @@ static int list_policy(const option *csv)
     if (!f)
         return fail("--csv: cannot write '%s'", csv->value);
     tc_policy_write_table(f, csv->set);
-    if (to_file && fclose(f) != 0)
-        return fail("--csv: writing '%s' failed", csv->value);
+    if (to_file) {
+        bool ok = fflush(f) == 0 && !ferror(f); /* fclose alone can miss an earlier failed write */
+        if (fclose(f) != 0 || !ok)
+            return fail("--csv: writing '%s' failed", csv->value);
+    }
     return 0;
 }
 
 static double per_1000(double count, long iterations) { return count * 1000.0 / (double)iterations; }
 
 static const char *verdict_word(double ratio) { return ratio > 1 ? "slower" : "faster"; }
+
+/* The time account of TERM: the VM's loops and unit prices for it in one account session
+ * (the modules and the cpuclock NIF beside eptest.erl, else the build tree's NIF), each
+ * loop's prices with this machine's fault and carrier probe on the memory the loop faulted in. */
+typedef struct explain_account {
+    tc_account_prices prices[TC_ACCOUNT_LOOPS];
+    tc_account_counts vm[TC_ACCOUNT_LOOPS]; /* proc2's, the lookup's */
+    double vm_us[TC_ACCOUNT_LOOPS];        /* CPU time */
+} explain_account;
+
+static bool explain_account_run(const explain_vm *vm, long iterations, explain_account *out)
+{
+    char dir[4096], nif[4200], payload[200];
+    (void)snprintf(dir, sizeof dir, "%s", vm->erl_src); /* the same size */
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    (void)snprintf(nif, sizeof nif, "%s/cpuclock.so", slash ? dir : ".");
+    tc_vm *s = tc_vm_start_account("termcopy explain", slash ? dir : ".", access(nif, R_OK) == 0 ? dir : NULL);
+    if (!s)
+        return false;
+    (void)snprintf(payload, sizeof payload, "ext:%s/term.ext", vm->dir);
+    tc_vm_account a;
+    bool ok = tc_vm_account_point(s, payload, 0, iterations, &a);
+    tc_vm_stop(s);
+    for (int k = 0; ok && k < TC_ACCOUNT_LOOPS; k++) {
+        const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
+        double fault, carrier;
+        ok = tc_account_probe(tc_account_probe_region(p->faults), &fault, &carrier) &&
+             tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, carrier, &out->prices[k]);
+        out->vm[k] = tc_account_of_vm(p, iterations, a.words);
+        out->vm_us[k] = p->cpu_us;
+    }
+    if (!ok)
+        fail("%s", "--vm: the time account of TERM failed");
+    return ok;
+}
+
+static void print_phases(const char *who, const char *loop, const tc_account_phases *ph, double measured)
+{
+    printf("  %-6s %-10s %10.1f us = copy %.1f + gc %.1f + fault %.1f + mmap %.1f + fixed %.1f", who, loop,
+           ph->total_us, ph->copy_us, ph->gc_us, ph->fault_us, ph->mmap_us, ph->fixed_us);
+    if (measured > 0)
+        printf("; measured %.1f (other %.1f)", measured, measured - ph->total_us);
+    printf("\n");
+}
 
 static void print_verdict(const char *who, const explain_summary *s)
 {
@@ -874,6 +931,8 @@ static int cmd_explain(int argc, char **argv)
             goto out;
     }
     tc_vmoh oh = {0};
+    explain_account acct;
+    memset(&acct, 0, sizeof acct);
     /* The configurations: OTP 25 as the VM ships it (with the --set given), then one remedy each. */
     tc_ep_config cfg[NVARIANTS];
     if (tc_ep_config_for_era(base.name, &cfg[V_BASE]) != TC_OK) {
@@ -906,6 +965,8 @@ static int cmd_explain(int argc, char **argv)
         if (slash)
             *slash = '\0';
         if (!tc_vmoh_measure("termcopy explain", slash ? dir : ".", &cfg[V_BASE].policy, &oh))
+            goto out;
+        if (!explain_account_run(&vm, iterations, &acct))
             goto out;
     }
     /* min_heap_size: the young heap holds Data (flat words, on the tester's heap as a spawn
@@ -957,6 +1018,17 @@ static int cmd_explain(int argc, char **argv)
                 "termcopy explain: caution: %ld operation%s a loop and %ld run%s are below what gives a stable "
                 "verdict (%d operations, 3 runs); the ratio may say the opposite at the defaults\n",
                 iterations, iterations == 1 ? "" : "s", repeats, repeats == 1 ? "" : "s", EXPLAIN_ITERATIONS);
+    /* The model's counts (its first round's proc2 and lookup) at the VM's prices for TERM. */
+    tc_account_phases priced[TC_ACCOUNT_LOOPS];
+    const tc_ep_counts *mcounts[TC_ACCOUNT_LOOPS] = {&model[V_BASE].proc, &model[V_BASE].lookup};
+    for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+        tc_account_counts c = tc_account_of_model(mcounts[k], iterations, flat);
+        priced[k] = tc_account_price(&c, &acct.prices[k]);
+    }
+    double priced_ratio = priced[TC_ACCOUNT_RT].total_us > 0
+                              ? priced[TC_ACCOUNT_LOOKUP].total_us / priced[TC_ACCOUNT_RT].total_us
+                              : 0;
+    double model_ratio = want_vm ? priced_ratio : ms[V_BASE].ratio;
     if (opts[O_TSV].set) {
         char vr[32] = "-", vg[32] = "-", vf[32] = "-";
         if (want_vm) {
@@ -964,9 +1036,9 @@ static int cmd_explain(int argc, char **argv)
             (void)snprintf(vg, sizeof vg, "%.1f", (double)vms[V_BASE].lookup.gcs * per);
             (void)snprintf(vf, sizeof vf, "%.1f", (double)vms[V_BASE].lookup.faults * per);
         }
-        printf("%.3f\t%s\t%.1f\t%s\t%.1f\t%s\t%s\n", ms[V_BASE].ratio, vr, (double)model[V_BASE].lookup.gcs * per, vg,
-               (double)model[V_BASE].lookup.faults * per, vf,
-               verdict_word(want_vm ? vs[V_BASE].ratio : ms[V_BASE].ratio));
+        printf("%.3f\t%s\t%.1f\t%s\t%.1f\t%s\t%s\t%.3f\n", model_ratio, vr, (double)model[V_BASE].lookup.gcs * per,
+               vg, (double)model[V_BASE].lookup.faults * per, vf,
+               verdict_word(want_vm ? vs[V_BASE].ratio : ms[V_BASE].ratio), ms[V_BASE].ratio);
         rc = 0;
         goto out;
     }
@@ -985,7 +1057,21 @@ static int cmd_explain(int argc, char **argv)
         printf("note:      this termcopy is built at debug level %d: its checks run inside the timed loops,\n"
                "           so the model's times and ratios are not a release build's (its counts are)\n",
                TC_DEBUG_LEVEL);
-    print_verdict("model", &ms[V_BASE]);
+    print_verdict("model, its C code's time", &ms[V_BASE]);
+    if (want_vm) {
+        printf("verdict (model, its counts at the VM's prices): ets:lookup is %.2fx %s than a round trip "
+               "(lookup / round trip %.3f)\n",
+               priced_ratio > 1 ? priced_ratio : priced_ratio > 0 ? 1 / priced_ratio : 0, verdict_word(priced_ratio),
+               priced_ratio);
+        printf("time account (us of CPU time for %ld operations; the VM's prices for TERM; round trip: proc2):\n",
+               iterations);
+        for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+            const char *loop = k == TC_ACCOUNT_RT ? "round trip" : "lookup";
+            tc_account_phases vp = tc_account_price(&acct.vm[k], &acct.prices[k]);
+            print_phases("model", loop, &priced[k], 0);
+            print_phases("VM", loop, &vp, acct.vm_us[k]);
+        }
+    }
     tc_vmoh_print(stdout, &oh, "not measured: --vm measures it on the VM");
     if (oh.present) {
         explain_series with = model[V_BASE];

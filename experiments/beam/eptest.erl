@@ -158,9 +158,8 @@ meter(Tracer, Acc) ->
     receive
         {From, S} when is_pid(From) ->
             %% GC tracing (--trace) starts at the first mark, before the first pass
-            [erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) || Acc =:= [], Tracer =/= none, P <- [From, S]],
-            Tr = trace_counts(Tracer, [From, S]),
-            C = counters(),
+            [erlang:trace(P, true, [garbage_collection, monotonic_timestamp, {tracer, Tracer}]) || Acc =:= [], Tracer =/= none, P <- [From, S]],
+            {C, Tr} = read_mark(length(Acc) rem 2 =:= 0, Tracer, [From, S]),
             From ! {self(), marked},
             meter(Tracer, [{C, Tr} | Acc]);
         {take, From} -> From ! {self(), lists:reverse(Acc)}
@@ -171,13 +170,43 @@ meter(Tracer, Acc) ->
 pairs([{C0, _}, {C1, Tr} | Ms]) -> [{C0, C1, Tr} | pairs(Ms)];
 pairs([]) -> [].
 
-%% The counters the VM gives, read outside the timed region.
-counters() ->
+%% The counters the VM gives, read outside the timed region. A pass's window runs from its
+%% start mark's reading of the node-wide counters (GCs and faults of every process) to its end
+%% mark's, so what the meter allocates to read them (the allocator lists, the /proc line, the
+%% tracer's counts) must fall outside it: a start mark does that work first, then collects its
+%% own heap, so the few words the node-wide reads take fit without a collection, and reads them
+%% last; an end mark reads them first. (Read in the other order, the meter's own collections
+%% added about three GCs to every pass, the empty loop's too.) The VM's CPU time (cpu_ns/0) is
+%% read innermost of all: last at a start mark, first at an end mark.
+read_mark(true, Tracer, Pids) ->
+    Tr = trace_counts(Tracer, Pids),
+    Slow = slow_counters(),
+    true = erlang:garbage_collect(),
+    Node = node_counters(),
+    {maps:merge(Slow, Node#{cpu_ns => cpu_ns()}), Tr};
+read_mark(false, Tracer, Pids) ->
+    Cpu = cpu_ns(),
+    Node = node_counters(),
+    Tr = trace_counts(Tracer, Pids),
+    {maps:merge(Node#{cpu_ns => Cpu}, slow_counters()), Tr}.
+
+node_counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
     {Switches, _} = erlang:statistics(context_switches),
-    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches,
-      mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
-      alloc => instance_counts()}.
+    #{faults => minflt(), gcs => Gcs, reclaimed => Reclaimed, switches => Switches}.
+
+slow_counters() ->
+    #{mseg_create => mseg_calls(mseg_create), mseg_cache_hits => mseg_status(cache_hits),
+      mseg_destroy => mseg_calls(mseg_destroy), alloc => instance_counts()}.
+
+%% CPU time of the VM's OS process (ns, all threads), when the cpuclock NIF is loaded (the
+%% account's session loads it: experiments/beam/cpuclock.erl); 0 otherwise, without trying to
+%% load the module (a code path search inside a pass's window).
+cpu_ns() ->
+    case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
+        true -> cpuclock:process_ns();
+        false -> 0
+    end.
 
 diff(A, B) -> maps:map(fun(alloc, V) -> alloc_diff(V, maps:get(alloc, B));
                            (K, V) -> V - maps:get(K, B) end, A).
@@ -243,22 +272,69 @@ memkind(Instance) -> proplists:get_value(memkind, Instance, []).
 
 %% ---- per-process GC counts by tracing (section 7.5, experiment 1) -------------------------
 
-%% Words a GC copied: what survives in the young heap plus what it promoted to the old heap.
+%% Per process, what its GCs did (a map: gc_counts/0's keys). words: what each GC left in the
+%% young heap plus what it promoted to the old heap (the eptest CSV's gc_words_copied), of which
+%% moved: the queued messages' fragments copied onto the new heap after the collection
+%% (erl_gc.c: HIGH_WATER is set before move_msgs_to_heap, so heap_size - recent_size at the
+%% end), copied the rest (the collector's own copy); mbuf: the heap-fragment words the GC found
+%% (mbuf_size at its start: BIF results and received messages, copied or freed); dirty: the GCs
+%% whose young generation, stack and queued message data (and old heap, major) reach
+%% ERTS_POTENTIALLY_LONG_GC_HSIZE, 128 Ki words (erl_gc.c check_for_possibly_long_gc: run on a
+%% dirty CPU scheduler); gc_us: start to end by the trace's monotonic timestamps. A minor that
+%% falls through to a major (minor_collection returns -1: gc_minor_end then gc_major_start) is
+%% one major, as erlang:statistics(garbage_collection) counts it, and gcs counts it once.
+gc_counts() -> #{gcs => 0, words => 0, heap_max => 0, minor => 0, major => 0, dirty => 0,
+                 copied => 0, moved => 0, mbuf => 0, gc_us => 0}.
+
 tracer(Acc) ->
     receive
-        {trace, Pid, gc_minor_start, Info} -> tracer(Acc#{{start, Pid} => Info});
-        {trace, Pid, gc_major_start, Info} -> tracer(Acc#{{start, Pid} => Info});
-        {trace, Pid, End, Info} when End =:= gc_minor_end; End =:= gc_major_end ->
-            Start = maps:get({start, Pid}, Acc, []),
-            Old0 = case End of gc_minor_end -> value(old_heap_size, Start); _ -> 0 end,
-            Copied = value(heap_size, Info) + value(old_heap_size, Info) - Old0,
-            {Gcs, Words, HeapMax} = maps:get(Pid, Acc, {0, 0, 0}),
-            tracer(Acc#{Pid => {Gcs + 1, Words + Copied, max(HeapMax, value(heap_block_size, Info))}});
+        {trace_ts, Pid, gc_major_start, Info, Ts} ->
+            Acc1 = case maps:take({pending, Pid}, Acc) of
+                       %% the minor that ended in this very state collected nothing: a fall-through
+                       {{Info, _, Start}, A} -> A#{{start, Pid} => Start};
+                       {{_, Delta, _}, A} -> (bump(A, Pid, Delta))#{{start, Pid} => {Info, Ts}};
+                       error -> Acc#{{start, Pid} => {Info, Ts}}
+                   end,
+            tracer(Acc1);
+        {trace_ts, Pid, gc_minor_start, Info, Ts} ->
+            tracer((commit(Acc, Pid))#{{start, Pid} => {Info, Ts}});
+        {trace_ts, Pid, End, Info, Ts} when End =:= gc_minor_end; End =:= gc_major_end ->
+            {Start, Ts0} = maps:get({start, Pid}, Acc, {[], Ts}),
+            Minor = End =:= gc_minor_end,
+            Old0 = case Minor of true -> value(old_heap_size, Start); false -> 0 end,
+            Words = value(heap_size, Info) + value(old_heap_size, Info) - Old0,
+            Moved = max(0, value(heap_size, Info) - value(recent_size, Info)),
+            Usage = value(heap_size, Start) + value(mbuf_size, Start) + Moved + value(stack_size, Start)
+                + case Minor of true -> 0; false -> value(old_heap_size, Start) end,
+            Us = erlang:convert_time_unit(Ts - Ts0, native, nanosecond) / 1000,
+            Delta = #{gcs => 1, words => Words, copied => Words - Moved, moved => Moved,
+                      mbuf => value(mbuf_size, Start), gc_us => Us, heap_max => value(heap_block_size, Info),
+                      minor => case Minor of true -> 1; false -> 0 end,
+                      major => case Minor of true -> 0; false -> 1 end,
+                      dirty => case Usage >= 128 * 1024 of true -> 1; false -> 0 end},
+            case Minor of
+                true -> tracer(Acc#{{pending, Pid} => {Info, Delta, {Start, Ts0}}});
+                false -> tracer(bump(Acc, Pid, Delta))
+            end;
         {take, From, Pids} ->
-            From ! {self(), [maps:get(P, Acc, {0, 0, 0}) || P <- Pids]},
-            tracer(maps:without(Pids, Acc));
+            Acc1 = lists:foldl(fun(P, A) -> commit(A, P) end, Acc, Pids),
+            From ! {self(), [maps:get(P, Acc1, gc_counts()) || P <- Pids]},
+            tracer(maps:without(Pids, Acc1));
         stop -> ok
     end.
+
+%% A minor's counts wait for the process's next event, which says whether it fell through.
+commit(Acc, Pid) ->
+    case maps:take({pending, Pid}, Acc) of
+        {{_, Delta, _}, A} -> bump(A, Pid, Delta);
+        error -> Acc
+    end.
+
+%% Adds the numbers of Delta to Pid's counts (heap_max: the largest).
+bump(Acc, Pid, Delta) ->
+    C = maps:get(Pid, Acc, gc_counts()),
+    Acc#{Pid => maps:fold(fun(heap_max, V, M) -> M#{heap_max => max(V, maps:get(heap_max, M))};
+                             (K, V, M) -> M#{K => maps:get(K, M) + V} end, C, Delta)}.
 
 value(Key, Info) -> proplists:get_value(Key, Info, 0).
 
@@ -384,13 +460,13 @@ trace_for(Test, Traced) ->
     end.
 
 words_copied([]) -> "n/a";
-words_copied(PerPid) -> integer_to_list(lists:sum([W || {_, W, _} <- PerPid])).
+words_copied(PerPid) -> integer_to_list(lists:sum([maps:get(words, C) || C <- PerPid])).
 
 vm_counts(Test, C, Tr) ->
     io_lib:format("~s words_reclaimed=~b mseg_cache_hits=~b", [Test, round(maps:get(reclaimed, C)),
                                                                 round(maps:get(mseg_cache_hits, C))])
         ++ case Tr of
-               [{TG, TW, TH}, {SG, SW, SH}] ->
+               [#{gcs := TG, words := TW, heap_max := TH}, #{gcs := SG, words := SW, heap_max := SH}] ->
                    io_lib:format(" tester_gcs=~b tester_gc_words_copied=~b tester_heap_block_max=~b"
                                  " server_gcs=~b server_gc_words_copied=~b server_heap_block_max=~b",
                                  [TG, TW, TH, SG, SW, SH]);

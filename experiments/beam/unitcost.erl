@@ -25,6 +25,20 @@
 %%                          (ets:insert of {I, []}, fresh keys) and pt_get_fixed
 %%                          (persistent_term:get of a key holding []); the loops are
 %%                          eptest.erl's own
+%%   account PAYLOAD L N    one point of the time account (account.erl): eptest's loops on
+%%                          PAYLOAD (a shape, or ext:FILE: the term of the external format in
+%%                          FILE) of length L, N operations a pass, untraced and traced, then the
+%%                          unit prices calibrated for each loop's context (the round trip's from
+%%                          proc2's GCs, the lookup's from its own); answers a line per pass
+%%                          "pass TEST cpu_us C wall_us W traced_us T faults F gcs G carriers M
+%%                          unmapped D minor N major J dirty Y copied X moved V mbuf B gc_us U
+%%                          heap H" (faults, gcs, carriers, unmapped from the untraced run: the OS
+%%                          process's minor faults, erlang:statistics GCs, mseg_alloc's creates
+%%                          and destroys; the rest from the traced run's GC events, summed over
+%%                          tester and server), a line "payload words W" (flat_size), and a
+%%                          line per price "price LOOP UNIT cpu_ns C wall_ns T faults F gcs G
+%%                          words W ops O" (LOOP rt or lookup); needs the cpuclock NIF (started with
+%%                          -extra --nif DIR)
 %%   quit
 %% The per-word rates are made on the C side: (ns of Data - ns of []) / words, so the BIF call,
 %% the timer and the hash and lock cost of the table drop out.
@@ -33,6 +47,10 @@
 
 main() ->
     ok = io:setopts(standard_io, [binary]),
+    case init:get_plain_arguments() of
+        ["--nif", Dir] -> _ = cpuclock:load(Dir), ok; % without it, `account` says why
+        _ -> ok
+    end,
     loop().
 
 loop() ->
@@ -52,6 +70,11 @@ command(["point", Unit, Shape, L, R]) ->
     io_lib:format("ns ~.1f faults ~.2f~n", [float(eptest:median(Ns)), Faults / length(Ns)]);
 command(["fixed", N, R]) ->
     fixed(list_to_integer(N), list_to_integer(R));
+command(["account", Payload, L, N]) ->
+    case cpuclock:loaded() of
+        true -> account_point(payload_spec(Payload), list_to_integer(L), list_to_integer(N));
+        false -> "error account needs the cpuclock NIF (build experiments/beam/cpuclock.c: erlang-dev)\n"
+    end;
 command(Other) ->
     io_lib:format("error unknown command ~p~n", [Other]).
 
@@ -60,6 +83,11 @@ shape(S) ->
     A = list_to_atom(S),
     true = lists:member(A, eptest:shapes()),
     A.
+
+payload_spec("ext:" ++ File) ->
+    {ok, Bin} = file:read_file(File),
+    {ext, Bin};
+payload_spec(S) -> shape(S).
 
 data(nil, _L) -> [];
 data(Shape, L) -> eptest:payload(Shape, L).
@@ -128,6 +156,31 @@ run(encode, Data, R) ->
 run(decode, Data, R) ->
     Bin = term_to_binary(Data, [{minor_version, 2}]),
     samples(fun() -> binary_to_term(Bin) end, fun() -> erlang:garbage_collect() end, R).
+
+%% ---- the time account ---------------------------------------------------------------------
+
+account_point(Payload, L, N) ->
+    Loops = account:loop(Payload, L, N),
+    W = erts_debug:flat_size(account:payload(Payload, L)),
+    Ctx = fun(Test) ->
+                  {_, _, _, C, G} = lists:keyfind(Test, 1, Loops),
+                  Gcs = max(1, maps:get(gcs, C)),
+                  #{n => N, heap => max(233, maps:get(heap_max, G)), live => maps:get(copied, G) div Gcs,
+                    msgs => round(maps:get(moved, G) / Gcs / (W + 3))}
+          end,
+    Prices = [{Loop, P} || {Loop, Test} <- [{rt, proc2}, {lookup, ets_lookup}],
+                           P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
+    [io_lib:format("payload words ~b~n", [W])]
+        ++ [io_lib:format("pass ~s cpu_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
+                          " minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b gc_us ~.1f heap ~b~n",
+                          [T, maps:get(cpu_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
+                           maps:get(gcs, C), maps:get(mseg_create, C), maps:get(mseg_destroy, C),
+                           maps:get(minor, G), maps:get(major, G), maps:get(dirty, G), maps:get(copied, G),
+                           maps:get(moved, G), maps:get(mbuf, G), float(maps:get(gc_us, G)), maps:get(heap_max, G)])
+            || {T, Us, TUs, C, G} <- Loops]
+        ++ [io_lib:format("price ~s ~s cpu_ns ~.1f wall_ns ~.1f faults ~.4f gcs ~.4f words ~b ops ~b~n",
+                          [Loop, U, float(Cpu), float(Wall), float(F), float(G), Words, Ops])
+            || {Loop, {U, Cpu, Wall, F, G, Words, Ops}} <- Prices].
 
 %% ---- the fixed per-operation costs ------------------------------------------------------
 

@@ -1,0 +1,330 @@
+/*
+ * account — the time account of the eptest loops (DESIGN.md rule 8, scenarios/account.h):
+ * at each point (a shape and a payload length), each round, the model's eptest (its counts,
+ * and its own C time as model_exec_us), then on the VM (one session for the whole run) the
+ * same loops with the VM's counts and, apart from them, the calibrations of each loop's unit
+ * prices in its context (experiments/beam/account.erl), and this process's fault and carrier
+ * probe on as much fresh memory as the loop faulted in. Per loop (proc1..3, ets_lookup): the VM's CPU time
+ * (vm_us), its counts at its prices (vm_priced_us, in phases, other_us the rest), and the
+ * model's counts at the same prices (model_priced_us). Medians over the rounds: of the times,
+ * of each count and of each price, priced once; round_min and round_max are the extremes of
+ * the per-round vm_priced_us / vm_us.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "scenarios/account.h"
+#include "scenarios/progress.h"
+#include "scenarios/workload.h"
+
+enum { X_POINTS, X_PRICES, NEXTRAS };
+static const tc_bench_cli_extra extras[NEXTRAS] = {
+    [X_POINTS] = {"points", "\"SHAPE:L ...\"",
+                  "the points, each a shape and a payload length (default: --shape's at --len)", {0}},
+    [X_PRICES] = {"prices", "FILE|-", "also write each loop's unit prices per point (medians over the rounds)", {0}},
+};
+
+static const tc_bench_cli_spec spec = {
+    .prog = "account",
+    .about = "The time account of the eptest loops: per point and loop the VM's CPU time, its counts\n"
+             "at the unit prices the VM shows in calibration runs of the same session (the phases:\n"
+             "fixed, copy, gc, fault, mmap, and what they leave), and the model's counts at the same\n"
+             "prices. Needs erl and the cpuclock NIF (erlang-dev).",
+    .len = {"payload length", TC_EP_MIN_LEN, TC_EP_MAX_LEN, "1000"},
+    .iterations = {"calls per pass on both sides", 1, 100000, "1000 (--quick 200)"},
+    .repeats = {"rounds (model, VM loops, calibrations each)", 1, 15, "3 (--quick 1)"},
+    .shapes = tc_ep_shape_names,
+    .nshapes = TC_EP_SHAPES,
+    .shape_dflt = "ints",
+    .quick = "200 calls per pass, one round",
+    .csv = "shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,fault_us,mmap_us,fixed_us,"
+           "other_us, then the identity (priced_over_vm, within_15, round_min, round_max), the point's ratios, "
+           "the wall and traced times, the model's C time and phases, and both sides' counts",
+    .extras = extras,
+    .nextras = NEXTRAS,
+};
+
+/* The passes priced, as eptest's tests and the account's loops. */
+static const int tests[TC_VM_ACCOUNT_PASSES] = {TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_LOOKUP};
+
+enum { MAX_POINTS = 64, MAX_ROUNDS = 15 };
+
+typedef struct point {
+    tc_ep_shape shape;
+    long len;
+} point;
+
+/* What one round measured at one point. */
+typedef struct round_data {
+    double vm_us[TC_VM_ACCOUNT_PASSES], wall_us[TC_VM_ACCOUNT_PASSES], traced_us[TC_VM_ACCOUNT_PASSES],
+        traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES];
+    tc_account_counts vm[TC_VM_ACCOUNT_PASSES], model[TC_VM_ACCOUNT_PASSES];
+    tc_account_prices prices[TC_ACCOUNT_LOOPS];
+} round_data;
+
+static bool parse_points(const char *text, point *out, int *n)
+{
+    *n = 0;
+    char buf[2048];
+    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+        return false;
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *colon = strchr(tok, ':');
+        if (!colon || *n == MAX_POINTS)
+            return false;
+        *colon = '\0';
+        int sh = -1;
+        for (int i = 0; i < TC_EP_SHAPES; i++)
+            if (strcmp(tc_ep_shape_names[i], tok) == 0)
+                sh = i;
+        char *end;
+        long len = strtol(colon + 1, &end, 10);
+        if (sh < 0 || *end || len < TC_EP_MIN_LEN || len > TC_EP_MAX_LEN)
+            return false;
+        out[(*n)++] = (point){(tc_ep_shape)sh, len};
+    }
+    return *n > 0;
+}
+
+static double median(double *v, int n) { return tc_timing_summarize(v, (size_t)n).median; }
+
+/* The median over the rounds of each field of a struct of doubles (counts or prices). */
+#define MEDIAN_OF(type, out, rounds, nr, member)                                            \
+    do {                                                                                    \
+        double vals_[MAX_ROUNDS];                                                           \
+        for (size_t f_ = 0; f_ < sizeof(type) / sizeof(double); f_++) {                      \
+            for (int r_ = 0; r_ < (nr); r_++)                                                \
+                vals_[r_] = ((const double *)&(rounds)[r_].member)[f_];                      \
+            ((double *)&(out))[f_] = median(vals_, (nr));                                   \
+        }                                                                                   \
+    } while (0)
+
+/* One round at one point: the model, then the VM, then the probes. */
+static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
+{
+    tc_ep_config cfg;
+    TC_CHECK(tc_ep_config_for_era("otp25", &cfg) == TC_OK);
+    cfg.shape = pt->shape;
+    cfg.len = pt->len;
+    cfg.iterations = n;
+    tc_ep_counts c[TC_EP_TESTS];
+    tc_result r = tc_ep_run(&cfg, c);
+    if (r != TC_OK) {
+        fprintf(stderr, "account: the model's run failed: %s\n", tc_result_name(r));
+        return false;
+    }
+    uint64_t words;
+    if (tc_ep_payload_words(pt->shape, pt->len, &words) != TC_OK)
+        tc_bench_oom("account", "the payload");
+    tc_vm_account a;
+    if (!tc_vm_account_point(vm, tc_ep_shape_names[pt->shape], pt->len, n, &a))
+        return false;
+    for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+        /* the probe takes as much fresh memory as the loop faulted in */
+        const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
+        double fault, carrier;
+        if (!tc_account_probe(tc_account_probe_region(p->faults), &fault, &carrier)) {
+            fprintf(stderr, "account: the fault probe cannot map memory\n");
+            return false;
+        }
+        if (!tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, carrier, &rd->prices[k]))
+            return false;
+    }
+    for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
+        const tc_vm_pass *p = &a.pass[i];
+        if (strcmp(p->test, tc_ep_test_names[tests[i]]) != 0) {
+            fprintf(stderr, "account: the VM's passes are not eptest's (%s)\n", p->test);
+            return false;
+        }
+        rd->vm_us[i] = p->cpu_us;
+        rd->wall_us[i] = p->wall_us;
+        rd->traced_us[i] = p->traced_us;
+        rd->traced_gc_us[i] = p->gc_us;
+        rd->exec_us[i] = c[tests[i]].us;
+        rd->vm[i] = tc_account_of_vm(p, n, a.words);
+        rd->model[i] = tc_account_of_model(&c[tests[i]], n, words);
+    }
+    return true;
+}
+
+/* GCs within 3 % and faults within 15 % (or 200 per 1000 operations), the sweep's criteria. */
+static bool counts_match(const tc_account_counts *m, const tc_account_counts *v)
+{
+    double mg = m->minor + m->major, vg = v->minor + v->major;
+    double df = fabs(m->faults - v->faults);
+    return fabs(mg - vg) <= 0.03 * vg && (df <= 0.15 * v->faults || df * 1000 / v->ops <= 200);
+}
+
+static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
+{
+    for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+        tc_account_prices p;
+        MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
+        tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
+    }
+}
+
+typedef struct tally {
+    int loops, within, matched, model_within;
+} tally;
+
+static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, tally *t)
+{
+    double vm_us[TC_VM_ACCOUNT_PASSES], model_us[TC_VM_ACCOUNT_PASSES];
+    tc_account_phases vp[TC_VM_ACCOUNT_PASSES], mp[TC_VM_ACCOUNT_PASSES];
+    double vals[MAX_ROUNDS];
+    for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
+        tc_account_loop loop = tc_account_loop_of_test(tests[i]);
+        tc_account_counts vc, mc;
+        tc_account_prices p;
+        MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
+        MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
+        MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[loop]);
+        vp[i] = tc_account_price(&vc, &p);
+        mp[i] = tc_account_price(&mc, &p);
+        for (int r = 0; r < nr; r++)
+            vals[r] = rounds[r].vm_us[i];
+        vm_us[i] = median(vals, nr);
+        model_us[i] = mp[i].total_us;
+    }
+    /* the round trip: the median of the three proc passes, as the report's (stats.awk) */
+    double rt3[3] = {vm_us[0], vm_us[1], vm_us[2]}, mrt3[3] = {model_us[0], model_us[1], model_us[2]};
+    double vm_ratio = vm_us[3] / median(rt3, 3), model_ratio = model_us[3] / median(mrt3, 3);
+    for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
+        tc_account_loop loop = tc_account_loop_of_test(tests[i]);
+        double lo = INFINITY, hi = 0, wall[MAX_ROUNDS], traced[MAX_ROUNDS], tgc[MAX_ROUNDS], exec[MAX_ROUNDS];
+        for (int r = 0; r < nr; r++) {
+            double q = tc_account_price(&rounds[r].vm[i], &rounds[r].prices[loop]).total_us / rounds[r].vm_us[i];
+            lo = q < lo ? q : lo;
+            hi = q > hi ? q : hi;
+            wall[r] = rounds[r].wall_us[i];
+            traced[r] = rounds[r].traced_us[i];
+            tgc[r] = rounds[r].traced_gc_us[i];
+            exec[r] = rounds[r].exec_us[i];
+        }
+        tc_account_counts vc, mc;
+        MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
+        MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
+        double q = vp[i].total_us / vm_us[i];
+        bool within = fabs(q - 1) <= 0.15, match = counts_match(&mc, &vc);
+        bool model_within = fabs(model_us[i] / vm_us[i] - 1) <= 0.20;
+        t->loops++;
+        t->within += within;
+        t->matched += match;
+        t->model_within += match && model_within;
+        fprintf(csv,
+                "%s,%ld,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,"
+                "%.1f,%.1f,%.1f,%.1f,%.1f,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
+                tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us,
+                model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
+                vm_us[i] - vp[i].total_us, q, within ? "yes" : "no", lo, hi, vm_ratio, model_ratio,
+                median(wall, nr), median(traced, nr), median(tgc, nr), median(exec, nr), mp[i].copy_us, mp[i].gc_us,
+                mp[i].fault_us, mp[i].mmap_us, mp[i].fixed_us, match ? "yes" : "no", model_within ? "yes" : "no",
+                vc.minor, vc.major, vc.dirty, vc.gc_copied, vc.gc_moved, vc.faults, vc.carriers, mc.minor, mc.major,
+                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers);
+        printf("%-8s %6ld %-10s vm %10.1f priced %10.1f (%.2f, rounds %.2f-%.2f) model %10.1f | copy %9.1f gc %8.1f "
+               "fault %8.1f mmap %6.1f fixed %7.1f other %9.1f\n",
+               tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us, q, lo, hi,
+               model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
+               vm_us[i] - vp[i].total_us);
+    }
+    printf("%-8s %6ld ratio      vm %.3f (CPU time) model priced %.3f\n", tc_ep_shape_names[pt->shape], pt->len,
+           vm_ratio, model_ratio);
+    (void)fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    tc_bench_cli cli;
+    int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
+    if (rc != TC_BENCH_CLI_RUN)
+        return tc_bench_exit_status("account", rc);
+    static point points[MAX_POINTS];
+    int np = 1;
+    points[0] = (point){cli.shape >= 0 ? (tc_ep_shape)cli.shape : TC_EP_INTS, cli.len ? cli.len : 1000};
+    if (cli.extra[X_POINTS].given && !parse_points(cli.extra[X_POINTS].value, points, &np))
+        return tc_bench_cli_bad(&cli, "--points", "SHAPE:L words, L from 10 to 30000", cli.extra[X_POINTS].value);
+    long n = cli.iterations ? cli.iterations : cli.quick ? 200 : 1000;
+    int nr = (int)(cli.repeats ? cli.repeats : cli.quick ? 1 : 3);
+    tc_vm *vm = tc_vm_start_account("account", NULL, NULL);
+    if (!vm)
+        return 2;
+    rc = 0;
+    FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
+    FILE *pcsv = rc ? NULL : tc_bench_cli_open_csv(&cli, "--prices", cli.extra[X_PRICES].value, &rc);
+    if (rc) {
+        tc_vm_stop(vm);
+        return rc;
+    }
+    static round_data data[MAX_POINTS][MAX_ROUNDS];
+    bool ok = true;
+    for (int r = 0; r < nr && ok; r++)
+        for (int p = 0; p < np && ok; p++) {
+            tc_progress_line("account: round %d of %d, %s L = %ld", r + 1, nr, tc_ep_shape_names[points[p].shape],
+                              points[p].len);
+            ok = measure(vm, &points[p], n, &data[p][r]);
+        }
+    tc_progress_end();
+    tc_vm_stop(vm);
+    if (!ok)
+        return 1;
+    const char *meta_vm = "erl " TC_VM_ACCOUNT_FLAGS " with experiments/beam/account.erl and the cpuclock NIF";
+    double load[3] = {0};
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = load[1] = load[2] = 0;
+        (void)fclose(la);
+    }
+    if (csv) {
+        tc_bench_meta_standard(csv);
+        tc_bench_meta(csv, "experiment", "account%s (the time account of the eptest loops)", cli.quick ? " --quick" : "");
+        tc_bench_meta(csv, "vm", "%s", meta_vm);
+        tc_bench_meta(csv, "iterations", "%ld per pass; %d round%s (model, VM loops, calibrations, probe each)", n,
+                      nr, nr == 1 ? "" : "s");
+        tc_bench_meta(csv, "clock", "vm_us, every price and every phase: CPU time of the VM's OS process (all its "
+                                    "threads), so the machine's other load does not enter; vm_wall_us: timer:tc");
+        tc_bench_meta(csv, "medians", "times, counts and prices are medians over the rounds, priced once; "
+                                      "round_min, round_max: the extremes of each round's own vm_priced_us / vm_us");
+        tc_bench_meta(csv, "ratio", "point_vm_ratio: ets_lookup / median(proc1..3) of vm_us; point_model_ratio: the "
+                                    "same of model_priced_us");
+        tc_bench_meta(csv, "loadavg", "%.2f %.2f %.2f (at the end of the run: the machine is shared)", load[0],
+                      load[1], load[2]);
+        fputs("shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,fault_us,mmap_us,fixed_us,"
+              "other_us,priced_over_vm,within_15,round_min,round_max,point_vm_ratio,point_model_ratio,vm_wall_us,"
+              "vm_traced_us,vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,"
+              "model_fixed_us,counts_match,model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,"
+              "vm_faults,vm_carriers,model_minor,model_major,model_dirty,model_gc_copied,model_gc_moved,"
+              "model_faults,model_carriers\n",
+              csv);
+    }
+    if (pcsv) {
+        tc_bench_meta_standard(pcsv);
+        tc_bench_meta(pcsv, "experiment", "account%s: the unit prices per point and loop", cli.quick ? " --quick" : "");
+        tc_bench_meta(pcsv, "vm", "%s", meta_vm);
+        tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
+                                     "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
+                                     "fault per page (its unmap included), carrier per mmap + munmap");
+        fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
+    }
+    tally t = {0};
+    for (int p = 0; p < np; p++) {
+        FILE *out = csv ? csv : fopen("/dev/null", "w");
+        if (!out)
+            return 2;
+        write_point(out, &points[p], data[p], nr, &t);
+        if (!csv)
+            (void)fclose(out);
+        if (pcsv)
+            write_prices(pcsv, &points[p], data[p], nr);
+    }
+    printf("account: vm_priced_us within 15%% of vm_us at %d of %d loops; where the counts match (%d), "
+           "model_priced_us within 20%% at %d; loadavg %.2f\n",
+           t.within, t.loops, t.matched, t.model_within, load[0]);
+    if (!tc_bench_cli_close_csv(&cli, csv, cli.csv) || !tc_bench_cli_close_csv(&cli, pcsv, cli.extra[X_PRICES].value))
+        return 2;
+    return tc_bench_exit_status("account", EXIT_SUCCESS);
+}

@@ -1,0 +1,250 @@
+%% account - the VM's side of the time account (experiments/account.c, scenarios/account.h):
+%% for one point (a payload and N operations per pass) the eptest loops with the VM's own
+%% counts, and the unit prices of this machine measured on the VM in calibration runs of their
+%% own, each unit in the context the loop gives it. Driven by unitcost.erl's `loop` and
+%% `prices` commands (experiments/unitcost.c's session, scenarios/vmside.h).
+%%
+%% loop/3: eptest's passes (proc1..3, ets_insert, ets_lookup) in a fresh tester, untimed
+%% meter around each (eptest:tester/2), then the same in a traced tester for the per-GC
+%% counts (eptest's tracer: minor, major, dirty, words the collector copied, message words
+%% moved onto the heap, fragment words, GC time by the trace's timestamps). Returns per pass
+%% {Test, Us, TracedUs, Counts, GcCounts}: Us untimed by any tracing (the account's), TracedUs
+%% the traced run's (tracing adds a few µs per GC: both are reported).
+%%
+%% prices/3: every calibration of one point. Each is a run of operations of one kind, timed
+%% as a whole with os:perf_counter, with the OS process's minor faults counted around it (the
+%% account prices faults apart, so a calibration's own faults are taken out at the fault price
+%% on the C side); the per-word units are the difference to the same run on the payload [] or
+%% with no live words, divided by the words. Answers [{Unit, CpuNs, WallNs, Faults, Gcs,
+%% Words, Ops}]: the median CPU and wall ns of one operation, its mean faults and GCs (only the
+%% fixed units' loops collect inside their timed regions), the words it moves, the operations
+%% timed.
+%%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip)
+%%   lookup_fixed  eptest's ets_lookup pass on {I, []}, I = 1..N (ns per lookup)
+%%   send          Pid ! {self(), Data} into a receiver suspended while they come (it runs
+%%                 nothing, so a message lands on its heap where it fits, else in a fragment:
+%%                 the server's path, erl_message.c erts_try_alloc_message_on_heap), K sends a
+%%                 run, K what the loop's heap block holds; between runs the receiver drops
+%%                 them and collects itself, so its heap is reused as the tester's is; the
+%%                 source is the sender's Data, read again and again (hot) as the server's;
+%%                 words: flat_size(Data) per send (size_object and copy_struct walk them)
+%%   send_nil      the same with Data = []
+%%   lookup        ets:lookup(T, I) of every key of a table of N objects {I, Data} built by
+%%                 ets:insert as the loop builds its own (inserted, then overwritten: the
+%%                 objects sit where the loop's do), each read once, in key order (
+%%                 the loop's source working set); K results a run into a heap of the loop's
+%%                 size (at least one result), warm, collected untimed after every run;
+%%                 words: flat_size(Data) per lookup
+%%   lookup_nil    the same with {I, []}
+%%   gc_minor      erlang:garbage_collect(self(), [{type, minor}]) of a process whose young
+%%                 heap holds Live words of fresh data (Live the loop's median words copied
+%%                 per GC) and whose heap block is the loop's; gc_minor_nil the same with none
+%%   gc_major      the same, type major, with Data live in the old heap too (a major copies it)
+%%   gc_dirty      a minor GC of a young heap holding just over 128 Ki words of garbage
+%%                 (erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE): it runs on a dirty CPU scheduler,
+%%                 the process's trip there and back; gc_dirty_nil just under, on its own
+%%   gc_move       a process blocked in a receive that matches none of K queued messages of
+%%                 Data (in fragments), woken to collect itself: the GC moves them onto the
+%%                 heap (erl_gc.c move_msgs_to_heap); K the loop's messages moved per GC;
+%%                 gc_move_nil K of []
+-module(account).
+-export([loop/3, prices/3, payload/2]).
+
+-define(PASSES, [proc1, proc2, proc3, ets_insert, ets_lookup]).
+
+%% eptest's payload, or a user's term given as external format.
+payload({ext, Bin}, _L) -> binary_to_term(Bin);
+payload(Shape, L) -> eptest:payload(Shape, L).
+
+%% ---- the loops --------------------------------------------------------------------------
+
+loop(Payload, L, N) ->
+    Plain = eptest:tester({Payload, L, N, [], false}, ?PASSES),
+    Traced = eptest:tester({Payload, L, N, [], true}, ?PASSES),
+    [{T, Us, TUs, C, sum_gc(Tr)}
+     || {{T, Us, C, _}, {T, TUs, _, Tr}} <- lists:zip(Plain, Traced), T =/= ets_insert].
+
+%% The tester's and the server's GC counts together.
+sum_gc(PerPid) ->
+    lists:foldl(fun(C, Acc) -> maps:map(fun(heap_max, V) -> max(V, maps:get(heap_max, C));
+                                           (K, V) -> V + maps:get(K, C) end, Acc) end,
+                hd(PerPid), tl(PerPid)).
+
+%% ---- the prices -------------------------------------------------------------------------
+
+%% Ctx: the loop (rt: the sends; lookup: the lookups) and what its trace says its GCs are
+%% like: #{n => operations a pass, loop => rt | lookup, heap => its largest heap block,
+%% live => words the collector copied per GC, msgs => messages moved onto the heap per GC}.
+prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
+    Data = payload(Payload, L),
+    W = erts_debug:flat_size(Data),
+    Copy = case Loop of
+               rt -> send(Data, W, Heap);
+               lookup -> lookup(Payload, L, N, W, Heap)
+           end,
+    fixed(N) ++ Copy ++ gc(Data, W, Ctx).
+
+%% One run of F() timed, on the VM's CPU clock and the wall clock, with the faults of the OS
+%% process around it: {CpuNs, WallNs, Faults}. The clock is the scheduler thread's own where
+%% the work stays on it (cheap to read: short runs), the whole process's where it does not
+%% (a dirty GC).
+timed(F) -> timed(F, thread_ns).
+
+timed(F, Clock) ->
+    F0 = eptest:minflt(),
+    C0 = cpuclock:Clock(),
+    T0 = os:perf_counter(nanosecond),
+    F(),
+    T1 = os:perf_counter(nanosecond),
+    C1 = cpuclock:Clock(),
+    {C1 - C0, T1 - T0, eptest:minflt() - F0}.
+
+%% A row from runs [{CpuNs, WallNs, Faults}] of Ops operations each: the medians per operation,
+%% the mean faults, the GCs inside the timed runs (0: the calibrations collect between them).
+row(Unit, Runs, Ops, Words) ->
+    {Unit, eptest:median([C / Ops || {C, _, _} <- Runs]), eptest:median([T / Ops || {_, T, _} <- Runs]),
+     lists:sum([F || {_, _, F} <- Runs]) / (Ops * length(Runs)), 0, Words, Ops * length(Runs)}.
+
+%% In a fresh process (spawned with Opts), so each calibration starts from its own heap.
+in_process(F, Opts) ->
+    Parent = self(),
+    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), F()} end, [monitor | Opts]),
+    receive
+        {Pid, R} -> erlang:demonitor(Ref, [flush]), R;
+        {'DOWN', Ref, process, Pid, Why} -> error({calibration_died, Why})
+    end.
+
+fixed(N) ->
+    Rows = eptest:tester({{ext, term_to_binary([])}, 0, N, [], false}, [proc1, proc2, proc3, ets_insert, ets_lookup]),
+    Us = fun(T) -> hd([U || {T1, U, _, _} <- Rows, T1 =:= T]) end,
+    Faults = fun(T) -> hd([maps:get(faults, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
+    Cpu = fun(T) -> hd([maps:get(cpu_ns, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
+    Gcs = fun(T) -> hd([maps:get(gcs, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
+    [{rt_fixed, eptest:median([Cpu(proc1), Cpu(proc2), Cpu(proc3)]) / N,
+      eptest:median([Us(proc1), Us(proc2), Us(proc3)]) * 1000 / N,
+      (Faults(proc1) + Faults(proc2) + Faults(proc3)) / (3 * N), (Gcs(proc1) + Gcs(proc2) + Gcs(proc3)) / (3 * N),
+      0, 3 * N},
+     {lookup_fixed, Cpu(ets_lookup) / N, Us(ets_lookup) * 1000 / N, Faults(ets_lookup) / N, Gcs(ets_lookup) / N,
+      0, N}].
+
+%% The server's sends, each run K of them into one receiver that is suspended while they
+%% come (a process that is not running takes a message on its heap where it fits, else in a
+%% fragment) and between runs drops them and collects itself, untimed: its heap block is the
+%% loop's tester's and is reused run after run, so the copies land in memory as recently used
+%% as the loop's (K: the messages that heap holds, at least one).
+send(Data, W, Heap) ->
+    K = max(1, Heap div (W + 3)),
+    [row(send, in_process(fun() -> send_runs(Data, K, Heap) end, []), K, W),
+     row(send_nil, in_process(fun() -> send_runs([], K, Heap) end, []), K, 0)].
+
+-define(SEND_RUNS, 120).
+
+send_runs(Data, K, Heap) ->
+    Self = self(),
+    R = spawn_opt(fun() -> receiver(Self) end, [{min_heap_size, Heap}]),
+    Runs = [send_run(R, Data, K) || _ <- lists:seq(1, ?SEND_RUNS + 2)],
+    exit(R, kill),
+    lists:nthtail(2, Runs). % the first two untimed: the receiver's heap blocks touched
+
+send_run(R, Data, K) ->
+    erlang:suspend_process(R),
+    T = timed(fun() -> send_k(R, Data, K) end),
+    true = erlang:resume_process(R),
+    R ! {drain, self()},
+    receive {R, drained} -> T end.
+
+receiver(Parent) ->
+    receive
+        {drain, Parent} -> drain(), erlang:garbage_collect(), Parent ! {self(), drained}, receiver(Parent)
+    end.
+
+drain() ->
+    receive {_, _} -> drain()
+    after 0 -> ok
+    end.
+
+send_k(_R, _Data, 0) -> ok;
+send_k(R, Data, K) -> R ! {self(), Data}, send_k(R, Data, K - 1).
+
+%% The loop's lookups: N keys in order from a table the calibration filled as the loop fills
+%% its own; K results a run into a heap that holds them, collected between runs.
+lookup(Payload, L, N, W, Heap) ->
+    K = max(1, min(N, Heap div (W + 5))),
+    Opts = [{min_heap_size, K * (W + 5) + 1000}],
+    [row(lookup, lookup_runs(fun() -> payload(Payload, L) end, N, K, Opts), K, W),
+     row(lookup_nil, lookup_runs(fun() -> [] end, N, K, Opts), K, 0)].
+
+lookup_runs(Make, N, K, Opts) ->
+    in_process(fun() ->
+                       Data = Make(),
+                       T = ets:new(account, [set]),
+                       [ets:insert(T, {I, Data}) || _ <- [insert, overwrite], I <- lists:seq(1, N)],
+                       %% untimed, twice: the heap's two blocks (the GC's from-space and
+                       %% to-space) touched, as the loop's recycled heap is
+                       [begin _ = lookup_k(T, N - K + 1, K), erlang:garbage_collect() end || _ <- [1, 2]],
+                       Runs = [begin
+                                   R = timed(fun() -> lookup_k(T, I, K) end),
+                                   erlang:garbage_collect(),
+                                   R
+                               end || I <- lists:seq(1, N - K + 1, K)],
+                       ets:delete(T),
+                       Runs
+               end, Opts).
+
+lookup_k(_T, _I, 0) -> ok;
+lookup_k(T, I, K) -> _ = ets:lookup(T, I), lookup_k(T, I + 1, K - 1).
+
+-define(GC_REPS, 41).
+-define(GC_MIN_LIVE, 4096).
+%% erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE: from this young-generation use a GC runs dirty.
+-define(LONG_GC, (128 * 1024)).
+
+%% The loop's GC, rebuilt: a heap block of its size, Live words of fresh data, Msgs queued
+%% messages of Data; each forced GC timed alone (in a process that allocates nothing else).
+gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}) ->
+    %% enough live words for a per-word price to stand out of a GC's fixed cost
+    Live = max(Live0, ?GC_MIN_LIVE),
+    Minor = fun(Words) -> in_process(fun() -> [gc_once(minor, Words) || _ <- lists:seq(1, ?GC_REPS)] end,
+                                     [{min_heap_size, Heap}]) end,
+    Major = fun(Words) -> in_process(fun() -> D = Data, erlang:garbage_collect(),
+                                              R = [gc_once(major, Words) || _ <- lists:seq(1, ?GC_REPS)],
+                                              _ = erts_debug:flat_size(D), R end,
+                                     [{min_heap_size, Heap}]) end,
+    [row(gc_minor, Minor(Live), 1, Live), row(gc_minor_nil, Minor(0), 1, 0),
+     row(gc_major, Major(Live), 1, Live + W), row(gc_major_nil, Major(0), 1, W),
+     row(gc_dirty, gc_usage(?LONG_GC + 1024), 1, 0), row(gc_dirty_nil, gc_usage(?LONG_GC - 1024), 1, 0)]
+        ++ case Msgs of
+               0 -> [];
+               _ -> [row(gc_move, [gc_move_once(Data, Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * (W + 3)),
+                     row(gc_move_nil, [gc_move_once([], Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * 3)]
+           end.
+
+%% Live words of fresh data (a list of small integers: 2 words a cell) kept live across one
+%% forced GC of Kind.
+gc_once(Kind, Live) ->
+    Keep = lists:seq(1, Live div 2),
+    %% a major of a big heap may go dirty: the process's clock then
+    R = timed(fun() -> erlang:garbage_collect(self(), [{type, Kind}]) end,
+              case Kind of minor -> thread_ns; major -> process_ns end),
+    _ = length(Keep),
+    R.
+
+%% A minor GC of a young heap holding Use words of garbage and nothing live: from
+%% ERTS_POTENTIALLY_LONG_GC_HSIZE words on, the GC goes to a dirty CPU scheduler and back
+%% (erl_gc.c check_for_possibly_long_gc); gc_dirty less gc_dirty_nil is that trip.
+gc_usage(Use) ->
+    in_process(fun() -> [begin _ = lists:seq(1, Use div 2),
+                               timed(fun() -> erlang:garbage_collect(self(), [{type, minor}]) end, process_ns)
+                         end || _ <- lists:seq(1, ?GC_REPS)]
+               end, [{min_heap_size, ?LONG_GC + 8192}]).
+gc_move_once(Data, Msgs, Heap) ->
+    Parent = self(),
+    P = spawn_opt(fun() ->
+                          receive go -> ok end,
+                          Parent ! {self(), timed(fun() -> erlang:garbage_collect(self(), [{type, minor}]) end,
+                                                  process_ns)},
+                          receive stop -> ok end
+                  end, [{min_heap_size, Heap}]),
+    [P ! {self(), Data} || _ <- lists:seq(1, Msgs)],
+    P ! go,
+    receive {P, R} -> exit(P, kill), R end.

@@ -1,0 +1,39 @@
+/*
+ * cpuclock — a NIF for the VM's side of the time account (experiments/beam/cpuclock.erl,
+ * account.erl, eptest.erl's meter): the CPU time the VM's OS process has used, in ns,
+ * clock_gettime(CLOCK_PROCESS_CPUTIME_ID), all threads (schedulers, dirty schedulers, their
+ * idle spinning too). Erlang itself has no CPU clock finer than statistics(runtime)'s
+ * milliseconds, and the machine is shared: a loop's wall time is its CPU time divided by the
+ * share of the cores the other programs left it, which changes from second to second, so the
+ * account is kept in CPU time and the wall time beside it. thread_ns/0 is the calling
+ * thread's alone (CLOCK_THREAD_CPUTIME_ID): a scheduler's, cheaper to read, for a calibration
+ * whose work stays on the process's own scheduler.
+ *
+ * Models no erts mechanism: an instrument.
+ */
+#include <erl_nif.h>
+#include <time.h>
+
+static ERL_NIF_TERM process_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return enif_make_badarg(env);
+    return enif_make_uint64(env, (ErlNifUInt64)t.tv_sec * 1000000000u + (ErlNifUInt64)t.tv_nsec);
+}
+
+static ERL_NIF_TERM thread_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+        return enif_make_badarg(env);
+    return enif_make_uint64(env, (ErlNifUInt64)t.tv_sec * 1000000000u + (ErlNifUInt64)t.tv_nsec);
+}
+
+static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0}, {"thread_ns", 0, thread_ns, 0}};
+
+ERL_NIF_INIT(cpuclock, funcs, NULL, NULL, NULL, NULL)

@@ -1,0 +1,211 @@
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
+#include "account.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timing.h"
+
+const char *const tc_account_loop_names[TC_ACCOUNT_LOOPS] = {"rt", "lookup"};
+
+tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_prices *p)
+{
+    tc_account_phases ph;
+    ph.fixed_us = c->ops * p->fixed / 1000;
+    ph.copy_us = c->ops * c->words * p->word / 1000;
+    /* a major copies Data, which gc_major's calibration copied too: the rest at the word price */
+    double rest = c->gc_copied - c->major * c->words;
+    ph.gc_us = (c->minor * p->gc_minor + c->major * p->gc_major + (rest > 0 ? rest : 0) * p->gc_word +
+                c->gc_moved * p->gc_move_word + c->dirty * p->gc_dirty) /
+               1000;
+    ph.fault_us = c->faults * p->fault / 1000;
+    ph.mmap_us = c->carriers * p->carrier / 1000;
+    ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us;
+    return ph;
+}
+
+tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t words)
+{
+    return (tc_account_counts){.ops = (double)ops,
+                               .words = (double)words,
+                               .minor = (double)c->minor_gcs,
+                               .major = (double)c->major_gcs,
+                               .dirty = (double)c->long_gcs,
+                               .gc_copied = (double)(c->gc_words - c->gc_moved),
+                               .gc_moved = (double)c->gc_moved,
+                               .faults = (double)c->faults,
+                               .carriers = (double)c->carriers_mapped};
+}
+
+/* The GC counts by kind are the traced run's, whose tracer can add collections of its own
+ * (nothing copied); their number is the untraced run's, a major each traced major. */
+tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words)
+{
+    double minor = p->gcs - p->major;
+    return (tc_account_counts){.ops = (double)ops,
+                               .words = (double)words,
+                               .minor = minor > 0 ? minor : 0,
+                               .major = p->major,
+                               .dirty = p->dirty,
+                               .gc_copied = p->copied,
+                               .gc_moved = p->moved,
+                               .faults = p->faults,
+                               .carriers = p->carriers};
+}
+
+static double cpu_now_ns(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return 0;
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+enum { PROBE_RUNS = 7 };
+
+bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (region_bytes < 16 * page)
+        region_bytes = 16 * page;
+    region_bytes = (region_bytes + page - 1) / page * page;
+    double faults[PROBE_RUNS], maps[PROBE_RUNS];
+    for (int r = 0; r < PROBE_RUNS; r++) {
+        double t0 = cpu_now_ns();
+        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
+        volatile char *m = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == (volatile char *)MAP_FAILED)
+            return false;
+        (void)munmap((void *)m, region_bytes);
+        double t1 = cpu_now_ns();
+        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
+        m = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == (volatile char *)MAP_FAILED)
+            return false;
+        for (size_t o = 0; o < region_bytes; o += page)
+            m[o] = 1;
+        (void)munmap((void *)m, region_bytes);
+        double t2 = cpu_now_ns();
+        maps[r] = t1 - t0;
+        /* the touched run's mapping costs what the untouched one did: the rest is the pages' */
+        faults[r] = (t2 - t1 - maps[r]) / (double)(region_bytes / page);
+    }
+    *fault_ns = tc_timing_summarize(faults, PROBE_RUNS).median;
+    *carrier_ns = tc_timing_summarize(maps, PROBE_RUNS).median;
+    return true;
+}
+
+size_t tc_account_probe_region(double faults)
+{
+    double bytes = faults * (double)sysconf(_SC_PAGESIZE);
+    return bytes < (1 << 20) ? (size_t)1 << 20 : bytes > (64 << 20) ? (size_t)64 << 20 : (size_t)bytes;
+}
+
+/* A calibration row of `loop`, or NULL. */
+static const tc_vm_price *row(const tc_vm_account *a, const char *loop, const char *unit)
+{
+    for (int i = 0; i < a->nprices; i++)
+        if (strcmp(a->price[i].loop, loop) == 0 && strcmp(a->price[i].unit, unit) == 0)
+            return &a->price[i];
+    return NULL;
+}
+
+/* CPU ns of one operation less its faults. */
+static double net(const tc_vm_price *r, double fault_ns) { return r->cpu_ns - r->faults * fault_ns; }
+
+/* Per word: the difference of a run and its base over the words between them. */
+static double per_word(const tc_vm_price *r, const tc_vm_price *base, double fault_ns)
+{
+    double w = r->words - base->words;
+    return w > 0 ? (net(r, fault_ns) - net(base, fault_ns)) / w : 0;
+}
+
+bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
+                             tc_account_prices *out)
+{
+    const char *l = tc_account_loop_names[loop];
+    bool rt = loop == TC_ACCOUNT_RT;
+    static const char *const needed[] = {"gc_minor", "gc_minor_nil", "gc_major", "gc_major_nil", "gc_dirty",
+                                         "gc_dirty_nil"};
+    const tc_vm_price *fixed = row(a, l, rt ? "rt_fixed" : "lookup_fixed"), *copy = row(a, l, rt ? "send" : "lookup"),
+                      *copy0 = row(a, l, rt ? "send_nil" : "lookup_nil");
+    const tc_vm_price *gc[6];
+    bool ok = fixed && copy && copy0;
+    for (int i = 0; i < 6; i++)
+        ok = (gc[i] = row(a, l, needed[i])) != NULL && ok;
+    if (!ok) {
+        fprintf(stderr, "account: the VM's calibrations of the %s loop are incomplete\n", l);
+        return false;
+    }
+    const tc_vm_price *move = row(a, l, "gc_move"), *move0 = row(a, l, "gc_move_nil");
+    tc_account_prices p;
+    p.gc_minor = net(gc[1], fault_ns);
+    /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's */
+    p.fixed = net(fixed, fault_ns) - fixed->gcs * p.gc_minor;
+    p.word = per_word(copy, copy0, fault_ns);
+    p.gc_word = per_word(gc[0], gc[1], fault_ns);
+    p.gc_major = net(gc[3], fault_ns); /* Data live in the old heap: a major copies it */
+    p.gc_dirty = net(gc[4], fault_ns) - net(gc[5], fault_ns);
+    p.gc_move_word = move && move0 ? per_word(move, move0, fault_ns) : p.gc_word;
+    p.fault = fault_ns;
+    p.carrier = carrier_ns;
+    *out = p;
+    return true;
+}
+
+tc_account_loop tc_account_loop_of_test(int test)
+{
+    return test == TC_EP_LOOKUP ? TC_ACCOUNT_LOOKUP : TC_ACCOUNT_RT;
+}
+
+void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
+{
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f\n", shape, len, tc_account_loop_names[loop],
+            p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word, p->gc_dirty, p->fault,
+            p->carrier);
+}
+
+tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
+                                 tc_account_prices *out, long *used)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return TC_EIO;
+    char line[512];
+    bool header = false, found = false;
+    double best = INFINITY;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (!header) {
+            header = strcmp(line, TC_ACCOUNT_PRICES_HEADER) == 0;
+            if (!header)
+                break;
+            continue;
+        }
+        char sh[32], lp[16];
+        long l;
+        tc_account_prices p;
+        if (sscanf(line, "%31[^,],%ld,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", sh, &l, lp, &p.fixed, &p.word,
+                   &p.gc_minor, &p.gc_major, &p.gc_word, &p.gc_move_word, &p.gc_dirty, &p.fault, &p.carrier) != 12 ||
+            l <= 0) {
+            header = false; /* a row that is not one: not such a CSV */
+            break;
+        }
+        double d = fabs(log((double)l / (double)(len > 0 ? len : 1)));
+        if (strcmp(sh, shape) == 0 && strcmp(lp, tc_account_loop_names[loop]) == 0 && d < best) {
+            best = d;
+            *out = p;
+            *used = l;
+            found = true;
+        }
+    }
+    (void)fclose(f);
+    return !header ? TC_EIO : found ? TC_OK : TC_EBADARG;
+}

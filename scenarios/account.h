@@ -1,0 +1,117 @@
+/*
+ * account.h — the time account (tc_account_*): a loop's time is its counts times this
+ * machine's unit prices (DESIGN.md rule 8), for the VM's own counts and for the model's.
+ *
+ * Models no erts mechanism: it prices the ones the counts come from. The phases and what
+ * each unit is:
+ *   fixed  one operation on the payload [] (a round trip: eptest's call_loop and server; a
+ *          lookup: ets:lookup of {I, []}): the emulator, the BIF, the switches, the 3-word
+ *          messages, at N operations
+ *   copy   a word of Data copied by the operation: a send's size_object + copy_struct
+ *          (erl_message.c erts_send_message), a lookup's copy_shallow (erl_db_util.c
+ *          db_copy_from_comp), at N x flat_size(Data)
+ *   gc     per GC by kind (erl_gc.c minor_collection with nothing to copy, major_collection
+ *          copying Data), per other word the collector copied, per queued message word moved onto
+ *          the heap after it (move_msgs_to_heap), per GC sent to a dirty CPU scheduler and back
+ *          (check_for_possibly_long_gc: 128 Ki words of young generation)
+ *   fault  a first-touch minor fault of a fresh page, the page's unmap with its carrier
+ *          included (a probe here: a region of the loop's heap block size, every page touched,
+ *          unmapped: the kernel's price, the same for the VM's process and the model's)
+ *   mmap   one carrier's mmap + munmap, untouched (the same probe)
+ * Every price is nanoseconds of CPU time: the VM's process CPU clock (experiments/beam/
+ * cpuclock.c) in its calibrations, this process's in the probe; a shared machine changes a
+ * loop's wall time with the share of the cores other programs leave it, not its CPU time.
+ * Prices depend on their context (where the source and destination sit, how big the heap
+ * is, what a GC frees), so each set is measured for one loop at one point: the VM's
+ * calibrations rebuild the loop's context (experiments/beam/account.erl says how) in runs
+ * of their own, apart from the loop they price.
+ */
+#ifndef TC_SCENARIOS_ACCOUNT_H
+#define TC_SCENARIOS_ACCOUNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../terms/base.h"
+#include "vmside.h"
+#include "workload.h"
+
+TC_BEGIN_DECLS
+
+/* The loops priced: the round trip (each proc pass) and the lookup pass. */
+typedef enum tc_account_loop { TC_ACCOUNT_RT, TC_ACCOUNT_LOOKUP, TC_ACCOUNT_LOOPS } tc_account_loop;
+extern const char *const tc_account_loop_names[TC_ACCOUNT_LOOPS];
+
+/* The unit prices of one loop's context, ns of CPU time. */
+typedef struct tc_account_prices {
+    double fixed;        /* one operation on [] */
+    double word;         /* one word of Data copied by the operation */
+    double gc_minor;     /* one minor GC, nothing copied */
+    double gc_major;     /* one major GC copying Data (live in the old heap) and nothing else */
+    double gc_word;      /* one word the collector copied */
+    double gc_move_word; /* one queued message word moved onto the heap */
+    double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back */
+    double fault;        /* one first-touch fault, its page's unmap included */
+    double carrier;      /* one carrier mapped and unmapped */
+} tc_account_prices;
+
+/* What one loop did, in the units the prices are for. */
+typedef struct tc_account_counts {
+    double ops, words; /* operations; words of Data each copies */
+    double minor, major, dirty;
+    double gc_copied, gc_moved; /* words */
+    double faults, carriers;
+} tc_account_counts;
+
+/* Counts times prices, in microseconds; total is their sum. */
+typedef struct tc_account_phases {
+    double fixed_us, copy_us, gc_us, fault_us, mmap_us, total_us;
+} tc_account_phases;
+
+tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_prices *p);
+
+/* The model's counts of one pass (tc_ep_run's), `words` the flat size of its Data. */
+tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t words);
+/* The VM's counts of one pass (tc_vm_account_point's). */
+tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words);
+
+/* The fault and carrier prices of this machine for `region_bytes` of fresh memory: the
+ * median over a few runs of mapping a fresh anonymous region, touching every page, unmapping
+ * it (per page, on the process CPU clock), and of mapping and unmapping it untouched. A
+ * fault's price grows with the fresh memory a run takes (the kernel's page allocator and, on
+ * a virtual machine, the host's first touch): the account's region is what its loop faulted
+ * in, tc_account_probe_region. false when mmap fails. */
+bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns);
+/* The region for a loop that took `faults` faults: their pages, within 1 MiB and 64 MiB. */
+size_t tc_account_probe_region(double faults);
+
+/* The prices of `loop` from the VM's calibration rows (tc_vm_account_point's, this loop's
+ * context), the fault and carrier prices of the probe, and the words of Data: each unit
+ * its calibration's CPU ns less the faults it took at fault_ns, per word as the difference
+ * to its [] or no-live-words run. A GC unit the loop's context did not need calibrated
+ * (no messages moved) takes the collector's per-word price. false, after one line on stderr
+ * naming it, when a row is missing. */
+bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
+                             tc_account_prices *out);
+
+/* The header row of a prices CSV (experiments/account --prices): shape, length, loop, then
+ * tc_account_prices's fields in ns. */
+#define TC_ACCOUNT_PRICES_HEADER                                                                   \
+    "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
+    "gc_dirty_ns,fault_ns,carrier_ns"
+/* Writes one row of it. */
+void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
+/* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and
+ * that length in *used; TC_EIO when the file cannot be read or is not such a CSV, TC_EBADARG
+ * when it has no row for the shape and loop. */
+tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
+                                 tc_account_prices *out, long *used) TC_MUST_CHECK;
+
+/* The loop a pass of eptest is (proc1..3: the round trip; ets_lookup: the lookup). */
+tc_account_loop tc_account_loop_of_test(int test);
+
+TC_END_DECLS
+
+#endif

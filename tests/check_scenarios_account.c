@@ -1,0 +1,190 @@
+/*
+ * check_scenarios_account — the time account's arithmetic (scenarios/account.h): counts times
+ * prices phase by phase, a major GC's copy of Data charged once, the model's and the VM's
+ * counts in the account's units, the prices derived from calibration rows (faults taken out,
+ * per-word differences, the [] loop's own GCs out of the fixed cost, the collector's word price
+ * where no message move was calibrated), a prices CSV written and read back at the nearest
+ * length, and the probe's prices positive. Nothing here asserts how long anything took.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "scenarios/account.h"
+
+static const tc_account_prices prices = {.fixed = 100,
+                                         .word = 2,
+                                         .gc_minor = 1000,
+                                         .gc_major = 5000,
+                                         .gc_word = 3,
+                                         .gc_move_word = 1,
+                                         .gc_dirty = 20000,
+                                         .fault = 1500,
+                                         .carrier = 6000};
+
+START_TEST(phases_are_counts_times_prices)
+{
+    tc_account_counts c = {.ops = 1000, .words = 500, .minor = 10, .major = 1, .dirty = 2,
+                           .gc_copied = 700, /* 500 of them the major's copy of Data */
+                           .gc_moved = 4000, .faults = 30, .carriers = 2};
+    tc_account_phases ph = tc_account_price(&c, &prices);
+    ck_assert_double_eq_tol(ph.fixed_us, 100.0, 1e-9);
+    ck_assert_double_eq_tol(ph.copy_us, 1000.0, 1e-9); /* 1000 x 500 x 2 ns */
+    /* 10 minors, 1 major with Data, the other 200 words, 4000 moved, 2 dirty trips */
+    ck_assert_double_eq_tol(ph.gc_us, (10 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 20000) / 1000.0, 1e-9);
+    ck_assert_double_eq_tol(ph.fault_us, 45.0, 1e-9);
+    ck_assert_double_eq_tol(ph.mmap_us, 12.0, 1e-9);
+    ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us, 1e-9);
+    /* a major whose copy is all of what the GCs copied leaves no word to charge twice */
+    c.gc_copied = 300;
+    ck_assert_double_eq_tol(tc_account_price(&c, &prices).gc_us, (10 * 1000 + 5000 + 4000 + 40000) / 1000.0, 1e-9);
+}
+END_TEST
+
+START_TEST(model_counts_in_account_units)
+{
+    tc_ep_counts e = {0};
+    e.minor_gcs = 7;
+    e.major_gcs = 2;
+    e.long_gcs = 1;
+    e.gc_words = 900;
+    e.gc_moved = 600;
+    e.faults = 12;
+    e.carriers_mapped = 3;
+    tc_account_counts c = tc_account_of_model(&e, 1000, 250);
+    ck_assert(c.ops == 1000 && c.words == 250 && c.minor == 7 && c.major == 2 && c.dirty == 1);
+    ck_assert(c.gc_copied == 300 && c.gc_moved == 600 && c.faults == 12 && c.carriers == 3);
+}
+END_TEST
+
+START_TEST(vm_counts_take_the_untraced_gc_count)
+{
+    tc_vm_pass p = {.gcs = 250, .minor = 400, .major = 3, .dirty = 5, .copied = 10, .moved = 20, .faults = 9,
+                    .carriers = 1};
+    tc_account_counts c = tc_account_of_vm(&p, 1000, 2000);
+    ck_assert(c.minor == 247 && c.major == 3); /* the traced run's extra collections left out */
+    ck_assert(c.dirty == 5 && c.gc_copied == 10 && c.gc_moved == 20 && c.faults == 9 && c.carriers == 1);
+}
+END_TEST
+
+static void add(tc_vm_account *a, const char *loop, const char *unit, double cpu, double faults, double gcs,
+                double words)
+{
+    tc_vm_price *p = &a->price[a->nprices++];
+    (void)snprintf(p->loop, sizeof p->loop, "%s", loop);
+    (void)snprintf(p->unit, sizeof p->unit, "%s", unit);
+    p->cpu_ns = cpu;
+    p->wall_ns = cpu;
+    p->faults = faults;
+    p->gcs = gcs;
+    p->words = words;
+    p->ops = 10;
+}
+
+START_TEST(prices_from_calibration_rows)
+{
+    static tc_vm_account a;
+    memset(&a, 0, sizeof a);
+    a.words = 1000;
+    add(&a, "rt", "rt_fixed", 700, 0, 0.1, 0);
+    add(&a, "rt", "send", 2600 + 2 * 1500, 2, 0, 1000); /* 2 faults in the run, at 1500 ns */
+    add(&a, "rt", "send_nil", 600, 0, 0, 0);
+    add(&a, "rt", "gc_minor", 3000 + 4096 * 2.5, 0, 0, 4096);
+    add(&a, "rt", "gc_minor_nil", 3000, 0, 0, 0);
+    add(&a, "rt", "gc_major", 9000, 0, 0, 5096);
+    add(&a, "rt", "gc_major_nil", 6000, 0, 0, 1000);
+    add(&a, "rt", "gc_dirty", 43000, 0, 0, 0);
+    add(&a, "rt", "gc_dirty_nil", 3000, 0, 0, 0);
+    add(&a, "rt", "gc_move", 3000 + 2000 * 1.5, 0, 0, 2003);
+    add(&a, "rt", "gc_move_nil", 3000, 0, 0, 3);
+    tc_account_prices p;
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * 3000, 1e-9); /* the [] loop's own GCs are the gc phase's */
+    ck_assert_double_eq_tol(p.word, 2.0, 1e-9);               /* (2600 - 600) / 1000 */
+    ck_assert_double_eq_tol(p.gc_minor, 3000, 1e-9);
+    ck_assert_double_eq_tol(p.gc_word, 2.5, 1e-9);
+    ck_assert_double_eq_tol(p.gc_major, 6000, 1e-9);
+    ck_assert_double_eq_tol(p.gc_dirty, 40000, 1e-9);
+    ck_assert_double_eq_tol(p.gc_move_word, 1.5, 1e-9); /* 3000 ns over the 2000 words between */
+    ck_assert(p.fault == 1500 && p.carrier == 6000);
+    /* no message move calibrated (the loop moved none per GC): the collector's word price */
+    a.nprices -= 2;
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert_double_eq_tol(p.gc_move_word, 2.5, 1e-9);
+    /* the lookup loop has no rows here: one line on stderr, false */
+    ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, 6000, &p));
+}
+END_TEST
+
+START_TEST(prices_csv_round_trip_nearest_length)
+{
+    char path[] = "/tmp/check_account_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("# experiment: account\n" TC_ACCOUNT_PRICES_HEADER "\n", f);
+    tc_account_prices a = prices, b = prices;
+    b.word = 4;
+    tc_account_prices_write(f, "ints", 1000, TC_ACCOUNT_LOOKUP, &a);
+    tc_account_prices_write(f, "ints", 10000, TC_ACCOUNT_LOOKUP, &b);
+    tc_account_prices_write(f, "ints", 10000, TC_ACCOUNT_RT, &a);
+    ck_assert_int_eq(fclose(f), 0);
+    tc_account_prices got;
+    long used = 0;
+    ck_assert_int_eq(tc_account_prices_read(path, "ints", 2500, TC_ACCOUNT_LOOKUP, &got, &used), TC_OK);
+    ck_assert(used == 1000 && got.word == 2); /* 2500 is nearer 1000 than 10000 by ratio */
+    ck_assert_int_eq(tc_account_prices_read(path, "ints", 4000, TC_ACCOUNT_LOOKUP, &got, &used), TC_OK);
+    ck_assert(used == 10000 && got.word == 4);
+    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier);
+    ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
+    ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
+                     TC_EIO);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("shape,payload_len\nints,1000\n", f); /* not a prices CSV */
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
+    ck_assert_int_eq(unlink(path), 0);
+}
+END_TEST
+
+START_TEST(probe_prices_are_positive)
+{
+    double fault = 0, carrier = 0;
+    ck_assert(tc_account_probe(tc_account_probe_region(10), &fault, &carrier));
+    ck_assert(fault > 0 && carrier > 0 && isfinite(fault) && isfinite(carrier));
+    ck_assert_uint_eq(tc_account_probe_region(10), (size_t)1 << 20);
+    ck_assert_uint_eq(tc_account_probe_region(1e9), (size_t)64 << 20);
+}
+END_TEST
+
+START_TEST(loops_of_tests)
+{
+    ck_assert_int_eq(tc_account_loop_of_test(TC_EP_PROC1), TC_ACCOUNT_RT);
+    ck_assert_int_eq(tc_account_loop_of_test(TC_EP_PROC3), TC_ACCOUNT_RT);
+    ck_assert_int_eq(tc_account_loop_of_test(TC_EP_LOOKUP), TC_ACCOUNT_LOOKUP);
+    ck_assert_str_eq(tc_account_loop_names[TC_ACCOUNT_LOOKUP], "lookup");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("scenarios_account");
+    TCase *tc = tcase_create("account");
+    tcase_add_test(tc, phases_are_counts_times_prices);
+    tcase_add_test(tc, model_counts_in_account_units);
+    tcase_add_test(tc, vm_counts_take_the_untraced_gc_count);
+    tcase_add_test(tc, prices_from_calibration_rows);
+    tcase_add_test(tc, prices_csv_round_trip_nearest_length);
+    tcase_add_test(tc, probe_prices_are_positive);
+    tcase_add_test(tc, loops_of_tests);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tc_run_suite(suite()); }

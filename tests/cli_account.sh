@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The time account from the outside: bad input exits 2 before erl starts; with erl and the
+# cpuclock NIF, one small point gives the CSV its columns in order (every row their width, the
+# four loops, every time and phase a number, the phases summing to vm_priced_us, other_us the
+# rest, within_15 as priced_over_vm says) and the prices CSV its header and both loops;
+# experiments/beam/account.sh takes --help and refuses a bad shape. Without erl or the NIF the
+# run is skipped (exit 77 once the others passed). Nothing here times anything.
+# $1: build directory root (binaries in experiments/); $2: tests/data (unused).
+set -u
+dir="$1/experiments"
+here=$(cd "$(dirname "$0")" && pwd)
+lib=$(cat "$here/../report/csv.awk") # columns by name
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+header="shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,fault_us,mmap_us,fixed_us,other_us,\
+priced_over_vm,within_15,round_min,round_max,point_vm_ratio,point_model_ratio,vm_wall_us,vm_traced_us,\
+vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,model_fixed_us,counts_match,\
+model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm_carriers,model_minor,model_major,\
+model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers"
+prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
+fault_ns,carrier_ns"
+
+# Bad input: exit 2 and one line, before any VM is started.
+bad() { # bad NAME ARGS...
+    local name=$1 rc
+    shift
+    "$dir/account" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ]
+    check "account $name: exit 2 (got $rc), one line ($(head -c 120 "$tmp/bad.err"))" $?
+}
+bad "a point with no length" --points "ints"
+bad "a shape it has not" --points "lists:1000"
+bad "a length out of range" --points "ints:5"
+bad "no rounds" --repeats 0
+"$here/../experiments/beam/account.sh" --help | grep -q '^usage: experiments/beam/account.sh'
+check "account.sh --help" $?
+"$here/../experiments/beam/account.sh" --bin "$dir" --shapes "lists" >/dev/null 2>&1
+[ $? -eq 2 ]; check "account.sh refuses a bad shape with exit 2" $?
+
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1 || [ ! -f "$dir/cpuclock.so" ]; then
+    echo "note: erl, erlc or the cpuclock NIF missing: the account's run is skipped ($pass passed)"
+    [ "$fails" -eq 0 ] && exit 77 || exit 1
+fi
+
+"$dir/account" --points "ints:100" --iterations 50 --repeats 1 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
+    >"$tmp/a.out" 2>"$tmp/a.err"
+ok=$?; check "account on one point runs (exit $ok: $(tail -n 2 "$tmp/a.err"))" "$ok"
+[ "$(grep -v '^#' "$tmp/a.csv" | head -n 1)" = "$header" ]; check "account: the header, in order" $?
+width=$(echo "$header" | awk -F, '{print NF}')
+bad=$(grep -v '^#' "$tmp/a.csv" | awk -F, -v w="$width" 'NF != w' | wc -l)
+[ "$bad" -eq 0 ]; check "account: $bad lines not $width columns wide" $?
+loops=$(awk "$lib"'!csv_row() { next } { printf "%s ", csv_get("loop") }' "$tmp/a.csv")
+[ "$loops" = "proc1 proc2 proc3 ets_lookup " ]; check "account: the four loops (got '$loops')" $?
+awk "$lib"'
+    function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+    !csv_row() { next }
+    {
+        n = split("vm_us vm_priced_us model_priced_us copy_us gc_us fault_us mmap_us fixed_us other_us", col, " ")
+        for (i = 1; i <= n; i++) if (!num(csv_get(col[i]))) bad = bad " " col[i]
+        sum = csv_get("copy_us") + csv_get("gc_us") + csv_get("fault_us") + csv_get("mmap_us") + csv_get("fixed_us")
+        if (sum - csv_get("vm_priced_us") > 0.6 || csv_get("vm_priced_us") - sum > 0.6) bad = bad " phases"
+        o = csv_get("vm_us") - csv_get("vm_priced_us") - csv_get("other_us")
+        if (o > 0.2 || o < -0.2) bad = bad " other"
+        q = csv_get("priced_over_vm"); w = (q >= 0.85 && q <= 1.15) ? "yes" : "no"
+        if (w != csv_get("within_15") && (q < 0.849 || q > 0.851) && (q < 1.149 || q > 1.151)) bad = bad " within"
+    }
+    END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
+check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $?
+[ "$(grep -v '^#' "$tmp/p.csv" | head -n 1)" = "$prices" ]; check "account --prices: the header" $?
+n=$(grep -c '^ints,100,' "$tmp/p.csv")
+[ "$n" -eq 2 ]; check "account --prices: both loops' prices (got $n rows)" $?
+grep -Eq '^account: vm_priced_us within 15% of vm_us at [0-9]+ of 4 loops' "$tmp/a.out"
+check "account: the summary line" $?
+
+# The verdicts from priced counts: crossover and ablate with those prices.
+"$dir/crossover" --quick --shape ints --era otp25 --iterations 5 --prices "$tmp/p.csv" --csv "$tmp/c.csv" >/dev/null 2>&1
+check "crossover --prices runs" $?
+awk "$lib"'!csv_row() { next } csv_get("prices_len") != 100 || csv_get("priced_proc_us") + 0 <= 0 { bad = 1 }
+          END { exit bad }' "$tmp/c.csv"
+check "crossover --prices: every point priced at the nearest length's prices (100)" $?
+"$dir/ablate" --quick --era otp25 --prices /nonexistent/p.csv >/dev/null 2>"$tmp/ab.err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/ab.err")" -eq 1 ]; check "ablate --prices of no file: exit 2, one line" $?
+
+echo "cli_account: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
