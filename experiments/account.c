@@ -161,7 +161,7 @@ static bool counts_match(const tc_account_counts *m, const tc_account_counts *v)
 static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
 {
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
-        tc_account_prices p;
+        tc_account_prices p = {0};
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
         tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
     }
@@ -178,8 +178,8 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     double vals[MAX_ROUNDS];
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
-        tc_account_counts vc, mc;
-        tc_account_prices p;
+        tc_account_counts vc = {0}, mc = {0};
+        tc_account_prices p = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
         MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[loop]);
@@ -205,7 +205,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
             tgc[r] = rounds[r].traced_gc_us[i];
             exec[r] = rounds[r].exec_us[i];
         }
-        tc_account_counts vc, mc;
+        tc_account_counts vc = {0}, mc = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
         MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
         double q = vp[i].total_us / vm_us[i];
@@ -275,8 +275,17 @@ int main(int argc, char **argv)
     double load[3] = {0};
     FILE *la = fopen("/proc/loadavg", "r");
     if (la) {
-        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = load[1] = load[2] = 0;
+        char text[128];
+        if (fgets(text, sizeof text, la)) {
+            char *at = text, *end;
+            for (int i = 0; i < 3; i++, at = end) {
+                load[i] = strtod(at, &end);
+                if (end == at) { /* not /proc/loadavg's three numbers */
+                    load[0] = load[1] = load[2] = 0;
+                    break;
+                }
+            }
+        }
         (void)fclose(la);
     }
     if (csv) {

@@ -93,7 +93,7 @@ bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
         double t2 = cpu_now_ns();
         maps[r] = t1 - t0;
         /* the touched run's mapping costs what the untouched one did: the rest is the pages' */
-        faults[r] = (t2 - t1 - maps[r]) / (double)(region_bytes / page);
+        faults[r] = (t2 - t1 - maps[r]) * (double)page / (double)region_bytes;
     }
     *fault_ns = tc_timing_summarize(faults, PROBE_RUNS).median;
     *carrier_ns = tc_timing_summarize(maps, PROBE_RUNS).median;
@@ -143,7 +143,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
         return false;
     }
     const tc_vm_price *move = row(a, l, "gc_move"), *move0 = row(a, l, "gc_move_nil");
-    tc_account_prices p;
+    tc_account_prices p = {0};
     p.gc_minor = net(gc[1], fault_ns);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's */
     p.fixed = net(fixed, fault_ns) - fixed->gcs * p.gc_minor;
@@ -170,6 +170,42 @@ void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_lo
             p->carrier);
 }
 
+/* The next comma-separated field of *s into buf (cap bytes with its NUL); *s moves past it. */
+static bool csv_field(const char **s, char *buf, size_t cap)
+{
+    size_t k = strcspn(*s, ",");
+    if (k == 0 || k >= cap)
+        return false;
+    memcpy(buf, *s, k);
+    buf[k] = '\0';
+    *s += k + ((*s)[k] == ',');
+    return true;
+}
+
+/* One row of a prices CSV: shape, length, loop, then the nine prices; false when it is not one
+ * (strtol and strtod, which say where a number failed, rather than sscanf, which does not). */
+static bool prices_row(const char *line, char *sh, size_t shcap, long *len, char *lp, size_t lpcap,
+                       tc_account_prices *p)
+{
+    char num[64], *end;
+    const char *s = line;
+    if (!csv_field(&s, sh, shcap) || !csv_field(&s, num, sizeof num))
+        return false;
+    *len = strtol(num, &end, 10);
+    if (*end != '\0' || !csv_field(&s, lp, lpcap))
+        return false;
+    double *v[] = {&p->fixed,        &p->word,     &p->gc_minor, &p->gc_major, &p->gc_word,
+                   &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        if (!csv_field(&s, num, sizeof num))
+            return false;
+        *v[i] = strtod(num, &end);
+        if (*end != '\0')
+            return false;
+    }
+    return *s == '\0';
+}
+
 tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
                                  tc_account_prices *out, long *used)
 {
@@ -191,10 +227,8 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
         }
         char sh[32], lp[16];
         long l;
-        tc_account_prices p;
-        if (sscanf(line, "%31[^,],%ld,%15[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", sh, &l, lp, &p.fixed, &p.word,
-                   &p.gc_minor, &p.gc_major, &p.gc_word, &p.gc_move_word, &p.gc_dirty, &p.fault, &p.carrier) != 12 ||
-            l <= 0) {
+        tc_account_prices p = {0};
+        if (!prices_row(line, sh, sizeof sh, &l, lp, sizeof lp, &p) || l <= 0) {
             header = false; /* a row that is not one: not such a CSV */
             break;
         }

@@ -118,7 +118,7 @@ static tc_vm *start(const char *prog, const char *beam_dir, char *const *flags, 
     for (int i = 0; flags[i] && na < 20; i++)
         erl[na++] = flags[i];
     char *tail[] = {"-pa", vm->dir, "-s", "unitcost", "main", "-extra", "--nif", (char *)nif_dir, NULL};
-    for (int i = 0; tail[i] && (i < 6 || nif_dir); i++)
+    for (int i = 0; (i < 6 || nif_dir) && tail[i]; i++)
         erl[na++] = tail[i];
     erl[na] = NULL;
     bool spawned = posix_spawn_file_actions_init(&fa) == 0;
