@@ -28,6 +28,7 @@
 #include "terms/wstack.h"
 
 #include "codec/ext.h"
+#include "codec/ext_ets.h"
 #include "codec/printer.h"
 #include "codec/reader.h"
 #include "codec/verify.h"
@@ -36,6 +37,7 @@
 #include "alloc/mseg.h"
 
 #include "copy/compact.h"
+#include "copy/compressed.h"
 #include "copy/copy_shallow_fast.h"
 #include "copy/copy_shared.h"
 #include "copy/copy_struct.h"

@@ -62,7 +62,9 @@
 #include "../terms/hashmap.h"
 #include "../terms/ident.h"
 #include "../terms/layout.h"
+#include "../terms/node.h"
 #include "../terms/wstack.h"
+#include "ext_impl.h"
 #include "zlib_impl.h"
 
 /* Tags (erl_ext_dist). */
@@ -96,7 +98,12 @@ enum {
     FUN_EXT = 117,
     ATOM_UTF8_EXT = 118,
     SMALL_ATOM_UTF8_EXT = 119,
-    V4_PORT_EXT = 120
+    V4_PORT_EXT = 120,
+    /* the ETS compressed form's own (ext_impl.h) */
+    ATOM_INTERNAL_REF2 = TC__ATOM_INTERNAL_REF2,
+    ATOM_INTERNAL_REF3 = TC__ATOM_INTERNAL_REF3,
+    BINARY_INTERNAL_REF = TC__BINARY_INTERNAL_REF,
+    BIT_BINARY_INTERNAL_REF = TC__BIT_BINARY_INTERNAL_REF
 };
 
 /* The hot paths' helpers, inlined where the compiler would not on its own. */
@@ -104,6 +111,14 @@ enum {
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define ALWAYS_INLINE static inline
+#endif
+
+/* A condition the callers guarantee: asserted in debug builds, else told to the compiler, which
+ * drops the tests its opposite would need (the plain passes: the ETS form's). */
+#if TC_DEBUG_LEVEL >= 1 || !defined(__GNUC__)
+#define ASSUME(c) TC_ASSERT(c)
+#else
+#define ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #endif
 
 #define MAX_STRING_LEN 0xFFFFu /* STRING_EXT holds at most this many elements */
@@ -123,6 +138,10 @@ static const char local_node[] = "nonode@nohost";
 typedef struct emitter {
     unsigned char *buf;
     size_t cap, pos;
+    /* the ETS form's (minor TC__EXT_ETS): where embedded ProcBins are linked, and the secret
+     * atom, which put_other finds before an ident or a fun */
+    unsigned char **ets_oh;
+    tc_term ets_node;
 } emitter;
 
 static bool writing(const emitter *e, size_t n) { return e->buf && e->cap >= e->pos && e->cap - e->pos >= n; }
@@ -137,6 +156,19 @@ static inline void store32(unsigned char *b, uint32_t v)
     b[1] = (unsigned char)(v >> 16);
     b[2] = (unsigned char)(v >> 8);
     b[3] = (unsigned char)v;
+}
+
+/* The walk's writes (enc_walk, below): W false, the size pass, writes nothing. */
+ALWAYS_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
+{
+    if (W)
+        buf[at] = (unsigned char)v;
+}
+
+ALWAYS_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
+{
+    if (W)
+        store32(buf + at, v);
 }
 
 static void put8(emitter *e, unsigned v)
@@ -201,6 +233,34 @@ static void put_atom_text(emitter *e, const char *name, size_t len, unsigned min
         put8(e, (unsigned)len);
     }
     put_bytes(e, name, len);
+}
+
+/* An atom in the ETS form: its index (enc_atom under DFLAG_ETS_COMPRESSED), ATOM_INTERNAL_REF2
+ * and 16 bits, or from index 65536 ATOM_INTERNAL_REF3 and 24 (the table holds at most 2^20).
+ * W false: only counts. Returns the position after it. */
+ALWAYS_INLINE size_t put_atom_index(const bool W, unsigned char *buf, size_t at, tc_term atom)
+{
+    uint64_t ix = tc_atom_index(atom);
+    bool wide = ix >= (1u << 16);
+    out8(W, buf, at, wide ? ATOM_INTERNAL_REF3 : ATOM_INTERNAL_REF2);
+    if (wide)
+        out8(W, buf, ++at, (unsigned)(ix >> 16) & 0xFF);
+    out8(W, buf, at + 1, (unsigned)(ix >> 8) & 0xFF);
+    out8(W, buf, at + 2, (unsigned)ix & 0xFF);
+    return at + 3;
+}
+
+/* Any atom: its index in the ETS form, else its text (put_atom_text). */
+static void put_atom(emitter *e, tc_term atom, unsigned minor)
+{
+    if (minor == TC__EXT_ETS) {
+        unsigned char b[4];
+        put_bytes(e, b, put_atom_index(true, b, 0, atom));
+        return;
+    }
+    size_t len;
+    const char *name = tc_atom_name(atom, &len);
+    put_atom_text(e, name, len, minor);
 }
 
 /* SMALL_BIG_EXT / LARGE_BIG_EXT: byte count, sign, magnitude least significant byte first,
@@ -331,17 +391,16 @@ static inline bool push(tc_wstack *s, size_t k, const tc_term *w)
     return true;
 }
 
-/* The node fields of a pid, port or ref: its name and creation; this node's for a local one. */
+/* The node fields of a pid, port or ref: its name and creation; this node's for a local one
+ * ('3RT$' in the ETS form: INTERNAL_LOCAL_SYSNAME). */
 static void put_node(emitter *e, tc_term t, unsigned minor)
 {
-    size_t len;
-    if (tc_is_boxed(t) && tc_is_external(t)) {
-        const tc_node *n = tc_external_node(t);
-        const char *name = tc_atom_name(n->sysname, &len);
-        put_atom_text(e, name, len, minor);
-        return;
-    }
-    put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
+    if (tc_is_boxed(t) && tc_is_external(t))
+        put_atom(e, tc_external_node(t)->sysname, minor);
+    else if (minor == TC__EXT_ETS)
+        put_atom(e, e->ets_node, minor);
+    else
+        put_atom_text(e, local_node, LOCAL_NODE_LEN, minor);
 }
 
 static uint32_t creation_of(tc_term t) { return tc_is_boxed(t) && tc_is_external(t) ? tc_external_node(t)->creation : 0; }
@@ -388,15 +447,11 @@ static void put_ident(emitter *e, tc_term t, unsigned minor)
  * then the environment, after which the size is patched in. */
 static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned minor)
 {
-    size_t len;
-    const char *name;
     if (!tc_fun_is_local(p)) {
         const tc_export *x = tc_fun_export_of(p);
         put8(e, EXPORT_EXT);
-        name = tc_atom_name(x->module, &len);
-        put_atom_text(e, name, len, minor);
-        name = tc_atom_name(x->function, &len);
-        put_atom_text(e, name, len, minor);
+        put_atom(e, x->module, minor);
+        put_atom(e, x->function, minor);
         return put_integer(e, tc_make_small(x->arity));
     }
     const tc_fun_entry *fe = tc_fun_entry_of(p);
@@ -408,13 +463,14 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     put_bytes(e, fe->uniq, sizeof fe->uniq);
     put32(e, fe->index);
     put32(e, nf);
-    name = tc_atom_name(fe->module, &len);
-    put_atom_text(e, name, len, minor);
+    put_atom(e, fe->module, minor);
     tc_result r = put_integer(e, tc_make_small(fe->old_index));
     if (r == TC_OK)
         r = put_integer(e, tc_make_small(fe->old_uniq));
     if (r != TC_OK)
         return r;
+    if (minor == TC__EXT_ETS && !e->buf) /* the ETS size: encode_size_struct_int counts both as INTEGER_EXT */
+        e->pos += (fe->old_index >= 0 && fe->old_index < 256 ? 3 : 0) + (fe->old_uniq >= 0 && fe->old_uniq < 256 ? 3 : 0);
     put_pid(e, p[TC_FUN_CREATOR], minor);
     if (!push(s, 2, (const tc_term[]){size_at, K_PATCH}))
         return TC_ENOMEM;
@@ -423,19 +479,46 @@ static tc_result put_fun(emitter *e, tc_wstack *s, const tc_term *p, unsigned mi
     return TC_OK;
 }
 
+/* A bitstring in the ETS form: true when it is kept a ProcBin, whole (the VM keeps one over a
+ * refc binary when a heap binary would take more words), else false for put_bitstring to
+ * write, the size pass having counted a slice's partial bytes again. */
+static bool put_ets_procbin(emitter *e, tc_term t)
+{
+    size_t n = tc__ext_ets_procbin_size(t, !e->buf);
+    if (n > 0) {
+        if (e->buf)
+            tc__ext_ets_procbin_put(t, e->buf + e->pos, e->ets_oh);
+        e->pos += n;
+        return true;
+    }
+    if (!e->buf)
+        e->pos += tc__ext_ets_slice_slack(t);
+    return false;
+}
+
+/* A local pid, port or ref (a local fun's creator too) names the secret atom in the ETS form:
+ * made on its first use ever (the only failure), a load after that. */
+static bool ets_node_ready(emitter *e, unsigned minor)
+{
+    return minor != TC__EXT_ETS || (e->ets_node = tc_node_ets_sysname()) != TC_NON_VALUE;
+}
+
 /* The terms the fast walk leaves to the emitter: smalls past 32 bits, minor-1 atoms with
- * characters past ASCII, bignums, bitstrings, pids, ports, refs and funs (a fun queues its environment and its size patch). */
+ * characters past ASCII, bignums, bitstrings, pids, ports, refs and funs (a fun queues its
+ * environment and its size patch). */
 static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
 {
     if (tc_is_small(t))
         return put_integer(e, t);
-    if (tc_is_atom(t)) {
+    if (tc_is_atom(t)) { /* minor 1 only: atom_fast writes every other */
         size_t len;
         const char *name = tc_atom_name(t, &len);
         put_atom_text(e, name, len, minor);
         return TC_OK;
     }
     if (tc_is_any_pid(t) || tc_is_any_port(t) || tc_is_any_ref(t)) {
+        if (!ets_node_ready(e, minor))
+            return TC_ENOMEM;
         put_ident(e, t, minor);
         return TC_OK;
     }
@@ -449,9 +532,9 @@ static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
     case TC_SUBTAG_HEAP_BINARY:
     case TC_SUBTAG_REFC_BINARY:
     case TC_SUBTAG_SUB_BINARY:
-        return put_bitstring(e, t);
+        return minor == TC__EXT_ETS && put_ets_procbin(e, t) ? TC_OK : put_bitstring(e, t);
     case TC_SUBTAG_FUN:
-        return put_fun(e, s, p, minor);
+        return ets_node_ready(e, minor) ? put_fun(e, s, p, minor) : TC_ENOMEM;
     default:
         return TC_EUNSUPPORTED;
     }
@@ -463,26 +546,20 @@ static tc_result put_other(emitter *e, tc_wstack *s, tc_term t, unsigned minor)
  * which the VM gets by keeping encode_size_struct2 and enc_term in step by hand, and the
  * write pass needs no bounds check. The walk writes a container's elements on its way and
  * goes round the stack only for an element that is itself a container (the last one not
- * even then: it is the next term); what it leaves to the emitter (put_other) is rare.
+ * even then: it is the next term); what it leaves to the emitter (put_other) is rare. In the
+ * ETS form (minor TC__EXT_ETS) the size pass counts more than the write pass writes where
+ * erts_encode_ext_size_ets counts more than enc_term writes (ext_ets.h), never less.
  */
 
-ALWAYS_INLINE void out8(const bool W, unsigned char *buf, size_t at, unsigned v)
-{
-    if (W)
-        buf[at] = (unsigned char)v;
-}
-
-ALWAYS_INLINE void out32(const bool W, unsigned char *buf, size_t at, uint32_t v)
-{
-    if (W)
-        store32(buf + at, v);
-}
-
 /* ATOM_EXT of an all-ASCII name under minor 1 (one byte a character), SMALL_ATOM_UTF8_EXT
- * or ATOM_UTF8_EXT under minor 2; false for a minor-1 name with other characters, which
- * put_atom_text converts. */
+ * or ATOM_UTF8_EXT under minor 2, the index in the ETS form; false for a minor-1 name with
+ * other characters, which put_atom_text converts. */
 ALWAYS_INLINE bool atom_fast(const bool W, unsigned char *buf, size_t *pos, tc_term t, unsigned minor)
 {
+    if (minor == TC__EXT_ETS) {
+        *pos = put_atom_index(W, buf, *pos, t);
+        return true;
+    }
     size_t len;
     const char *name = tc_atom_name(t, &len);
     size_t at = *pos;
@@ -584,13 +661,16 @@ ALWAYS_INLINE bool leaf(const bool W, unsigned char *buf, size_t *pos, tc_term t
     }
 }
 
-ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, size_t *len)
+/* On the caller's stack s (emptied first: a write pass reuses the room its size pass grew);
+ * oh: where the ETS form links the ProcBins it embeds (write pass only). */
+ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsigned char *buf, tc_wstack *s,
+                                 unsigned char **oh, size_t *len)
 {
-    tc_wstack s;
-    tc_wstack_init(&s);
     tc_result r = TC_OK;
-    size_t pos = 1;
-    out8(W, buf, 0, TC_EXT_VERSION);
+    size_t pos = 0;
+    s->n = 0;
+    if (minor != TC__EXT_ETS) /* the ETS form has no version byte */
+        out8(W, buf, pos++, TC_EXT_VERSION);
     const tc_term *p = NULL, *v = NULL; /* the container being written: its elements or keys, values */
     uint64_t n = 0, count = 0;
     size_t len_at = 0;
@@ -650,8 +730,8 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
             }
         }
         {
-            emitter e = {W ? buf : NULL, W ? SIZE_MAX : 0, pos};
-            r = put_other(&e, &s, t, minor);
+            emitter e = {W ? buf : NULL, W ? SIZE_MAX : 0, pos, oh, TC_NON_VALUE};
+            r = put_other(&e, s, t, minor);
             pos = e.pos;
             if (r != TC_OK)
                 break;
@@ -671,7 +751,7 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
                 if (leaf(W, buf, &pos, h, minor)) {
                     t = tail;
                 } else {
-                    if (!push(&s, 2, (const tc_term[]){tail, K_TERM})) {
+                    if (!push(s, 2, (const tc_term[]){tail, K_TERM})) {
                         r = TC_ENOMEM;
                         break;
                     }
@@ -680,7 +760,7 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
                 break;
             }
             if (!leaf(W, buf, &pos, h, minor)) {
-                if (!push(&s, 4, (const tc_term[]){tail, count, len_at, K_CONS})) {
+                if (!push(s, 4, (const tc_term[]){tail, count, len_at, K_CONS})) {
                     r = TC_ENOMEM;
                     break;
                 }
@@ -696,7 +776,7 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
     array: /* n > 0 terms at p; the last one is the next term */
         for (; n > 1; p++, n--) {
             if (!leaf(W, buf, &pos, *p, minor)) {
-                if (!push(&s, 3, (const tc_term[]){word_of(p + 1), n - 1, K_ARRAY})) {
+                if (!push(s, 3, (const tc_term[]){word_of(p + 1), n - 1, K_ARRAY})) {
                     r = TC_ENOMEM;
                     break;
                 }
@@ -711,8 +791,8 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
     pairs: /* n > 0 pairs, keys at p, values at v; the last value is the next term */
         for (;; p++, v++, n--) {
             if (!leaf(W, buf, &pos, *p, minor)) {
-                if ((n > 1 && !push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP})) ||
-                    !push(&s, 2, (const tc_term[]){*v, K_TERM}))
+                if ((n > 1 && !push(s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP})) ||
+                    !push(s, 2, (const tc_term[]){*v, K_TERM}))
                     r = TC_ENOMEM;
                 t = *p;
                 break;
@@ -722,7 +802,7 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
                 break;
             }
             if (!leaf(W, buf, &pos, *v, minor)) {
-                if (!push(&s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP}))
+                if (!push(s, 4, (const tc_term[]){word_of(p + 1), word_of(v + 1), n - 1, K_MAP}))
                     r = TC_ENOMEM;
                 t = *v;
                 break;
@@ -744,15 +824,15 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
                 bool key_done = leaf(W, buf, &pos, kv[0], minor);
                 if (key_done && leaf(W, buf, &pos, kv[1], minor))
                     continue;
-                if ((n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) ||
-                    (!key_done && !push(&s, 2, (const tc_term[]){kv[1], K_TERM}))) {
+                if ((n > 0 && !push(s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) ||
+                    (!key_done && !push(s, 2, (const tc_term[]){kv[1], K_TERM}))) {
                     r = TC_ENOMEM;
                     break;
                 }
                 t = key_done ? kv[1] : kv[0];
                 have_t = true;
             } else {
-                if (n > 0 && !push(&s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) {
+                if (n > 0 && !push(s, 3, (const tc_term[]){word_of(p), n, K_HNODES})) {
                     r = TC_ENOMEM;
                     break;
                 }
@@ -767,81 +847,100 @@ ALWAYS_INLINE tc_result enc_walk(const bool W, tc_term t, unsigned minor, unsign
     }
 
     next: /* the next term from the stack, patching fun sizes on the way */
-        if (tc_wstack_empty(&s))
+        if (tc_wstack_empty(s))
             break;
-        switch (tc_wstack_pop(&s)) {
+        switch (tc_wstack_pop(s)) {
         case K_TERM:
-            t = tc_wstack_pop(&s);
+            t = tc_wstack_pop(s);
             continue;
         case K_CONS:
-            len_at = (size_t)tc_wstack_pop(&s);
-            count = tc_wstack_pop(&s);
-            cell = tc_wstack_pop(&s);
+            len_at = (size_t)tc_wstack_pop(s);
+            count = tc_wstack_pop(s);
+            cell = tc_wstack_pop(s);
             goto list;
         case K_ARRAY:
-            n = tc_wstack_pop(&s);
-            p = ptr_of(tc_wstack_pop(&s));
+            n = tc_wstack_pop(s);
+            p = ptr_of(tc_wstack_pop(s));
             goto array;
         case K_MAP:
-            n = tc_wstack_pop(&s);
-            v = ptr_of(tc_wstack_pop(&s));
-            p = ptr_of(tc_wstack_pop(&s));
+            n = tc_wstack_pop(s);
+            v = ptr_of(tc_wstack_pop(s));
+            p = ptr_of(tc_wstack_pop(s));
             goto pairs;
         case K_HNODES:
-            n = tc_wstack_pop(&s);
-            p = ptr_of(tc_wstack_pop(&s));
+            n = tc_wstack_pop(s);
+            p = ptr_of(tc_wstack_pop(s));
             goto hamt;
         default: { /* K_PATCH */
-            size_t at = (size_t)tc_wstack_pop(&s);
+            size_t at = (size_t)tc_wstack_pop(s);
             out32(W, buf, at, (uint32_t)(pos - at));
             goto next;
         }
         }
         break;
     }
-    tc_wstack_destroy(&s);
     if (r == TC_OK)
         *len = pos;
     return r;
 }
 
-static tc_result enc_size(tc_term t, unsigned minor, size_t *len) { return enc_walk(false, t, minor, NULL, len); }
-static tc_result enc_write(tc_term t, unsigned minor, unsigned char *buf, size_t *len)
+/* The plain format's passes (tc__ext_ets_walk has the ETS form's). */
+static tc_result enc_size(tc_term t, unsigned minor, tc_wstack *s, size_t *len)
 {
-    return enc_walk(true, t, minor, buf, len);
+    ASSUME(minor == 1 || minor == 2);
+    return enc_walk(false, t, minor, NULL, s, NULL, len);
+}
+
+static tc_result enc_write(tc_term t, unsigned minor, unsigned char *buf, tc_wstack *s, size_t *len)
+{
+    ASSUME(minor == 1 || minor == 2);
+    return enc_walk(true, t, minor, buf, s, NULL, len);
 }
 
 tc_result tc_ext_size(tc_term t, unsigned minor, size_t *bytes)
 {
     if (minor != 1 && minor != 2)
         return TC_EBADARG;
-    return enc_size(t, minor, bytes);
+    tc_wstack s;
+    tc_wstack_init(&s);
+    tc_result r = enc_size(t, minor, &s, bytes);
+    tc_wstack_destroy(&s);
+    return r;
 }
 
-/* The size pass first, so the write pass never needs a bounds check. */
+/* The size pass first, so the write pass never needs a bounds check; both on one stack. */
 tc_result tc_ext_encode_into(tc_term t, unsigned minor, unsigned char *buf, size_t cap, size_t *len)
 {
+    if (minor != 1 && minor != 2)
+        return TC_EBADARG;
+    tc_wstack s;
+    tc_wstack_init(&s);
     size_t size;
-    tc_result r = tc_ext_size(t, minor, &size);
-    if (r != TC_OK)
-        return r;
-    if (size > cap)
-        return TC_EBADARG; /* buffer below tc_ext_size: nothing was written */
-    r = enc_write(t, minor, buf, len);
-    TC_ASSERT(r != TC_OK || *len == size);
+    tc_result r = enc_size(t, minor, &s, &size);
+    if (r == TC_OK && size > cap)
+        r = TC_EBADARG; /* buffer below tc_ext_size: nothing was written */
+    if (r == TC_OK) {
+        r = enc_write(t, minor, buf, &s, len);
+        TC_ASSERT(r != TC_OK || *len == size);
+    }
+    tc_wstack_destroy(&s);
     return r;
 }
 
 tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t *len)
 {
+    if (minor != 1 && minor != 2)
+        return TC_EBADARG;
+    tc_wstack s;
+    tc_wstack_init(&s);
     size_t size;
-    tc_result r = tc_ext_size(t, minor, &size);
-    if (r != TC_OK)
-        return r;
-    unsigned char *buf = tc_mem_alloc(size);
-    if (!buf)
-        return TC_ENOMEM;
-    r = enc_write(t, minor, buf, len);
+    unsigned char *buf = NULL;
+    tc_result r = enc_size(t, minor, &s, &size);
+    if (r == TC_OK && !(buf = tc_mem_alloc(size)))
+        r = TC_ENOMEM;
+    if (r == TC_OK)
+        r = enc_write(t, minor, buf, &s, len);
+    tc_wstack_destroy(&s);
     if (r != TC_OK) {
         tc_mem_free(buf);
         return r;
@@ -849,6 +948,20 @@ tc_result tc_ext_encode(tc_term t, unsigned minor, unsigned char **bytes, size_t
     TC_ASSERT(*len == size);
     *bytes = buf;
     return TC_OK;
+}
+
+/* The ETS form: the size pass, or (buf) the write pass into what the size pass counted
+ * (ext_ets.h). The walk is compiled twice more for it, with minor a constant, so that the
+ * plain passes (enc_size, enc_write: minor 1 or 2) can drop its tests. */
+tc_result tc__ext_ets_walk(tc_term t, tc_wstack *s, unsigned char *buf, unsigned char **oh, size_t *len)
+{
+    tc_wstack own;
+    tc_wstack_init(&own);
+    if (!s)
+        s = &own;
+    tc_result r = buf ? enc_walk(true, t, TC__EXT_ETS, buf, s, oh, len) : enc_walk(false, t, TC__EXT_ETS, NULL, s, NULL, len);
+    tc_wstack_destroy(&own);
+    return r;
 }
 
 /* ==== decoding ============================================================================ */
@@ -878,6 +991,7 @@ typedef struct decoder {
     tc_wstack vals;
     tc_wstack frames;
     bool strict; /* tc_ext_decode_strict: refuse what binary_to_term/1 lets pass (ext.c's header) */
+    bool ets;    /* the ETS compressed form (ext_ets.h): its atom and ProcBin tags too */
     tc_term *top;       /* the innermost open container's frame, or NULL (a pointer, and maps_open
                          * an unsigned: the values written into terms cannot alias them, so the
                          * hot loop keeps them in registers) */
@@ -964,7 +1078,26 @@ static bool intern(decoder *d, const unsigned char *len_at, const unsigned char 
     return fail_at(d, len_at, r, "atom table full");
 }
 
-/* One atom in any of its four encodings; Latin-1 names are converted to UTF-8. */
+/* ATOM_INTERNAL_REF2/3 of the ETS form (its tag read): the atom's table index, 16 or 24 bits. */
+static bool decode_atom_index(decoder *d, unsigned tag, tc_term *out)
+{
+    const unsigned char *at = d->p;
+    bool wide = tag == ATOM_INTERNAL_REF3;
+    if (!need(d, wide ? 3 : 2, "an atom index"))
+        return false;
+    uint64_t ix = wide ? (uint64_t)get8(d) << 16 : 0;
+    ix |= get16(d);
+    *out = tc_make_atom(ix);
+    return tc_atom_exists(*out) || fail_at(d, at, TC_EPARSE, "atom index %llu is not in the table", (unsigned long long)ix);
+}
+
+static bool is_ets_atom_tag(const decoder *d, unsigned tag)
+{
+    return d->ets && (tag == ATOM_INTERNAL_REF2 || tag == ATOM_INTERNAL_REF3);
+}
+
+/* One atom in any of its four encodings (Latin-1 names are converted to UTF-8), or in the
+ * ETS form by index. */
 static bool decode_atom(decoder *d, tc_term *out)
 {
     const unsigned char *at = d->p;
@@ -972,8 +1105,11 @@ static bool decode_atom(decoder *d, tc_term *out)
         return fail_at(d, at, TC_EPARSE, "input ends where an atom was expected");
     unsigned tag = get8(d);
     bool wide = tag == ATOM_EXT || tag == ATOM_UTF8_EXT;
-    if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT)
+    if (tag != ATOM_EXT && tag != SMALL_ATOM_EXT && tag != ATOM_UTF8_EXT && tag != SMALL_ATOM_UTF8_EXT) {
+        if (is_ets_atom_tag(d, tag))
+            return decode_atom_index(d, tag, out);
         return fail_at(d, at, TC_EPARSE, "expected an atom (tag 100, 115, 118 or 119), found tag %u", tag);
+    }
     const unsigned char *len_at = d->p;
     if (!need(d, wide ? 2 : 1, "an atom's length"))
         return false;
@@ -1554,6 +1690,14 @@ static bool decode_item(decoder *d, tc_term *out, bool *opened)
     case FUN_EXT:
         return fail_at(d, at, TC_EPARSE, "FUN_EXT (tag 117): the old fun format, which binary_to_term refuses since OTP 23");
     default:
+        if (is_ets_atom_tag(d, tag))
+            return decode_atom_index(d, tag, out);
+        if (d->ets && (tag == BINARY_INTERNAL_REF || tag == BIT_BINARY_INTERNAL_REF)) {
+            size_t used = 0;
+            tc_result r = tc__ext_ets_procbin_get(d->a, tag, d->p, left(d), out, &used);
+            d->p += used;
+            return r == TC_OK || fail_at(d, at, r, "%s", r == TC_ENOMEM ? "out of memory" : "embedded ProcBin cut short");
+        }
         return fail_at(d, at, TC_EPARSE, "unknown or misplaced tag %u", tag);
     }
 }
@@ -1814,11 +1958,12 @@ static bool parse(decoder *d, tc_term *result)
     }
 }
 
-/* The term in bytes[first..len) (first: just past the version byte), into a. */
+/* The term in bytes[first..len) (first: just past the version byte; 0 in the ETS form, which
+ * has none), into a. */
 static tc_result decode_term(tc_alloc *a, const unsigned char *bytes, size_t first, size_t len, const char *where,
-                             bool strict, tc_term *out, tc_read_error *err)
+                             bool strict, bool ets, tc_term *out, tc_read_error *err)
 {
-    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict, NULL, 0, TC_NON_VALUE};
+    decoder d = {bytes, bytes + first, bytes + len, where, a, err, TC_OK, {0}, {0}, strict, ets, NULL, 0, TC_NON_VALUE};
     tc_wstack_init(&d.vals);
     tc_wstack_init(&d.frames);
     tc_term *offheap_mark = a->offheap->first;
@@ -1895,7 +2040,7 @@ static tc_result decode_compressed(tc_alloc *a, const unsigned char *bytes, size
     else if (z == 2 && strict)
         r = header_error(err, 6, TC_EPARSE, "bytes after the end of the zlib stream");
     else
-        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", strict, out, err);
+        r = decode_term(a, buf, 1, (size_t)size + 1, "uncompressed byte", strict, false, out, err);
     tc_mem_free(buf);
     return r;
 }
@@ -1909,7 +2054,12 @@ static tc_result decode_ext(tc_alloc *a, const unsigned char *bytes, size_t len,
         return header_error(err, 0, TC_EPARSE, "version byte is %u, expected 131", bytes[0]);
     if (len > 1 && bytes[1] == COMPRESSED)
         return decode_compressed(a, bytes, len, strict, out, err);
-    return decode_term(a, bytes, 1, len, "byte", strict, out, err);
+    return decode_term(a, bytes, 1, len, "byte", strict, false, out, err);
+}
+
+tc_result tc__ext_ets_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out)
+{
+    return decode_term(a, bytes, 0, len, "byte", false, true, out, NULL);
 }
 
 tc_result tc_ext_decode(tc_alloc *a, const unsigned char *bytes, size_t len, tc_term *out, tc_read_error *err)

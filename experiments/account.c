@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* getloadavg */
 /*
  * account — the time account of the eptest loops (DESIGN.md rule 8, scenarios/account.h):
  * at each point (a shape and a payload length), each round, the model's eptest (its counts,
@@ -161,7 +162,7 @@ static bool counts_match(const tc_account_counts *m, const tc_account_counts *v)
 static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
 {
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
-        tc_account_prices p = {0};
+        tc_account_prices p;
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
         tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
     }
@@ -178,7 +179,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     double vals[MAX_ROUNDS];
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
-        tc_account_counts vc = {0}, mc = {0};
+        tc_account_counts vc = {0}, mc = {0}; /* filled field by field by MEDIAN_OF */
         tc_account_prices p = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
         MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
@@ -273,21 +274,8 @@ int main(int argc, char **argv)
         return 1;
     const char *meta_vm = "erl " TC_VM_ACCOUNT_FLAGS " with experiments/beam/account.erl and the cpuclock NIF";
     double load[3] = {0};
-    FILE *la = fopen("/proc/loadavg", "r");
-    if (la) {
-        char text[128];
-        if (fgets(text, sizeof text, la)) {
-            char *at = text, *end;
-            for (int i = 0; i < 3; i++, at = end) {
-                load[i] = strtod(at, &end);
-                if (end == at) { /* not /proc/loadavg's three numbers */
-                    load[0] = load[1] = load[2] = 0;
-                    break;
-                }
-            }
-        }
-        (void)fclose(la);
-    }
+    if (getloadavg(load, 3) != 3)
+        load[0] = load[1] = load[2] = 0;
     if (csv) {
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "account%s (the time account of the eptest loops)", cli.quick ? " --quick" : "");

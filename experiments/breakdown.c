@@ -110,7 +110,7 @@ enum { UNIT_REPEATS = 15 };
  * the proposal copy_shallow_fast when the lookup uses it). */
 static tc_result measure_copy_units(tc_term data, uint64_t words, tc_copy_out kind, unit_costs *u)
 {
-    buffer_alloc b = {.iface = {buffer_take, NULL}, .cap = words + 2};
+    buffer_alloc b = {.iface = {buffer_take, NULL, NULL}, .cap = words + 2};
     b.iface.offheap = &b.oh;
     b.words = tc_mem_alloc(b.cap * sizeof *b.words);
     tc_copy_compact *stored = NULL;

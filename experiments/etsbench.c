@@ -2,7 +2,9 @@
  * etsbench — the 2009 "how fast is ETS" replay (seed 2009-how-fast-is-ets.txt): insert and
  * lookup of N {I, hello} (I from N down to 1, as the seed's dotimes), the seed's 2-writer
  * update, and update_counter(T, I, {2, 1}), for each lock mode on 1 and 2 scheduler
- * threads; then the process dictionary (put, get, get+put as a counter) as the baseline.
+ * threads; the same on one thread with a [set, compressed] table (lock mode `compressed`:
+ * r13b's locks, as OTP 25's plain set, whose rows are `r13b`); then the process dictionary
+ * (put, get, get+put as a counter) as the baseline.
  *
  * The loops themselves (what the threads mean, the modelled processes and their heaps) are
  * scenarios/etsloops.h's. `none` (-smp disable) has one scheduler only. The seed's own SMP
@@ -46,8 +48,9 @@ static const tc_bench_cli_spec spec = {
     .prog = "etsbench",
     .about = "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
              "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
-             "read_concurrency) on 1 and 2 threads, then process-dictionary put/get/counter; prints\n"
-             "ops/s in the seed's style, what the locks cost per operation, and the seed beside it.",
+             "read_concurrency) on 1 and 2 threads, a compressed table on 1, then process-dictionary\n"
+             "put/get/counter; prints ops/s in the seed's style, what the locks cost per operation,\n"
+             "and the seed beside it.",
     .iterations = {"objects, N", 2, 100000000, "1000000, as the seed; --quick 20000"},
     .repeats = {"repeats per figure, median reported", 1, MAX_REPEATS, "3, --quick 5"},
     .quick = "N = 20000, 5 repeats (under 10 s)",
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
     config c = {{cli.iterations ? cli.iterations : quick ? 20000 : 1000000,
                  cli.extra[X_MIN_HEAP].given ? (uint64_t)cli.extra[X_MIN_HEAP].number : 9999999,
                  cli.extra[X_META_LOCK].given,
-                 (unsigned)cli.extra[X_BUCKET_LOCKS].number},
+                 (unsigned)cli.extra[X_BUCKET_LOCKS].number, false},
                 (int)(cli.repeats ? cli.repeats : quick ? 5 : 3)};
     if (c.loop.bucket_locks & (c.loop.bucket_locks - 1))
         return tc_bench_cli_bad(&cli, "--bucket-locks", "a power of two in 1..256, or 0",
@@ -199,7 +202,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
 
-    enum { ETS_ROWS = 7 * 4, PD_ROWS = 2 * 3 };
+    enum { ETS_ROWS = 8 * 4, PD_ROWS = 2 * 3 };
     static row rows[ETS_ROWS + PD_ROWS];
     int nrows = 0;
     for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
@@ -216,6 +219,17 @@ int main(int argc, char **argv)
             }
             nrows += 4;
         }
+    /* A [set, compressed] table, as OTP 25's plain set is locked (r13b's modes) */
+    config cc = c;
+    cc.loop.compressed = true;
+    row *cr = &rows[nrows];
+    for (int i = 0; i < 4; i++)
+        cr[i] = (row){.mode = "compressed", .threads = 1, .what = (tc_etsloop_op)i, .has_lock = true};
+    for (int rep = 0; rep < c.repeats; rep++) {
+        tc_progress_line("compressed, 1 thread, repeat %d/%d", rep + 1, c.repeats);
+        ets_repeat(&cc, TC_ETS_LOCK_R13B, 1, cr, rep);
+    }
+    nrows += 4;
     static const tc_etsloop_op pd_ops[] = {TC_ETSLOOP_PUT, TC_ETSLOOP_GET, TC_ETSLOOP_UPDATE_COUNTER};
     for (int th = 1; th <= 2; th++)
         for (int i = 0; i < 3; i++) {
@@ -239,6 +253,8 @@ int main(int argc, char **argv)
                       quick ? " --quick" : "", (long long)c.loop.n, c.repeats, (unsigned long long)c.loop.heap_words,
                       c.loop.meta_lock ? " --meta-lock" : "", c.loop.bucket_locks ? c.loop.bucket_locks : 64);
         tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
+        tc_bench_meta(csv, "compressed", "lock_mode compressed: a [set, compressed] table with r13b's locks "
+                                         "(OTP 25's plain set takes those: its rows are r13b)");
         tc_bench_meta(csv, "threads", "schedulers; 2 threads split the keys in halves, except the 2-writer "
                                       "update (both writers, all keys, same order)");
         tc_bench_meta(csv, "ns_per_op", "median wall time of the run / all operations of the run");
@@ -265,7 +281,12 @@ int main(int argc, char **argv)
     printf("lock_ns: clocked lock phase per operation; loop_ns: the locks alone in a loop; long_ns: "
            "clocked intervals over 100 us (%llu), per operation\n",
            (unsigned long long)dropped_total);
-    const row *none = &rows[0], *wc1 = &rows[4 * 3], *wc2 = &rows[4 * 4];
+    const row *none = &rows[0], *r13b1 = &rows[4 * 1], *wc1 = &rows[4 * 3], *wc2 = &rows[4 * 4], *comp = &rows[4 * 7];
+    printf("\ncompressed beside r13b (the same locks), 1 thread: lookup %.1f ns against %.1f (%.2fx), insert "
+           "%.1f against %.1f (%.2fx)\n",
+           median(comp[1].ns, c.repeats), median(r13b1[1].ns, c.repeats),
+           median(comp[1].ns, c.repeats) / median(r13b1[1].ns, c.repeats), median(comp[0].ns, c.repeats),
+           median(r13b1[0].ns, c.repeats), median(comp[0].ns, c.repeats) / median(r13b1[0].ns, c.repeats));
     printf("\nseed (R13B01, 2009) beside the model; ops/s as the seed computes them (N / wall time)\n");
     printf("%-30s %12s   %-34s %12s\n", "seed run", "seed", "model", "model");
     printf("%-30s %12.0f   %-34s %12.0f\n", "-smp disable insert", 855202.28, "none, 1 thread, insert",

@@ -185,6 +185,11 @@ static const tc_policy_field fields[] = {
      "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
      "round-trip pass (seed); eptest.erl as compiled, one server, a meter, ets:new and "
      "persistent_term:put before the passes (eptest_erl)"},
+    {"ets_compressed", BOOL(ets_compressed), ERAS("off", NULL, "off"),
+     "OTP 25 erl_db.c ets_new_2 (am_compressed), erl_db_util.c db_store_term_comp, db_copy_from_comp; "
+     "R10B-2 and R13B01 erl_db.c take no compressed option",
+     "the workload's ETS table is [set, compressed]: each non-key element stored in the ETS form of the "
+     "external format, each lookup decoding it"},
     {"gc_stress", BOOL(gc_stress), ERAS("off", NULL, "off"),
      "none: a test mode of the model (TC_GC_STRESS=1)",
      "every HAlloc makes a fragment and every safe point collects"},

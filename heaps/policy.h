@@ -199,6 +199,10 @@ typedef struct tc_policy {
      * that no VM has (the same words and counts, only faster). */
     tc_copy_out copy_out;
     tc_tester tester; /* the benchmark program the eptest workload runs (scenarios/workload.h) */
+    /* The workload's table is [set, compressed] (ets:new's option, stores/ets.h): objects
+     * stored as db_store_term_comp does, lookups decoding them (copy/compressed.h). No era
+     * had it by default; R10B-2 and R13B01 have no such option. */
+    bool ets_compressed;
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     /* sbct and the segment cache (mcs) are table fields; the eheap allocator's other settings

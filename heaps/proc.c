@@ -5,6 +5,29 @@
 
 static tc_term *proc_alloc(tc_alloc *self, size_t words) { return tc_proc_halloc((tc_proc *)self, words); }
 
+/* HRelease (erl_vm.h): the unused tail of the last HAlloc goes back to the heap when it was
+ * bumped there, else to the head fragment (erts_heap_frag_shrink: its used size and mbuf_sz
+ * shrink; the fragment keeps its size). */
+static void proc_release(tc_alloc *self, tc_term *end, tc_term *used)
+{
+    tc_proc *p = (tc_proc *)self;
+    if (used >= p->heap && used < p->htop) {
+        TC_ASSERT(end == p->htop);
+        p->htop = used;
+        return;
+    }
+    tc_heapfrag *f = p->mbuf; /* the last HAlloc went to a fragment: the head one */
+    TC_ASSERT(used >= f->mem && end == f->mem + f->used_size);
+    size_t back = (size_t)(end - used);
+    f->used_size -= back;
+    if (p->policy.frag_rule == TC_FRAG_ARITH) {
+        if (f == p->arith_frag) /* do_alloc counts whole fragments: the tail becomes arith heap again */
+            p->arith_avail += back;
+    } else if (f != p->aheap) { /* a delayed GC's heap is outside mbuf_sz */
+        p->mbuf_sz -= back;
+    }
+}
+
 static tc_result proc_new(tc_mseg *mem, const tc_policy *policy, uint64_t arg_words, tc_proc **out)
 {
     tc_proc *p = tc_mem_calloc(1, sizeof *p);
@@ -27,6 +50,7 @@ static tc_result proc_new(tc_mseg *mem, const tc_policy *policy, uint64_t arg_wo
     p->htop = p->high_water = p->heap;
     p->hend = p->stop = p->heap + p->heap_sz;
     p->iface.alloc = proc_alloc;
+    p->iface.release = proc_release;
     p->iface.offheap = &p->off_heap;
     p->msgq_last = &p->msgq;
     p->stats.heaps_allocated = 1;
@@ -223,9 +247,10 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
 static tc_term *halloc_exact(tc_proc *p, size_t need)
 {
     tc_heapfrag *f = p->mbuf;
-    if (f && f != p->aheap && need <= f->alloc_size - f->used_size) {
+    if (f && f != p->aheap && need <= f->alloc_size - f->used_size) { /* a tail HRelease gave back */
         tc_term *hp = f->mem + f->used_size;
         f->used_size += need;
+        p->mbuf_sz += need;
         return hp;
     }
     f = tc_heapfrag_new(p->mem, need);

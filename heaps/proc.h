@@ -140,7 +140,9 @@ void tc_proc_free(tc_proc *p);
 const tc_policy *tc_proc_policy(const tc_proc *p);
 /* The memory source its heaps and fragments come from. */
 tc_mseg *tc_proc_mem(const tc_proc *p);
-/* HAlloc as an allocator: constructors build straight onto this heap. */
+/* HAlloc as an allocator: constructors build straight onto this heap. Its release is
+ * HRelease: htop moves back, or the head fragment's used size and mbuf_sz shrink
+ * (erts_heap_frag_shrink), so a later HAlloc may take that fragment's tail. */
 tc_alloc *tc_proc_alloc(tc_proc *p);
 /* The ProcBins on the heap and in its HAlloc fragments (erts MSO). */
 tc_offheap *tc_proc_offheap(tc_proc *p);

@@ -6,8 +6,9 @@ set title 'Crossover length per term shape (no bar: the lookup never loses on th
 set ylabel 'payload length L (log)'
 set logscale y
 set format y '%.0f'
-# the grid ends at 30000: the top leaves room above its longest bar
-set yrange [1:300000]
+# the axis spans the grid, 10 to 30000 (a log axis: the grid's lengths span three decades);
+# the top leaves room for the key above the longest bar
+set yrange [5:300000]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1

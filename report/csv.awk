@@ -78,6 +78,15 @@ function _csv_metaline(name, line,    key) {
 
 function csv_meta_has(name, key) { return (name, key) in _csv_meta }
 
+# Whether NAME's header has COLUMN.
+function csv_col_has(name, column) { return (name, column) in _csv_col }
+
+# NAME's column names, in order, into arr[1..n]; returns n.
+function csv_names(name, arr) {
+    if (!(name in csv_ncols)) csv_die(name " has no header row")
+    return csv_split(_csv_names[name], arr)
+}
+
 function csv_meta_of(name, key) {
     if (!((name, key) in _csv_meta)) csv_die(name " has no \"# " key ":\" line")
     return _csv_meta[name, key]

@@ -13,7 +13,7 @@ set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: report/derive.sh RESULTS DERIVED QUICK" >&2; exit 2; }
 res="$1" der="$2" quick="$3"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-data=$here/data
+data=$res/data
 
 # The eras by name, from the data: the native one (the VM installed here: the policy table's
 # '# native:' line, results/policy.csv) and the 2005 seed's (its CSV's '# era: seed-NAME').
@@ -61,13 +61,29 @@ awk "$lib"'
     { r[++n] = $0; s[n] = csv_get("source"); k[n] = csv_get("lens_set"); if (csv_get("variant") == "shipped") inst = s[n] }
     END { if (inst == "") csv_die(csv_files() ": no shipped rows"); for (i = 1; i <= n; i++) if (s[i] == inst && k[i] == "interventions") print r[i] }' \
     "$data/vm-interventions.csv" >"$der/vm-interventions.csv"
+inst=$(awk "$lib"' !csv_row() { next } csv_get("variant") == "shipped" { print csv_get("source"); exit }' "$der/vm-interventions.csv")
+# Each row's ratios with the interval of its rounds (report/data/vm-interventions-rounds.csv:
+# the VM's rounds of the variant on the installed VM's source, the model's of its switch).
+awk "$lib"'
+    function ci(k,    a, j) { for (j = 1; j <= nr[k]; j++) a[j] = r[k, j] + 0; return median_ci(a, nr[k]) }
+    FILENAME ~ /rounds/ { if (!csv_row()) next
+        if (csv_get("side") == "vm" && csv_get("source") != inst) next
+        k = csv_get("side") SUBSEP csv_get("variant") SUBSEP csv_get("payload_len"); r[k, ++nr[k]] = csv_get("ratio"); next }
+    /^#/ { print; next }
+    !csv_row() { if ($0 !~ /^[ \t]*$/) print $0 ",vm_ratio_lo,vm_ratio_hi,model_ratio_lo,model_ratio_hi,ratio_cover"; next }
+    { kv = "vm" SUBSEP csv_get("variant") SUBSEP csv_get("payload_len"); km = "model" SUBSEP csv_get("model_ablation") SUBSEP csv_get("payload_len")
+      if (!(kv in nr) || !(km in nr)) csv_die(FILENAME ": no rounds for " csv_get("variant") " at L = " csv_get("payload_len"))
+      ci(kv); vl = ci_lo; vh = ci_hi; c = ci_cover; ci(km)
+      printf "%s,%s,%s,%s,%s,%.4f\n", $0, vl, vh, ci_lo, ci_hi, c }' \
+    inst="$inst" "$data/vm-interventions-rounds.csv" "$der/vm-interventions.csv" >"$der/vm-interventions.tmp" && mv "$der/vm-interventions.tmp" "$der/vm-interventions.csv"
 awk "$lib"'
     function arrow(x, y) { return x " → " y }
     function way(x, base, floor) { return x - base > floor && x > 1.15 * base ? "up" : base - x > floor && x < base / 1.15 ? "down" : "same" }
+    function ciway(s, k, b) { return v[k, s "_ratio_hi"] + 0 < v[b, s "_ratio_lo"] + 0 ? "down" : v[k, s "_ratio_lo"] + 0 > v[b, s "_ratio_hi"] + 0 ? "up" : "same" }
     !csv_row() { next }
     {
         k = csv_get("variant") SUBSEP csv_get("payload_len"); rows[++nr] = k
-        n = split("vm_lookup_gcs model_lookup_gcs vm_lookup_faults model_lookup_faults vm_ratio model_ratio", col, " ")
+        n = split("vm_lookup_gcs model_lookup_gcs vm_lookup_faults model_lookup_faults vm_ratio model_ratio vm_ratio_lo vm_ratio_hi model_ratio_lo model_ratio_hi", col, " ")
         for (i = 1; i <= n; i++) v[k, col[i]] = csv_get(col[i])
     }
     END {
@@ -77,7 +93,7 @@ awk "$lib"'
             if (kk[1] == "shipped" || kk[1] == "rebuilt" || !((b, "vm_lookup_gcs") in v) || !((m, "model_lookup_gcs") in v)) continue
             g1 = way(v[k, "vm_lookup_gcs"], v[b, "vm_lookup_gcs"], 20); g2 = way(v[k, "model_lookup_gcs"], v[m, "model_lookup_gcs"], 20)
             f1 = way(v[k, "vm_lookup_faults"], v[b, "vm_lookup_faults"], 20); f2 = way(v[k, "model_lookup_faults"], v[m, "model_lookup_faults"], 20)
-            r1 = way(v[k, "vm_ratio"], v[b, "vm_ratio"], 0); r2 = way(v[k, "model_ratio"], v[m, "model_ratio"], 0)
+            r1 = ciway("vm", k, b); r2 = ciway("model", k, m)
             printf "%s,%s,%s,%s,%s,%s,%s,", kk[1], kk[2], arrow(v[b, "vm_lookup_gcs"], v[k, "vm_lookup_gcs"]),
                 arrow(v[m, "model_lookup_gcs"], v[k, "model_lookup_gcs"]), g1, g2, g1 == g2 ? "yes" : "no"
             printf "%s,%s,%s,%s,%s,", arrow(v[b, "vm_lookup_faults"], v[k, "vm_lookup_faults"]),
@@ -94,6 +110,23 @@ awk "$lib"'
     END { print "variant,lengths,gcs_agree,faults_agree,ratio_agree"
           for (i = 1; i <= nv; i++) { v = order[i]; printf "%s,%d,%d,%d,%d\n", v, n[v], g[v], f[v], r[v] } }' \
     "$der/vm-interventions-moves.csv" >"$der/vm-interventions-agree.csv"
+# Where each intervention's VM counts and its model switch's differ: the lookup loop's GCs by
+# more than 3 %, its minor faults by more than 15 % and 200 per 1000, its carriers by more than
+# 2 per 1000 (the fidelity sweep's bounds).
+awk "$lib"'
+    function off(m, v, rel, abs_) { d = m - v; if (d < 0) d = -d; return d > abs_ && d > rel * v }
+    !csv_row() { next }
+    { n++; vg = csv_get("vm_lookup_gcs"); mg = csv_get("model_lookup_gcs"); vf = csv_get("vm_lookup_faults"); mf = csv_get("model_lookup_faults")
+      vc = csv_get("vm_carriers"); mc = csv_get("model_carriers"); what = ""
+      if (off(mg, vg, 0.03, 0)) what = "GCs"
+      if (off(mf, vf, 0.15, 200)) what = what (what == "" ? "" : "; ") "faults"
+      if (off(mc, vc, 0, 2)) what = what (what == "" ? "" : "; ") "carriers"
+      if (what != "") { w++; row[w] = sprintf("%s,%s,%s,%s,%s,%s,%s,%s,%s", csv_get("variant"), csv_get("payload_len"), vg, mg, vf, mf, vc, mc, what) } }
+    END { print "variant,payload_len,vm_gcs,model_gcs,vm_faults,model_faults,vm_carriers,model_carriers,what"
+          if (!w) print "-,-,-,-,-,-,-,-,none"
+          for (i = 1; i <= w; i++) print row[i]
+          printf "rows,differ\n%d,%d\n", n, w > sumf }' sumf="$der/vm-interventions-differ-summary.csv" \
+    "$der/vm-interventions.csv" >"$der/vm-interventions-differ.csv"
 # The rebuild check: the rebuilt VM's counts against the shipped VM's at every length; the minor
 # faults, a count of the whole OS process, vary by round, so beside their medians go the
 # rounds' range (vm-interventions-rounds.csv) and whether each median lies within the other's.
@@ -111,8 +144,9 @@ awk "$lib"'
               within = (sf[k] >= lo[r] && sf[k] <= hi[r]) || (rf[k] >= lo[s] && rf[k] <= hi[s])
               printf "%s,%s,%s,%s,%s,%s,%+.0f,%d-%d,%d-%d,%s\n", k, sg[k], rg[k], sg[k] == rg[k] ? "yes" : "no", sf[k], rf[k],
                   (sf[k] > 0 ? 100 * (rf[k] - sf[k]) / sf[k] : 0), lo[s], hi[s], lo[r], hi[r], within ? "yes" : "no" } }' \
-    inst="$(awk "$lib"' !csv_row() { next } csv_get("variant") == "shipped" { print csv_get("source"); exit }' "$der/vm-interventions.csv")" \
-    "$data/vm-interventions-rounds.csv" "$der/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+    inst="$inst" "$data/vm-interventions-rounds.csv" "$der/vm-interventions.csv" >"$der/vm-interventions-rebuild.csv"
+awk "$lib"'!csv_row() { next } { n++; g += csv_get("gcs_equal") == "yes"; c = csv_get("faults_change_pct") + 0; f += (c <= 15 && c >= -15) }
+    END { print "lengths,gcs_equal,faults_within_15"; printf "%d,%d,%d\n", n, g, f }' "$der/vm-interventions-rebuild.csv" >"$der/vm-interventions-rebuild-summary.csv"
 # The word test on every source, at every length (the interventions' and the band edges): the
 # source as built (rebuilt) against word_gc_test, the medians of the rounds and their range;
 # the interpreter of the same source (emu) where it ran, whose test is the C macro's; *_repro_*
@@ -239,6 +273,17 @@ if [ -n "$vmfiles" ]; then
     } >"$der/vm-variants.csv"
 fi
 
+# The minimum-heap variant beside the plain run, at the longest length that has both.
+if [ -f "$der/vm-variants.csv" ]; then
+    awk "$lib"'
+        !csv_row() { next }
+        csv_get("lookup") == "ets_lookup" { L = csv_get("payload_len") + 0; r[csv_get("variant"), L] = csv_get("ratio")
+            if ((("as_shipped", L) in r) && (("min_heap", L) in r) && L > best) best = L }
+        END { if (!best) exit; print "payload_len,ratio,min_heap_ratio"; printf "%d,%s,%s\n", best, r["as_shipped", best], r["min_heap", best] }' \
+        "$der/vm-variants.csv" >"$der/vm-min-heap.csv"
+    [ -s "$der/vm-min-heap.csv" ] || rm -f "$der/vm-min-heap.csv"
+fi
+
 # ---- the VM's summary: the plain eptest run at the length run.sh ran its variants at ------------
 vmbase="" vmlen=-1
 for f in "$res"/vm/eptest_ints_*.csv; do
@@ -279,21 +324,73 @@ if [ -n "$vmbase" ]; then
         }' "$vmbase" >"$der/vm-summary.csv"
 fi
 
-# ---- figure 5: the ablation ratios, one column per era ------------------------------------
-# The eras and the variants as ablate ran them (its rows, in their order), so a new era or a
-# new variant needs nothing here; ablate-eras.csv gives each era's payload length.
+# ---- the ablation: its runs' medians, their spread, and figure 5 ------------------------------
+# results/ablate-rN.csv: ablate's runs (one repeat each, every switch in turn, run after run).
+# derived/ablate.csv: per era and switch the median of the runs' times (µs per pass) and ratio
+# with their interval (median_ci: with 3 runs, the smallest and the largest), and the medians of
+# the counts per 1000 operations (the model's counts do not change from run to run); moved_* say how the lookup, the
+# round trip and the ratio stand to the era's baseline: down or up when the intervals do not
+# overlap (counts: when they differ), else same. ablate-wide.csv: figure 5's columns, with the
+# real VM's interventions at the native era's length beside the switch each patches; one column
+# and its interval per era ablate ran (ablate-eras.csv: each era's payload length), so a new era
+# or a new variant needs nothing here.
 awk "$lib"'
+    function ci(k, c,    a, j) { for (j = 1; j <= nr[k]; j++) a[j] = v[k, j, c] + 0; return median_ci(a, nr[k]) }
+    function mv(x, xl, xh, b, bl, bh) { return xh < bl ? "down" : xl > bh ? "up" : "same" }
+    function shown(k, c, f) { return sprintf(f " (" f "–" f ")", m[k, c], l[k, c], h[k, c]) }
     !csv_row() { next }
-    { a = csv_get("ablation"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
-      e = csv_get("era"); if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e; len[e] = csv_get("payload_len") }
-      r[a, e] = csv_get("ratio") }
+    { k = csv_get("era") SUBSEP csv_get("ablation"); if (!(k in nr)) order[++n] = k; j = ++nr[k]
+      nc = split("proc_us lookup_us ratio proc_faults lookup_faults lookup_gcs lookup_gc_words lookup_carriers_mapped proc_gcs proc_gc_words", cols, " ")
+      # times per pass as measured; counts per 1000 operations, whatever the calls per pass
+      for (i = 1; i <= nc; i++) v[k, j, cols[i]] = csv_get(cols[i]) * (i > 3 ? 1000 / csv_get("iterations") : 1)
+      shape[k] = csv_get("shape"); len[k] = csv_get("payload_len"); it[k] = csv_get("iterations") }
     END {
-        printf "ablation"; for (j = 1; j <= ne; j++) printf ",%s", eras[j]; printf "\n"
-        for (i = 1; i <= n; i++) { printf "%s", order[i]; for (j = 1; j <= ne; j++) printf ",%s", r[order[i], eras[j]]; printf "\n" }
+        print "era,ablation,shape,payload_len,iterations,rounds,ci_cover,proc_us,proc_us_lo,proc_us_hi,lookup_us,lookup_us_lo,lookup_us_hi,ratio,ratio_lo,ratio_hi," \
+              "proc_faults,lookup_faults,lookup_gcs,lookup_gc_words,lookup_carriers_mapped,proc_gcs,proc_gc_words,moved_lookup,moved_proc,moved_ratio,moved_lookup_gcs,moved_proc_gcs," \
+              "lookup_shown,proc_shown,ratio_shown"
+        for (o = 1; o <= n; o++) { k = order[o]
+            for (i = 1; i <= 3; i++) { c = cols[i]; m[k, c] = ci(k, c); l[k, c] = ci_lo; h[k, c] = ci_hi }
+            cover[k] = ci_cover
+            for (i = 4; i <= nc; i++) { c = cols[i]; m[k, c] = ci(k, c) } }
+        for (o = 1; o <= n; o++) { k = order[o]; split(k, p, SUBSEP); b = p[1] SUBSEP "baseline"
+            if (!((b, "ratio") in m)) csv_die(csv_files() ": no baseline row for the era " p[1])
+            printf "%s,%s,%s,%s,%s,%d,%.4f", p[1], p[2], shape[k], len[k], it[k], nr[k], cover[k]
+            printf ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f", m[k, "proc_us"], l[k, "proc_us"], h[k, "proc_us"],
+                m[k, "lookup_us"], l[k, "lookup_us"], h[k, "lookup_us"], m[k, "ratio"], l[k, "ratio"], h[k, "ratio"]
+            for (i = 4; i <= nc; i++) printf ",%d", m[k, cols[i]]
+            printf ",%s,%s,%s,%s,%s", mv(m[k, "lookup_us"], l[k, "lookup_us"], h[k, "lookup_us"], m[b, "lookup_us"], l[b, "lookup_us"], h[b, "lookup_us"]),
+                mv(m[k, "proc_us"], l[k, "proc_us"], h[k, "proc_us"], m[b, "proc_us"], l[b, "proc_us"], h[b, "proc_us"]),
+                mv(m[k, "ratio"], l[k, "ratio"], h[k, "ratio"], m[b, "ratio"], l[b, "ratio"], h[b, "ratio"]),
+                mv(m[k, "lookup_gcs"], m[k, "lookup_gcs"], m[k, "lookup_gcs"], m[b, "lookup_gcs"], m[b, "lookup_gcs"], m[b, "lookup_gcs"]),
+                mv(m[k, "proc_gcs"], m[k, "proc_gcs"], m[k, "proc_gcs"], m[b, "proc_gcs"], m[b, "proc_gcs"], m[b, "proc_gcs"])
+            printf ",%s,%s,%s\n", shown(k, "lookup_us", "%.0f"), shown(k, "proc_us", "%.0f"), shown(k, "ratio", "%.2f")
+        }
+    }' "$res"/ablate-r*.csv >"$der/ablate.csv"
+# The VM beside the model (figure 5): each intervention's lookup / round trip at the native
+# era's ablation length, the median of its rounds and their smallest and largest, on the switch
+# the patch makes (report/data/vm-interventions-rounds.csv, the installed VM's source).
+awk "$lib"'
+    function ci(k,    a, j) { for (j = 1; j <= nr[k]; j++) a[j] = r[k, j] + 0; return median_ci(a, nr[k]) }
+    FILENAME ~ /ablate.csv$/ { if (!csv_row()) next
+        a = csv_get("ablation"); e = csv_get("era"); if (!(a in seen)) { seen[a] = 1; order[++n] = a }
+        if (!(e in eseen)) { eseen[e] = 1; eras[++ne] = e; len[e] = csv_get("payload_len") }
+        m[a, e] = csv_get("ratio"); lo[a, e] = csv_get("ratio_lo"); hi[a, e] = csv_get("ratio_hi"); next }
+    FILENAME ~ /rounds/ { if (!csv_row()) next
+        if (csv_get("side") != "vm" || csv_get("source") != inst) next
+        k = csv_get("variant") SUBSEP csv_get("payload_len"); r[k, ++nr[k]] = csv_get("ratio"); next }
+    END {
+        if (!(native in eseen)) csv_die(csv_files() ": ablate ran no " native " rows")
+        L = len[native]
+        # the patch that makes each switch in the VM
+        vm["baseline"] = "shipped"; vm["word_gc_test"] = "word_gc_test"; vm["no_long_gc_delay"] = "no_long_gc_delay"; vm["fresh_pages"] = "mseg_no_cache"
+        printf "ablation"; for (j = 1; j <= ne; j++) printf ",%s,%s_lo,%s_hi", eras[j], eras[j], eras[j]; print ",vm,vm_lo,vm_hi,vm_variant,x"
+        for (i = 1; i <= n; i++) { a = order[i]; k = vm[a] SUBSEP L
+            printf "%s", a; for (j = 1; j <= ne; j++) printf ",%s,%s,%s", m[a, eras[j]], lo[a, eras[j]], hi[a, eras[j]]
+            if ((a in vm) && (k in nr)) printf ",%.3f,%.3f,%.3f,%s", ci(k), ci_lo, ci_hi, vm[a]; else printf ",,,,"
+            printf ",%d\n", i - 1 }
         print "era,payload_len" > erasf
         for (j = 1; j <= ne; j++) print eras[j] "," len[eras[j]] > erasf
-    }
-' erasf="$der/ablate-eras.csv" "$res/ablate.csv" >"$der/ablate-wide.csv"
+    }' native="$native" inst="$inst" erasf="$der/ablate-eras.csv" "$der/ablate.csv" "$data/vm-interventions-rounds.csv" >"$der/ablate-wide.csv"
 
 # ---- figure 4: phase shares per test, counters and profiler side by side ------------------
 # One round trip (proc2, the middle pass) and the three ETS tests of each era; the empty loop
@@ -493,10 +590,12 @@ if [ -f "$res/account.csv" ]; then
 fi
 
 # ---- termcopy explain --vm on five terms: each side's verdict and whether they agree ---------
-# The verdict is explain's own: the lookup is slower than a round trip when the ratio is above 1.
+# The verdict of one run: the lookup is slower than a round trip when the ratio is above 1.1,
+# faster below 0.9, else even (the fidelity sweep's band: one run is not a measurement of a
+# difference within 10 %).
 if [ -f "$res/explain.csv" ]; then
     awk "$lib"'
-        function verdict(r) { return r > 1 ? "slower" : "faster" }
+        function verdict(r) { return r > 1.1 ? "slower" : r < 0.9 ? "faster" : "even" }
         !csv_row() { next }
         { n++; m = verdict(csv_get("model_ratio")); v = verdict(csv_get("vm_ratio")); same = m == v; agree += same
           row[n] = sprintf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", csv_get("term"), csv_get("model_ratio"), csv_get("vm_ratio"),
@@ -591,53 +690,99 @@ fi
 
 # ---- the canonical run: the model's OTP 25 loops against the VM's, alternated ---------------
 # From experiments/beam/fidelity.sh: model and VM runs alternated round by round; per shape and
-# length the median of each side's per-round lookup / round-trip ratios with their range over
-# the rounds, and the medians of the counts behind them (per 1000 operations of each pass).
-# The report's opening table reads this file, and every later section that quotes an OTP 25
-# ratio quotes it or says what it measured instead.
+# length each side's lookup / round-trip ratio is the median of its per-round ratios with the
+# 95 % interval of that median (report/stats.awk median_ci: the order-statistic interval), and
+# the counts behind it are the medians of the rounds (per 1000 operations of each pass). A
+# side "loses" (the lookup costs more than a round trip) when its interval lies above 1, "wins"
+# when below, else it is "even". The report's opening table reads this file, and every later
+# section that quotes an OTP 25 ratio quotes it or says what it measured instead.
+# The model with the vm_overhead phase (the VM's fixed per-operation cost the model does not
+# execute, measured once in this run by unitcost with the payload []: VM minus model, never
+# below 0) is the model's own rounds with that phase added to each pass: answer-overhead.csv.
 if [ -f "$res/fidelity.csv" ]; then
-    awk "$lib"'
+    oh_rt=0 oh_lk=0 oh_from=absent
+    if [ -f "$res/unitcost.csv" ]; then
+        read -r oh_rt oh_lk oh_from < <(awk "$lib"'
+            !csv_row() { next }
+            csv_get("shape") == "nil" && csv_get("vm_ns") ~ /^[0-9.]+$/ { d = csv_get("vm_ns") - csv_get("model_ns"); oh[csv_get("unit")] = d > 0 ? d : 0 }
+            END { if (("round_trip_fixed" in oh) && ("lookup_fixed" in oh)) printf "%.1f %.1f unitcost\n", oh["round_trip_fixed"], oh["lookup_fixed"]
+                  else print "0 0 absent" }' "$res/unitcost.csv")
+    fi
+    awk -v oh_rt="$oh_rt" -v oh_lk="$oh_lk" -v oh_from="$oh_from" -v ohf="$der/answer-overhead.csv" "$lib"'
         function med(key, s, col,    k, a) { for (k = 1; k <= n[key, s]; k++) a[k] = v[key, s, k, col]; return median(a, n[key, s]) }
         function pair(key, col) { return sprintf("%.0f / %.0f", med(key, "vm", col), med(key, "model", col)) }
+        # the median of a side'"'"'s per-round ratios, its interval in lo[s], hi[s]
+        function ci(key, s, col,    k, a) { for (k = 1; k <= n[key, s]; k++) a[k] = v[key, s, k, col] + 0
+            r = median_ci(a, n[key, s]); lo[s] = ci_lo; hi[s] = ci_hi; cover = ci_cover; return r }
+        function side(l, h) { return l > 1 ? "loses" : h < 1 ? "wins" : "even" }
         !csv_row() { next }
         { key = csv_get("shape") SUBSEP csv_get("payload_len"); s = csv_get("source"); k = ++n[key, s]; keys[key] = 1
           v[key, s, k, "ratio"] = csv_get("ratio")
           v[key, s, k, "proc_us"] = csv_get("proc_us"); v[key, s, k, "lookup_us"] = csv_get("lookup_us")
           v[key, s, k, "gcs"] = csv_get("lookup_gcs"); v[key, s, k, "faults"] = csv_get("lookup_faults")
           v[key, s, k, "carriers"] = csv_get("lookup_carriers"); v[key, s, k, "pgcs"] = csv_get("proc_gcs")
-          v[key, s, k, "pfaults"] = csv_get("proc_faults") }
+          v[key, s, k, "pfaults"] = csv_get("proc_faults")
+          if (s == "model") { it = csv_meta("iterations") + 0
+              v[key, s, k, "oh_ratio"] = (csv_get("lookup_us") + it * oh_lk / 1000) / (csv_get("proc_us") + it * oh_rt / 1000) } }
         END {
-            print "shape,payload_len,model_ratio,vm_ratio,model_over_vm,same_side,model_range,vm_range," \
+            print "shape,payload_len,model_ratio,model_ratio_lo,model_ratio_hi,vm_ratio,vm_ratio_lo,vm_ratio_hi,ci_cover,rounds," \
+                  "model_side,vm_side,same_side,model_over_vm," \
                   "model_lookup_us,vm_lookup_us,model_proc_us,vm_proc_us," \
                   "model_lookup_gcs,vm_lookup_gcs,model_proc_gcs,vm_proc_gcs,model_lookup_faults,vm_lookup_faults," \
-                  "model_lookup_carriers,vm_lookup_carriers,rounds,vm_shown,model_shown,gcs_shown,proc_gcs_shown," \
-                  "faults_shown,carriers_shown,model_lo,model_hi,vm_lo,vm_hi"
+                  "model_lookup_carriers,vm_lookup_carriers,vm_shown,model_shown,gcs_shown,proc_gcs_shown," \
+                  "faults_shown,carriers_shown"
+            printf "# vm_overhead: %s ns per round trip, %s ns per lookup (the VM'"'"'s fixed cost minus the model'"'"'s, payload [], from %s)\n", oh_rt, oh_lk, oh_from > ohf
+            print "shape,payload_len,model_ratio,model_ratio_lo,model_ratio_hi,oh_ratio,oh_ratio_lo,oh_ratio_hi,vm_ratio,vm_ratio_lo,vm_ratio_hi,rounds" > ohf
             m = 0
             for (key in keys) { split(key, p, SUBSEP); ord[++m] = (p[1] == "ints" ? 0 : 1) * 1e6 + p[2]; name[ord[m]] = key }
             sort(ord, m)
             for (i = 1; i <= m; i++) {
                 key = name[ord[i]]; split(key, p, SUBSEP)
-                for (side = 1; side <= 2; side++) {
-                    s = side == 1 ? "model" : "vm"; lo = ""; hi = ""
-                    for (k = 1; k <= n[key, s]; k++) { x = v[key, s, k, "ratio"] + 0; if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x }
-                    r[s] = med(key, s, "ratio"); range[s] = sprintf("%.2f-%.2f", lo, hi); low[s] = lo; high[s] = hi
-                }
-                q = r["model"] / r["vm"]
-                # the same side: both above 1, both below, or the VM within 10 % of even
-                same = (r["vm"] >= 0.9 && r["vm"] <= 1.1) ? "even" : ((r["model"] > 1) == (r["vm"] > 1) ? "yes" : "no")
-                printf "%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%s,%s,%d,", p[1], p[2],
-                    r["model"], r["vm"], q, same, range["model"], range["vm"],
+                if (n[key, "model"] != n[key, "vm"]) csv_die(csv_files() ": " p[1] " L = " p[2] ": " n[key, "model"] " model rounds and " n[key, "vm"] " VM rounds")
+                rm = ci(key, "model", "ratio"); rv = ci(key, "vm", "ratio")
+                ms = side(lo["model"], hi["model"]); vs = side(lo["vm"], hi["vm"])
+                same = vs == "even" ? "even" : ms == vs ? "yes" : "no"
+                printf "%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%s,%s,%s,%.2f,", p[1], p[2], rm, lo["model"], hi["model"],
+                    rv, lo["vm"], hi["vm"], cover, n[key, "model"], ms, vs, same, rm / rv
+                printf "%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,",
                     med(key, "model", "lookup_us"), med(key, "vm", "lookup_us"), med(key, "model", "proc_us"), med(key, "vm", "proc_us"),
                     med(key, "model", "gcs"), med(key, "vm", "gcs"), med(key, "model", "pgcs"), med(key, "vm", "pgcs"),
-                    med(key, "model", "faults"), med(key, "vm", "faults"),
-                    med(key, "model", "carriers"), med(key, "vm", "carriers"), n[key, "model"]
+                    med(key, "model", "faults"), med(key, "vm", "faults"), med(key, "model", "carriers"), med(key, "vm", "carriers")
                 # the same numbers as the opening table shows them: VM first, then the model
-                printf "%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f\n", \
-                    sprintf("%.2f (%s)", r["vm"], range["vm"]), sprintf("%.2f (%s)", r["model"], range["model"]),
-                    pair(key, "gcs"), pair(key, "pgcs"), pair(key, "faults"), pair(key, "carriers"),
-                    low["model"], high["model"], low["vm"], high["vm"]
+                printf "%s,%s,%s,%s,%s,%s\n", sprintf("%.2f (%.2f–%.2f)", rv, lo["vm"], hi["vm"]),
+                    sprintf("%.2f (%.2f–%.2f)", rm, lo["model"], hi["model"]),
+                    pair(key, "gcs"), pair(key, "pgcs"), pair(key, "faults"), pair(key, "carriers")
+                if (oh_from != "absent" && p[2] <= 1000) {
+                    ml = lo["model"]; mh = hi["model"]
+                    ro = ci(key, "model", "oh_ratio")
+                    printf "%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", p[1], p[2], rm, ml, mh, ro, lo["model"], hi["model"],
+                        rv, lo["vm"], hi["vm"], n[key, "model"] > ohf
+                }
             }
         }' "$res/fidelity.csv" >"$der/answer.csv"
+    # The VM's two lookup variants in the same testers (fidelity.sh --vm-variants): one hot key
+    # instead of N distinct ones, and ets:lookup_element/3 (copy_struct) instead of
+    # ets:lookup/2 (copy_shallow); per round each over the same tester's plain lookup, the
+    # median of the rounds and its 95 % interval.
+    awk "$lib"'
+        function ci(k, c,    a, j) { for (j = 1; j <= n[k]; j++) a[j] = v[k, j, c] + 0; return median_ci(a, n[k]) }
+        !csv_row() { next }
+        csv_get("source") == "vm" && csv_get("hot_key_us") != "" {
+            k = csv_get("shape") SUBSEP csv_get("payload_len"); if (!(k in n)) order[++m] = k; j = ++n[k]
+            v[k, j, "lookup"] = csv_get("lookup_us"); v[k, j, "hot"] = csv_get("hot_key_us"); v[k, j, "element"] = csv_get("element_us")
+            v[k, j, "hot_r"] = csv_get("hot_key_us") / csv_get("lookup_us"); v[k, j, "element_r"] = csv_get("element_us") / csv_get("lookup_us")
+            v[k, j, "gcs"] = csv_get("lookup_gcs"); v[k, j, "faults"] = csv_get("lookup_faults")
+            v[k, j, "hot_gcs"] = csv_get("hot_key_gcs"); v[k, j, "hot_faults"] = csv_get("hot_key_faults") }
+        END {
+            print "shape,payload_len,rounds,lookup_us,lookup_us_lo,lookup_us_hi,hot_key_us,hot_key_us_lo,hot_key_us_hi,element_us,element_us_lo,element_us_hi,hot_over_lookup,hot_over_lookup_lo,hot_over_lookup_hi,element_over_lookup,element_over_lookup_lo,element_over_lookup_hi,lookup_gcs,hot_key_gcs,lookup_faults,hot_key_faults"
+            for (i = 1; i <= m; i++) { k = order[i]; split(k, p, SUBSEP); printf "%s,%d,%d", p[1], p[2], n[k]
+                split("lookup hot element", c, " ")
+                for (j = 1; j <= 3; j++) { x = ci(k, c[j]); printf ",%.0f,%.0f,%.0f", x, ci_lo, ci_hi }
+                split("hot_r element_r", c, " ")
+                for (j = 1; j <= 2; j++) { x = ci(k, c[j]); printf ",%.3f,%.3f,%.3f", x, ci_lo, ci_hi }
+                split("gcs hot_gcs faults hot_faults", c, " ")
+                for (j = 1; j <= 4; j++) printf ",%.0f", ci(k, c[j])
+                print "" } }' "$res/fidelity.csv" >"$der/answer-variants.csv"
     # How often the canonical run's two sides agree, and every point where they do not: the
     # issue's bounds — lookup GCs within 3 %, minor faults within 15 % or 200 per 1000, the same
     # side wherever the VM is below 0.9 or above 1.1.
@@ -726,3 +871,135 @@ awk "$lib"'
 if [ -f "$res/eras.csv" ]; then
     "$here/eras.sh" "$res/eras.csv" "$der" || { echo "derive: report/eras.sh failed" >&2; exit 1; }
 fi
+
+# ---- the crossover grids' calls per point ------------------------------------------------------
+# crossover sizes each point's calls to a budget of words (at least 20, at most 1000 calls): the
+# report says how few the largest lengths had.
+{
+    echo "grid,points,min_iterations,max_iterations,min_at_len"
+    for f in "$res/crossover.csv" "$res/vm-crossover.csv" "$res/vm-crossover-fine.csv"; do
+        [ -f "$f" ] || continue
+        awk -v grid="$(case "$f" in *vm-crossover-fine*) echo vm_fine ;; *vm-crossover*) echo vm ;; *) echo model ;; esac)" "$lib"'
+            !csv_row() { next }
+            { n++; it = csv_get("iterations") + 0; if (lo == "" || it < lo) { lo = it; at = csv_get("payload_len") }; if (it > hi) hi = it }
+            END { printf "%s,%d,%d,%d,%s\n", grid, n, lo, hi, at }' "$f"
+    done
+} >"$der/crossover-iterations.csv"
+
+# ---- the lookup's levers: what shortens the lookup's own time the most ---------------------------
+# The model: each switch of the ablation's OTP 25 run against its baseline (the lookup pass's
+# median time over the runs). The VM: the hot key and lookup_element in the canonical run's
+# testers at the ablation's length, and the interventions (the VM rebuilt with one patch, or
+# run with the runtime option) against the shipped VM, at the same length. change = the lever's
+# lookup time over the base's; every lever, rank 1 the smallest change (which may be above 1
+# when no lever shortened the lookup in this run: the report says which way it went).
+awk "$lib"'
+    function add(side, lever, base, x) { n++; s[n] = side; l[n] = lever; b[n] = base; v[n] = x }
+    !csv_row() { next }
+    FILENAME ~ /ablate.csv$/ && csv_get("era") == native { L = csv_get("payload_len")
+        if (csv_get("ablation") == "baseline") mb = csv_get("lookup_us"); else { ml[csv_get("ablation")] = csv_get("lookup_us"); mo[++nm] = csv_get("ablation") } }
+    FILENAME ~ /answer-variants.csv$/ && csv_get("shape") == "ints" { vl[csv_get("payload_len")] = csv_get("lookup_us"); vh[csv_get("payload_len")] = csv_get("hot_key_us"); ve[csv_get("payload_len")] = csv_get("element_us") }
+    FILENAME ~ /vm-interventions.csv$/ { iv[csv_get("variant"), csv_get("payload_len")] = csv_get("vm_lookup_us"); if (!(csv_get("variant") in ivs)) { ivs[csv_get("variant")] = 1; io[++ni] = csv_get("variant") } }
+    END {
+        for (i = 1; i <= nm; i++) add("model", mo[i], mb, ml[mo[i]])
+        if (L in vl) { add("vm", "hot_key", vl[L], vh[L]); add("vm", "lookup_element", vl[L], ve[L]) }
+        # the patches and the runtime option, not the rebuild itself nor the other emulator flavor
+        for (i = 1; i <= ni; i++) if (io[i] !~ /^(shipped|rebuilt|emu)$/ && ((io[i], L) in iv) && (("shipped", L) in iv)) add("vm", io[i], iv["shipped", L], iv[io[i], L])
+        print "side,lever,payload_len,base_us,lever_us,change,rank"
+        for (side = 1; side <= 2; side++) { sd = side == 1 ? "model" : "vm"; k = 0
+            for (i = 1; i <= n; i++) if (s[i] == sd && b[i] > 0 && v[i] > 0) { c[i] = v[i] / b[i]; m[i] = 1 / c[i]; idx[++k] = i }
+            for (i = 1; i <= k; i++) { r = 1; for (j = 1; j <= k; j++) if (m[idx[j]] > m[idx[i]] || (m[idx[j]] == m[idx[i]] && j < i)) r++
+                printf "%s,%s,%d,%.0f,%.0f,%.3f,%d\n", sd, l[idx[i]], L, b[idx[i]], v[idx[i]], c[idx[i]], r } }
+    }' native="$native" "$der/ablate.csv" "$der/answer-variants.csv" "$der/vm-interventions.csv" >"$der/levers.csv"
+
+# ---- the GC trace, collection by collection ---------------------------------------------------
+# experiments/beam/tracediff.sh's two traces (results/trace/: the lookup loop of a fresh process
+# on the VM and in the model): the first collections side by side, and the comparison's verdict.
+tvm=$(ls "$res"/trace/vm-*.csv 2>/dev/null | head -n 1) tmodel=$(ls "$res"/trace/model-*.csv 2>/dev/null | head -n 1)
+if [ -n "$tvm" ] && [ -n "$tmodel" ]; then
+    awk "$lib"'
+        !csv_row() { next }
+        { side = csv_file == 1 ? "vm" : "model"; q = csv_get("seq"); n[side] = q
+          row[side, q] = csv_get("op") "," csv_get("kind") "," csv_get("heap_block_size_s") "," csv_get("mbuf_size_s") "," csv_get("heap_block_size_e") "," csv_get("old_heap_block_size_e") }
+        END {
+            print "gc,vm_lookup,vm_kind,vm_heap_before,vm_fragments_before,vm_heap_after,vm_old_heap_after,model_lookup,model_kind,model_heap_before,model_fragments_before,model_heap_after,model_old_heap_after,equal" > (der "/trace-excerpt.csv")
+            m = n["vm"] > n["model"] ? n["vm"] : n["model"]; same = 0; first = ""
+            for (q = 1; q <= m; q++) { e = (row["vm", q] == row["model", q]); same += e; if (!e && first == "") first = q
+                if (q <= 8) printf "%d,%s,%s,%s\n", q, (("vm", q) in row) ? row["vm", q] : "-,-,-,-,-,-", (("model", q) in row) ? row["model", q] : "-,-,-,-,-,-", e ? "yes" : "no" > (der "/trace-excerpt.csv") }
+            print "vm_gcs,model_gcs,equal_gcs,first_difference"
+            printf "%d,%d,%d,%s\n", n["vm"], n["model"], same, first == "" ? "none" : first
+        }' der="$der" "$tvm" "$tmodel" >"$der/trace-summary.csv"
+fi
+
+# ---- where every number comes from: this run and the committed measurements ----------------------
+# One row per source: this run's experiments (their date, git and load), and each committed CSV
+# (report/data/: measured by its own command) with the date, git and machine of its VM columns,
+# how many days before this run, and whether its model columns are this code's
+# (results/data/recompute-state.csv, written by report/recompute.sh).
+awk "$lib"'
+    function days(iso,    t) { if (iso !~ /^[0-9][0-9][0-9][0-9]-/) return ""; t = iso; gsub(/[-T:Z]/, " ", t); return mktime(t) / 86400 }
+    function m(f, k) { return csv_meta_has(f, k) ? csv_meta_of(f, k) : "-" }
+    function q(x) { gsub(/"/, "\"\"", x); return "\"" x "\"" }
+    !csv_row() { next }
+    FILENAME ~ /run.csv$/ { next }
+    FILENAME ~ /recompute-state.csv$/ { st[csv_get("file")] = csv_get("state"); next }
+    END {
+        now = days(csv_meta_of(ARGV[1], "date"))
+        print "source,what,date,git,machine,days_before_run,model_columns"
+        for (i = 3; i < ARGC; i++) { f = ARGV[i]; b = f; sub(/.*\//, "", b)
+            if (b == "recompute-state.csv") continue
+            d = m(f, "date"); ag = days(d); mach = m(f, "machine"); if (mach == "-") mach = m(f, "cpu")
+            what = b ~ /sweep/ ? "model and VM alternated at every length of a grid" : b ~ /bands/ ? "band edges bisected on each side" \
+                 : b ~ /rounds/ ? "every round of the interventions" : b ~ /interventions/ ? "the VM rebuilt with one patch, beside the model'"'"'s switch" \
+                 : b ~ /eras/ ? "the seeds'"'"' benchmarks on R10B-2, R13B01 and OTP 25, beside the model" : b ~ /seed/ ? "the seed'"'"'s numbers, transcribed" : "-"
+            mc = (b in st) ? st[b] : "no model columns"
+            printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
+        }
+    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv >"$der/provenance.csv"
+
+# ---- the process dictionary against ETS, one scheduler: get against the fastest table lookup ----
+{
+    echo "side,pdict_ns,ets_ns,ratio"
+    for f in "$res/vm-etsbench.csv" "$res/etsbench.csv"; do
+        [ -f "$f" ] || continue
+        awk -v side="$(case "$f" in *vm-*) echo vm ;; *) echo model ;; esac)" "$lib"'
+            !csv_row() { next }
+            csv_get("threads") == 1 { m = csv_get("lock_mode"); op = csv_get("op"); ns = csv_get("ns_per_op") + 0
+                if (m == "pdict" && op == "get") p = ns
+                if (m != "pdict" && m != "none" && op == "lookup" && (e == "" || ns < e)) e = ns }
+            END { if (p != "" && e != "") printf "%s,%.1f,%.1f,%.1f\n", side, p, e, e / p }' "$f"
+    done
+} >"$der/pdict.csv"
+
+# ---- the reproducibility table: what built and ran this report, one item a row ----------------
+awk -v fp="$(cat "$data/fingerprint" 2>/dev/null || echo -)" -v runf="$der/run.csv" "$lib"'
+    function q(x) { gsub(/"/, "\"\"", x); return "\"" x "\"" }
+    function row(k, v) { printf "%s,%s\n", q(k), q(v) }
+    function m(f, k) { return csv_meta_has(f, k) ? csv_meta_of(f, k) : "-" }
+    !csv_row() { next }
+    END {
+        print "item,value"
+        r = runf
+        row("this run", m(r, "date") " (" m(r, "mode") ")")
+        row("git", m(r, "git"))
+        row("model build", m(r, "compiler") ", " m(r, "flags"))
+        row("machine", m(r, "cpu") ", " m(r, "kernel"))
+        row("model sources (report/recompute.sh --fingerprint)", fp)
+        for (i = 1; i < ARGC; i++) { f = ARGV[i]
+            if (f ~ /vm-eptest.csv$/) row("real VM", "OTP " m(f, "otp_release") ", erts " m(f, "erts") ", " m(f, "emu_flavor") " emulator, " m(f, "schedulers_online") " schedulers, " m(f, "emulator_flags"))
+            if (f ~ /fidelity.csv$/) { row("canonical run", m(f, "experiment") "; " m(f, "iterations")); row("canonical run: load", m(f, "load")) }
+            if (f ~ /vm-interventions.csv$/) { row("interventions: source package", m(f, "source_package")); row("interventions: patches", "experiments/beam/interventions/patches/ (sha256 in the CSV)") }
+            if (f ~ /eras.csv$/) row("the seeds'"'"' own VMs: sources", m(f, "source"))
+        }
+    }' "$der/run.csv" $(for f in "$res/vm-eptest.csv" "$res/fidelity.csv" "$data/vm-interventions.csv" "$data/eras.csv"; do [ -f "$f" ] && echo "$f"; done) >"$der/reproduce.csv"
+
+# ---- the 2009 workload's size on each side (objects), from the runs' metadata -------------------
+awk "$lib"'
+    !csv_row() { next }
+    END { n = split("model vm", side, " ")
+          for (i = 1; i < ARGC; i++) { f = ARGV[i]; x = ""
+              if (f ~ /vm-etsbench/) { if (match(csv_meta_of(f, "objects"), /N = [0-9]+/)) x = substr(csv_meta_of(f, "objects"), RSTART + 4, RLENGTH - 4); s = "vm" }
+              else { if (match(csv_meta_of(f, "experiment"), /--iterations [0-9]+/)) x = substr(csv_meta_of(f, "experiment"), RSTART + 13, RLENGTH - 13); s = "model" }
+              obj[s] = x }
+          print "model_objects,vm_objects"; printf "%s,%s\n", ("model" in obj) ? obj["model"] : "-", ("vm" in obj) ? obj["vm"] : "-" }' \
+    "$res/etsbench.csv" $([ -f "$res/vm-etsbench.csv" ] && echo "$res/vm-etsbench.csv") >"$der/etsbench-size.csv"

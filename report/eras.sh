@@ -72,6 +72,8 @@ awk "$lib"'
 ' "$data/seed2005.csv" | sort -t, -k1n >"$der/eras-seed2005.csv"
 
 # ---- 2005, one variable at a time on R10B-2: each variant beside its own base row ---------------
+# ratio_moved: down or up when the variant's ratio is more than 15 % from the base's (a ratio on
+# this loaded machine moved by that much from round to round), else same.
 awk "$lib"'
     !csv_row() { next }
     csv_get("benchmark") == "eptest" && csv_get("test") == "ets_lookup" && csv_get("vm") ~ /^r10b/ {
@@ -85,7 +87,7 @@ awk "$lib"'
             split(order[i], p, SUBSEP); k = p[1] SUBSEP p[2]; va = p[3]
             printf "%s,%s,%s,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", p[1], p[2], va, r[k, va], r[k, "base"], g[k, va], g[k, "base"],
                 mr[k, va] == "" ? "-" : sprintf("%.2f", mr[k, va]), mr[k, "base"] == "" ? "-" : sprintf("%.2f", mr[k, "base"]),
-                mg[k, va] == "" ? "-" : mg[k, va], (r[k, va] < r[k, "base"]) ? "down" : "up"
+                mg[k, va] == "" ? "-" : mg[k, va], (r[k, va] < r[k, "base"] / 1.15) ? "down" : (r[k, va] > r[k, "base"] * 1.15) ? "up" : "same"
         }
     }
 ' "$eras" >"$der/eras-variants.csv"
@@ -123,15 +125,15 @@ awk "$lib"'
     { k = csv_get("vm") SUBSEP csv_get("benchmark") SUBSEP csv_get("test"); ns[k] = csv_get("ns_per_op"); cpu[k] = csv_get("cpu_ns_per_op")
       if (csv_get("seed_ns_per_op") != "-") sd[k] = csv_get("seed_ns_per_op") }
     END {
-        print "op,plain_ns,smp_ns,smp_minus_plain_ns,lock_share_pct,plain_cpu_ns,smp_cpu_ns,cpu_share_pct,pdict_plain_ns,pdict_plain_cpu_ns,seed_plain_ns,seed_smp_ns,seed_lock_share_pct"
+        print "op,plain_ns,smp_ns,smp_minus_plain_ns,lock_share_pct,plain_cpu_ns,smp_cpu_ns,cpu_share_pct,pdict_plain_ns,pdict_plain_cpu_ns,seed_plain_ns,seed_smp_ns,seed_smp_minus_plain_ns,seed_lock_share_pct"
         split("insert lookup update", ops, " ")
         for (j = 1; j <= 3; j++) {
             o = ops[j]; pl = ns["r13b01-plain", "ets_test", o]; sm = ns["r13b01-smp", "ets_test", o]
             if (pl == "" || sm == "") continue
             a = sd["r13b01-plain", "ets_test", o]; b = sd["r13b01-smp", "ets_test", o]
             cp = cpu["r13b01-plain", "ets_test", o]; cs = cpu["r13b01-smp", "ets_test", o]
-            printf "%s,%s,%s,%+.0f,%.0f,%s,%s,%.0f,%s,%s,%s,%s,%.0f\n", o, pl, sm, sm - pl, 100 * (sm - pl) / sm,
-                cp, cs, (cs > 0 ? 100 * (cs - cp) / cs : 0), ns["r13b01-plain", "pdict", o], cpu["r13b01-plain", "pdict", o], a, b, 100 * (b - a) / b
+            printf "%s,%s,%s,%+.0f,%.0f,%s,%s,%.0f,%s,%s,%s,%s,%.0f,%.0f\n", o, pl, sm, sm - pl, 100 * (sm - pl) / sm,
+                cp, cs, (cs > 0 ? 100 * (cs - cp) / cs : 0), ns["r13b01-plain", "pdict", o], cpu["r13b01-plain", "pdict", o], a, b, b - a, 100 * (b - a) / b
         }
     }
 ' keys="$(awk -F, 'NR > 1 && $4 > m { m = $4 } END { print m }' "$der/eras-2009.csv")" "$der/eras-2009.csv" >"$der/eras-locks.csv"
@@ -155,3 +157,18 @@ awk "$lib"'
         }
     }
 ' "$eras" >"$der/eras-2009-variants.csv"
+
+# 2009, the two variables side by side on R13B01 without SMP: what the seed's table size costs
+# a lookup (1,000,000 keys against 20000) and what SMP with its locks adds to it (smp - plain),
+# ns per operation.
+awk "$lib"'
+    !csv_row() { next }
+    FILENAME ~ /locks/ { lk[csv_get("op")] = csv_get("smp_minus_plain_ns") + 0; next }
+    csv_get("vm") == "r13b01-plain" && csv_get("variable") == "table_size" { sz[csv_get("op")] = csv_get("base_ns_per_op") - csv_get("ns_per_op") }
+    END { print "op,size_ns,lock_ns"; split("insert lookup", ops, " ")
+          for (i = 1; i <= 2; i++) if ((ops[i] in sz) && (ops[i] in lk)) printf "%s,%.0f,%.0f\n", ops[i], sz[ops[i]], lk[ops[i]] }
+' "$der/eras-locks.csv" "$der/eras-2009-variants.csv" >"$der/eras-2009-levers.csv"
+
+# How many rows of the 2009 table (those with a model run) have the model within 15 % of the VM.
+awk "$lib"'!csv_row() { next } csv_get("within_15") == "yes" || csv_get("within_15") == "no" { n++; w += csv_get("within_15") == "yes" }
+    END { print "rows,within_15"; printf "%d,%d\n", n, w }' "$der/eras-2009.csv" >"$der/eras-2009-summary.csv"

@@ -33,30 +33,62 @@ started=$(date +%s)
 say() { printf '==> [%3ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
 die() { printf 'pipeline: %s\n' "$*" >&2; exit 1; }
 
-# run NAME CMD...: one experiment; its output goes to results/NAME.log, a failure stops all.
+# The phases' cost: wall seconds, CPU seconds of this shell and its children (bash's times),
+# and the 1-minute load average at its start and end, one row per phase in results/timings.csv
+# (the report's reproducibility table quotes them; the machine is shared, so a wall time means
+# little without its load and its CPU time).
+# cpu_now: the CPU seconds so far into cpu (times must run in this shell, not in a $(...)).
+cpu_now() {
+    times >"$res/.times"
+    cpu=$(awk '{ for (i = 1; i <= NF; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { printf "%.2f", s }' "$res/.times")
+}
+load1() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -; }
+phase_name="" phase_wall=0 phase_cpu=0 phase_load=-
+echo "phase,wall_s,cpu_s,load_start,load_end" >"$res/timings.csv"
+phase_end() {
+    [ -n "$phase_name" ] || return 0
+    cpu_now
+    printf '%s,%d,%.1f,%s,%s\n' "$phase_name" "$(($(date +%s) - phase_wall))" \
+        "$(awk -v a="$cpu" -v b="$phase_cpu" 'BEGIN { print a - b }')" "$phase_load" "$(load1)" >>"$res/timings.csv"
+    phase_name=""
+}
+phase() { phase_end; cpu_now; phase_name="$1" phase_wall=$(date +%s) phase_cpu=$cpu phase_load=$(load1); }
+
+# run NAME CMD...: one experiment, a phase of its own; its output goes to results/NAME.log, a
+# failure stops all.
 run() {
     local name="$1"; shift
     say "$name: $*"
+    phase "$name"
     local rc=0
     "$@" >"$res/$name.log" 2>&1 || rc=$?
     [ $rc -eq 0 ] || { tail -n 20 "$res/$name.log" >&2; die "$name failed (exit $rc; log: $res/$name.log)"; }
+    phase_end
 }
 
-# Sizes: etsbench stores 100,000 objects on both sides (the seed: 1,000,000; the VM's table
-# sizes run add one of 1,000,000 on one scheduler), the VM runs run.sh's --quick set (L = 1000
-# and 10000 with the variants); --quick is the smallest of everything (the VM: --tiny).
+# Sizes: etsbench stores 100,000 objects on both sides, one run each (the seed: 1,000,000 and
+# one run; the VM's table sizes run adds one of 1,000,000 on one scheduler), the VM runs
+# run.sh's --quick set (L = 1000 and 10000 with the variants, lists only); the crossover grid one
+# run per point (it draws the curve's shape: the canonical run below has the intervals at the
+# lengths that matter), the breakdown six runs, copysweep and unitcost three sizes (2 Ki, 32 Ki,
+# 512 Ki or 1 Mi words: their per-word costs change little between sizes); --quick is the
+# smallest of everything (the VM: --tiny).
 # The canonical run (fidelity.sh): lists of integers from 10 to 30000 and tuples at the lengths
-# where the lists change sides, 3 rounds; --quick: one round of 100 calls per pass.
-q=() sizes=(10 1000 10000) cross=() ets=(--iterations 100000 --repeats 3) beam=(--quick) fid=()
-fid_ints="10 100 1000 3000 10000 30000" fid_tuple="1000 3000 10000" explain_args=(--iterations 200 --repeats 1)
-fid_oh=(--rounds 2) # the short lengths with the vm_overhead phase: two rounds (after fid's own)
+# where the lists change sides, model and VM alternated point by point, 6 rounds of one fresh
+# tester each (the fewest rounds with a 95 % interval of the median); --quick: one round of 100
+# calls per pass.
+q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
+fid=() units=(--quick) copies=(--quick)
+fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
+explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200)
 acct=(--rounds 1)   # the time account: one round of the fidelity grid
 codec_batches=40   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
     codec_batches=10
-    q=(--quick) cross=(--shape ints) ets=(--iterations 10000 --repeats 3) beam=(--tiny)
-    fid=(--rounds 1 --repeats 1 --iterations 100) fid_ints="100 1000 3000 10000 30000" fid_tuple="1000"
-    explain_args=(--iterations 20 --repeats 1) fid_oh=() acct=(--quick --shapes ints --lens "1000 10000")
+    q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny) units=(--shape ints) copies=()
+    fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
+    explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50)
+    acct=(--quick --shapes ints --lens "1000 10000")
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -67,14 +99,19 @@ seed_era=$(report/csv.sh meta report/data/seed2005.csv era | sed -n 's/^seed-\([
 for len in "${sizes[@]}"; do
     run "eptest-seed-$len" "$bin/eptest" "${q[@]}" --era "$seed_era" --len "$len" --csv "$res/eptest-seed-$len.csv"
 done
-# Verdicts from priced counts: the VM's unit prices on this machine (experiments/beam/account.sh,
-# committed with its date and machine like the sweep) price each variant's and point's counts.
+# The ablation: three runs of one repeat, every switch in turn in each (a median and a spread
+# for every switch, the switches interleaved); --quick: one. Verdicts from priced counts: the
+# VM's unit prices on this machine (experiments/beam/account.sh, committed with its date and
+# machine like the sweep) price each variant's and point's counts.
 prices=()
 [ -f report/data/account-prices.csv ] && prices=(--prices report/data/account-prices.csv)
-run ablate "$bin/ablate" "${q[@]}" ${prices[@]+"${prices[@]}"} --csv "$res/ablate.csv"
+rm -f "$res"/ablate-r*.csv "$res/ablate.csv"
+for r in $(seq 1 "$ablate_runs"); do
+    run "ablate-r$r" "$bin/ablate" "${q[@]}" ${prices[@]+"${prices[@]}"} --repeats 1 --csv "$res/ablate-r$r.csv"
+done
 run crossover "$bin/crossover" "${q[@]}" "${cross[@]}" ${prices[@]+"${prices[@]}"} --csv "$res/crossover.csv" --summary "$res/crossover-summary.csv"
-run breakdown "$bin/breakdown" "${q[@]}" --csv "$res/breakdown.csv"
-run copysweep "$bin/copysweep" "${q[@]}" --csv "$res/copysweep.csv"
+run breakdown "$bin/breakdown" "${q[@]}" ${brk[@]+"${brk[@]}"} --csv "$res/breakdown.csv"
+run copysweep "$bin/copysweep" "${q[@]}" ${copies[@]+"${copies[@]}"} --csv "$res/copysweep.csv"
 # The external format: termcopy's codec, and erl_interface's ei where codecpeer was built (it
 # needs libei: Debian's erlang-dev); the VM's side runs below with the other twins.
 run codec "$bin/copysweep" --codec "${q[@]}" --csv "$res/codec.csv"
@@ -92,14 +129,14 @@ run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res"/fidelity*.csv "$res"/account*.csv
+rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv "$res"/account*.csv
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
-    run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" "$res/vm"
-    run fidelity-ints experiments/beam/fidelity.sh "${fid[@]}" --shapes ints --lens "$fid_ints" "$bin/eptest" "$res/fidelity-ints.csv"
-    run fidelity-tuple experiments/beam/fidelity.sh "${fid[@]}" --shapes tuple --lens "$fid_tuple" "$bin/eptest" "$res/fidelity-tuple.csv"
-    # The short lengths with the vm_overhead phase charged, against the VM in the same rounds.
-    run fidelity-vm-overhead experiments/beam/fidelity.sh "${fid[@]}" ${fid_oh[@]+"${fid_oh[@]}"} --vm-overhead --lens "10 100 1000" \
-        "$bin/eptest" "$res/fidelity-vm-overhead.csv"
+    run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" --ets-repeats "${ets[3]}" "$res/vm"
+    run fidelity experiments/beam/fidelity.sh "${fid[@]}" --vm-variants --points "$fid_lens" "$bin/eptest" "$res/fidelity.csv"
+    # The lookup loop of a fresh process traced GC by GC on the VM and in the model (§2).
+    # (tracediff.sh exits 1 when the traces differ: the report shows where)
+    trace_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
+    run tracediff trace_run --bin "$bin" --keep "$res/trace" "${trace_args[@]}"
     # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
     run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
     # The time account: the VM's loops, counts and unit prices in one session, the model's counts
@@ -111,7 +148,7 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
         say "account: skipped (no cpuclock NIF: apt-get install erlang-dev, then rebuild)"
     fi
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
-    run unitcost "$bin/unitcost" "${q[@]}" --vm --csv "$res/unitcost.csv"
+    run unitcost "$bin/unitcost" "${q[@]}" ${units[@]+"${units[@]}"} --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's
     # verdict and the VM's, alternated, for each term as its text.
     explain_row() { # LABEL TERM
@@ -120,19 +157,24 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
         [ $rc -eq 0 ] || { tail -n 5 "$res/explain-$1.log" >&2; die "termcopy explain of $1 failed (exit $rc; log: $res/explain-$1.log)"; }
         printf '%s\t%s\n' "$1" "$out"
     }
-    say "explain: termcopy explain --vm --tsv ${explain_args[*]} on five terms"
+    say "explain: termcopy explain --vm --tsv ${explain_args[*]} on a user's terms"
+    phase explain
     {
         echo "# command: termcopy explain --vm --tsv ${explain_args[*]} TERM"
         echo "# counts: per 1000 lookups; model and VM alternated, round by round"
         echo "term,model_ratio,vm_ratio,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults,verdict,model_exec_ratio"
         {
             explain_row record "{user, 42, <<\"ann@example.org\">>, <<0:800>>, [admin, dev], 1.5e3, {1999, 12, 31}}"
-            explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", (NR > 1 ? ", " : ""), $1, $1 }')}"
-            explain_row tuples10000 "[$(seq 1 10000 | awk '{ printf "%s{%d, a}", (NR > 1 ? "," : ""), $1 }')]"
+            # --quick: the record and the binary (a heap term and an off-heap one), the rest at default size
+            if [ $quick -eq 0 ]; then
+                explain_row map1000 "#{$(seq 1 1000 | awk '{ printf "%s%d => %d", (NR > 1 ? ", " : ""), $1, $1 }')}"
+                explain_row tuples10000 "[$(seq 1 10000 | awk '{ printf "%s{%d, a}", (NR > 1 ? "," : ""), $1 }')]"
+            fi
             explain_row binary100k "<<0:819200>>"
-            explain_row tree12 "$(awk 'function t(d) { if (d == 0) return "leaf"; return "{node, " t(d - 1) ", " t(d - 1) "}" } BEGIN { print t(12) }')"
+            [ $quick -eq 1 ] || explain_row tree12 "$(awk 'function t(d) { if (d == 0) return "leaf"; return "{node, " t(d - 1) ", " t(d - 1) "}" } BEGIN { print t(12) }')"
         } | tr '\t' ','
     } >"$res/explain.csv"
+    phase_end
 else
     say "real VM: skipped ($(command -v erl >/dev/null 2>&1 && echo "experiments/beam/run.sh not there yet" || echo "erl not installed"))"
     run unitcost "$bin/unitcost" "${q[@]}" --csv "$res/unitcost.csv"
@@ -140,6 +182,7 @@ fi
 
 # ---- derived tables ----------------------------------------------------------------------
 say "deriving tables, the figures and the report"
+phase merge
 # merge OUT FILES...: the first file's metadata and header, then every file's rows; the files
 # must have the same header.
 merge() {
@@ -151,7 +194,6 @@ merge() {
         { print }' "$@" >"$out" || die "merging $out failed"
 }
 merge "$res/eptest.csv" "$res"/eptest-seed-*.csv
-[ -f "$res/fidelity-ints.csv" ] && merge "$res/fidelity.csv" "$res/fidelity-ints.csv" "$res/fidelity-tuple.csv"
 # The VM's CSVs (experiments/beam/run.sh): the plain ints runs (eptest_ints_L.csv) as the VM's
 # eptest, its variant runs one file each (eptest_ints_L_VARIANT.csv), the crossover grid and
 # etsbench found by their header rows.
@@ -168,14 +210,25 @@ if [ -d "$res/vm" ]; then
         esac
     done
 fi
-rm -f "$der"/*.csv "$res/fidelity-sweep.csv"
-# The committed fidelity sweep (experiments/beam/sweep.sh: minutes of model and VM runs; its own
-# command) is read, not rerun: the figure and §5 take it from results/ like every other CSV.
-[ -f report/data/fidelity-sweep.csv ] && cp report/data/fidelity-sweep.csv "$res/fidelity-sweep.csv"
-# The seeds' own VMs (experiments/beam/eras/run.sh on old VMs a user built; ./run report --eras):
-# committed, read like the sweep.
-rm -f "$res/eras.csv"
-[ -f report/data/eras.csv ] && cp report/data/eras.csv "$res/eras.csv"
+rm -f "$der"/*.csv "$res/fidelity-sweep.csv" "$res/eras.csv"
+phase_end
+# The committed CSVs (report/data/: measurements that take minutes to hours, each with its own
+# command) are read, not rerun; their model columns come from the current code: recompute.sh
+# checks them (it reruns the model only where the sources changed since they were written) and
+# puts the copies the report reads in results/data/, with the current code's counts.
+say "committed data: report/recompute.sh --check (the model's columns from the current code)"
+phase recompute
+rm -rf "$res/data" && mkdir -p "$res/data"
+recompute_rc=0
+report/recompute.sh --check $([ $quick -eq 1 ] && echo --quick) --bin "$bin" --out "$res/data" 2>"$res/recompute.log" || recompute_rc=$?
+cat "$res/recompute.log" >&2
+[ $recompute_rc -le 1 ] || die "report/recompute.sh failed (exit $recompute_rc; log: $res/recompute.log)"
+for f in report/data/*.csv; do [ -f "$res/data/$(basename "$f")" ] || cp "$f" "$res/data/"; done
+phase_end
+phase derive
+# The sweep and the seeds' own VMs from results/ like every other CSV.
+[ -f "$res/data/fidelity-sweep.csv" ] && cp "$res/data/fidelity-sweep.csv" "$res/fidelity-sweep.csv"
+[ -f "$res/data/eras.csv" ] && cp "$res/data/eras.csv" "$res/eras.csv"
 report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
 # Every derived table has a header and rows (report/csv.sh says which does not).
@@ -184,6 +237,7 @@ for f in "$der"/*.csv; do
 done
 
 # ---- figures and report ------------------------------------------------------------------
+phase figures
 vm=$([ -f "$res/vm-eptest.csv" ] && echo 1 || echo 0)
 for gp in plots/fig*.gp; do
     name=$(basename "$gp" .gp)
@@ -195,12 +249,15 @@ for gp in plots/fig*.gp; do
             die "figure $name: a file or a column is missing (log: $res/plot-$name.log)"
     done
 done
-report/generate.sh report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
+phase generate
+report/generate.sh --claims "$der/claims.csv" report/REPORT.md.in "$res" report/REPORT.md || die "generating report/REPORT.md failed"
 # The upstream package's README reads only the committed VM data (report/data).
 report/generate.sh report/upstream/README.md.in report report/upstream/README.md ||
     die "generating report/upstream/README.md failed"
+phase_end
 
 if [ $check -eq 1 ]; then
+    phase check
     bad=0
     for f in "$res"/*.csv "$der"/*.csv; do
         report/csv.sh check "$f" || { echo "check: $f is not a CSV with rows (above)" >&2; bad=1; }
@@ -208,14 +265,25 @@ if [ $check -eq 1 ]; then
     for gp in plots/fig*.gp; do
         for fmt in svg png; do
             f="$figs/$(basename "$gp" .gp).$fmt"
-            [ -s "$f" ] && [ "$f" -nt "$res/ablate.csv" ] || { echo "check: $f missing or stale" >&2; bad=1; }
+            [ -s "$f" ] && [ "$f" -nt "$res/ablate-r1.csv" ] || { echo "check: $f missing or stale" >&2; bad=1; }
         done
     done
-    [ report/REPORT.md -nt "$res/ablate.csv" ] || { echo "check: report/REPORT.md was not regenerated" >&2; bad=1; }
+    [ report/REPORT.md -nt "$res/ablate-r1.csv" ] || { echo "check: report/REPORT.md was not regenerated" >&2; bad=1; }
     grep -q '{{' report/REPORT.md && { echo "check: unexpanded marker in report/REPORT.md" >&2; bad=1; }
+    # every comparative word computed from its numbers, none typed beside a number
+    report/claims.sh "$der/claims.csv" report/REPORT.md.in || { echo "check: a claim and its numbers disagree (above)" >&2; bad=1; }
+    # every committed CSV's model counts are the current code's
+    [ $recompute_rc -eq 0 ] || { echo "check: committed model columns differ from the current code's ($res/recompute.log; report/recompute.sh --write)" >&2; bad=1; }
     [ $bad -eq 0 ] || die "check failed"
     say "check: every CSV has rows, every figure exists, the report is regenerated"
 fi
-say "done"
+phase_end
+say "done: the phases (results/timings.csv; load: the 1-minute average at each phase's start and end)"
+awk "$(cat report/csv.awk)"'
+    BEGIN { printf "  %-22s %6s %7s %10s %8s\n", "phase", "wall_s", "cpu_s", "load_start", "load_end" }
+    !csv_row() { next }
+    { w += csv_get("wall_s"); c += csv_get("cpu_s")
+      printf "  %-22s %6s %7s %10s %8s\n", csv_get("phase"), csv_get("wall_s"), csv_get("cpu_s"), csv_get("load_start"), csv_get("load_end") }
+    END { printf "  %-22s %6d %7.1f\n", "total", w, c }' "$res/timings.csv" >&2
 printf '\nreport:      %s\nfigures:     %s/*.svg, *.png\nresults:     %s/*.csv (derived tables: %s)\n' \
     "$top/report/REPORT.md" "$top/$figs" "$top/$res" "$der"

@@ -43,3 +43,20 @@ function rt_ratio(v, key, test,    rt) {
     if (rt + 0 <= 0) csv_die(csv_files() ": the round trip of " _stats_key(key) " is " rt ": no ratio to it")
     return v[key, test] / rt
 }
+
+# The 95 % interval of a median: the order-statistic (distribution-free) confidence interval.
+# For n independent values of a quantity, the k-th smallest and the k-th largest bracket its
+# median with probability 1 - 2 P(B < k), B binomial(n, 1/2); median_ci takes the largest k
+# whose probability is at least 0.95 (n = 6 to 8: the smallest and the largest value, 9 to 11:
+# the second, ...). It sorts a[1..n], sets ci_lo, ci_hi and ci_cover (that probability) and
+# returns the median. Fewer than 6 values have no 95 % interval: ci_lo and ci_hi are then the
+# smallest and largest value and ci_cover their lower probability (5 values: 0.9375).
+function median_ci(a, n,    m, k, tail, c) {
+    m = median(a, n)
+    # tail = P(B < k) = sum of C(n, i) / 2^n for i < k; c = C(n, k) as k grows
+    k = 1; tail = 0.5 ^ n; c = n
+    while (k + 1 <= (n + 1) / 2 && 1 - 2 * (tail + c * 0.5 ^ n) >= 0.95) { tail += c * 0.5 ^ n; c = c * (n - k) / (k + 1); k++ }
+    ci_cover = 1 - 2 * tail
+    ci_lo = a[k]; ci_hi = a[n + 1 - k]
+    return m
+}

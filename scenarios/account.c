@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "account.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
         double t2 = cpu_now_ns();
         maps[r] = t1 - t0;
         /* the touched run's mapping costs what the untouched one did: the rest is the pages' */
-        faults[r] = (t2 - t1 - maps[r]) * (double)page / (double)region_bytes;
+        faults[r] = (t2 - t1 - maps[r]) / ((double)region_bytes / (double)page);
     }
     *fault_ns = tc_timing_summarize(faults, PROBE_RUNS).median;
     *carrier_ns = tc_timing_summarize(maps, PROBE_RUNS).median;
@@ -143,7 +144,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
         return false;
     }
     const tc_vm_price *move = row(a, l, "gc_move"), *move0 = row(a, l, "gc_move_nil");
-    tc_account_prices p = {0};
+    tc_account_prices p;
     p.gc_minor = net(gc[1], fault_ns);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's */
     p.fixed = net(fixed, fault_ns) - fixed->gcs * p.gc_minor;
@@ -170,40 +171,43 @@ void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_lo
             p->carrier);
 }
 
-/* The next comma-separated field of *s into buf (cap bytes with its NUL); *s moves past it. */
-static bool csv_field(const char **s, char *buf, size_t cap)
-{
-    size_t k = strcspn(*s, ",");
-    if (k == 0 || k >= cap)
-        return false;
-    memcpy(buf, *s, k);
-    buf[k] = '\0';
-    *s += k + ((*s)[k] == ',');
-    return true;
-}
-
-/* One row of a prices CSV: shape, length, loop, then the nine prices; false when it is not one
- * (strtol and strtod, which say where a number failed, rather than sscanf, which does not). */
-static bool prices_row(const char *line, char *sh, size_t shcap, long *len, char *lp, size_t lpcap,
+/* One row of the prices CSV: shape, length, loop and the nine prices, every field whole (a
+ * number followed by anything else is not one). */
+static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
-    char num[64], *end;
-    const char *s = line;
-    if (!csv_field(&s, sh, shcap) || !csv_field(&s, num, sizeof num))
+    double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
+                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier};
+    enum { FIELDS = 3 + sizeof nums / sizeof *nums };
+    char *field[FIELDS];
+    int n = 0;
+    for (char *s = line; n < FIELDS; n++) {
+        field[n] = s;
+        char *comma = strchr(s, ',');
+        if (!comma) {
+            n++;
+            break;
+        }
+        *comma = '\0';
+        s = comma + 1;
+        if (n == FIELDS - 1)
+            return false; /* more fields than a row has */
+    }
+    if (n != FIELDS || strlen(field[0]) >= shape_cap || strlen(field[2]) >= loop_cap)
         return false;
-    *len = strtol(num, &end, 10);
-    if (*end != '\0' || !csv_field(&s, lp, lpcap))
+    char *end;
+    errno = 0;
+    *len = strtol(field[1], &end, 10);
+    if (end == field[1] || *end || errno || *len <= 0)
         return false;
-    double *v[] = {&p->fixed,        &p->word,     &p->gc_minor, &p->gc_major, &p->gc_word,
-                   &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-        if (!csv_field(&s, num, sizeof num))
-            return false;
-        *v[i] = strtod(num, &end);
-        if (*end != '\0')
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        *nums[i] = strtod(field[3 + i], &end);
+        if (end == field[3 + i] || *end || errno)
             return false;
     }
-    return *s == '\0';
+    strcpy(shape, field[0]);
+    strcpy(loop, field[2]);
+    return true;
 }
 
 tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
@@ -227,8 +231,8 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
         }
         char sh[32], lp[16];
         long l;
-        tc_account_prices p = {0};
-        if (!prices_row(line, sh, sizeof sh, &l, lp, sizeof lp, &p) || l <= 0) {
+        tc_account_prices p;
+        if (!prices_row(line, sh, sizeof sh, &l, lp, sizeof lp, &p)) {
             header = false; /* a row that is not one: not such a CSV */
             break;
         }

@@ -243,6 +243,7 @@ tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_et
     tc_ets_opts o = tc_ets_opts_default(m);
     o.meta_lock = m == TC_ETS_LOCK_R13B || (c->meta_lock && m != TC_ETS_LOCK_NONE);
     o.bucket_locks = c->bucket_locks;
+    o.compressed = c->compressed;
     return tc_ets_new(&o, out);
 }
 

@@ -54,6 +54,7 @@ typedef struct tc_etsloop_config {
     uint64_t heap_words; /* each process's min_heap_size */
     bool meta_lock;      /* R13B's meta-table lock in every locked mode, not only r13b's */
     unsigned bucket_locks; /* write_concurrency bucket locks, 0: the default */
+    bool compressed;       /* [compressed] tables (stores/ets.h) */
 } tc_etsloop_config;
 
 /* A table of lock mode m as the seed's ets:new makes it under c. */

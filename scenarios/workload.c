@@ -661,12 +661,12 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
  * GC entered through the JIT's fragment_call sees one more (policy.gc_call_words).
  */
 const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
-    [TC_EP_F_TESTER_FUN] = {"eptest", "-tester/2-fun-2-", 6, "allocate", 2},
-    [TC_EP_F_TESTER_BODY] = {"eptest", "tester_body", 5, "allocate", 7},
+    [TC_EP_F_TESTER_FUN] = {"eptest", "-tester/2-fun-2-", 7, "allocate", 2},
+    [TC_EP_F_TESTER_BODY] = {"eptest", "tester_body", 6, "allocate", 7},
     [TC_EP_F_PAYLOAD] = {"eptest", "payload", 2, "allocate", 0},
-    [TC_EP_F_LC] = {"eptest", "-tester_body/5-lc$^10/1-1-", 4, "allocate", 5},
-    [TC_EP_F_LC_TRIM_PASS] = {"eptest", "-tester_body/5-lc$^10/1-1-", 4, "trim1", 1},
-    [TC_EP_F_LC_TRIM_AFTER] = {"eptest", "-tester_body/5-lc$^10/1-1-", 4, "trim2", 3},
+    [TC_EP_F_LC] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "allocate", 5},
+    [TC_EP_F_LC_TRIM_PASS] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "trim1", 1},
+    [TC_EP_F_LC_TRIM_AFTER] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "trim2", 3},
     [TC_EP_F_PASS] = {"eptest", "pass", 4, "allocate", 4},
     [TC_EP_F_PASS_TRIM] = {"eptest", "pass", 4, "trim1", 2},
     [TC_EP_F_MARK] = {"eptest", "mark", 2, "allocate", 1},
@@ -677,15 +677,15 @@ const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
     [TC_EP_F_LOOKUP_LOOP] = {"eptest", "lookup_loop", 3, "allocate", 3},
     [TC_EP_F_PT_LOOP] = {"eptest", "pt_loop", 2, "allocate", 2},
     [TC_EP_F_SERVER] = {"eptest", "server", 1, "allocate", 1},
-    [TC_EP_F_FUN_TESTER] = {"eptest", "tester", 2, "make_fun3_3", 6},
-    [TC_EP_F_FUN_SERVER] = {"eptest", "tester_body", 5, "make_fun3_1", 1},
-    [TC_EP_F_FUN_PASSES] = {"eptest", "tester_body", 5, "make_fun3_2", 5},
-    [TC_EP_F_FUN_PT] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_1", 2},
-    [TC_EP_F_FUN_PROC] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_2", 2},
-    [TC_EP_F_FUN_OVERWRITE] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_3", 3},
-    [TC_EP_F_FUN_LOOKUP] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_6", 2},
-    [TC_EP_F_FUN_INSERT] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_7", 3},
-    [TC_EP_F_FUN_EMPTY] = {"eptest", "-tester_body/5-fun-9-", 6, "make_fun3_8", 1},
+    [TC_EP_F_FUN_TESTER] = {"eptest", "tester", 2, "make_fun3_3", 7},
+    [TC_EP_F_FUN_SERVER] = {"eptest", "tester_body", 6, "make_fun3_1", 1},
+    [TC_EP_F_FUN_PASSES] = {"eptest", "tester_body", 6, "make_fun3_2", 5},
+    [TC_EP_F_FUN_PT] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_1", 2},
+    [TC_EP_F_FUN_PROC] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_2", 2},
+    [TC_EP_F_FUN_OVERWRITE] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_3", 3},
+    [TC_EP_F_FUN_LOOKUP] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_6", 2},
+    [TC_EP_F_FUN_INSERT] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_7", 3},
+    [TC_EP_F_FUN_EMPTY] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_8", 1},
 };
 
 /* ERL_FUN_SIZE (erl_fun.h) and ERTS_MAGIC_REF_THING_SIZE (erl_term.h: header, the binary,
@@ -761,7 +761,7 @@ enum {
 };
 static size_t lc_slot(int k) { return SLOT_LC + 2 * (size_t)k; }
 static tc_term passes_fun(world *w) { return *bottom(w->tester, lc_slot(w->pass) + 1); }
-/* Fun env: [N, Data, PtKey, S, T] ('-tester_body/5-fun-9-'s arguments after the kind). */
+/* Fun env: [N, Data, PtKey, S, T] ('-tester_body/6-fun-9-'s arguments after the kind). */
 static tc_term tester_data(world *w)
 {
     return w->pass < 0 ? *bottom(w->tester, SLOT_DATA) : fun_env(passes_fun(w), 1);
@@ -1207,7 +1207,7 @@ static tc_result build_lc(world *w, tc_ep_shape sh, long len)
             break;
         tc_term hd = tc_car(x[0]);
         if (sh == TC_EP_FLOATS) {
-            frag_alloc fa = {{frag_words, tc_proc_offheap(p)}, p};
+            frag_alloc fa = {{frag_words, tc_proc_offheap(p), NULL}, p};
             x[1] = tc_term_float(&fa.iface, (double)tc_small_val(hd));
             x[0] = tc_cdr(x[0]);
             tc_proc_set_arity(p, 2);
@@ -1364,7 +1364,7 @@ static tc_result tester_runs_others(world *w)
  */
 /*
  * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a
- * cons, the fun of 6 free variables; the tail is a literal), tester_body/5 (the payload, the
+ * cons, the fun of 7 free variables; the tail is a literal), tester_body/6 (the payload, the
  * server spawned with Data, ets:new, the persistent-term key and put, the passes' fun), the
  * comprehension over the passes, and its end (the results' list, S ! stop). The meter stands
  * for eptest:meter/2: the counters are read when a mark reaches it.
@@ -1399,7 +1399,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
         (r = tc_proc_push_cp(p)) != TC_OK)
         return r;
     /* the calls so far, a reduction each: beam_run_process's apply (i_apply_only), erlang:apply/2,
-     * the fun, tester_body/5, payload/2, lists:seq/2 */
+     * the fun, tester_body/6, payload/2, lists:seq/2 */
     spend(w, 6);
     r = cfg->payload != TC_NON_VALUE ? place_x0(p, cfg->payload) : ep_payload(w, cfg->shape, cfg->len, payload);
     if (r != TC_OK)
@@ -1519,6 +1519,7 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
     uint64_t words = 0;
     tc_ets *scratch = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    eo.compressed = cfg->policy.ets_compressed;
     if (r == TC_OK)
         r = tc_term_flat_size(payload, &words);
     elems[0] = tc_make_small(1);
@@ -1553,6 +1554,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     tc_copy_literal_area *pt = NULL;
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     eo.copy_out = cfg->policy.copy_out;
+    eo.compressed = cfg->policy.ets_compressed;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)

@@ -18,8 +18,9 @@
 
 #include "../codec/verify.h"
 #include "../copy/compact.h"
-#include "../codec/ext.h"
+#include "../copy/compressed.h"
 #include "../terms/hash.h"
+#include "../terms/size.h"
 #include "../terms/arena.h"
 #include "../terms/bignum.h"
 #include "../terms/binary.h"
@@ -30,14 +31,16 @@
 #define EXT_SEGSZ (1u << EXT_SEGSZ_EXP)
 #define MAX_SEGS 2048u /* fixed segment table: 256 + 2047 * 2048 slots */
 #define SEG_IX(i) (((i) + (EXT_SEGSZ - FIRST_SEGSZ)) >> EXT_SEGSZ_EXP)
-#define EXT_MINOR 1u
+/* HashDbTerm's words before its DbTerm (next; hvalue and pseudo_deleted), and DbTerm's
+ * before tpl (first_oh, size): erl_db_hash.h, erl_db_util.h. */
+#define HASH_NODE_WORDS 2u
+#define DBTERM_HEAD_WORDS 2u
 
 typedef struct node {
     struct node *next;
     uint64_t hvalue;
-    tc_copy_compact *dbterm; /* the object; in a compressed table, its key alone */
-    size_t ext_len;          /* compressed: bytes of the encoded object */
-    unsigned char ext[];
+    tc_copy_compact *dbterm;  /* the object (db_store_term) */
+    tc_copy_compressed *comp; /* or in a compressed table, its compressed form (db_store_term_comp) */
 } node;
 
 struct tc_ets {
@@ -48,74 +51,92 @@ struct tc_ets {
     atomic_bool resizing;
     unsigned nsegs; /* touched only by the one resizer */
     bool timed;     /* clock the lock phase (tc_ets_time_locks) */
-    atomic_uint_fast64_t nitems, stored_words, stored_bytes, in_place, resized;
+    atomic_uint_fast64_t nitems, stored_words, stored_bytes, memory_words, in_place, resized;
     node **seg[MAX_SEGS];
 };
 
 /* ---- nodes ------------------------------------------------------------------------------- */
 
-static size_t node_bytes(const node *n)
+/* The words of the stored form: the compact block's, or the compressed DbTerm's from tpl. */
+static size_t node_words(const node *n)
 {
-    return sizeof *n + n->ext_len + tc_copy_compact_size(n->dbterm) * TC_WORD_BYTES;
+    return n->comp ? tc_copy_compressed_bytes(n->comp) / TC_WORD_BYTES - DBTERM_HEAD_WORDS
+                   : tc_copy_compact_size(n->dbterm);
 }
+
+static size_t node_bytes(const node *n) { return sizeof *n + node_words(n) * TC_WORD_BYTES; }
+
+/* What ets:info(T, memory) counts for the object: its HashDbTerm block, the node header then
+ * the DbTerm (erl_db_hash.c new_dbterm_hash: db_store_term's offset + sizeof(DbTerm) +
+ * (size - 1) words, db_store_term_comp's offset + db_size_dbterm_comp). */
+static size_t node_memory_words(const node *n) { return HASH_NODE_WORDS + DBTERM_HEAD_WORDS + node_words(n); }
 
 static tc_term node_key(const tc_ets *t, const node *n)
 {
-    tc_term stored = tc_copy_compact_term(n->dbterm);
-    return t->opts.compressed ? stored : tc_tuple_element(stored, t->opts.keypos);
+    return n->comp ? tc_copy_compressed_key(n->comp) : tc_tuple_element(tc_copy_compact_term(n->dbterm), t->opts.keypos);
 }
 
-/* db_store_term / db_store_term_comp: the stored form of `obj`, in a new node. */
+static void count_node(tc_ets *t, const node *n, bool add)
+{
+    size_t words = node_words(n), bytes = node_bytes(n), mem = node_memory_words(n);
+    if (add) {
+        atomic_fetch_add_explicit(&t->stored_words, words, memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->memory_words, mem, memory_order_relaxed);
+    } else {
+        atomic_fetch_sub_explicit(&t->stored_words, words, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&t->memory_words, mem, memory_order_relaxed);
+    }
+}
+
+/* db_store_term or db_store_term_comp into the node's slot (empty for a new node): the old
+ * block is reused when the size is the same (copy/compact.h, copy/compressed.h). */
+static tc_result store(tc_ets *t, node *n, tc_term obj, tc_copy_stats *stats)
+{
+    return t->opts.compressed ? tc_copy_compressed_store(t->mem, t->opts.keypos, obj, &n->comp, stats)
+                              : tc_copy_compact_store(t->mem, obj, &n->dbterm, stats);
+}
+
+/* The stored form of `obj`, in a new node. */
 static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats *stats, node **out)
 {
-    tc_term key = tc_tuple_element(obj, t->opts.keypos);
-    size_t len = 0;
-    tc_result r = TC_OK;
-    if (t->opts.compressed && (r = tc_ext_size(obj, EXT_MINOR, &len)) != TC_OK)
-        return r;
-    node *n = tc_mem_alloc(sizeof *n + len);
+    node *n = tc_mem_alloc(sizeof *n);
     if (!n)
         return TC_ENOMEM;
     n->dbterm = NULL;
-    r = tc_copy_compact_store(t->mem, t->opts.compressed ? key : obj, &n->dbterm, stats);
-    if (r == TC_OK && t->opts.compressed) {
-        r = tc_ext_encode_into(obj, EXT_MINOR, n->ext, len, &len);
-        if (r != TC_OK)
-            tc_copy_compact_free(n->dbterm);
-    }
+    n->comp = NULL;
+    tc_result r = store(t, n, obj, stats);
     if (r != TC_OK) {
         tc_mem_free(n);
         return r;
     }
-    n->ext_len = len;
     n->hvalue = hval;
     n->next = NULL;
-    atomic_fetch_add_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
+    count_node(t, n, true);
     *out = n;
     return TC_OK;
 }
 
-/* db_store_term over an existing object: the object's block is reused when the size is the
- * same (copy/compact.h). Not for a compressed table, whose node holds the encoded object. */
+/* replace_dbterm: the object stored again in its node. */
 static tc_result restore_node(tc_ets *t, node *n, tc_term obj, tc_copy_stats *stats)
 {
-    size_t words = tc_copy_compact_size(n->dbterm), bytes = node_bytes(n);
-    tc_result r = tc_copy_compact_store(t->mem, obj, &n->dbterm, stats);
+    size_t words = node_words(n), bytes = node_bytes(n), mem = node_memory_words(n);
+    tc_result r = store(t, n, obj, stats);
     if (r != TC_OK)
         return r;
     atomic_fetch_sub_explicit(&t->stored_words, words, memory_order_relaxed);
     atomic_fetch_sub_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->memory_words, mem, memory_order_relaxed);
+    count_node(t, n, true);
     return TC_OK;
 }
 
 static void free_node(tc_ets *t, node *n)
 {
-    atomic_fetch_sub_explicit(&t->stored_words, tc_copy_compact_size(n->dbterm), memory_order_relaxed);
-    atomic_fetch_sub_explicit(&t->stored_bytes, node_bytes(n), memory_order_relaxed);
+    count_node(t, n, false);
     tc_copy_compact_free(n->dbterm);
+    tc_copy_compressed_free(n->comp);
     tc_mem_free(n);
 }
 
@@ -310,10 +331,13 @@ void tc_ets_free(tc_ets *t)
     for (size_t ix = 0; ix < nactive; ix++)
         for (node *n = *bucket(t, ix), *next; n; n = next) {
             next = n->next;
-            if (t->mem)
+            if (t->mem) {
                 tc_copy_compact_discard(n->dbterm);
-            else
+                tc_copy_compressed_discard(n->comp);
+            } else {
                 tc_copy_compact_free(n->dbterm);
+                tc_copy_compressed_free(n->comp);
+            }
             tc_mem_free(n);
         }
     for (unsigned i = 0; i < t->nsegs; i++)
@@ -356,15 +380,11 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     node **link, *n = NULL;
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     node *old = r == TC_OK ? *link : NULL;
-    if (old && !t->opts.compressed) {
+    if (old) {
         r = restore_node(t, old, obj, stats); /* replace_dbterm: the node stays */
     } else if (r == TC_OK && (r = make_node(t, obj, hval, stats, &n)) == TC_OK) {
-        n->next = old ? old->next : NULL;
-        *link = n;
-        if (old)
-            free_node(t, old);
-        else
-            added = true;
+        *link = n; /* the chain's end */
+        added = true;
     }
     VERIFY_TRANSITION(t, hval);
     bucket_lock(t, hval, false);
@@ -375,20 +395,6 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     tc_ets_unlock_table(t->locks, TC_ETS_WRITE);
     phase_end(t, t0);
     return r;
-}
-
-/* A compressed object comes out decoded, then consed. */
-static tc_result decode_list(const node *n, tc_alloc *dest, tc_term *out)
-{
-    tc_term obj;
-    tc_result r = tc_ext_decode(dest, n->ext, n->ext_len, &obj, NULL);
-    if (r != TC_OK)
-        return r;
-    tc_term cell = tc_term_cons(dest, obj, TC_NIL);
-    if (cell == TC_NON_VALUE)
-        return TC_ENOMEM;
-    *out = cell;
-    return TC_OK;
 }
 
 tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc_copy_stats *stats)
@@ -404,7 +410,7 @@ tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc
         if (!*link)
             *out = TC_NIL;
         else if (t->opts.compressed)
-            r = decode_list(*link, dest, out);
+            r = tc_copy_compressed_out_list(dest, (*link)->comp, out, stats);
         else
             r = tc_copy_out_list(t->opts.copy_out, dest, (*link)->dbterm, out, stats);
     }
@@ -500,28 +506,43 @@ static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t inc
 {
     node *n = *link;
     tc_arena *scratch = NULL;
-    tc_term obj = tc_copy_compact_term(n->dbterm);
+    tc_term obj = TC_NON_VALUE, old;
+    if (pos > (n->comp ? tc_copy_compressed_arity(n->comp) : tc_tuple_arity(tc_copy_compact_term(n->dbterm))))
+        return TC_EBADARG;
+    if (n->comp) {
+        old = tc_copy_compressed_element(n->comp, pos); /* TC_NON_VALUE: encoded */
+    } else {
+        obj = tc_copy_compact_term(n->dbterm);
+        old = tc_tuple_element(obj, pos);
+    }
     tc_result r = TC_OK;
-    if (t->opts.compressed) {
+    /* An encoded element is read from a temporary uncompressed copy of the object
+     * (db_do_read_element: db_alloc_tmp_uncompressed), as is one about to change size. */
+    int64_t sum;
+    bool in_place = tc_is_small(old) && !__builtin_add_overflow(tc_small_val(old), incr, &sum) && tc_small_fits(sum);
+    if (!in_place && obj == TC_NON_VALUE) {
         if (!(scratch = tc_arena_new(0)))
             return TC_ENOMEM;
-        r = tc_ext_decode(tc_arena_alloc(scratch), n->ext, n->ext_len, &obj, NULL);
+        if ((r = tc_copy_compressed_out(tc_arena_alloc(scratch), n->comp, &obj, NULL)) != TC_OK)
+            goto out;
+        old = tc_tuple_element(obj, pos);
     }
-    if (r == TC_OK && (pos > tc_tuple_arity(obj) || !tc_is_integer(tc_tuple_element(obj, pos))))
+    if (!tc_is_integer(old)) {
         r = TC_EBADARG;
-    if (r != TC_OK)
         goto out;
-    tc_term old = tc_tuple_element(obj, pos);
-    int64_t sum;
-    if (!t->opts.compressed && tc_is_small(old) && !__builtin_add_overflow(tc_small_val(old), incr, &sum) &&
-        tc_small_fits(sum)) {
-        /* db_do_update_element: an immediate replaces an immediate in the stored words. */
-        tc_boxed_val(obj)[pos] = tc_make_small(sum);
+    }
+    if (in_place) {
+        /* db_do_update_element: an immediate replaces an immediate in the stored words (a
+         * compressed object keeps its immediates as they are). */
+        if (n->comp)
+            tc_copy_compressed_set_immediate(n->comp, pos, tc_make_small(sum));
+        else
+            tc_boxed_val(obj)[pos] = tc_make_small(sum);
         *result = tc_make_small(sum);
         atomic_fetch_add_explicit(&t->in_place, 1, memory_order_relaxed);
         goto out;
     }
-    /* The size changes (or the form is encoded): store a new object, as db_finalize_dbterm. */
+    /* The size changes: store a new object, as db_finalize_resize. */
     if (!scratch && !(scratch = tc_arena_new(0))) {
         r = TC_ENOMEM;
         goto out;
@@ -573,6 +594,7 @@ tc_ets_info tc_ets_get_info(const tc_ets *t)
         atomic_load_explicit(&t->nactive, memory_order_relaxed),
         atomic_load_explicit(&t->stored_words, memory_order_relaxed),
         atomic_load_explicit(&t->stored_bytes, memory_order_relaxed),
+        atomic_load_explicit(&t->memory_words, memory_order_relaxed),
         atomic_load_explicit(&t->in_place, memory_order_relaxed),
         atomic_load_explicit(&t->resized, memory_order_relaxed),
     };
@@ -589,18 +611,26 @@ tc_ets_info tc_ets_get_info(const tc_ets *t)
         goto out;          \
     } while (0)
 
-/* A compressed node's encoding must decode to a tuple whose key is the stored key. */
+/* A compressed object must decode to a well-formed tuple within its size_object (a small
+ * slice of a refc binary comes back smaller) whose key is the stored key. */
 static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, const char **why)
 {
     tc_term obj;
     bool eq = false;
-    if (tc_ext_decode(tc_arena_alloc(scratch), n->ext, n->ext_len, &obj, NULL) != TC_OK) {
-        *why = "encoded object does not decode";
+    uint64_t words = 0;
+    if (tc_copy_compressed_out(tc_arena_alloc(scratch), n->comp, &obj, NULL) != TC_OK) {
+        *why = "compressed object does not decode";
         return false;
     }
-    if (!tc_is_tuple(obj) || tc_tuple_arity(obj) < t->opts.keypos ||
+    if (!tc_term_verify(obj, why))
+        return false;
+    if (tc_term_flat_size(obj, &words) != TC_OK || words > tc_copy_compressed_size(n->comp)) {
+        *why = "compressed object decodes to more words than its size_object";
+        return false;
+    }
+    if (tc_copy_compressed_keypos(n->comp) != t->opts.keypos || tc_tuple_arity(obj) < t->opts.keypos ||
         tc_term_key_equal(node_key(t, n), tc_tuple_element(obj, t->opts.keypos), &eq) != TC_OK || !eq) {
-        *why = "encoded object does not hold the stored key";
+        *why = "compressed object does not hold the stored key";
         return false;
     }
     return true;
@@ -608,7 +638,7 @@ static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, co
 
 /* What the nodes of the buckets checked so far hold. */
 typedef struct tally {
-    uint64_t objects, words, bytes;
+    uint64_t objects, words, bytes, memory;
 } tally;
 
 /* Every node of bucket ix: a well-formed stored term (a tuple with a key), its hash that of
@@ -618,9 +648,11 @@ static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *
 {
     bool ok = true;
     for (const node *nd = *bucket(t, ix); nd; nd = nd->next) {
-        tc_term stored = tc_copy_compact_term(nd->dbterm);
         uint64_t h;
         bool eq;
+        if ((nd->comp != NULL) != t->opts.compressed || (nd->dbterm != NULL) == t->opts.compressed)
+            FAIL("stored form is not the table's");
+        tc_term stored = nd->comp ? tc_copy_compressed_key(nd->comp) : tc_copy_compact_term(nd->dbterm);
         if (!tc_term_verify(stored, why))
             return false;
         if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
@@ -635,8 +667,9 @@ static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *
             if (m->hvalue == nd->hvalue && (tc_term_key_equal(node_key(t, nd), node_key(t, m), &eq) != TC_OK || eq))
                 FAIL("key stored twice");
         n->objects++;
-        n->words += tc_copy_compact_size(nd->dbterm);
+        n->words += node_words(nd);
         n->bytes += node_bytes(nd);
+        n->memory += node_memory_words(nd);
     }
 out:
     return ok;
@@ -663,7 +696,8 @@ bool tc_ets_verify(const tc_ets *t, const char **why)
         goto out;
     if (n.objects != atomic_load(&t->nitems))
         FAIL("object count differs from nitems");
-    if (n.words != atomic_load(&t->stored_words) || n.bytes != atomic_load(&t->stored_bytes))
+    if (n.words != atomic_load(&t->stored_words) || n.bytes != atomic_load(&t->stored_bytes) ||
+        n.memory != atomic_load(&t->memory_words))
         FAIL("stored size counters differ from the objects");
 out:
     tc_arena_free(scratch);

@@ -6,8 +6,9 @@
  *
  * Objects are tuples keyed on element `keypos`. Each sits in a node on a bucket chain with
  * its hash value (compared before the key) and its stored form: the compact DbTerm of
- * copy/compact.h, or for a `compressed` table the external format of the object beside a
- * compact copy of its key. The bucket array is segmented (a first segment of 256 slots,
+ * copy/compact.h, or for a `compressed` table the compressed DbTerm of copy/compressed.h
+ * (the top tuple and the key as they are, every other non-immediate element in the ETS
+ * form of the external format, codec/ext_ets.h). The bucket array is segmented (a first segment of 256 slots,
  * then 2048 per segment); the table grows one bucket split at a time when it holds more
  * objects than active buckets (GROW_LIMIT = nactive), under the lock of the bucket split.
  *
@@ -16,11 +17,19 @@
  * of the one-element list. When the allocator is a process heap that allocation is HAlloc,
  * so it lands on the heap or in a fragment exactly as erts' build_term_list does; whether a
  * GC follows (GC-after-BIF) is the process layer's decision, not the table's. A compressed
- * table decodes instead.
+ * table decodes instead, into the same one allocation, and gives back what decoding did not
+ * use (HRelease, copy/compressed.h).
  *
  * update_counter changes the stored counter in place when old and new value are both small
- * integers (db_do_update_element writes the word into the DbTerm); a bignum on either side
- * needs a new stored object, as the VM's resize path. Locks: see ets_lock.h.
+ * integers (db_do_update_element writes the word into the DbTerm, a compressed one too); a
+ * bignum on either side needs a new stored object, as the VM's resize path (which reads a
+ * compressed object from a temporary uncompressed copy). Locks: see ets_lock.h.
+ *
+ * Memory: tc_ets_info's memory_words is what ets:info(T, memory) counts for the objects: per
+ * object one HashDbTerm block (erts_db_alloc of offsetof(HashDbTerm, dbterm) plus the
+ * DbTerm: 2 + 2 + size words for a plain table, 2 + db_size_dbterm_comp / 8 for a compressed
+ * one). The table's own structures (DbTable, the segments of buckets, the locks) are not in
+ * it: the VM's figure for a table is that plus a base that changes with the bucket count.
  *
  * Where this differs from erts, and why:
  * - The hash is termcopy's own (terms/hash.h), not make_internal_hash; its values are
@@ -36,9 +45,7 @@
  *   no new page; a different size takes a new block (copy/compact.h). The VM's table uses
  *   the ets_alloc instance of the scheduler that runs the BIF; the model gives each table
  *   one instance, locked (erts locks a thread-preferred instance too), so threads writing
- *   one table share it. A compressed table's node holds the encoded object, so its
- *   overwrite makes a new node. A compressed table encodes the whole object, not each
- *   non-key element, so its update_counter re-encodes the object.
+ *   one table share it.
  * - No shrinking, no safe_fixtable (pseudo-deleted objects), no bag types, no decentralised
  *   counters. The segment table has a fixed capacity (about 4M buckets) so it is never
  *   replaced under readers (erts defers that free through thread progress); past it the
@@ -63,7 +70,7 @@ typedef struct tc_ets_opts {
     tc_ets_lock_mode lock_mode;
     bool meta_lock;        /* take R13B's meta-table lock first (default: r13b only) */
     unsigned bucket_locks; /* write_concurrency: a power of two, 0 = 64 */
-    bool compressed;       /* store the external format; lookups decode */
+    bool compressed;       /* [compressed]: copy/compressed.h's stored form; lookups decode */
     unsigned keypos;       /* 1-based key element */
     tc_copy_out copy_out;  /* the lookup's copy-out: copy_shallow, or the proposal (copy_shallow_fast.h) */
 } tc_ets_opts;
@@ -120,8 +127,9 @@ tc_ets_lock_time tc_ets_thread_lock_time(void);
 typedef struct tc_ets_info {
     uint64_t objects;      /* ets:info(T, size) */
     uint64_t buckets;      /* active buckets (nactive) */
-    uint64_t stored_words; /* words of the stored compact forms */
-    uint64_t stored_bytes; /* bytes of nodes, stored forms and encodings */
+    uint64_t stored_words; /* words of the stored forms (compact blocks, or compressed DbTerms from tpl) */
+    uint64_t stored_bytes; /* bytes of nodes and stored forms */
+    uint64_t memory_words; /* the objects' part of ets:info(T, memory), in words (see above) */
     uint64_t updates_in_place, updates_resized;
 } tc_ets_info;
 /* Counters are read without locks: exact when nobody is writing. */

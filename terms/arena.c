@@ -38,12 +38,24 @@ static tc_term *arena_alloc(tc_alloc *self, size_t words)
     return p;
 }
 
+/* HRelease on an arena: the tail of its last allocation goes back to the current block. */
+static void arena_release(tc_alloc *self, tc_term *end, tc_term *used)
+{
+    tc_arena *a = (tc_arena *)self;
+    if (a->cur && end == &a->cur->data[a->top] && used >= a->cur->data && used < end) {
+        size_t back = (size_t)(end - used);
+        a->top -= back;
+        a->used -= back;
+    }
+}
+
 tc_arena *tc_arena_new(size_t block_words)
 {
     tc_arena *a = tc_mem_calloc(1, sizeof *a);
     if (!a)
         return NULL;
     a->iface.alloc = arena_alloc;
+    a->iface.release = arena_release;
     a->iface.offheap = &a->offheap;
     a->block_words = block_words ? block_words : 4096;
     return a;

@@ -119,7 +119,10 @@ static tc_result grow_hash(size_t count)
     uint32_t *slots = tc_mem_calloc(cap, sizeof *slots);
     if (!slots)
         return TC_ENOMEM;
+    size_t secret = atomic_load(&tc__ctx()->atoms.secret);
     for (size_t i = 0; i < count; i++) {
+        if (i + 1 == secret)
+            continue; /* no name finds it */
         atom_entry *e = entry_at(i);
         size_t j = name_hash(e->name, e->len) & (cap - 1);
         while (slots[j])
@@ -131,6 +134,8 @@ static tc_result grow_hash(size_t count)
     tc__ctx()->atoms.hash_cap = cap;
     return TC_OK;
 }
+
+static tc_result append_locked(const char *name, size_t len, long slot, tc_term *out);
 
 static tc_result intern_locked(const char *name, size_t len, tc_term *out)
 {
@@ -147,6 +152,14 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
         *out = tc_make_atom((uint64_t)slot);
         return TC_OK;
     }
+    return append_locked(name, len, slot, out);
+}
+
+/* A new entry at the end of the table, in hash slot -slot - 1 (slot >= 0: in none). */
+static tc_result append_locked(const char *name, size_t len, long slot, tc_term *out)
+{
+    tc_context *ctx = tc__ctx();
+    size_t count = atomic_load(&ctx->atoms.count);
     if (count >= (size_t)MAX_CHUNKS * CHUNK_SIZE)
         return TC_ELIMIT;
     size_t ci = count >> CHUNK_BITS;
@@ -163,7 +176,8 @@ static tc_result intern_locked(const char *name, size_t len, tc_term *out)
     atom_entry *e = entry_at(count);
     e->name = copy;
     e->len = len;
-    ctx->atoms.hash_slots[-slot - 1] = (uint32_t)(count + 1);
+    if (slot < 0)
+        ctx->atoms.hash_slots[-slot - 1] = (uint32_t)(count + 1);
     atomic_store(&ctx->atoms.count, count + 1); /* publishes the entry to lock-free readers */
     *out = tc_make_atom(count);
     return TC_OK;
@@ -198,6 +212,26 @@ tc_result tc_atom_intern(const char *name, size_t len, tc_term *out)
         r = intern_locked(name, len, out);
     pthread_mutex_unlock(&ctx->atoms.lock);
     return r;
+}
+
+tc_term tc_atom_secret(void)
+{
+    tc_context *ctx = tc__ctx();
+    size_t secret = atomic_load(&ctx->atoms.secret);
+    if (secret)
+        return tc_make_atom(secret - 1);
+    tc_term t = TC_NON_VALUE;
+    pthread_mutex_lock(&ctx->atoms.lock);
+    tc_result r = atomic_load(&ctx->atoms.count) < 4 ? seed_locked() : TC_OK;
+    if ((secret = atomic_load(&ctx->atoms.secret)) != 0) {
+        t = tc_make_atom(secret - 1);
+    } else if (r == TC_OK && append_locked("3RT$", 4, 0, &t) == TC_OK) {
+        atomic_store(&ctx->atoms.secret, tc_atom_index(t) + 1);
+    } else {
+        t = TC_NON_VALUE;
+    }
+    pthread_mutex_unlock(&ctx->atoms.lock);
+    return t;
 }
 
 bool tc_atom_exists(tc_term atom)

@@ -18,6 +18,11 @@ TC_BEGIN_DECLS
 /* The atom named by `len` bytes of UTF-8 at `name`, created if new. Errors: TC_ELIMIT
  * (over 255 characters, or the table is full), TC_EPARSE (not UTF-8), TC_ENOMEM. */
 tc_result tc_atom_intern(const char *name, size_t len, tc_term *out) TC_MUST_CHECK;
+/* ErtsSecretAtom (atom.names: '3RT$', "can never be found by string lookup"): an atom named
+ * '3RT$' that interning "3RT$" never returns (that makes another atom), made on first use.
+ * A compressed ETS object names it as the node of a local pid, port or ref (terms/node.h).
+ * TC_NON_VALUE when the table is full or memory runs out. */
+tc_term tc_atom_secret(void);
 /* An atom's name and its byte length; the pointer stays valid for the program's life. */
 const char *tc_atom_name(tc_term atom, size_t *len);
 /* True when `atom` is an atom term whose index is in the table. */

@@ -39,6 +39,7 @@ typedef struct tc_context {
         pthread_mutex_t lock;
         uint32_t *hash_slots; /* index + 1, 0 = empty */
         size_t hash_cap;
+        atomic_size_t secret; /* index + 1 of the atom no name finds (tc_atom_secret), 0: none yet */
     } atoms;
     struct {
         pthread_mutex_t lock;

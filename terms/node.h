@@ -28,10 +28,17 @@ typedef struct tc_node {
     struct tc_node *next; /* the table's chain */
 } tc_node;
 
-/* Is (sysname, creation) this node (dec_is_this_node)? */
+/* Is (sysname, creation) this node (dec_is_this_node: 'nonode@nohost' with creation 0, or
+ * the ETS sysname with any creation)? */
 bool tc_node_is_this(tc_term sysname, uint32_t creation);
 /* The atom 'nonode@nohost'. TC_NON_VALUE only when the atom table cannot take it. */
 tc_term tc_node_this_sysname(void);
+/* The secret atom '3RT$' (terms/atom.h tc_atom_secret; external.c INTERNAL_LOCAL_SYSNAME):
+ * the node a compressed ETS object names for a local pid, port or ref (codec/ext_ets.h), and
+ * which every decoder takes as this node. Only an atom index reaches it: decoding the text
+ * '3RT$' makes an ordinary atom, a remote node's name. TC_NON_VALUE when the atom table
+ * cannot take it. */
+tc_term tc_node_ets_sysname(void);
 /* The entry of a remote node with one new reference, created when new; NULL out of memory. */
 tc_node *tc_node_find_or_insert(tc_term sysname, uint32_t creation);
 void tc_node_ref(tc_node *n);

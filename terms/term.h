@@ -322,15 +322,23 @@ typedef struct tc_offheap {
 /*
  * An allocator of heap words: a term arena now, a process heap's HAlloc later. `alloc`
  * returns `words` contiguous words (8-aligned) or NULL when memory runs out; `offheap`
- * is where ProcBins built in those words get linked.
+ * is where ProcBins built in those words get linked. `release` (may be NULL: the words
+ * stay taken) is HRelease (erl_vm.h): the caller filled only [.., used) of its last
+ * allocation, which ends at `end`, and gives the rest back.
  */
 typedef struct tc_alloc tc_alloc;
 struct tc_alloc {
     tc_term *(*alloc)(tc_alloc *self, size_t words);
     tc_offheap *offheap;
+    void (*release)(tc_alloc *self, tc_term *end, tc_term *used);
 };
 
 static inline tc_term *tc_alloc_words(tc_alloc *a, size_t words) { return a->alloc(a, words); }
+static inline void tc_alloc_release(tc_alloc *a, tc_term *end, tc_term *used)
+{
+    if (a->release && used != end)
+        a->release(a, end, used);
+}
 
 /* ---- constructors: each returns TC_NON_VALUE when the allocator fails ------------------- */
 

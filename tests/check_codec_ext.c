@@ -473,7 +473,7 @@ static tc_term *marked_alloc(tc_alloc *self, size_t n)
  * checks that every word the decode took was written. */
 static void expect_whole_after_failure(marked *m, const unsigned char *b, size_t n)
 {
-    *m = (marked){.iface = {marked_alloc, &m->offheap}};
+    *m = (marked){.iface = {marked_alloc, &m->offheap, NULL}};
     for (size_t i = 0; i < sizeof m->words / sizeof m->words[0]; i++)
         m->words[i] = POISON;
     tc_term t;

@@ -123,7 +123,7 @@ START_TEST(out_of_memory_is_a_result_and_leaks_nothing)
     ck_assert_int_eq(refc_of(pb), 1);
     c = store_ok(t);
     tc_offheap oh = {0};
-    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh, NULL};
     tc_term out = TC_NIL;
     ck_assert_int_eq(tc_copy_compact_out(&failing, c, &out, NULL), TC_ENOMEM);
     ck_assert_int_eq(tc_copy_compact_out_list(&failing, c, &out, NULL), TC_ENOMEM);

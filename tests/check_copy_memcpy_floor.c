@@ -18,7 +18,7 @@ START_TEST(copies_exactly_the_words_asked)
     ck_assert_uint_eq(st.passes, 1);
     ck_assert_int_eq(tc_copy_memcpy_floor(tc_arena_alloc(ar), src, 0, &out, NULL), TC_OK);
     tc_offheap oh = {0};
-    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh, NULL};
     ck_assert_int_eq(tc_copy_memcpy_floor(&failing, src, 10, &out, NULL), TC_ENOMEM);
 }
 END_TEST

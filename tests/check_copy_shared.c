@@ -180,7 +180,7 @@ START_TEST(out_of_memory_anywhere_restores_the_source)
     uint64_t shared = tc_shared_ok(t);
 
     tc_offheap oh = {0};
-    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh, NULL};
     tc_term c = TC_NIL;
     int64_t live = tc_mem_live();
     ck_assert_int_eq(tc_copy_shared(&failing, t, &c, NULL), TC_ENOMEM);

@@ -149,7 +149,7 @@ START_TEST(out_of_memory_is_a_result_and_leaks_nothing)
     tc_term t = tc_read_ok("[{a, <<\"0123456789012345678901234567890123456789012345678901234567890123456789\">>}, 2.5]");
     tc_term pb = tc_tuple_element(tc_car(t), 2);
     tc_offheap oh = {0};
-    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh, NULL};
     tc_term c = TC_NIL;
     int64_t live = tc_mem_live();
     ck_assert_int_eq(tc_copy_struct(&failing, t, NULL, &c, NULL), TC_ENOMEM);

@@ -247,7 +247,7 @@ static void step(world *w, tc_mseg *mem)
         } else {
             f = tc_heapfrag_new(mem, 2000);
             ck_assert(f != NULL);
-            frag_alloc fa = {{frag_words, &f->off_heap}, f};
+            frag_alloc fa = {{frag_words, &f->off_heap, NULL}, f};
             t = tc_gen_term(&fa.iface, 1 + (unsigned)tc_rand_below(3), true);
             if (t == TC_NON_VALUE) { /* did not fit: the sender would have sized it */
                 tc_heapfrag_free(mem, f);

@@ -135,7 +135,7 @@ START_TEST(out_of_memory_leaves_it_unchanged)
 {
     tc_pdict *pd = pdict_ok();
     tc_offheap oh = {0};
-    tc_alloc failing = {tc_null_alloc, &oh};
+    tc_alloc failing = {tc_null_alloc, &oh, NULL};
     tc_term old;
     ck_assert_int_eq(tc_pdict_put(pd, &failing, tc_make_small(1), tc_make_small(2), &old), TC_ENOMEM);
     ck_assert_uint_eq(tc_pdict_size(pd), 0);

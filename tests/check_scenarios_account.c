@@ -149,6 +149,19 @@ START_TEST(prices_csv_round_trip_nearest_length)
     fputs("shape,payload_len\nints,1000\n", f); /* not a prices CSV */
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
+    /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, TC_ACCOUNT_PRICES_HEADER "\n%s\n", bad[i]);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_msg(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used) == TC_EIO, "%s", bad[i]);
+    }
     ck_assert_int_eq(unlink(path), 0);
 }
 END_TEST

@@ -45,6 +45,29 @@ START_TEST(inserts_fill_the_table_in_every_mode)
 }
 END_TEST
 
+/* A compressed table (etsbench's `compressed` rows): the same operations, each object stored
+ * in the compressed form ({I, hello}: 8 words per object, as OTP 25 counts it), and the
+ * counters updated in place. */
+START_TEST(a_compressed_table_runs_the_loops)
+{
+    tc_etsloop_config c = small;
+    c.compressed = true;
+    tc_ets *t;
+    ck_assert_int_eq(tc_etsloop_table(&c, TC_ETS_LOCK_R13B, &t), TC_OK);
+    tc_etsloop_result res;
+    const char *failed = NULL;
+    ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
+    ck_assert_uint_eq(tc_ets_get_info(t).memory_words, 8u * (uint64_t)c.n);
+    ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_LOOKUP, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
+    ck_assert_int_eq(res.ops, c.n);
+    tc_ets_free(t);
+    ck_assert_int_eq(tc_etsloop_counter_table(&c, TC_ETS_LOCK_R13B, &t), TC_OK);
+    ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
+    ck_assert_uint_eq(tc_ets_get_info(t).updates_in_place, (uint64_t)c.n);
+    tc_ets_free(t);
+}
+END_TEST
+
 START_TEST(lock_only_runs_store_nothing)
 {
     tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY);
@@ -119,6 +142,7 @@ int main(void)
     TCase *tc = tcase_create("loops");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, inserts_fill_the_table_in_every_mode);
+    tcase_add_test(tc, a_compressed_table_runs_the_loops);
     tcase_add_test(tc, lock_only_runs_store_nothing);
     tcase_add_test(tc, update_counter_counts_every_key);
     tcase_add_test(tc, dictionary_runs_need_no_table);

@@ -46,6 +46,30 @@ START_TEST(lookup_copies_each_object_out_once)
 }
 END_TEST
 
+/* The policy table's ets_compressed makes the workload's table [set, compressed]: each
+ * object {I, Data} takes fewer bytes there (Data encoded, not copied), and each lookup still
+ * writes the whole object and its cons, decoded. */
+START_TEST(ets_compressed_from_the_policy_table)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = TC_EP_INTS;
+    cfg.len = 1000;
+    cfg.iterations = 200;
+    ck_assert(!cfg.policy.ets_compressed);
+    uint64_t plain, compressed, have;
+    bool fits;
+    ck_assert_int_eq(tc_ep_estimate_memory(&cfg, &plain, &have, &fits), TC_OK);
+    char err[256];
+    ck_assert_int_eq(tc_policy_set(&cfg.policy, "ets_compressed=on", err, sizeof err), TC_OK);
+    ck_assert_int_eq(tc_ep_estimate_memory(&cfg, &compressed, &have, &fits), TC_OK);
+    ck_assert_uint_lt(compressed, plain);
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    ck_assert_uint_eq(c[TC_EP_LOOKUP].words_copied, 200 * (2000 + 3 + 2) + MARK_WORDS); /* and the two marks */
+}
+END_TEST
+
 /* The workload's own switches, by name as the ablations set them; keep_result keeps each
  * lookup's result live across the next lookup's GC, so under R10B rules (a GC at the next
  * schedule, which finds a dropped result dead) the GCs copy more. */
@@ -111,6 +135,7 @@ int main(void)
     tcase_add_test(tc, lookup_copies_each_object_out_once);
     tcase_add_test(tc, switches_by_name);
     tcase_add_test(tc, tester_is_a_policy_field);
+    tcase_add_test(tc, ets_compressed_from_the_policy_table);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # experiments/beam on the real VM: run.sh --tiny writes every CSV with its header and rows of
 # the right width, and eptest prints the seed's line. No erl: a note and exit 77 (skipped).
-# fidelity.sh alternates the model's eptest ($1/experiments/eptest) with the VM's.
+# fidelity.sh alternates the model's eptest ($1/experiments/eptest) with the VM's, at the points
+# given, and with --vm-variants records the VM's hot-key and lookup_element passes.
 # $1: build directory root; $2: tests/data (unused).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,7 +50,14 @@ n=$(find "$tmp/results" -name 'eptest_*.csv' | wc -l)
 csv "$tmp/results/crossover.csv" "shape,payload_len,iterations,era,proc_us,lookup_us,ratio" 18
 csv "$tmp/results/crossover_points.csv" "shape,era,first_crossover_len,stable_crossover_len" 6
 csv "$tmp/results/crossover_counts.csv" "shape,payload_len,iterations,era,proc_faults,proc_carriers_mapped,proc_gcs,lookup_faults,lookup_carriers_mapped,lookup_gcs" 18
-csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 28
+csv "$tmp/results/etsbench.csv" "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns" 32
+# the table-size runs take inserts and lookups only (etsbench.erl --lookup-only)
+awk "$lib"'!csv_row() { next } { ops[csv_get("op")] = 1 } END { for (o in ops) if (o !~ /^(insert|lookup|put|get)$/) exit 1; exit !("lookup" in ops && "get" in ops) }' \
+    "$tmp/results/etsbench_sizes.csv"
+check "etsbench_sizes.csv: insert, lookup, put and get only" $?
+for op in insert lookup update update_counter; do
+    grep -q "^compressed,1,$op," "$tmp/results/etsbench.csv"; check "etsbench: the compressed table's $op" $?
+done
 
 # Test names and era as the model's eptest writes them, the 7.5 variants under their own names.
 all="$tmp/results/eptest_all.csv"
@@ -70,10 +78,23 @@ model="$1/experiments/eptest"
 if [ -x "$model" ]; then
     timeout 300 bash "$fid" --rounds 2 --repeats 1 --lens "100 300" --iterations 20 "$model" "$tmp/fid.csv" 2>"$tmp/fid.err"
     ok=$?; check "fidelity.sh runs: rc $ok ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" "$ok"
-    csv "$tmp/fid.csv" "round,shape,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,lookup_carriers,proc_gcs,proc_faults" 8
+    fidh="round,shape,payload_len,source,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,lookup_carriers,proc_gcs,proc_faults,hot_key_gcs,hot_key_faults,hot_key_us,element_us"
+    csv "$tmp/fid.csv" "$fidh" 8
     for side in model vm; do
         [ "$(grep -cE "^[12],ints,(100|300),$side," "$tmp/fid.csv")" -eq 4 ]; check "fidelity.csv: 2 rounds x 2 lengths of $side" $?
     done
+    grep -q '^# load: the 1-minute load average at each point: min [0-9.]*, median [0-9.]*, max [0-9.]* (4 points)' "$tmp/fid.csv"
+    check "fidelity.csv: the load at each point, summarised" $?
+    # the points in the order given, shapes mixed; the VM's two lookup variants in its rows only
+    timeout 300 bash "$fid" --rounds 1 --iterations 20 --vm-variants --points "tuple:100 ints:100" "$model" "$tmp/fidp.csv" 2>"$tmp/fid.err"
+    ok=$?; check "fidelity.sh --points --vm-variants runs: rc $ok ($(tail -n 2 "$tmp/fid.err" | tr '\n' ' '))" "$ok"
+    csv "$tmp/fidp.csv" "$fidh" 4
+    [ "$(grep -v '^#' "$tmp/fidp.csv" | tail -n +2 | cut -d, -f2,4 | tr '\n' ' ')" = "tuple,model tuple,vm ints,model ints,vm " ]
+    check "fidelity.sh --points: tuple then ints, model then VM at each" $?
+    awk "$lib"'!csv_row() { next } { v = csv_get("source") == "vm"; h = csv_get("hot_key_us"); e = csv_get("element_us")
+        if (v != (h ~ /^[0-9.]+$/ && e ~ /^[0-9.]+$/ && csv_get("hot_key_gcs") ~ /^[0-9]+$/)) bad = 1
+        if (!v && (h != "" || e != "")) bad = 1 } END { exit bad }' "$tmp/fidp.csv"
+    check "fidelity.sh --vm-variants: the VM rows have the hot key's and lookup_element's times, the model rows none" $?
     awk "$lib"'!csv_row() { next } { d = csv_get("lookup_us") / csv_get("proc_us") - csv_get("ratio"); if (d > 0.001 || d < -0.001) bad = 1 }
         END { exit bad }' "$tmp/fid.csv"
     check "fidelity.csv: ratio is lookup_us / proc_us" $?
@@ -82,6 +103,8 @@ if [ -x "$model" ]; then
         bash "$fid" $bad "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh $bad exits 2" $?
     done
     bash "$fid" --lens "100 x" "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh --lens '100 x' exits 2" $?
+    bash "$fid" --points "ints" "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh --points ints (no length) exits 2" $?
+    bash "$fid" --points "cube:100" "$model" "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh --points cube:100 exits 2" $?
     bash "$fid" /nonexistent "$tmp/x.csv" >/dev/null 2>&1; [ $? -eq 2 ]; check "fidelity.sh with no model binary exits 2" $?
     [ ! -e "$tmp/x.csv" ]; check "fidelity.sh wrote nothing on bad input" $?
 fi
@@ -90,6 +113,7 @@ fi
 erl -noshell -pa "$tmp/build" -s eptest main -extra --shape cube >/dev/null 2>&1; [ $? -eq 2 ]
 check "eptest --shape cube exits 2" $?
 bash "$run" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "run.sh --bogus exits 2" $?
+bash "$run" --ets-repeats 0 >/dev/null 2>&1; [ $? -eq 2 ]; check "run.sh --ets-repeats 0 exits 2" $?
 [ -z "$(ls "$here"/../experiments/beam/*.beam 2>/dev/null)" ]; check "no .beam in the source tree" $?
 
 echo "cli_beam: $pass passed, $fails failed"

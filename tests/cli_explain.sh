@@ -62,6 +62,11 @@ grep -Eq '^verdict \(model, its C code.s time\): ets:lookup is [0-9.]+x (slower|
 check "the verdict in words" $?
 grep -Eq '^  with min_heap_size [0-9]+: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the min_heap_size remedy" $?
 grep -Eq '^  with sbct 2097152 \(\+MHsbct 2048\): ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the +MHsbct remedy" $?
+grep -Eq '^  with ets_compressed on: ratio [0-9.]+ \(GCs [0-9.]+; lookup [0-9.]+ us, OTP 25 [0-9.]+\)' "$tmp/out"; check "the compressed remedy" $?
+# [1..100] as {I, TERM}: 207 words plain (4 + 203), 21 compressed (2 + (16 + 8 * 4 + 103) / 8 up),
+# as OTP 25's ets:info(T, memory) counts them; its lookup writes the same 205 words from either
+grep -Eq 'stored in 21 words against 207, each lookup decoding into its one allocation: 205 words written per lookup against 205' "$tmp/out"
+check "the compressed remedy's words per object and per lookup" $?
 grep -Eq '^  with persistent_term:get instead of ets:lookup: [0-9.]+ us per get against a lookup.s [0-9.]+ \([0-9.]+x\)$' "$tmp/out"
 check "the persistent_term remedy, the model's get beside its lookup" $?
 "$tool" explain --help | grep -q '^usage: termcopy explain'; check "explain --help" $?

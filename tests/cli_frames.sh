@@ -42,7 +42,10 @@ derive() { # listing function arity instr
         instr ~ /^make_fun3_/ && /\{make_fun3,/ {
             funs++
             if ("make_fun3_" funs == instr) {
-                s = $0; sub(/.*\{list,\[/, "", s); sub(/\]\}\}\.?$/, "", s)
+                s = $0 # a long environment is wrapped over several lines
+                while (s !~ /\]\}\}\.?$/ && (getline more) > 0)
+                    s = s more
+                sub(/.*\{list,\[/, "", s); sub(/\]\}\}\.?$/, "", s)
                 print (s == "" ? 0 : gsub(/\{[a-z_]+,/, "", s)); exit
             }
         }' "$1"

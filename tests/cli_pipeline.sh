@@ -4,7 +4,7 @@
 # missing column, an empty CSV, a header with no rows or a ragged row fails, naming the file
 # and the column, before the program's own END runs; report/csv.sh does the same from the
 # shell; report/stats.awk's round_trip is the median of the proc1..3 rows whatever their order,
-# and a missing pass fails.
+# and a missing pass fails; median_ci is the order-statistic 95 % interval of a median.
 # $1: build directory root (unused); $2: tests/data.
 set -u
 data=$(cd "$2" && pwd)
@@ -80,6 +80,13 @@ fails_with "rt_ratio: a missing lookup row" "no ets_lookup row for 10" \
     awk "$stats$rt"' END { print rt_ratio(us, 10, "ets_lookup") }' "$tmp/nolookup.csv"
 out=$(awk "$stats"'BEGIN { a[1] = 10; a[2] = 9; a[3] = 100; a[4] = 2; print median(a, 3), median(a, 4) }' </dev/null)
 [ "$out" = "10 9.5" ]; check "median: numeric order, odd and even counts ('$out')" $?
+
+# ---- the 95 % interval of a median: the order statistics that bracket it ------------------
+ci() { awk -v n="$1" "$stats"'BEGIN { for (i = 1; i <= n; i++) a[i] = n + 1 - i; m = median_ci(a, n); printf "%s %s %s %.4f", m, ci_lo, ci_hi, ci_cover }' </dev/null; }
+out=$(ci 6); [ "$out" = "3.5 1 6 0.9688" ]; check "median_ci: 6 values -> the smallest and largest, 96.9 % ('$out')" $?
+out=$(ci 9); [ "$out" = "5 2 8 0.9609" ]; check "median_ci: 9 values -> the 2nd and 8th, 96.1 % ('$out')" $?
+out=$(ci 20); [ "$out" = "10.5 6 15 0.9586" ]; check "median_ci: 20 values -> the 6th and 15th, 95.9 % ('$out')" $?
+out=$(ci 5); [ "$out" = "3 1 5 0.9375" ]; check "median_ci: 5 values have no 95 % interval: the range, 93.8 % ('$out')" $?
 
 # ---- the scripts take the reader and the round trip from these files only ------------------
 for f in report/derive.sh report/generate.sh report/pipeline.sh experiments/beam/fidelity.sh; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # experiments/beam/sweep.sh and bands.sh from the outside, without running the grid: the
 # summary of a hand-made sweep CSV (each criterion met by a known set of rows), bad arguments
-# (one line, exit 2), and bands.sh on a sweep with no band edge (the table's header alone; it
-# needs erl, else it says so and exits 0). $1: build directory root; $2: tests/data.
+# (one line, exit 2), bands.sh on a sweep with no band edge (the table's header alone; it
+# needs erl, else it says so and exits 0), and bands.sh --model-only (the model's edge bisected,
+# the VM's read from a bands CSV; no erl). $1: build directory root; $2: tests/data.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 beam="$here/../experiments/beam"
@@ -57,6 +58,24 @@ if command -v erl >/dev/null 2>&1 && [ -x "$1/experiments/eptest" ]; then
     ok=$?; check "bands.sh with no edge: exit $rc, $(cat "$tmp/out" "$tmp/err")" "$ok"
 else
     echo "cli_sweep: erl or eptest missing: bands.sh not run"
+fi
+
+# --model-only: the model's side bisected anew (no erl), the VM's edges read from a bands CSV.
+# The model's lookup loop changes band between L = 2000 and 2250 (142 -> 101 GCs per 1000
+# lookups, the faults of fresh carriers appear): its edge, found by eptest at the midpoints.
+if [ -x "$1/experiments/eptest" ]; then
+    {
+        echo "$header"
+        echo "ints,2000,142,145,205,202,166,9,0,0,1,1,0,0,0.6,1.1"
+        echo "ints,2250,101,100,253,253,2856,2895,0,10,99,99,0,0,2.0,1.2"
+    } >"$tmp/edge.csv"
+    printf '# date: 2026-01-01T00:00:00Z\ninterval,edge_vm,edge_model,difference_pct\n2000..2250,2209,1,-99.95\n' >"$tmp/bands.csv"
+    "$beam/bands.sh" --model-only "$tmp/bands.csv" --sweep "$tmp/edge.csv" --bin "$1/experiments" --csv "$tmp/now.csv" >/dev/null 2>"$tmp/err"
+    rc=$?
+    model=$(awk -F, '$1 == "2000..2250" { print $2 "," $3 }' "$tmp/now.csv")
+    [ "$rc" -eq 0 ] && [ "${model%%,*}" = 2209 ] && [ "${model#*,}" -gt 2000 ] && [ "${model#*,}" -le 2250 ] &&
+        grep -q '^# edge_vm: as measured in' "$tmp/now.csv"
+    check "bands.sh --model-only: the VM's edge kept, the model's bisected in its interval (exit $rc, $model, $(tail -n 2 "$tmp/err"))" $?
 fi
 
 echo "cli_sweep: $pass passed, $fails failed"

@@ -49,7 +49,7 @@ const char *tc_vector_text(const tc_vector *v, tc_term t);
 tc_arena *tc_fixture_arena(void);
 void tc_fixture_teardown(void);
 
-/* An allocator function that always fails: for `tc_alloc a = {tc_null_alloc, &oh}`. */
+/* An allocator function that always fails: for `tc_alloc a = {tc_null_alloc, &oh, NULL}`. */
 tc_term *tc_null_alloc(tc_alloc *self, size_t words);
 
 /* Writes the list [n-1, ..., 1, 0] of small integers into hp[0 .. 2n) (its first cell ends

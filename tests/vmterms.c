@@ -11,6 +11,14 @@
  *                    with a key holding an atom, pid, port, fun or remote ref: terms/hashmap.h)
  *   vmterms decode   hex lines on stdin; a line each: ok<TAB>HEX of the decoded term
  *                    re-encoded (minor 2), or error<TAB>MESSAGE (tc_ext_decode: binary_to_term/1)
+ *   vmterms ets      NAME<TAB>HEX lines on stdin (the first field of 'gen' will do for HEX); for
+ *                    T, the term HEX decodes to, a line each: NAME<TAB>HEX<TAB>, then for the
+ *                    object {1, T}: the words one such object adds to the objects' memory of a
+ *                    plain and of a compressed set table (tc_ets_info memory_words: ets:info(T,
+ *                    memory)'s difference), the flat size of [Object] from a compressed lookup and
+ *                    the words that lookup leaves on a process heap; then for {T, T} (T the key,
+ *                    copied whole) the compressed table's words and the lookup's heap words;
+ *                    then CMP as 'gen' says it: PLAIN COMP FLAT HEAP COMP_KEYED HEAP_KEYED CMP
  *
  * Exit 0 unless an operation the test relies on fails; 2 on a usage error.
  */
@@ -25,6 +33,9 @@
 #include "terms/ident.h"
 #include "codec/printer.h"
 #include "terms/size.h"
+#include "heaps/policy.h"
+#include "heaps/proc.h"
+#include "stores/ets.h"
 
 /* Whether t holds only what hashes alike in every instance (integers, floats, binaries, local
  * refs, and lists, tuples and maps of those). Depth bounded by the generator's. */
@@ -174,6 +185,99 @@ static int decode(void)
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
 
+/* The words one object adds to a new table's objects (ets:info(T, memory)'s difference), and
+ * the flat size and heap words of its lookup onto a fresh process. */
+typedef struct ets_numbers {
+    uint64_t memory, flat, heap;
+} ets_numbers;
+
+static tc_result ets_measure(tc_term obj, bool compressed, ets_numbers *out)
+{
+    tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    o.compressed = compressed;
+    tc_ets *t;
+    tc_result r = tc_ets_new(&o, &t);
+    if (r != TC_OK)
+        return r;
+    tc_policy pol = tc_policy_native();
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    tc_proc *p = NULL;
+    if (!mem)
+        r = TC_ENOMEM;
+    if (r == TC_OK)
+        r = tc_proc_new(mem, &pol, &p);
+    if (r == TC_OK)
+        r = tc_ets_insert(t, obj, NULL);
+    tc_term list;
+    uint64_t h0 = p ? tc_proc_heap_used(p) + tc_proc_frag_size(p) : 0;
+    if (r == TC_OK)
+        r = tc_ets_lookup(t, tc_tuple_element(obj, 1), tc_proc_alloc(p), &list, NULL);
+    if (r == TC_OK)
+        r = tc_term_flat_size(list, &out->flat);
+    if (r == TC_OK) {
+        out->memory = tc_ets_get_info(t).memory_words;
+        out->heap = tc_proc_heap_used(p) + tc_proc_frag_size(p) - h0;
+    }
+    if (p)
+        tc_proc_free(p);
+    tc_mseg_free(mem);
+    tc_ets_free(t);
+    return r;
+}
+
+static int ets(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    while (rc == 0 && getline(&line, &cap, stdin) > 0) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *hex = strchr(line, '\t');
+        if (!hex) {
+            rc = 2;
+            break;
+        }
+        *hex++ = '\0';
+        size_t n = strlen(hex) / 2;
+        unsigned char *bytes = malloc(n + 1);
+        tc_arena *arena = tc_arena_new(0);
+        if (!bytes || !arena) {
+            free(bytes);
+            tc_arena_free(arena);
+            rc = 1;
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            char pair[3] = {hex[2 * i], hex[2 * i + 1], '\0'};
+            bytes[i] = (unsigned char)strtoul(pair, NULL, 16);
+        }
+        tc_alloc *a = tc_arena_alloc(arena);
+        tc_term t, one[2], two[2];
+        ets_numbers plain = {0}, comp = {0}, keyed = {0};
+        tc_result r = tc_ext_decode(a, bytes, n, &t, NULL);
+        if (r == TC_OK) {
+            one[0] = tc_make_small(1);
+            one[1] = two[0] = two[1] = t;
+            tc_term o1 = tc_term_tuple(a, one, 2), o2 = tc_term_tuple(a, two, 2);
+            r = o1 == TC_NON_VALUE || o2 == TC_NON_VALUE ? TC_ENOMEM : ets_measure(o1, false, &plain);
+            if (r == TC_OK)
+                r = ets_measure(o1, true, &comp);
+            if (r == TC_OK)
+                r = ets_measure(o2, true, &keyed);
+        }
+        if (r == TC_OK)
+            printf("%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\n", line, hex, (unsigned long long)plain.memory,
+                   (unsigned long long)comp.memory, (unsigned long long)comp.flat, (unsigned long long)comp.heap,
+                   (unsigned long long)keyed.memory, (unsigned long long)keyed.heap, comparable(t));
+        else
+            fprintf(stderr, "vmterms ets: %s: %s\n", line, tc_result_name(r)), rc = 1;
+        tc_arena_free(arena);
+        free(bytes);
+    }
+    free(line);
+    return rc == 0 && fflush(stdout) == 0 && !ferror(stdout) ? 0 : rc ? rc : 1;
+}
+
 /* tests/gen.c asserts with Check, which needs a running test: the work runs as one, unforked
  * and silent, so only the lines above reach stdout. */
 static long gen_count;
@@ -200,6 +304,8 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "decode") == 0)
         return decode();
-    fputs("usage: vmterms gen N | vmterms decode\n", stderr);
+    if (argc == 2 && strcmp(argv[1], "ets") == 0)
+        return ets();
+    fputs("usage: vmterms gen N | vmterms decode | vmterms ets\n", stderr);
     return 2;
 }

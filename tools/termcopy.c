@@ -22,6 +22,7 @@
 #include "scenarios/account.h"
 #include "scenarios/vmoverhead.h"
 #include "scenarios/workload.h"
+#include "stores/ets.h"
 
 #define EXIT_USAGE 2
 
@@ -461,6 +462,24 @@ static bool term_sizes(tc_arena *arena, tc_term t, uint64_t *flat, uint64_t *sha
     return true;
 }
 
+/* The words {1, TERM} adds to the objects of a plain or a compressed set (stores/ets.h's
+ * memory_words: ets:info(T, memory) per object). */
+static bool object_memory(tc_arena *arena, tc_term t, bool compressed, uint64_t *words)
+{
+    tc_term elems[2] = {tc_make_small(1), t};
+    tc_term object = tc_term_tuple(tc_arena_alloc(arena), elems, 2);
+    tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    o.compressed = compressed;
+    tc_ets *table = NULL;
+    tc_result r = object == TC_NON_VALUE ? TC_ENOMEM : tc_ets_new(&o, &table);
+    if (r == TC_OK && (r = tc_ets_insert(table, object, NULL)) == TC_OK)
+        *words = tc_ets_get_info(table).memory_words;
+    tc_ets_free(table);
+    if (r != TC_OK)
+        fail("cannot store the term in a table: %s", tc_result_name(r));
+    return r == TC_OK;
+}
+
 /* ---- explain: the model's (and the VM's) eptest loops on the user's term ------------------ */
 
 /* The seed's N (and the report's), and 5 runs: a list of 10000 integers takes about 5 s in a
@@ -494,15 +513,18 @@ static const char usage_explain[] =
     "per-run ratios (min-max), and per 1000 operations the counts that explain it: GCs, words\n"
     "the GCs copied, words the copies wrote, fresh carriers mapped, minor faults. Then each\n"
     "remedy rerun with its ratio, each a field of the policy table: min_heap_size computed for\n"
-    "TERM (the next heap size above TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), and sbct\n"
-    "2097152 (+MHsbct 2048: a 2 MiB single-block carrier threshold); and persistent_term:get of TERM instead of the lookup (N gets of TERM\n"
-    "put once: a get copies nothing), its time per get beside the lookup's.\n"
+    "TERM (the next heap size above TERM's flat size plus " EXPLAIN_XSTR(EXPLAIN_MIN_HEAP_RESULTS) " results [{I, TERM}]), sbct\n"
+    "2097152 (+MHsbct 2048: a 2 MiB single-block carrier threshold) and ets_compressed on (a\n"
+    "[set, compressed] table: its words per object and per lookup beside the plain table's);\n"
+    "and persistent_term:get of TERM instead of the lookup (N gets of TERM put once: a get\n"
+    "copies nothing), its time per get beside the lookup's.\n"
     "  --ext           TERM is the hex of an external-format binary (term_to_binary); with '-'\n"
     "                  standard input holds hex, or the raw bytes when they start with 131\n"
     "  --vm            also run experiments/beam/eptest.erl on the installed VM (erl and erlc on\n"
     "                  PATH; missing: one line, exit 2) with TERM as its external bytes, one run\n"
     "                  at a time alternated with the model's, each remedy too (min_heap_size as\n"
-    "                  the tester's spawn option, +MHsbct as an emulator flag); adds the VM's\n"
+    "                  the tester's spawn option, +MHsbct as an emulator flag, ets_compressed\n"
+    "                  as the table's option); adds the VM's\n"
     "                  column. The VM's GCs are of all processes; it does not count words. Also\n"
     "                  measures the vm_overhead phase (the VM's fixed per-operation cost the\n"
     "                  model does not execute: scenarios/vmoverhead.h) and prints the model's\n"
@@ -710,6 +732,8 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
         size_t cut = strcspn(line, ",");
         if (cut > 9 && strncmp(line + cut - 9, "_min_heap", 9) == 0)
             cut -= 9; /* eptest.erl names the tests of a --min-heap run proc1_min_heap, ... */
+        if (cut > 11 && strncmp(line + cut - 11, "_compressed", 11) == 0)
+            cut -= 11; /* and of a --compressed run proc1_compressed, ... */
         int k = -1;
         if (strncmp(line, "proc", 4) == 0 && cut == 5 && line[4] >= '1' && line[4] <= '3')
             k = line[4] - '1';
@@ -763,17 +787,22 @@ static bool parse_count(const option *o, long dflt, long lo, long hi, long *out)
 }
 
 /* The variants: the loops as OTP 25 runs them, then each remedy. */
-enum { V_BASE, V_MIN_HEAP, V_SBCT, NVARIANTS };
+enum { V_BASE, V_MIN_HEAP, V_SBCT, V_COMPRESSED, NVARIANTS };
 
 /* Each remedy is one field of the policy table (heaps/policy.h) set over the base, and the same
  * on the VM: an emulator flag, or eptest.erl's own option. */
 static const struct remedy {
     const char *field;
-    const char *vm_flag; /* NULL: eptest.erl's --min-heap */
+    const char *vm_flag; /* the emulator flag, or NULL */
+    const char *vm_arg;  /* eptest.erl's option, or NULL */
+    bool vm_arg_value;   /* the option takes the field's value */
     const char *what;
 } remedies[NVARIANTS] = {
-    [V_MIN_HEAP] = {"min_heap_size", NULL, "the tester's min_heap_size, on both sides; the server keeps the default"},
-    [V_SBCT] = {"sbct", "+MHsbct " EXPLAIN_XSTR(EXPLAIN_SBCT_KIB), "eheap single-block carriers from 2 MiB instead of 512 KiB"},
+    [V_MIN_HEAP] = {"min_heap_size", NULL, "--min-heap", true,
+                    "the tester's min_heap_size, on both sides; the server keeps the default"},
+    [V_SBCT] = {"sbct", "+MHsbct " EXPLAIN_XSTR(EXPLAIN_SBCT_KIB), NULL, false,
+                "eheap single-block carriers from 2 MiB instead of 512 KiB"},
+    [V_COMPRESSED] = {"ets_compressed", NULL, "--compressed", false, "a [set, compressed] table"},
 };
 
 /* --list-policy [--csv FILE|-]: the policy table. */
@@ -918,6 +947,10 @@ static int cmd_explain(int argc, char **argv)
     if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
         !term_sizes(arena, t, &flat, &shared, &stored, &ext_len))
         goto out;
+    /* {I, TERM}'s words in a plain and in a compressed table, as ets:info(T, memory) counts them */
+    uint64_t plain_words, comp_words;
+    if (!object_memory(arena, t, false, &plain_words) || !object_memory(arena, t, true, &comp_words))
+        goto out;
     /* The words each copy of TERM adds to a binary virtual heap (its ProcBins' size / 8):
      * what the reader linked into the arena, which holds nothing else with binaries. */
     uint64_t bin_words = tc_arena_alloc(arena)->offheap->vheap;
@@ -943,7 +976,7 @@ static int cmd_explain(int argc, char **argv)
     cfg[V_BASE].payload = t;
     cfg[V_BASE].len = (long)flat; /* not read with a payload; what a profiler or log would show */
     cfg[V_BASE].iterations = iterations;
-    cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_BASE];
+    cfg[V_MIN_HEAP] = cfg[V_SBCT] = cfg[V_COMPRESSED] = cfg[V_BASE];
     uint64_t mem_need, mem_have;
     bool mem_fits;
     if (tc_ep_estimate_memory(&cfg[V_BASE], &mem_need, &mem_have, &mem_fits) != TC_OK) {
@@ -976,17 +1009,18 @@ static int cmd_explain(int argc, char **argv)
     uint64_t min_heap = tc_heap_next_size(cfg[V_BASE].policy.heap_table, need, 0);
     if (min_heap < cfg[V_BASE].policy.min_heap_size)
         min_heap = cfg[V_BASE].policy.min_heap_size; /* a small term: never below the default */
-    char values[NVARIANTS][32] = {"", "", ""};
+    char values[NVARIANTS][32] = {"", "", "", "on"};
     (void)snprintf(values[V_MIN_HEAP], sizeof values[V_MIN_HEAP], "%llu", (unsigned long long)min_heap);
     (void)snprintf(values[V_SBCT], sizeof values[V_SBCT], "%d", EXPLAIN_SBCT_KIB * 1024);
-    char vm_min_heap[64];
-    (void)snprintf(vm_min_heap, sizeof vm_min_heap, "--min-heap %llu", (unsigned long long)min_heap);
     const char *vm_flags[NVARIANTS] = {""}, *vm_args[NVARIANTS] = {""};
+    char vm_arg_text[NVARIANTS][64];
     for (int v = V_MIN_HEAP; v < NVARIANTS; v++) {
         const tc_policy_field *f = tc_policy_field_find(remedies[v].field);
         TC_CHECK(f && tc_policy_set_field(&cfg[v].policy, f, values[v], NULL, 0) == TC_OK);
         vm_flags[v] = remedies[v].vm_flag ? remedies[v].vm_flag : "";
-        vm_args[v] = remedies[v].vm_flag ? "" : vm_min_heap;
+        (void)snprintf(vm_arg_text[v], sizeof vm_arg_text[v], "%s%s%s", remedies[v].vm_arg ? remedies[v].vm_arg : "",
+                       remedies[v].vm_arg_value ? " " : "", remedies[v].vm_arg_value ? values[v] : "");
+        vm_args[v] = vm_arg_text[v];
     }
     /* Rounds: the model, then the VM, each variant, so both see the same stretch of a shared
      * machine. */
@@ -1110,7 +1144,14 @@ static int cmd_explain(int argc, char **argv)
             printf("; VM: ratio %.3f (GCs %.1f; lookup %.2f us, OTP 25 %.2f)", vs[v].ratio,
                    (double)vms[v].lookup.gcs * per, vs[v].lookup_us / (double)iterations,
                    vs[V_BASE].lookup_us / (double)iterations);
-        printf("\n    [GCs per 1000 lookups, us per lookup; %s]\n", remedies[v].what);
+        printf("\n    [GCs per 1000 lookups, us per lookup; %s", remedies[v].what);
+        if (v == V_COMPRESSED)
+            printf(": {I, TERM} stored in %llu words against %llu, each lookup decoding into its one allocation: "
+                   "%.0f words written per lookup against %.0f",
+                   (unsigned long long)comp_words, (unsigned long long)plain_words,
+                   (double)model[v].lookup.words_copied / (double)iterations,
+                   (double)model[V_BASE].lookup.words_copied / (double)iterations);
+        printf("]\n");
     }
     printf("  (min_heap_size %llu: the next heap size at or above TERM's %llu words plus %d results [{I, TERM}] of\n"
            "  %llu words each, so the lookup loop collects at most once per %d lookups; never below the default %llu)\n",

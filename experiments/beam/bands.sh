@@ -10,16 +10,20 @@
 # against VM; "-" where one side has no edge in that interval).
 #
 # usage: experiments/beam/bands.sh [--sweep FILE] [--bin DIR] [--from L] [--to L] [--csv FILE]
+#                                  [--model-only BANDS_CSV]
 #   --sweep FILE  the coarse grid (default report/data/fidelity-sweep.csv)
 #   --bin DIR     where the model's eptest is (default build/release/experiments)
 #   --from, --to  only intervals within [from, to] (default the whole sweep)
 #   --csv FILE    also write the table as CSV (with '#' metadata lines)
+#   --model-only BANDS_CSV  bisect the model's side only (no erl needed); the VM's edges are
+#                 BANDS_CSV's edge_vm column, as measured (report/recompute.sh: the model's
+#                 column of a committed table from the current code)
 # About 5 s per bisection step on the shared machine, 8 steps per interval and side.
 # Progress goes to standard error. Without erl it says so and exits 0.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-sweep="$root/report/data/fidelity-sweep.csv" bin="$root/build/release/experiments" from=0 to=1000000 csv=""
+sweep="$root/report/data/fidelity-sweep.csv" bin="$root/build/release/experiments" from=0 to=1000000 csv="" vm_edges=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --sweep) sweep="${2:?--sweep needs a file}"; shift ;;
@@ -27,7 +31,8 @@ while [ $# -gt 0 ]; do
     --from) from="${2:?--from needs a length}"; shift ;;
     --to) to="${2:?--to needs a length}"; shift ;;
     --csv) csv="${2:?--csv needs a file}"; shift ;;
-    --help|-h) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --model-only) vm_edges="${2:?--model-only needs the bands CSV}"; shift ;;
+    --help|-h) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bands.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -37,7 +42,8 @@ for v in "$from" "$to"; do
 done
 [ -r "$sweep" ] || { echo "bands.sh: cannot read $sweep (run experiments/beam/sweep.sh first)" >&2; exit 2; }
 [ -x "$bin/eptest" ] || { echo "bands.sh: $bin/eptest not built (cmake --build build/release)" >&2; exit 2; }
-if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+[ -z "$vm_edges" ] || [ -r "$vm_edges" ] || { echo "bands.sh: cannot read $vm_edges" >&2; exit 2; }
+if [ -z "$vm_edges" ] && { ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; }; then
     echo "erl not found: skipping the band bisection; apt-get install erlang-nox"
     exit 0
 fi
@@ -45,7 +51,7 @@ lib="$(cat "$root/report/csv.awk") BEGIN { csv_who = \"bands.sh\" }" || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-bands.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
-erlc -o "$tmp" "$here/eptest.erl" || exit 1
+[ -n "$vm_edges" ] || erlc -o "$tmp" "$here/eptest.erl" || exit 1
 
 # The coarse intervals of one side: "a b gcs_a gcs_b" where the lookup loop changes band.
 intervals() {
@@ -89,7 +95,14 @@ bisect() {
 
 intervals vm >"$tmp/vm.iv" && intervals model >"$tmp/model.iv" || exit 1
 : >"$tmp/edges"
-for side in vm model; do
+sides="vm model"
+if [ -n "$vm_edges" ]; then
+    # the VM's edges as measured: "vm A B EDGE" from each row with one
+    awk "$lib"'!csv_row() { next } csv_get("edge_vm") ~ /^[0-9]+$/ { i = csv_get("interval"); split(i, ab, /[.][.]/)
+        if (ab[1] + 0 >= from && ab[2] + 0 <= to) print "vm", ab[1], ab[2], csv_get("edge_vm") }' from="$from" to="$to" "$vm_edges" >"$tmp/edges" || exit 1
+    sides=model
+fi
+for side in $sides; do
     while read -r a b ga gb; do
         e=$(bisect "$side" "$a" "$b" "$ga" "$gb") || exit 1
         echo "$side $a $b $e" >>"$tmp/edges"
@@ -115,7 +128,9 @@ if [ -n "$csv" ]; then
         echo "# experiment: band edges of the lookup loop (ints), bisected on each side (experiments/beam/bands.sh)"
         echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "# git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+        echo "# machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online); $(uname -sr)"
         echo "# sweep: $sweep ($(sed -n 's/^# git: //p' "$sweep" | head -1))"
+        [ -z "$vm_edges" ] || echo "# edge_vm: as measured in $vm_edges; edge_model bisected here (--model-only)"
         echo "# edge: the first length of the next band (lookup GCs down to under 80 %, faults up by over 1000 per 1000 lookups)"
         cat "$tmp/table.csv"
     } >"$csv" || { echo "bands.sh: cannot write $csv" >&2; exit 2; }

@@ -8,8 +8,8 @@
 %%              whose results are dropped
 %%   empty      a loop of N
 %%   pt_get     N persistent_term:get(K) of Data, put under K before the passes
-%% The variants (min_heap_size, +MHsbct, one scheduler, off-heap messages) are extra rows with
-%% their own test names.
+%% The variants (min_heap_size, +MHsbct, one scheduler, off-heap messages, a compressed
+%% table) are extra rows with their own test names.
 %%
 %% Usage: erl -noshell -pa DIR -s eptest main -extra [--len L] [--iterations N] ... (--help)
 %% or from a shell: eptest:run(1000) -> [{proc,{A,B,C}},{ets,{I,O,L}},{empty,E}].
@@ -26,6 +26,7 @@
 -record(opt, {len = 1000, iterations = 1000, shape = ints, repeats = 5, csv,
               min_heap,            % min_heap_size of the tester (words), or undefined
               off_heap = false,    % the tester's message queue off its heap (7.5, exp. 6)
+              compressed = false,  % the table is [set, compressed]
               suffix = "",         % appended to every test name (run variants, e.g. _sbct2048)
               variants = false,    % also ets_lookup_hot_key and ets_lookup_element
               trace = false,       % one extra, untimed run traced for per-process GC counts
@@ -95,14 +96,15 @@ pt_loop(K, N) -> _ = persistent_term:get(K), pt_loop(K, N - 1).
 %% tester's side of it is mark/3: one 4-word message and one 3-word reply before and after
 %% each pass, so its whole life can be traced (gctrace.erl --tester) and modelled; the
 %% meter's reply, received by the tester, marks the pass boundary in the tester's own trace.
-tester({Shape, L, N, SpawnOpts, Traced}, Passes) ->
+tester({Shape, L, N, SpawnOpts, Traced}, Passes) -> tester({Shape, L, N, SpawnOpts, Traced, [set]}, Passes);
+tester({Shape, L, N, SpawnOpts, Traced, TabOpts}, Passes) ->
     %% timer:tc is called from the tester: loaded here, the first call is a plain call (not
     %% error_handler's trip through the code server, messages on the tester's heap)
     {module, timer} = code:ensure_loaded(timer),
     Parent = self(),
     Tracer = case Traced of true -> spawn_link(fun() -> tracer(#{}) end); false -> none end,
     Meter = spawn_link(fun() -> meter(Tracer, []) end),
-    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), tester_body(Shape, L, N, Passes, Meter)} end,
+    {Pid, Ref} = spawn_opt(fun() -> Parent ! {self(), tester_body(Shape, L, N, Passes, Meter, TabOpts)} end,
                            [monitor | SpawnOpts]),
     receive
         {Pid, Times} ->
@@ -114,10 +116,10 @@ tester({Shape, L, N, SpawnOpts, Traced}, Passes) ->
         {'DOWN', Ref, process, Pid, Why} -> error({tester_died, Why})
     end.
 
-tester_body(Shape, L, N, Passes, Meter) ->
+tester_body(Shape, L, N, Passes, Meter, TabOpts) ->
     Data = payload(Shape, L),
     S = spawn_link(fun() -> server(Data) end),
-    T = ets:new(eptest, [set]),
+    T = ets:new(eptest, TabOpts),
     %% persistent_term:put before the passes, untimed; erased after them (an erase makes the
     %% VM scan every process for the old term, so it is not inside a pass either)
     PtKey = {eptest, self()},
@@ -359,7 +361,7 @@ spawn_opts(#opt{min_heap = W, off_heap = Off}) ->
 
 run_once(O = #opt{shape = Sh, len = L, iterations = N, ext = Ext}, Traced) ->
     Payload = case Ext of undefined -> Sh; _ -> {ext, Ext} end,
-    tester({Payload, L, N, spawn_opts(O), Traced}, passes(O)).
+    tester({Payload, L, N, spawn_opts(O), Traced, [set] ++ [compressed || O#opt.compressed]}, passes(O)).
 
 %% [[Row]] (one list per run) -> [{Test, MedianUs, IqrUs, MedianCounts}]
 summarise(O, Runs) ->
@@ -542,6 +544,7 @@ parse(["--ext-file", V | T], O) ->
 parse(["--min-heap", V | T], O) ->
     parse(T, O#opt{min_heap = parse_int("--min-heap", V, 1), suffix = O#opt.suffix ++ "_min_heap"});
 parse(["--off-heap" | T], O) -> parse(T, O#opt{off_heap = true, suffix = O#opt.suffix ++ "_off_heap"});
+parse(["--compressed" | T], O) -> parse(T, O#opt{compressed = true, suffix = O#opt.suffix ++ "_compressed"});
 parse(["--suffix", V | T], O) -> parse(T, O#opt{suffix = O#opt.suffix ++ V});
 parse(["--variants" | T], O) -> parse(T, O#opt{variants = true});
 parse(["--trace" | T], O) -> parse(T, O#opt{trace = true});
@@ -586,6 +589,7 @@ usage() ->
     "  --min-heap W     spawn the tester with {min_heap_size, W}; tests are named *_min_heap\n"
     "  --off-heap       spawn the tester with {message_queue_data, off_heap}: every reply\n"
     "                   stays a fragment until received; tests are named *_off_heap\n"
+    "  --compressed     the table is [set, compressed]; tests are named *_compressed\n"
     "  --variants       also ets_lookup_hot_key (key 1, N times) and ets_lookup_element\n"
     "                   (ets:lookup_element(T, I, 2): copy_struct instead of copy_shallow)\n"
     "  --trace          one extra untimed run with GC tracing: per-process GCs, words copied\n"

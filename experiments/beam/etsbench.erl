@@ -4,7 +4,8 @@
 %% Operations on N {I, hello}: insert (into an empty table), lookup, the seed's 2-writer update
 %% (two processes each insert all N keys, in the same order, N down to 1), and
 %% update_counter(T, I, {2, 1}) on {I, 0}; for the table types set (default options),
-%% {write_concurrency, true}, {read_concurrency, true}, and the process dictionary (put, get).
+%% {write_concurrency, true}, {read_concurrency, true}, [set, compressed] (one thread only:
+%% the model's lock_mode compressed), and the process dictionary (put, get).
 %% threads = schedulers online (set with erlang:system_flag/2, as the model's threads are
 %% schedulers): with 1, one process does the N operations; with 2, two processes take half
 %% the keys each. The update always has the seed's two writers. As in the seed, insert, lookup
@@ -15,14 +16,19 @@
 -module(etsbench).
 -export([main/0, main/1]).
 
--record(opt, {n = 1000000, repeats = 3, heap = 9999999, threads = [1, 2], csv, flags = "", quick = false}).
+-record(opt, {n = 1000000, repeats = 3, heap = 9999999, threads = [1, 2], csv, flags = "", quick = false,
+              lookup_only = false}).   % insert and lookup only (the table-size runs of run.sh)
 
-modes() -> [default, write_concurrency, read_concurrency, pdict].
+modes() -> [default, write_concurrency, read_concurrency, compressed, pdict].
 ops(pdict) -> [put, get];
 ops(_) -> [insert, lookup, update, update_counter].
+ops(#opt{lookup_only = true}, pdict) -> [put, get];
+ops(#opt{lookup_only = true}, _) -> [insert, lookup];
+ops(_, Mode) -> ops(Mode).
 
 %% The seed's table was public; the options are the only difference between modes.
 table(default) -> ets:new(etsbench, [set, public]);
+table(compressed) -> ets:new(etsbench, [set, public, compressed]);
 table(Mode) -> ets:new(etsbench, [set, public, {Mode, true}]).
 
 main() -> main(init:get_plain_arguments()).
@@ -32,7 +38,7 @@ main(Args) -> eptest:cli("etsbench", Args, fun(A) -> parse(A, #opt{}) end, fun u
 run(O = #opt{n = N}) ->
     Online = erlang:system_info(schedulers_online),
     Rows = lists:append([rows(O, Mode, Th) || Th <- O#opt.threads, Th =< erlang:system_info(schedulers),
-                                              Mode <- modes()]),
+                                              Mode <- modes(), Mode =/= compressed orelse Th =:= 1]),
     erlang:system_flag(schedulers_online, Online),
     io:format("etsbench: N = ~b, median of ~b, worker min_heap_size ~b words~n", [N, O#opt.repeats, O#opt.heap]),
     io:format("~-18s ~2s  ~-15s ~12s ~9s~n", ["lock_mode", "th", "op", "ops/s", "ns/op"]),
@@ -63,13 +69,19 @@ rows(O = #opt{n = N, repeats = R}, Mode, Th) ->
     [begin
          Wall = eptest:median([W || Run <- Runs, {Op1, W} <- Run, Op1 =:= Op]),
          {Mode, Th, Op, Wall / case Op of update -> 2 * N; _ -> N end, Wall}
-     end || Op <- ops(Mode)].
+     end || Op <- ops(O, Mode)].
 
 %% One repeat of a mode, as the seed's session: insert into an empty table, lookup, the
 %% 2-writer update on the same table; update_counter on a table of {I, 0}. The process
 %% dictionary: each worker puts, then gets, in its own dictionary.
 once(O = #opt{n = N}, pdict, Th) ->
     phases(O, halves(N, Th), [{put, fun(I) -> put(I, hello) end}, {get, fun(I) -> get(I) end}]);
+once(O = #opt{n = N, lookup_only = true}, Mode, Th) ->
+    T = table(Mode),
+    Rows = phases(O, halves(N, Th), [{insert, fun(I) -> ets:insert(T, {I, hello}) end},
+                                     {lookup, fun(I) -> ets:lookup(T, I) end}]),
+    ets:delete(T),
+    Rows;
 once(O = #opt{n = N}, Mode, Th) ->
     T = table(Mode),
     Seed = phases(O, halves(N, Th), [{insert, fun(I) -> ets:insert(T, {I, hello}) end},
@@ -139,6 +151,7 @@ parse(["--threads", V | T], O) ->
     parse(T, O#opt{threads = [eptest:parse_int("--threads", X, 1) || X <- string:lexemes(V, ",")]});
 parse(["--csv", V | T], O) -> parse(T, O#opt{csv = V});
 parse(["--flags", V | T], O) -> parse(T, O#opt{flags = V});
+parse(["--lookup-only" | T], O) -> parse(T, O#opt{lookup_only = true});
 parse([Bad | _], _) -> throw({usage, "bad argument '" ++ Bad ++ "'"}).
 
 usage() ->
@@ -152,5 +165,6 @@ usage() ->
     "  --threads 1,2    scheduler counts to run (default 1,2; at most +S's schedulers)\n"
     "  --csv FILE|-     lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns after '#' metadata\n"
     "  --flags F        the emulator flags to record in the metadata\n"
+    "  --lookup-only    insert and lookup only (put and get): no update, no update_counter\n"
     "  --quick          N = 40000, 3 repeats\n"
     "  --help\n".

@@ -3,15 +3,20 @@
 # variants), crossover and etsbench (seed 2009), run on the installed erl into the model's
 # CSV schema.
 #
-# usage: experiments/beam/run.sh [--quick] [--tiny] [--build DIR] [--ets-n N] [RESULTS_DIR]
+# usage: experiments/beam/run.sh [--quick] [--tiny] [--ints-only] [--build DIR] [--ets-n N]
+#                                [--ets-repeats R] [RESULTS_DIR]
 #   RESULTS_DIR  where the CSVs go (default results/beam in the checkout)
 #   --build DIR  where erlc writes the .beam files (default: a temp dir under $TMPDIR, removed
 #                afterwards); never the source tree
 #   --quick      fewer repeats and sizes, the crossover's fine grid for ints only (about a
 #                minute)
 #   --tiny       tiny sizes, for tests/cli_beam.sh only
+#   --ints-only  lists of integers only: no plain run of the other shapes (the report reads the
+#                lists' runs and variants; the canonical run, experiments/beam/fidelity.sh, has
+#                the tuples)
 #   --ets-n N    objects of the etsbench run (default: etsbench's own for the size), so the
 #                VM's table can have the model's size
+#   --ets-repeats R  repeats of the etsbench run (default: etsbench's own for the size)
 #
 # Emulator flags, recorded in every CSV's '# emulator_flags' line:
 #   -noshell +S 2:2   both cores as schedulers, explicitly (the machine has 2; the default would
@@ -25,15 +30,18 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-quick=0 tiny=0 build="" results="" ets_n=""
+quick=0 tiny=0 build="" results="" ets_n="" ets_rep="" other_shapes="floats tuple nested strings binary"
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
     --tiny) quick=1 tiny=1 ;;
+    --ints-only) other_shapes="" ;;
     --build) build="${2:?--build needs a directory}"; shift ;;
     --ets-n) ets_n="${2:?--ets-n needs a number}"; shift
              case "$ets_n" in '' | *[!0-9]* | 0 | 1) echo "run.sh: --ets-n: expected an integer of at least 2, got '$ets_n'" >&2; exit 2 ;; esac ;;
-    --help|-h) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ets-repeats) ets_rep="${2:?--ets-repeats needs a number}"; shift
+             case "$ets_rep" in '' | *[!0-9]* | 0) echo "run.sh: --ets-repeats: expected a positive integer, got '$ets_rep'" >&2; exit 2 ;; esac ;;
+    --help|-h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) results="$1" ;;
     esac
@@ -78,9 +86,11 @@ else
     cx="" eb="" sizes="1000 1000000" sizes_rep=1
 fi
 [ -n "$ets_n" ] && eb="$eb -n $ets_n" # after --quick, which sets its own N
+[ -n "$ets_rep" ] && eb="$eb --repeats $ets_rep"
 
 status=0 written=()
-step() { echo "run.sh: $*" >&2; }
+t0=$(date +%s)
+step() { echo "run.sh: [$(($(date +%s) - t0))s; load $(cut -d" " -f1 /proc/loadavg)] $*" >&2; }
 ep() { # ep FLAGS NAME ARGS...: one eptest run into eptest_NAME.csv, its seed line to stdout
     local flags="$1" name="$2"
     shift 2
@@ -94,7 +104,7 @@ ep() { # ep FLAGS NAME ARGS...: one eptest run into eptest_NAME.csv, its seed li
 for len in $lens; do
     ep "$base" "ints_$len" --shape ints --len "$len" --variants
 done
-for shape in floats tuple nested strings binary; do
+for shape in $other_shapes; do
     ep "$base" "${shape}_$shapes_at" --shape "$shape" --len "$shapes_at" --variants
 done
 # Section 7.5: experiment 3 (+MHsbct 2048; min_heap_size 200000), experiment 6 (the tester's
@@ -135,7 +145,7 @@ step "etsbench at table sizes $sizes ($base, 1 scheduler online)"
 {
     for n in $sizes; do
         # shellcheck disable=SC2086
-        vm "$base" etsbench -n "$n" --repeats "$sizes_rep" --threads 1 --csv "$results/etsbench_n$n.csv" >/dev/null || status=1
+        vm "$base" etsbench -n "$n" --repeats "$sizes_rep" --threads 1 --lookup-only --csv "$results/etsbench_n$n.csv" >/dev/null || status=1
     done
     first=$(echo $sizes | cut -d' ' -f1)
     grep '^#' "$results/etsbench_n$first.csv" | grep -v '^# objects'

@@ -273,7 +273,7 @@ for l in $all_lens; do echo "$l,${lset[$l]}"; done >"$tmp/lset"
 # Every round's rows beside it, for the spread behind the medians.
 rounds_out="${out%.csv}-rounds.csv"
 {
-    grep -E '^# (experiment|date|git|lens|edges|runs|load):' "$tmp/out.csv"
+    grep -E '^# (experiment|date|git|machine|cpu|lens|edges|runs|load):' "$tmp/out.csv"
     echo "side,round,variant,payload_len,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,carriers,source"
     awk -F, -v OFS=, 'FILENAME ~ /map$/ { src[$1] = $4; name[$1] = $5; next }
         { id = $2; $2 = name[id]; print "vm", $0, src[id] }' "$tmp/map" "$tmp/vm.rows"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# report/recompute.sh from the outside, on a small committed-style CSV (the interventions'
+# schema, 20 calls per pass): a model count that is not the current code's is listed with its
+# row, column, committed and current value, and the exit status is 1; --out writes the copy the
+# report reads, with the current count; --stamp leaves a file that differs alone, and stamps one
+# whose counts all equal the current code's, which --check then takes as current without
+# rerunning the model; --write rewrites the model columns and adds the model's git and date, and
+# leaves a file already stamped with the current fingerprint alone.
+# And report/compare.sh: two runs' results, counts and headline ratios.
+# $1: build directory root ($1/experiments/ablate); $2: tests/data (unused).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+rc=$here/../report/recompute.sh cmp=$here/../report/compare.sh
+bin="$1/experiments"
+[ -x "$bin/ablate" ] && [ -x "$bin/eptest" ] && [ -x "$bin/etsbench" ] || { echo "cli_recompute: no ablate, eptest or etsbench in $bin"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export TC_RECOMPUTE_CACHE="$tmp/cache"
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+# The current code's counts for the configuration of the rows below.
+"$bin/ablate" --era otp25 --len 100 --iterations 20 --repeats 1 --csv "$tmp/a.csv" >/dev/null 2>&1
+read -r gcs faults carriers < <(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    $c["ablation"] == "word_gc_test" { print $c["lookup_gcs"], $c["lookup_faults"], $c["lookup_carriers_mapped"] }' "$tmp/a.csv")
+[ -n "$carriers" ]; check "ablate gives word_gc_test's lookup GCs, faults and carriers ($gcs $faults $carriers)" $?
+mk() { # MODEL_GCS_OF_ROW_1: the committed CSV, row 2 with the current count
+    cat <<CSV
+# experiment: a committed measurement (test)
+# date: 2026-01-01T00:00:00Z
+# git: abc1234
+# machine: test machine
+# runs: 1 rounds; 20 calls per pass, 1 fresh testers per VM run, 1 run(s) per model ablation
+variant,payload_len,vm_ratio,vm_lookup_gcs,vm_lookup_faults,vm_carriers,model_ratio,model_lookup_gcs,model_lookup_faults,model_carriers,model_ablation,vm_extra_flags,vm_proc_us,vm_lookup_us,model_proc_us,model_lookup_us,rounds
+shipped,100,0.5,5,0,0,0.5,$1,$faults,$carriers,word_gc_test,-,1,1,1,1,1
+word_gc_test,100,0.5,5,0,0,0.5,$gcs,$faults,$carriers,word_gc_test,-,1,1,1,1,1
+CSV
+}
+mkdir -p "$tmp/data"
+mk 9999 >"$tmp/data/vm-interventions.csv"
+cp "$tmp/data/vm-interventions.csv" "$tmp/committed.csv"
+bash "$rc" --check --bin "$bin" --out "$tmp/out" "$tmp/data/vm-interventions.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 1 ] && grep -q "row 1 (variant=shipped payload_len=100 model_ablation=word_gc_test): model_lookup_gcs: 9999 -> $gcs" "$tmp/log" &&
+    ! grep -q 'row 2 ' "$tmp/log"
+check "--check: exit $r, the differing cell listed, the equal one not ($(cat "$tmp/log"))" $?
+cmp -s "$tmp/data/vm-interventions.csv" "$tmp/committed.csv"; check "--check leaves the committed file as it was" $?
+[ "$(awk -F, '$1 == "shipped" { print $8 }' "$tmp/out/vm-interventions.csv")" = "$gcs" ]
+check "--out: the copy has the current count" $?
+grep -q '^vm-interventions.csv,1 counts differ' "$tmp/out/recompute-state.csv"; check "--out: the state says which file differs" $?
+bash "$rc" --stamp --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
+r=$?
+[ $r -eq 1 ] && ! grep -q '^# model_sources:' "$tmp/data/vm-interventions.csv"; check "--stamp: a file that differs is not stamped (exit $r)" $?
+mk "$gcs" >"$tmp/data/vm-interventions.csv"
+bash "$rc" --stamp --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
+r=$?
+fp=$(bash "$rc" --fingerprint)
+[ $r -eq 0 ] && grep -q "^# model_sources: $fp " "$tmp/data/vm-interventions.csv"; check "--stamp: an equal file is stamped with the fingerprint (exit $r)" $?
+rm -rf "$tmp/cache"
+bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 0 ] && grep -q 'current' "$tmp/log" && [ ! -d "$tmp/cache/$fp" -o -z "$(ls "$tmp/cache/$fp" 2>/dev/null)" ]
+check "--check: a stamped file is current without a model run (exit $r, $(cat "$tmp/log"))" $?
+mk 9999 >"$tmp/data/vm-interventions.csv"
+bash "$rc" --write --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
+r=$?
+[ $r -eq 0 ] && [ "$(awk -F, '$1 == "shipped" { print $8 }' "$tmp/data/vm-interventions.csv")" = "$gcs" ] &&
+    grep -q '^# model_git: ' "$tmp/data/vm-interventions.csv" && grep -q '^# model_date: ' "$tmp/data/vm-interventions.csv" &&
+    grep -q '^# date: 2026-01-01T00:00:00Z' "$tmp/data/vm-interventions.csv" && [ "$(awk -F, '$1 == "shipped" { print $4 }' "$tmp/data/vm-interventions.csv")" = 5 ]
+check "--write: the model count rewritten, the VM columns and their date kept, the model's git and date added (exit $r)" $?
+# a file stamped with the current fingerprint is current: --write leaves it (./run report --restamp
+# runs --stamp, then --write, which must rerun only the files --stamp left)
+mk 9999 | awk -v fp="$fp" '!/^#/ && !d { print "# model_sources: " fp " (test)"; d = 1 } { print }' >"$tmp/data/vm-interventions.csv"
+cp "$tmp/data/vm-interventions.csv" "$tmp/stamped.csv"
+bash "$rc" --write --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
+r=$?
+[ $r -eq 0 ] && cmp -s "$tmp/data/vm-interventions.csv" "$tmp/stamped.csv"
+check "--write: a file stamped with the current fingerprint is left as it is (exit $r)" $?
+bash "$rc" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "--bogus exits 2" $?
+bash "$rc" --write --quick >/dev/null 2>&1; [ $? -eq 2 ]; check "--write --quick exits 2" $?
+
+# ---- compare.sh: two runs ----------------------------------------------------------------------
+run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the canonical table
+    mkdir -p "$1/derived"
+    printf 'era,ablation,lookup_gcs,ratio\notp25,baseline,%s,1.2\n' "$2" >"$1/ablate.csv"
+    printf 'shape,payload_len,model_ratio,model_ratio_lo,model_ratio_hi,vm_ratio,vm_ratio_lo,vm_ratio_hi\nints,1000,1.0,0.9,1.1,%s,%s,%s\n' \
+        "$3" "$(awk -v r="$3" 'BEGIN { print r - 0.1 }')" "$(awk -v r="$3" 'BEGIN { print r + 0.1 }')" >"$1/derived/answer.csv"
+}
+run "$tmp/A" 125 0.9; run "$tmp/B" 125 0.95
+bash "$cmp" "$tmp/A" "$tmp/B" >"$tmp/log" 2>&1; r=$?
+[ $r -eq 0 ] && grep -q 'model: 0 differ' "$tmp/log" && grep -q '2 of 2 inside' "$tmp/log"
+check "compare.sh: equal counts, ratios inside each other's intervals: exit $r ($(cat "$tmp/log"))" $?
+run "$tmp/C" 126 1.2
+bash "$cmp" "$tmp/A" "$tmp/C" >"$tmp/log" 2>&1; r=$?
+[ $r -eq 1 ] && grep -q 'MODEL ablate.csv: lookup_gcs.*125 -> 126' "$tmp/log" && grep -q 'ints L=1000 *vm .*neither inside' "$tmp/log"
+check "compare.sh: a model count that differs and a ratio outside: exit $r ($(cat "$tmp/log"))" $?
+
+echo "cli_recompute: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
