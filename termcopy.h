@@ -58,6 +58,7 @@
 #include "stores/ets_lock.h"
 
 #include "scenarios/account.h"
+#include "scenarios/erasep.h"
 #include "scenarios/etsloops.h"
 #include "scenarios/lookuploop.h"
 #include "scenarios/progress.h"

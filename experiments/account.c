@@ -162,7 +162,7 @@ static bool counts_match(const tc_account_counts *m, const tc_account_counts *v)
 static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
 {
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
-        tc_account_prices p;
+        tc_account_prices p = {0}; /* filled field by field by MEDIAN_OF */
         MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
         tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
     }

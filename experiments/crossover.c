@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     int first_shape = cli.shape >= 0 ? cli.shape : 0, last_shape = cli.shape >= 0 ? cli.shape : TC_EP_SHAPES - 1;
     const char *summary_path = cli.extra[X_SUMMARY].value;
     /* The phase per era: the VM's fixed costs once, the model's under each era's rules. */
-    tc_vmoh oh[2] = {{0}, {0}};
+    tc_vmoh oh[TC_POLICY_ERAS] = {{0}}; /* one per era run (cli.neras) */
     if (cli.extra[X_VM_OVERHEAD].given) {
         tc_vm *vm = tc_vm_start("crossover", NULL);
         bool ok = vm != NULL;

@@ -7,7 +7,8 @@
  * (put, get, get+put as a counter) as the baseline.
  *
  * The loops themselves (what the threads mean, the modelled processes and their heaps) are
- * scenarios/etsloops.h's. `none` (-smp disable) has one scheduler only. The seed's own SMP
+ * scenarios/etsloops.h's; --era gives their processes that era's heap rules (OTP 25's by
+ * default; R13B01's, --era r13b, beside the seed's own VM). `none` (-smp disable) has one scheduler only. The seed's own SMP
  * runs were one process on a 2-scheduler VM for insert and lookup (compare with threads 1
  * here) and two for the update (threads 2).
  *
@@ -46,6 +47,7 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
 
 static const tc_bench_cli_spec spec = {
     .prog = "etsbench",
+    .era = "otp25", /* the processes' heap rules (the seed's +h keeps the loops from collecting) */
     .about = "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
              "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
              "read_concurrency) on 1 and 2 threads, a compressed table on 1, then process-dictionary\n"
@@ -192,11 +194,16 @@ int main(int argc, char **argv)
     config c = {{cli.iterations ? cli.iterations : quick ? 20000 : 1000000,
                  cli.extra[X_MIN_HEAP].given ? (uint64_t)cli.extra[X_MIN_HEAP].number : 9999999,
                  cli.extra[X_META_LOCK].given,
-                 (unsigned)cli.extra[X_BUCKET_LOCKS].number, false},
+                 (unsigned)cli.extra[X_BUCKET_LOCKS].number, false, NULL},
                 (int)(cli.repeats ? cli.repeats : quick ? 5 : 3)};
     if (c.loop.bucket_locks & (c.loop.bucket_locks - 1))
         return tc_bench_cli_bad(&cli, "--bucket-locks", "a power of two in 1..256, or 0",
                                 cli.extra[X_BUCKET_LOCKS].value);
+    tc_policy pol;
+    if (tc_policy_preset(cli.eras[0], &pol) != TC_OK)
+        return tc_bench_cli_bad(&cli, "--era", "a preset", cli.eras[0]);
+    tc_bench_cli_policy(&cli, &pol);
+    c.loop.policy = &pol;
     const char *csv_path = cli.csv;
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", csv_path, &rc);
     if (rc)
@@ -245,12 +252,12 @@ int main(int argc, char **argv)
     tc_progress_end();
 
     if (csv) {
-        tc_policy pol = tc_policy_native();
-        pol.min_heap_size = c.loop.heap_words;
+        tc_policy meta = pol;
+        meta.min_heap_size = c.loop.heap_words;
         tc_bench_meta_standard(csv);
-        tc_bench_meta_policy(csv, &pol);
-        tc_bench_meta(csv, "experiment", "etsbench%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u",
-                      quick ? " --quick" : "", (long long)c.loop.n, c.repeats, (unsigned long long)c.loop.heap_words,
+        tc_bench_meta_policy(csv, &meta);
+        tc_bench_meta(csv, "experiment", "etsbench --era %s%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u",
+                      pol.name, quick ? " --quick" : "", (long long)c.loop.n, c.repeats, (unsigned long long)c.loop.heap_words,
                       c.loop.meta_lock ? " --meta-lock" : "", c.loop.bucket_locks ? c.loop.bucket_locks : 64);
         tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
         tc_bench_meta(csv, "compressed", "lock_mode compressed: a [set, compressed] table with r13b's locks "

@@ -270,7 +270,6 @@ static uint64_t do_minor(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     install_new_heap(p, n_heap, new_sz, g.ntop);
     p->high_water = p->policy.tenure == TC_TENURE_FLIP && had_mature ? p->heap : p->htop;
     p->gen_gcs++;
-    p->stats.minor_gcs++;
     return g.copied;
 }
 
@@ -293,31 +292,38 @@ static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     return g.copied;
 }
 
-/* OTP25 move_msgq_to_heap: queued message fragments are copied onto the fresh heap, their
- * binaries' words joining the overhead; when that changed it, erl_gc.c move_msgs_to_heap
- * resizes bin_vheap_sz from the new overhead. */
+/* A queued message's fragment copied onto the heap at htop, which has room for it: its words
+ * relocated, its binaries joining the process's (erl_message.c
+ * erts_move_msg_attached_data_to_heap, OTP 25 move_msgq_to_heap). Returns the words moved. */
+static uint64_t move_msg_to_heap(tc_proc *p, tc_msg *m)
+{
+    tc_heapfrag *f = m->frag;
+    size_t n = f->used_size;
+    TC_CHECK(tc_proc_heap_room(p) >= n);
+    memcpy(p->htop, f->mem, n * sizeof(tc_term));
+    ptrdiff_t offs = words_between(f->mem, p->htop);
+    const tc_term *lo = f->mem, *hi = f->mem + n;
+    tc_gc_offset_heap(p->htop, n, offs, lo, hi);
+    offset_word(&m->term, offs_in_bytes(offs), lo, hi);
+    if (f->off_heap.first) /* its links were relocated with the words */
+        f->off_heap.first = relocated(f->off_heap.first, offs);
+    tc__proc_splice_offheap(&p->off_heap, &f->off_heap);
+    p->htop += n;
+    tc_heapfrag_free(p->mem, f);
+    m->frag = NULL;
+    return n;
+}
+
+/* After a GC (R13B01 minor_collection and major_collection, OTP25 move_msgq_to_heap): queued
+ * message fragments are copied onto the fresh heap, their binaries' words joining the
+ * overhead; when that changed it, erl_gc.c move_msgs_to_heap resizes bin_vheap_sz from the
+ * new overhead. */
 static uint64_t move_msgq_to_heap(tc_proc *p)
 {
     uint64_t moved = 0, pre_oh = p->off_heap.vheap;
-    for (tc_msg *m = p->msgq; m; m = m->next) {
-        tc_heapfrag *f = m->frag;
-        if (!f)
-            continue;
-        size_t n = f->used_size;
-        TC_CHECK(tc_proc_heap_room(p) >= n);
-        memcpy(p->htop, f->mem, n * sizeof(tc_term));
-        ptrdiff_t offs = words_between(f->mem, p->htop);
-        const tc_term *lo = f->mem, *hi = f->mem + n;
-        tc_gc_offset_heap(p->htop, n, offs, lo, hi);
-        offset_word(&m->term, offs_in_bytes(offs), lo, hi);
-        if (f->off_heap.first) /* its links were relocated with the words */
-            f->off_heap.first = relocated(f->off_heap.first, offs);
-        tc__proc_splice_offheap(&p->off_heap, &f->off_heap);
-        p->htop += n;
-        moved += n;
-        tc_heapfrag_free(p->mem, f);
-        m->frag = NULL;
-    }
+    for (tc_msg *m = p->msgq; m; m = m->next)
+        if (m->frag)
+            moved += move_msg_to_heap(p, m);
     p->stats.msgq_words_moved += moved;
     if (p->off_heap.vheap != pre_oh)
         p->bin_vheap_sz = next_vheap_size(p, p->off_heap.vheap, p->bin_vheap_sz);
@@ -443,21 +449,27 @@ static void drop_new_old_heap(tc_proc *p)
     p->old_heap = p->old_htop = p->old_hend = NULL;
 }
 
+/* The fragments and the data of queued messages in fragments, which the heap_size rules add
+ * to the heap's size (R13B01 erl_gc.c: MBUF_SIZE(p) + combined_message_size(p); R10B-2 had
+ * the messages' buffers in MBUF). */
+static uint64_t queued_and_frags(const tc_proc *p) { return proc_young_gen_usage(p) - (uint64_t)(p->htop - p->heap); }
+
 /* The fullsweep: everything live to one new heap (policy.major_heap_size sizes it). */
 static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t need, tc_term *objv, unsigned nobj,
-                               bool live_frags, tc_heapfrag *live_hf_end)
+                               bool live_frags, tc_heapfrag *live_hf_end, uint64_t copied_before)
 {
     uint64_t stack = tc_proc_stack_size(p), old_use = (uint64_t)(p->old_htop - p->old_heap);
-    uint64_t new_sz = p->policy.major_heap_size == TC_GC_SIZE_HEAP
-                          ? p->heap_sz + p->mbuf_sz + old_use + stack
-                          : stack + proc_young_gen_usage(p) + old_use + p->policy.reserved;
+    uint64_t new_sz = (p->policy.major_heap_size == TC_GC_SIZE_HEAP
+                           ? p->heap_sz + queued_and_frags(p) + old_use
+                           : proc_young_gen_usage(p) + old_use + p->policy.reserved) +
+                      (p->policy.major_stack ? stack : 0);
     new_sz = proc_next(p, new_sz, 0);
     if (new_sz == p->heap_sz && (p->flags & TC_PROC_HEAP_GROW))
         new_sz = proc_next(p, p->heap_sz, 1);
     tc_term *n_heap = alloc_heap(p, new_sz);
     if (!n_heap)
         return TC_ENOMEM;
-    uint64_t copied = do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
+    uint64_t copied = copied_before + do_major(p, n_heap, new_sz, objv, nobj, live_frags, live_hf_end);
     copied += move_msgq_to_heap(p);
     int resized = 0;
     tc_result r = adjust_after_fullsweep(p, need, objv, nobj, &resized);
@@ -479,14 +491,15 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
     const tc_policy *pol = &p->policy;
     uint64_t stack = tc_proc_stack_size(p);
     tc_heap_event ev = gc_event(p, need);
-    uint64_t before = ev.young_before;
+    uint64_t before = ev.young_before, copied_minor = 0;
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
         bool created = false;
         if (!p->old_heap && mature != 0) {
             /* One step above what is needed: fewer fullsweeps, says the erts comment. */
-            uint64_t sz = pol->old_heap_size == TC_OLD_HEAP_MATURE ? proc_next(p, mature, 1)
-                                                                    : tc_heap_next_size(pol->heap_table, before, 1);
+            uint64_t sz = pol->old_heap_size == TC_OLD_HEAP_MATURE    ? proc_next(p, mature, 1)
+                          : pol->old_heap_size == TC_OLD_HEAP_HEAP_USE ? tc_heap_next_size(pol->heap_table, ev.used_before, 1)
+                                                                       : tc_heap_next_size(pol->heap_table, before, 1);
             if (!create_old_heap(p, sz))
                 return TC_ENOMEM;
             created = true;
@@ -495,7 +508,7 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
         bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
         bool old_room = p->old_heap ? mature <= (uint64_t)(p->old_hend - p->old_htop) : !pol->minor_needs_old_heap;
         if (old_room && old_vheap_room) {
-            uint64_t new_sz = pol->minor_heap_size == TC_GC_SIZE_HEAP ? p->heap_sz + p->mbuf_sz : stack + before;
+            uint64_t new_sz = pol->minor_heap_size == TC_GC_SIZE_HEAP ? p->heap_sz + queued_and_frags(p) : stack + before;
             new_sz = proc_next(p, new_sz, 0);
             tc_term *n_heap = alloc_heap(p, new_sz);
             if (!n_heap) {
@@ -531,14 +544,20 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
                 }
             }
             charge_gc_cost(p, size_after, resized ? (uint64_t)(p->htop - p->heap) : 0);
-            emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
-            if (!short_of_room)
+            if (!short_of_room) {
+                p->stats.minor_gcs++;
+                emit_gc(p, ev, TC_HEAP_EV_MINOR, new_sz, copied, resized, created);
                 return r;
-            /* Still short of room: a fullsweep follows. */
-            ev = gc_event(p, need);
+            }
+            /* Still short of room: a fullsweep follows in the same collection, as erts's
+             * garbage-collect loop runs it (R10B-2 ggc.c, R13B01 erl_gc.c
+             * erts_garbage_collect: one gc_start before the minor and one gc_end after the
+             * fullsweep, one garbage_cols++): one GC, a major one, whose event starts where
+             * the minor did and counts both copies. */
+            copied_minor = copied;
         }
     }
-    return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end);
+    return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end, copied_minor);
 }
 
 /* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
@@ -666,6 +685,8 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 /* The BIF-call glue's own test (policy.h tc_bif_gc_test). */
 static bool bif_gc_desired(const tc_proc *p)
 {
+    if (p->policy.bif_gc_test == TC_BIF_GC_ANY_FRAG)
+        return p->mbuf != NULL;
     if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT) {
         /* E there is the glue's own stack pointer: its return address is pushed (gc_call_words) */
         uint64_t room = tc_proc_heap_room(p), ra = p->policy.gc_call_words;
@@ -693,10 +714,24 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
     return r;
 }
 
+tc_result tc_proc_loop_rec_maybe_gc(tc_proc *p)
+{
+    tc_msg *m = p->msgq;
+    if (p->policy.msg_frag != TC_MSG_FRAG_COPY || !m || !m->frag)
+        return TC_OK;
+    if (tc_proc_heap_room(p) >= m->frag->used_size) {
+        p->stats.msgq_words_moved += move_msg_to_heap(p, m);
+        PROC_VERIFY_TRANSITION(p, p->x, p->arity);
+        return TC_OK;
+    }
+    /* erts_garbage_collect(p, 0, NULL, 0): the GC moves the message onto its new heap */
+    return collect(p, 0, NULL, 0, false, NULL);
+}
+
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
 {
-    bool want = p->policy.gc_trigger == TC_GC_AT_SCHEDULE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
-                                                       : tc_proc_gc_desired(p);
+    bool want = p->policy.sched_gc_test == TC_SCHED_GC_HEAP_SIZE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz
+                                                              : tc_proc_gc_desired(p);
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;

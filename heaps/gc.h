@@ -1,7 +1,8 @@
 /*
  * gc.h — the generational copying collector and its sizing rules (erts R10B-2
  * ggc.c: erts_garbage_collect, gen_gc, fullsweep_heap, adjust_after_fullsweep,
- * grow_new_heap, shrink_new_heap; OTP 21+ erl_gc.c: garbage_collect, minor_collection,
+ * grow_new_heap, shrink_new_heap; R13B01 erl_gc.c: erts_garbage_collect, minor_collection,
+ * do_minor, major_collection, collect_heap_frags; OTP 21+ erl_gc.c: garbage_collect, minor_collection,
  * do_minor, major_collection, collect_live_heap_frags, sweep_off_heap,
  * erts_next_heap_size).
  *
@@ -12,13 +13,17 @@
  *
  * Rules: one collector for every era; where the eras' sources differ, a field of the policy
  * (policy.h, whose table cites each one) says which rule runs. R10B-2 is erts 5.4.3 ggc.c
- * erts_garbage_collect and gen_gc; OTP 25 is erl_gc.c minor_collection and major_collection.
+ * erts_garbage_collect and gen_gc; R13B01 is erts 5.7.2 erl_gc.c minor_collection and
+ * major_collection (R10B-2's rules but for the shrink threshold and old-heap floor, the old
+ * heap's size and the fullsweep's stack); OTP 25 is erl_gc.c minor_collection and major_collection.
  * - Minor GC. Data below high_water (it survived a GC) is "mature" and is copied to the old
  *   heap; the rest goes to a new young heap; promoted objects are then swept for pointers
  *   back into the dying young generation. Old-heap objects are not traced.
  *   An old heap is created when there is mature data and none yet: one table step above
  *   the mature data, never below min_heap_size (old_heap_size mature: R10B-2), or above the
- *   young use, the bare table (young_use: OTP 25, erts_next_heap_size(size_before, 1)).
+ *   heap's use htop - heap, the bare table (heap_use: R13B01, erts_next_heap_size(HEAP_TOP -
+ *   HEAP_START, 1)), or above the young use, fragments included, the bare table (young_use:
+ *   OTP 25, erts_next_heap_size(size_before, 1)).
  *   The minor GC runs when the mature data fits the old heap's free space (with no old heap:
  *   only when minor_needs_old_heap is off, R10B-2, which runs it with no mature data), and,
  *   with bin_vheap, bin_old_vheap_sz > bin_old_vheap; else it is a major GC. Its new heap is
@@ -34,8 +39,9 @@
  *   need_after > heap, grow to next(need_after) (minor_short grow: OTP 25) or follow with a
  *   fullsweep (fullsweep: R10B-2).
  * - Major GC (fullsweep): everything live to one new heap; the old heap is freed.
- *   next(heap_sz + mbuf_sz + old use + stack) (major_heap_size heap_size: R10B-2) or
- *   next(stack + young use + old use + S_RESERVED) (young_use: OTP 25 major_collection);
+ *   next(heap_sz + mbuf_sz + old use + stack) (major_heap_size heap_size: R10B-2; R13B01
+ *   leaves the stack out, major_stack off) or next(stack + young use + old use + S_RESERVED)
+ *   (young_use: OTP 25 major_collection);
  *   one step up when that equals heap_sz and the heap-grow flag is set. Then
  *   adjust_after_fullsweep (need_after with S_RESERVED): grow to next(need_after) if short; set
  *   the grow flag when need_after > 75 % of the heap; shrink to min_heap or next(2·need_after)
@@ -66,7 +72,7 @@
  *   binaries (wrt_bins, the shrinking of their spare bytes) and magic references.
  * next() is the heap-size table's next entry (heapsize.h), never below min_heap_size
  * (R10B-2 ggc.c and OTP 25 erl_gc.c next_heap_size clamp it alike); only the old-heap
- * creation of old_heap_size young_use reads the bare table.
+ * creation of old_heap_size heap_use and young_use reads the bare table.
  *
  * Safe points are the only places a GC may run, because only there is the root set
  * explicit (C locals holding terms are not roots): tc_proc_test_heap_maybe_gc (TestHeap,
@@ -95,8 +101,10 @@ tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
  * alone), so that afterwards `need` words can be bumped. */
 tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
 
-/* The return of a BIF entered with tc_proc_bif_enter. OTP25: collects at once when the
- * policy's bif_gc_test says so (either form also tests F_FORCE_GC and, with
+/* The return of a BIF entered with tc_proc_bif_enter. R13B01 (bif_gc_test any_frag):
+ * collects whenever the process has a fragment (beam_emu.c POST_BIF_GC_SWAPIN, erl_gc.c
+ * erts_gc_after_bif_call), the result its only live register. OTP25: collects at once when the
+ * policy's bif_gc_test says so (words and x86_jit also test F_FORCE_GC and, with
  * policy.bin_vheap, the binary virtual heap: emit_call_light_bif_shared tests the flags, then
  * off_heap.overhead > bin_vheap_sz, then the fragments), with *result the only live register, moving the BIF's
  * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
@@ -104,8 +112,15 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
  * process to yield; see schedule_in). */
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
 
-/* The scheduler picks the process: R10B collects when (mbuf_sz + overhead) >= heap_sz
- * (roots: x[0..arity)); OTP25 collects when a GC is desired (tc_proc_gc_desired), which is
+/* loop_rec with a message at the head of the queue. R13B01 (policy.msg_frag copy): a message
+ * whose data came in its own fragment is copied onto the heap when stop - htop has room for
+ * it, else the process collects (need 0, no registers live), and the GC moves it
+ * (erl_message.h ErtsMoveMsgAttachmentIntoProc); other policies do nothing here. */
+tc_result tc_proc_loop_rec_maybe_gc(tc_proc *p) TC_MUST_CHECK;
+
+/* The scheduler picks the process: R10B and R13B collect when (mbuf_sz + overhead) >= heap_sz
+ * (policy.sched_gc_test heap_size; roots: x[0..arity)); OTP25 collects when a GC is desired
+ * (tc_proc_gc_desired), which is
  * where a delayed long GC runs (on the dirty scheduler: no long-GC check, and its heaps come
  * from the memory source's instance 0, TC_MSEG_DIRTY_INSTANCE) [I: the modern
  * scheduler's own check was not read; the VM's trace shows the delayed GC there with the

@@ -4,7 +4,7 @@
 
 #include "../terms/term.h"
 
-/* MAX_HEAP_SIZES on 64-bit builds: 150 in R10B-2's erl_gc.c, 154 in OTP 25's. */
+/* MAX_HEAP_SIZES on 64-bit builds: 150 in R10B-2's erl_gc.c, 154 in R13B01's and OTP 25's. */
 #define TABLE_MAX 154
 
 /* The series into a[], stopping once it holds `offset` entries past the first one >= upto
@@ -13,7 +13,7 @@
 static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX], uint64_t upto, unsigned offset)
 {
     unsigned i, past = 0;
-    bool slow = t == TC_HEAP_TABLE_FIB_SLOW;
+    bool slow = t != TC_HEAP_TABLE_FIB_PLUS1;
     const uint64_t max_words = (UINT64_C(1) << 53) / sizeof(tc_term);
     a[0] = slow ? 34 : 12;
     a[1] = slow ? 55 : 38;
@@ -23,6 +23,14 @@ static unsigned fill_table(tc_heap_table t, uint64_t a[TABLE_MAX], uint64_t upto
         if (i < 23) {
             /* fib_plus1: the +1 leaves room for an allocator block header */
             a[i] = a[i - 1] + a[i - 2] + (slow ? 0 : 1);
+        } else if (t == TC_HEAP_TABLE_FIB_SLOW_FLOOR) {
+            /* R13B01 erts_init_gc: 5*(a/4) in a Sint; one that turns negative is dropped with
+             * the entry before it (`i--; break`), though the 64-bit table is full first */
+            if (a[i - 1] / 4 > (uint64_t)INT64_MAX / 5) {
+                i--;
+                break;
+            }
+            a[i] = 5 * (a[i - 1] / 4);
         } else if (slow) {
             /* HS_FIBONACCI_SLOW, R10B-2's default (erl_init.c): 5/4 past index 22, while the
              * previous entry is below MAX_SMALL, at most 150 entries */

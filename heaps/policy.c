@@ -9,25 +9,26 @@
 
 static const tc_policy_era eras[TC_POLICY_ERAS] = {
     {"r10b", "R10B-2 (erts 5.4.3, 2005), non-SMP: the 2005 seed's VM", 1000, false},
-    {"r13b", "R13B01 (erts 5.7.2, 2009): the 2009 seed's VM; its column is not read yet", 0, false},
+    {"r13b", "R13B01 (erts 5.7.2, 2009), non-SMP (-smp disable): the 2009 seed's VM", 1000, false},
     {"otp25", "OTP 25.2.3 (erts 13.1.5), x86-64 JIT: this machine's VM", 10000, true},
 };
 
 /* ---- the table: one row per field, each era's value in the column of tc_policy_era ---------- */
 
-static const char *const heap_tables[] = {"fib_slow", "fib_plus1", NULL};
-static const char *const frag_rules[] = {"arith", "exact", NULL};
-static const char *const msg_frags[] = {"mbuf", "queue", NULL};
+static const char *const heap_tables[] = {"fib_slow", "fib_plus1", "fib_slow_floor", NULL};
+static const char *const frag_rules[] = {"arith", "exact", "fill", NULL};
+static const char *const msg_frags[] = {"mbuf", "queue", "copy", NULL};
 static const char *const gc_triggers[] = {"schedule", "bif", NULL};
-static const char *const bif_gc_tests[] = {"words", "x86_jit", NULL};
+static const char *const bif_gc_tests[] = {"words", "x86_jit", "any_frag", NULL};
+static const char *const sched_gc_tests[] = {"heap_size", "desired", NULL};
 static const char *const send_paths[] = {"direct", "heap_or_frag", NULL};
 static const char *const gc_sizes[] = {"heap_size", "young_use", NULL};
-static const char *const old_heap_sizes[] = {"mature", "young_use", NULL};
+static const char *const old_heap_sizes[] = {"mature", "young_use", "heap_use", NULL};
 static const char *const minor_shorts[] = {"fullsweep", "grow", NULL};
 static const char *const tenures[] = {"flip", "second_survival", NULL};
 static const char *const gc_costs[] = {"live", "per_gc", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
-static const char *const testers[] = {"seed", "eptest_erl", NULL};
+static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
 #define AT(member) .offset = offsetof(tc_policy, member), .size = sizeof(((tc_policy *)0)->member)
@@ -38,159 +39,189 @@ static const char *const testers[] = {"seed", "eptest_erl", NULL};
 #define ERAS(r10b, r13b, otp25) .era = {r10b, r13b, otp25}
 
 static const tc_policy_field fields[] = {
-    {"heap_table", ENUM(heap_table, heap_tables), ERAS("fib_slow", NULL, "fib_plus1"),
-     "R10B-2 erl_gc.c erts_init_gc (HS_FIBONACCI_SLOW, erl_init.c's default); OTP 25 erl_gc.c erts_init_gc",
-     "the heap-size series every heap is sized from: 34, 55, Fibonacci, then x5/4 (fib_slow); 12, 38, "
-     "a+b+1, then x1.2 (fib_plus1)"},
-    {"frag_rule", ENUM(frag_rule, frag_rules), ERAS("arith", NULL, "exact"),
-     "R10B-2 utils.c do_alloc (global.h HAlloc); OTP 25 utils.c erts_heap_alloc (erl_vm.h HAllocX)",
+    {"heap_table", ENUM(heap_table, heap_tables), ERAS("fib_slow", "fib_slow_floor", "fib_plus1"),
+     "R10B-2 erl_gc.c erts_init_gc (HS_FIBONACCI_SLOW, erl_init.c's default); R13B01 erl_gc.c erts_init_gc "
+     "(5*(heap_sizes[i-1]/4)); OTP 25 erl_gc.c erts_init_gc",
+     "the heap-size series every heap is sized from: 34, 55, Fibonacci, then x5/4 (fib_slow) or 5 x "
+     "floor(a/4) (fib_slow_floor); 12, 38, a+b+1, then x1.2 (fib_plus1)"},
+    {"frag_rule", ENUM(frag_rule, frag_rules), ERAS("arith", "fill", "exact"),
+     "R10B-2 utils.c do_alloc (global.h HAlloc); R13B01 utils.c erts_heap_alloc (erl_vm.h HAlloc); OTP 25 "
+     "utils.c erts_heap_alloc (erl_vm.h HAllocX)",
      "HAlloc with no room: a fragment with slack that becomes the arith heap, 6 header words counted "
-     "(arith); the head fragment's tail or a fragment of exactly the need (exact)"},
-    {"frag_yield", BOOL(frag_yield), ERAS("on", NULL, "off"),
+     "(arith); a fragment of exactly the need, the heap's free words given up (fill); the head "
+     "fragment's tail or a fragment of exactly the need (exact)"},
+    {"frag_yield", BOOL(frag_yield), ERAS("on", "off", "off"),
      "R10B-2 utils.c do_alloc (BUMP_ALL_REDS when (MBUF_SIZE + overhead) * MBUF_GC_FACTOR >= HEAP_SIZE, "
-     "the factor 1: erl_process.h); OTP 25 utils.c erts_heap_alloc makes no such test",
+     "the factor 1: erl_process.h); R13B01 and OTP 25 utils.c erts_heap_alloc make no such test",
      "HAlloc's new fragment asks the process to yield once the fragments reach the heap size, so the GC "
      "at its next schedule comes at once"},
-    {"msg_frag", ENUM(msg_frag, msg_frags), ERAS("mbuf", NULL, "queue"),
-     "R10B-2 erl_message.c queue_message_tt; OTP 25 erl_message.c erts_save_message_in_proc, "
-     "erl_gc.c move_msgs_to_heap",
-     "a message that arrived in its own fragment: the fragment joins MBUF at once (mbuf); it stays with "
-     "the message and the GC moves a queued one onto the new heap (queue)"},
-    {"gc_trigger", ENUM(gc_trigger, gc_triggers), ERAS("schedule", NULL, "bif"),
-     "R10B-2 erl_process.c schedule (MBUF_SIZE + overhead >= HEAP_SIZE); OTP 25 jit/x86 instr_bif.cpp "
-     "emit_call_light_bif_shared, erl_gc.c erts_gc_after_bif_call_lhf",
+    {"msg_frag", ENUM(msg_frag, msg_frags), ERAS("mbuf", "copy", "queue"),
+     "R10B-2 erl_message.c queue_message_tt; R13B01 erl_message.c erts_queue_message (data.heap_frag), "
+     "erl_message.h ErtsMoveMsgAttachmentIntoProc (beam_emu.c loop_rec); OTP 25 erl_message.c "
+     "erts_save_message_in_proc, erl_gc.c move_msgs_to_heap",
+     "a message that arrived in its own fragment: the fragment joins MBUF at once (mbuf); receive copies "
+     "it onto the heap, or collects when it does not fit (copy); it stays with the message and the GC "
+     "moves a queued one onto the new heap (queue)"},
+    {"gc_trigger", ENUM(gc_trigger, gc_triggers), ERAS("schedule", "bif", "bif"),
+     "R10B-2 erl_process.c schedule; R13B01 beam_emu.c POST_BIF_GC_SWAPIN (call_bif0..3, apply_bif), "
+     "erl_gc.c erts_gc_after_bif_call; OTP 25 jit/x86 instr_bif.cpp emit_call_light_bif_shared, erl_gc.c "
+     "erts_gc_after_bif_call_lhf",
      "when fragments get a process collected: at its next schedule, x registers live (schedule); right "
      "after the BIF, its result alone live (bif)"},
-    {"bif_gc_test", ENUM(bif_gc_test, bif_gc_tests), ERAS("words", NULL, "x86_jit"),
-     "OTP 25 erl_gc.h ERTS_IS_GC_DESIRED; jit/x86 instr_bif.cpp emit_call_light_bif_shared",
-     "the GC-after-BIF test's units: free heap < fragments in words (words); 8 x free words < "
-     "fragments + 3, the x86-64 JIT's byte compare (x86_jit)"},
-    {"send_path", ENUM(send_path, send_paths), ERAS("direct", NULL, "heap_or_frag"),
-     "R10B-2 erl_message.c send_message; OTP 25 erl_message.c erts_send_message, "
+    {"bif_gc_test", ENUM(bif_gc_test, bif_gc_tests), ERAS("words", "any_frag", "x86_jit"),
+     "R13B01 beam_emu.c POST_BIF_GC_SWAPIN (if (c_p->mbuf)); OTP 25 erl_gc.h ERTS_IS_GC_DESIRED; "
+     "jit/x86 instr_bif.cpp emit_call_light_bif_shared",
+     "the GC-after-BIF test: free heap < fragments in words (words); 8 x free words < fragments + 3, "
+     "the x86-64 JIT's byte compare (x86_jit); any fragment at all (any_frag)"},
+    {"sched_gc_test", ENUM(sched_gc_test, sched_gc_tests), ERAS("heap_size", "heap_size", "desired"),
+     "R10B-2 and R13B01 erl_process.c schedule ((MBUF_SIZE + MSO(p).overhead) * MBUF_GC_FACTOR >= "
+     "HEAP_SIZE, the factor 1); OTP 25 erl_process.c schedule (ERTS_IS_GC_DESIRED)",
+     "the schedule-in GC test: the fragments (and R10B-2's fragment headers) reach the heap size "
+     "(heap_size); a GC is desired (desired)"},
+    {"send_path", ENUM(send_path, send_paths), ERAS("direct", "direct", "heap_or_frag"),
+     "R10B-2 erl_message.c send_message; R13B01 erl_message.c erts_send_message (#ifndef ERTS_SMP: "
+     "stop - htop <= msize collects the receiver); OTP 25 erl_message.c erts_send_message, "
      "erts_alloc_message_heap_state",
      "where a message is copied: the receiver's heap, collecting it first (direct); its heap when idle "
      "with room, else a fragment, literals skipped, the sender charged (heap_or_frag)"},
-    {"gc_after_send", BOOL(gc_after_send), ERAS("off", NULL, "on"),
-     "OTP 25 jit/x86 instr_bif.cpp (send/2 through emit_call_light_bif_shared)",
+    {"gc_after_send", BOOL(gc_after_send), ERAS("off", "on", "on"),
+     "R13B01 beam_emu.c OpCase(send) (POST_BIF_GC_SWAPIN after send_2); OTP 25 jit/x86 instr_bif.cpp "
+     "(send/2 through emit_call_light_bif_shared)",
      "`!` returns through the BIF glue: the GC-after-BIF test runs after each send, the message live"},
-    {"long_gc_words", UINT(long_gc_words, 0, UINT64_C(1) << 40), ERAS("0", NULL, "131072"),
+    {"long_gc_words", UINT(long_gc_words, 0, UINT64_C(1) << 40), ERAS("0", "0", "131072"),
      "OTP 25 erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE; erl_gc.c check_for_possibly_long_gc, "
-     "delay_garbage_collection",
+     "delay_garbage_collection (R10B-2 and R13B01 have none)",
      "a GC-after-BIF this large (words) is delayed to a dirty scheduler at the next schedule (0: never)"},
-    {"move_live_frags", BOOL(move_live_frags), ERAS("off", NULL, "on"),
-     "OTP 25 erl_gc.c collect_live_heap_frags (do_minor, major_collection: live_hf_end)",
+    {"move_live_frags", BOOL(move_live_frags), ERAS("off", "off", "on"),
+     "R13B01 erl_gc.c collect_heap_frags (traces from the roots); OTP 25 erl_gc.c collect_live_heap_frags "
+     "(do_minor, major_collection: live_hf_end)",
      "a GC after a BIF moves the fragments the BIF made whole into the new heap, garbage included"},
-    {"redzone", UINT(redzone, 0, 1024), ERAS("0", NULL, "3"),
-     "OTP 25 erl_vm.h S_REDZONE; erl_process.h HEAP_LIMIT",
+    {"redzone", UINT(redzone, 0, 1024), ERAS("0", "0", "3"),
+     "OTP 25 erl_vm.h S_REDZONE; erl_process.h HEAP_LIMIT (R13B01 erl_process.h: HEAP_LIMIT is stop)",
      "words under the stack HAlloc and the on-heap send leave free"},
-    {"reserved", UINT(reserved, 0, 1024), ERAS("0", NULL, "4"),
+    {"reserved", UINT(reserved, 0, 1024), ERAS("0", "0", "4"),
      "OTP 25 erl_vm.h S_RESERVED; jit/x86 instr_common.cpp emit_gc_test; erl_gc.c minor_collection, "
-     "major_collection, adjust_after_fullsweep",
+     "major_collection, adjust_after_fullsweep (R13B01 beam_emu.c TestHeap: E - HTOP < need)",
      "free words the heap test and the GC's sizing keep above the heap"},
-    {"gc_call_words", UINT(gc_call_words, 0, 1024), ERAS("0", NULL, "1"),
+    {"gc_call_words", UINT(gc_call_words, 0, 1024), ERAS("0", "0", "1"),
      "OTP 25 jit/x86 instr_common.cpp emit_gc_test, instr_bif.cpp emit_call_light_bif, emit_send "
-     "(fragment_call, NATIVE_ERLANG_STACK); erl_gc.c garbage_collect (STACK_START - stop); R10B-2 "
-     "beam_emu.c calls erts_garbage_collect from C",
+     "(fragment_call, NATIVE_ERLANG_STACK); erl_gc.c garbage_collect (STACK_START - stop); R10B-2 and "
+     "R13B01 beam_emu.c call erts_garbage_collect from C (R13B01 TestHeap, AH: no return address on E)",
      "stack words a GC entered through a call (heap test, allocate, light BIF, send) sees above the "
      "frames, the call's return address; the light-BIF glue's byte test and HAlloc in a BIF leave them "
      "out too"},
-    {"receive_delays_gc", BOOL(receive_delays_gc), ERAS("off", NULL, "on"),
+    {"receive_delays_gc", BOOL(receive_delays_gc), ERAS("off", "off", "on"),
      "OTP 25 jit/x86 instr_msg.cpp emit_i_loop_rec_shared (F_DELAY_GC), beam_jit_common.cpp "
-     "beam_jit_remove_message, erl_gc.c delay_garbage_collection, erl_process.c schedule; R10B-2 has "
-     "no F_DELAY_GC",
+     "beam_jit_remove_message, erl_gc.c delay_garbage_collection, erl_process.c schedule; R10B-2 and "
+     "R13B01 have no F_DELAY_GC (R13B01 beam_emu.c i_loop_rec_fr, remove_message: a TestHeap between "
+     "them collects at once)",
      "a heap test between a receive's loop_rec and remove_message delays its GC to the next "
      "schedule-in (the process moves onto a fragment of stack + need + 40 + reserved words); no GC at a "
      "schedule-in while it waits"},
-    {"shrink", BOOL(shrink), ERAS("on", NULL, "on"),
-     "R10B-2 ggc.c erts_garbage_collect, adjust_after_fullsweep; OTP 25 erl_gc.c minor_collection, "
-     "adjust_after_fullsweep",
+    {"shrink", BOOL(shrink), ERAS("on", "on", "on"),
+     "R10B-2 ggc.c erts_garbage_collect, adjust_after_fullsweep; R13B01 and OTP 25 erl_gc.c "
+     "minor_collection, adjust_after_fullsweep",
      "the GC shrinks heaps: the minor GC's shrink and the fullsweep's under-25 % shrink (off: a model "
      "ablation)"},
-    {"shrink_min_words", UINT(shrink_min_words, 0, UINT64_C(1) << 40), ERAS("300", NULL, "3000"),
-     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE > 300); OTP 25 erl_gc.c minor_collection (> 3000)",
+    {"shrink_min_words", UINT(shrink_min_words, 0, UINT64_C(1) << 40), ERAS("300", "3000", "3000"),
+     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE > 300); R13B01 and OTP 25 erl_gc.c minor_collection "
+     "(> 3000)",
      "a minor GC shrinks only a heap above this many words"},
-    {"shrink_old_floor", BOOL(shrink_old_floor), ERAS("off", NULL, "on"),
-     "OTP 25 erl_gc.c minor_collection (wanted * 9 < old_heap_sz)",
+    {"shrink_old_floor", BOOL(shrink_old_floor), ERAS("off", "on", "on"),
+     "R13B01 and OTP 25 erl_gc.c minor_collection (wanted * 9 < old_heap_sz)",
      "a minor GC's shrink stays at old heap / 8 or above"},
-    {"old_heap_size", ENUM(old_heap_size, old_heap_sizes), ERAS("mature", NULL, "young_use"),
-     "R10B-2 ggc.c erts_garbage_collect (next_heap_size(HIGH_WATER - HEAP_START, 1)); OTP 25 erl_gc.c "
-     "minor_collection (erts_next_heap_size(size_before, 1))",
+    {"old_heap_size", ENUM(old_heap_size, old_heap_sizes), ERAS("mature", "heap_use", "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (next_heap_size(HIGH_WATER - HEAP_START, 1)); R13B01 erl_gc.c "
+     "minor_collection (erts_next_heap_size(HEAP_TOP - HEAP_START, 1)); OTP 25 erl_gc.c minor_collection "
+     "(erts_next_heap_size(size_before, 1))",
      "the old heap a minor GC creates: one size above the mature data, at least min_heap_size "
-     "(mature); one above the young generation's use, the bare table (young_use)"},
-    {"minor_needs_old_heap", BOOL(minor_needs_old_heap), ERAS("off", NULL, "on"),
-     "R10B-2 ggc.c erts_garbage_collect (mature <= OLD_HEND - OLD_HTOP); OTP 25 erl_gc.c "
+     "(mature); one above the heap's use (heap_use) or the young generation's, fragments included "
+     "(young_use), the bare table"},
+    {"minor_needs_old_heap", BOOL(minor_needs_old_heap), ERAS("off", "on", "on"),
+     "R10B-2 ggc.c erts_garbage_collect (mature <= OLD_HEND - OLD_HTOP); R13B01 and OTP 25 erl_gc.c "
      "minor_collection (OLD_HEAP(p) && ...)",
      "a minor GC needs an old heap, else it is a major one (off: with no mature data it runs without)"},
-    {"minor_heap_size", ENUM(minor_heap_size, gc_sizes), ERAS("heap_size", NULL, "young_use"),
-     "R10B-2 ggc.c erts_garbage_collect (gen_gc(next_heap_size(HEAP_SIZE + MBUF_SIZE))); OTP 25 "
-     "erl_gc.c minor_collection (stack_size + size_before)",
+    {"minor_heap_size", ENUM(minor_heap_size, gc_sizes), ERAS("heap_size", "heap_size", "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (gen_gc(next_heap_size(HEAP_SIZE + MBUF_SIZE))); R13B01 erl_gc.c "
+     "minor_collection (next_heap_size(HEAP_SIZE + fragments)); OTP 25 erl_gc.c minor_collection "
+     "(stack_size + size_before)",
      "the minor GC's new heap: next(heap size + fragments) (heap_size); next(stack + young use) "
      "(young_use)"},
-    {"minor_short", ENUM(minor_short, minor_shorts), ERAS("fullsweep", NULL, "grow"),
-     "R10B-2 ggc.c erts_garbage_collect (a fullsweep follows); OTP 25 erl_gc.c minor_collection "
-     "(grow_new_heap)",
+    {"minor_short", ENUM(minor_short, minor_shorts), ERAS("fullsweep", "fullsweep", "grow"),
+     "R10B-2 ggc.c erts_garbage_collect (a fullsweep follows); R13B01 erl_gc.c minor_collection "
+     "(F_NEED_FULLSWEEP); OTP 25 erl_gc.c minor_collection (grow_new_heap)",
      "a minor GC that leaves less free than use + need + stack: a fullsweep follows (fullsweep); the "
      "heap grows to next(need_after) (grow)"},
-    {"major_heap_size", ENUM(major_heap_size, gc_sizes), ERAS("heap_size", NULL, "young_use"),
-     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE + MBUF_SIZE + old + stack); OTP 25 erl_gc.c "
-     "major_collection (stack + size_before + S_RESERVED)",
-     "the fullsweep's new heap: next(heap size + fragments + old use + stack) (heap_size); next(stack "
-     "+ young use + old use + reserved) (young_use)"},
-    {"tenure", ENUM(tenure, tenures), ERAS("flip", NULL, "second_survival"),
-     "R10B-2 ggc.c gen_gc (HIGH_WATER = HEAP_START != HIGH_WATER ? n_hstart : n_htop); OTP 25 "
-     "erl_gc.c do_minor (high_water = htop)",
+    {"major_heap_size", ENUM(major_heap_size, gc_sizes), ERAS("heap_size", "heap_size", "young_use"),
+     "R10B-2 ggc.c erts_garbage_collect (HEAP_SIZE + MBUF_SIZE + old + stack); R13B01 erl_gc.c "
+     "major_collection (HEAP_SIZE + fragments + old); OTP 25 erl_gc.c major_collection (stack + "
+     "size_before + S_RESERVED)",
+     "the fullsweep's new heap: next(heap size + fragments + old use (+ stack)) (heap_size); next(young "
+     "use + old use + reserved (+ stack)) (young_use)"},
+    {"major_stack", BOOL(major_stack), ERAS("on", "off", "on"),
+     "R10B-2 ggc.c erts_garbage_collect (sz += p->hend - p->stop); R13B01 erl_gc.c major_collection "
+     "(the stack no longer added); OTP 25 erl_gc.c major_collection (stack_size)",
+     "the fullsweep's new heap counts the stack"},
+    {"tenure", ENUM(tenure, tenures), ERAS("flip", "flip", "second_survival"),
+     "R10B-2 ggc.c gen_gc, R13B01 erl_gc.c do_minor (HIGH_WATER = HEAP_START != HIGH_WATER ? n_heap : "
+     "n_htop); OTP 25 erl_gc.c do_minor (high_water = htop)",
      "when young data is promoted: at every second GC (flip); once it survived two (second_survival)"},
-    {"gc_cost", ENUM(gc_cost, gc_costs), ERAS("live", NULL, "per_gc"),
-     "R10B-2 ggc.c erts_garbage_collect (returns live / 10); OTP 25 erl_gc.c gc_cost",
+    {"gc_cost", ENUM(gc_cost, gc_costs), ERAS("live", "live", "per_gc"),
+     "R10B-2 ggc.c and R13B01 erl_gc.c erts_garbage_collect (return live / 10); OTP 25 erl_gc.c gc_cost",
      "the reductions a GC costs: live words / 10 after the whole collection (live); live / 10 + "
      "resize moved / 100, at least 1, per collection (per_gc)"},
-    {"bin_vheap", BOOL(bin_vheap), ERAS("off", NULL, "on"),
-     "OTP 25 erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL; erl_gc.c minor_collection, sweep_off_heap",
+    {"bin_vheap", BOOL(bin_vheap), ERAS("off", "off", "on"),
+     "OTP 25 erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL; erl_gc.c minor_collection, sweep_off_heap (from "
+     "R13B04; R13B01 has none)",
      "the binary virtual heap: refc binaries' words since the last GC can make a GC"},
-    {"min_bin_vheap_size", UINT(min_bin_vheap_size, 0, UINT64_C(1) << 40), ERAS("0", NULL, "32768"),
+    {"min_bin_vheap_size", UINT(min_bin_vheap_size, 0, UINT64_C(1) << 40), ERAS("0", "0", "32768"),
      "OTP 25 erl_vm.h VH_DEFAULT_SIZE; erl_init.c", "the binary virtual heap's least size in words"},
-    {"context_reds", UINT(context_reds, 1, 1000000), ERAS("1000", NULL, "4000"),
-     "erl_vm.h CONTEXT_REDS (R10B-2 and OTP 25)", "the reductions of one time slice"},
-    {"call_reds", UINT(call_reds, 1, 1000), ERAS("1", NULL, "2"),
-     "R10B-2 beam_emu.c DispatchMacro (FCALLS > 0, then the decrement); OTP 25 jit/x86 instr_call.cpp "
-     "(dec FCALLS, then the yield branch)",
+    {"context_reds", UINT(context_reds, 1, 1000000), ERAS("1000", "2000", "4000"),
+     "erl_vm.h CONTEXT_REDS (R10B-2, R13B01 and OTP 25)", "the reductions of one time slice"},
+    {"call_reds", UINT(call_reds, 1, 1000), ERAS("1", "1", "2"),
+     "R10B-2 and R13B01 beam_emu.c DispatchMacro (FCALLS > 0, then the decrement); OTP 25 jit/x86 "
+     "instr_call.cpp (dec FCALLS, then the yield branch)",
      "the reductions a step's call needs left in the slice"},
-    {"input_reductions", UINT(input_reductions, 0, UINT64_C(1) << 32), ERAS("2000", NULL, "0"),
-     "R10B-2 erl_vm.h INPUT_REDUCTIONS, erl_process.c schedule (erl_sys_schedule); OTP 25 has poll "
-     "threads",
+    {"input_reductions", UINT(input_reductions, 0, UINT64_C(1) << 32), ERAS("2000", "4000", "0"),
+     "R10B-2 and R13B01 erl_vm.h INPUT_REDUCTIONS (R13B01: 2 * CONTEXT_REDS), erl_process.c schedule "
+     "(erl_sys_schedule); OTP 25 has poll threads",
      "the scheduler polls I/O and reads the clock after this many reductions (0: never)"},
-    {"receive_gc_reds", UINT(receive_gc_reds, 0, 1000000), ERAS("0", NULL, "5"),
-     "OTP 25 jit/beam_jit_common.cpp beam_jit_remove_message (ERTS_VBUMP_LEAVE_REDS_INTERNAL 5)",
+    {"receive_gc_reds", UINT(receive_gc_reds, 0, 1000000), ERAS("0", "0", "5"),
+     "OTP 25 jit/beam_jit_common.cpp beam_jit_remove_message (ERTS_VBUMP_LEAVE_REDS_INTERNAL 5); "
+     "R13B01 beam_emu.c remove_message has no such cut",
      "a receive that leaves a GC desired cuts the slice to this many reductions (0: no cut)"},
-    {"min_heap_size", UINT(min_heap_size, 1, UINT64_C(1) << 32), ERAS("233", NULL, "233"),
-     "erl_vm.h H_DEFAULT_SIZE (R10B-2 and OTP 25); +h", "every process's least heap size in words"},
-    {"fullsweep_after", UINT(fullsweep_after, 0, 65535), ERAS("65535", NULL, "65535"),
-     "erl_init.c erts_max_gen_gcs (R10B-2 and OTP 25); ERL_FULLSWEEP_AFTER",
+    {"min_heap_size", UINT(min_heap_size, 1, UINT64_C(1) << 32), ERAS("233", "233", "233"),
+     "erl_vm.h H_DEFAULT_SIZE (R10B-2, R13B01 and OTP 25); +h", "every process's least heap size in words"},
+    {"fullsweep_after", UINT(fullsweep_after, 0, 65535), ERAS("65535", "65535", "65535"),
+     "erl_init.c erts_max_gen_gcs (R10B-2, R13B01 and OTP 25); ERL_FULLSWEEP_AFTER",
      "minor GCs between two fullsweeps"},
-    {"sbct", UINT(mem.sbct, 4096, UINT64_C(1) << 40), ERAS("524288", NULL, "524288"),
-     "erl_alloc_util.h ERTS_DEFAULT_ALLCTR_INIT (eheap_alloc); +MHsbct",
+    {"sbct", UINT(mem.sbct, 4096, UINT64_C(1) << 40), ERAS("524288", "524288", "524288"),
+     "erl_alloc_util.h ERTS_DEFAULT_ALLCTR_INIT (eheap_alloc; R10B-2, R13B01 and OTP 25); +MHsbct",
      "bytes: a heap block this large gets a single-block carrier of its own"},
-    {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", NULL, "10"),
-     "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 5, OTP 25 10); +MMmcs",
+    {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", "5", "10"),
+     "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 and R13B01 5, OTP 25 10); +MMmcs",
      "freed segments kept for reuse (0: every large heap freshly mapped)"},
     {"copy_out", ENUM(copy_out, copy_outs), .proposal = 1u << TC_COPY_OUT_SHALLOW_FAST,
-     ERAS("shallow", NULL, "shallow"),
-     "erl_db_hash.c build_term_list, copy.c copy_shallow; shallow_fast: copy/copy_shallow_fast.h",
+     ERAS("shallow", "shallow", "shallow"),
+     "erl_db_hash.c build_term_list (R13B01 put_term_list), copy.c copy_shallow; shallow_fast: "
+     "copy/copy_shallow_fast.h",
      "how ets:lookup copies the object out: copy_shallow (shallow); a faster pass, a PROPOSAL, not the "
      "VM (shallow_fast)"},
-    {"tester", ENUM(tester, testers), ERAS("seed", NULL, "eptest_erl"),
-     "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
-     "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); R10B-2's "
-     "eras_ep.erl frames are not derived yet",
-     "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
-     "round-trip pass (seed); eptest.erl as compiled, one server, a meter, ets:new and "
-     "persistent_term:put before the passes (eptest_erl)"},
-    {"ets_compressed", BOOL(ets_compressed), ERAS("off", NULL, "off"),
+    {"ets_compressed", BOOL(ets_compressed), ERAS("off", "off", "off"),
      "OTP 25 erl_db.c ets_new_2 (am_compressed), erl_db_util.c db_store_term_comp, db_copy_from_comp; "
      "R10B-2 and R13B01 erl_db.c take no compressed option",
      "the workload's ETS table is [set, compressed]: each non-key element stored in the ETS form of the "
      "external format, each lookup decoding it"},
-    {"gc_stress", BOOL(gc_stress), ERAS("off", NULL, "off"),
+    {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "eptest_erl"),
+     "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
+     "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); eras_ep's "
+     "are R10B-2's and R13B01's erlc -S of experiments/beam/eras/eras_ep.erl, with their stdlib's "
+     "lists:seq and erlang:trace_delivered (scenarios/erasep.c)",
+     "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
+     "round-trip pass (seed); eptest.erl as compiled, one server, a meter, ets:new and "
+     "persistent_term:put before the passes (eptest_erl); eras_ep.erl's traced run as compiled, one "
+     "server, counted from mark to mark (eras_ep_r10b, eras_ep_r13b)"},
+    {"gc_stress", BOOL(gc_stress), ERAS("off", "off", "off"),
      "none: a test mode of the model (TC_GC_STRESS=1)",
      "every HAlloc makes a fragment and every safe point collects"},
 };

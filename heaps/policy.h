@@ -8,9 +8,10 @@
  * value, never on an era's name.
  *
  * The eras (tc_policy_era): R10B-2 (erts 5.4.3, 2005: ggc.c, utils.c do_alloc, erl_process.c
- * schedule), R13B01 (erts 5.7.2, 2009: a column kept for it, not yet filled in: it is not a
- * preset until every field has its value) and OTP 25.2.3 (erts 13.1.5: erl_gc.c,
- * erts_heap_alloc, the x86-64 JIT's BIF-call glue), this machine's VM.
+ * schedule), R13B01 (erts 5.7.2, 2009, its non-SMP emulator: erl_gc.c, utils.c
+ * erts_heap_alloc, beam_emu.c POST_BIF_GC_SWAPIN, erl_message.c erts_send_message) and OTP
+ * 25.2.3 (erts 13.1.5: erl_gc.c, erts_heap_alloc, the x86-64 JIT's BIF-call glue), this
+ * machine's VM.
  *
  * Adding a mechanism switch: a field here, a row in policy.c's table (with each era's value),
  * the mechanism's code branching on the field, a test. Adding an era: a row of
@@ -35,23 +36,29 @@ typedef enum tc_frag_rule {
     TC_FRAG_ARITH, /* do_alloc: bump only if free > need; else the arith heap (the last
                       fragment's tail), else a fragment of min_heap/2 + need (capped at 2·need
                       above 16K words) or exactly need; 6 header words of overhead each */
-    TC_FRAG_EXACT  /* erts_heap_alloc: bump if free >= need; else the head fragment's tail, else
+    TC_FRAG_EXACT, /* erts_heap_alloc: bump if free >= need; else the head fragment's tail, else
                       a fragment of exactly need (HAlloc's xtra is 0) */
+    TC_FRAG_FILL   /* R13B01 erts_heap_alloc: bump if free >= need; else a new fragment of exactly
+                      need, and the heap's free words are given up (a bignum header over them,
+                      htop := HEAP_LIMIT): nothing more lands on the heap until the next GC */
 } tc_frag_rule;
 
 /* Where a message that arrived in its own fragment lives until the GC. */
 typedef enum tc_msg_frag {
     TC_MSG_FRAG_MBUF, /* queue_message_tt: the fragment joins MBUF at once, the term a root */
-    TC_MSG_FRAG_QUEUE /* it stays with the message (young data once received); the GC moves a
-                         queued one onto the new heap (move_msgs_to_heap) */
+    TC_MSG_FRAG_QUEUE, /* it stays with the message (young data once received); the GC moves a
+                          queued one onto the new heap (move_msgs_to_heap) */
+    TC_MSG_FRAG_COPY   /* R13B01: it stays with the message until loop_rec, which copies it onto
+                          the heap, or collects when the heap has no room for it (the GC moves
+                          it: erl_message.h ErtsMoveMsgAttachmentIntoProc) */
 } tc_msg_frag;
 
 /* When a process whose fragments outgrew its heap is collected. */
 typedef enum tc_gc_trigger {
     TC_GC_AT_SCHEDULE, /* the fragment forces a yield; the GC runs when the scheduler next
-                          picks the process (mbuf_sz + overhead >= heap_sz), x registers live */
+                          picks the process (sched_gc_test), x registers live */
     TC_GC_AFTER_BIF    /* right after the BIF, with only its result live (bif_gc_test), and at
-                          schedule-in when a GC is desired */
+                          schedule-in (sched_gc_test) */
 } tc_gc_trigger;
 
 /*
@@ -66,9 +73,17 @@ typedef enum tc_gc_trigger {
  * words used collects at the 4th fragment, 80,020 words, not at the 1st).
  */
 typedef enum tc_bif_gc_test {
-    TC_BIF_GC_WORDS,   /* stop - htop < mbuf_sz (the C macro; interpreter, arm64 JIT) */
-    TC_BIF_GC_X86_JIT  /* 8·(stop - htop) < mbuf_sz + 3 (the x86-64 JIT's byte compare) */
+    TC_BIF_GC_WORDS,    /* stop - htop < mbuf_sz (the C macro; interpreter, arm64 JIT) */
+    TC_BIF_GC_X86_JIT,  /* 8·(stop - htop) < mbuf_sz + 3 (the x86-64 JIT's byte compare) */
+    TC_BIF_GC_ANY_FRAG  /* R13B01 beam_emu.c POST_BIF_GC_SWAPIN: any fragment (c_p->mbuf) */
 } tc_bif_gc_test;
+
+/* The test a process's schedule-in makes before it collects. */
+typedef enum tc_sched_gc_test {
+    TC_SCHED_GC_HEAP_SIZE, /* (MBUF_SIZE + overhead) * MBUF_GC_FACTOR >= HEAP_SIZE, the factor 1
+                              (R10B-2 and R13B01 erl_process.c schedule) */
+    TC_SCHED_GC_DESIRED    /* ERTS_IS_GC_DESIRED (OTP 25, tc_proc_gc_desired) */
+} tc_sched_gc_test;
 
 /* Where a sent message is copied (heaps/send.h has the rules). */
 typedef enum tc_send_path {
@@ -85,8 +100,10 @@ typedef enum tc_gc_size {
 
 /* The size of the old heap a minor GC creates: one step above ... */
 typedef enum tc_old_heap_size {
-    TC_OLD_HEAP_MATURE,   /* ... the mature data, never below min_heap_size */
-    TC_OLD_HEAP_YOUNG_USE /* ... the young generation's use, the bare table */
+    TC_OLD_HEAP_MATURE,    /* ... the mature data, never below min_heap_size */
+    TC_OLD_HEAP_YOUNG_USE, /* ... the young generation's use, the bare table */
+    TC_OLD_HEAP_HEAP_USE   /* ... the heap's use, htop - heap, fragments left out: the bare
+                              table (R13B01 minor_collection) */
 } tc_old_heap_size;
 
 /* What a minor GC does when it leaves less free than the need. */
@@ -111,10 +128,13 @@ typedef enum tc_gc_cost {
 /* The Erlang program whose tester the eptest workload runs (scenarios/workload.h): a program
  * as an era's compiler made it, so a column of the table, though no mechanism of erts. */
 typedef enum tc_tester {
-    TC_TESTER_SEED,      /* the seed's loops as first modelled: a fresh server per round-trip
-                            pass, frames measured from OTP 25's GC trace */
-    TC_TESTER_EPTEST_ERL /* experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by
-                            frame (workload.c tc_ep_frames, checked by tests/cli_frames.sh) */
+    TC_TESTER_SEED,         /* the seed's loops as first modelled: a fresh server per round-trip
+                               pass, frames measured from OTP 25's GC trace */
+    TC_TESTER_EPTEST_ERL,   /* experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by
+                               frame (workload.c tc_ep_frames, checked by tests/cli_frames.sh) */
+    TC_TESTER_ERAS_EP_R10B, /* experiments/beam/eras/eras_ep.erl's traced run as R10B-2's erlc
+                               compiles it and its stdlib runs it (scenarios/erasep.h) */
+    TC_TESTER_ERAS_EP_R13B  /* the same as R13B01's erlc and stdlib make it */
 } tc_tester;
 
 typedef struct tc_policy {
@@ -125,6 +145,7 @@ typedef struct tc_policy {
     tc_msg_frag msg_frag;
     tc_gc_trigger gc_trigger;
     tc_bif_gc_test bif_gc_test;
+    tc_sched_gc_test sched_gc_test;
     tc_send_path send_path; /* how a process of this era sends (the sender's policy decides) */
     /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
      * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
@@ -177,6 +198,10 @@ typedef struct tc_policy {
     tc_gc_size minor_heap_size;
     tc_minor_short minor_short;
     tc_gc_size major_heap_size;
+    /* The fullsweep's new heap counts the stack: R10B-2 ggc.c adds `p->hend - p->stop`, OTP 25
+     * major_collection stack_size; R13B01 major_collection dropped it ("for no obvious
+     * reason"). */
+    bool major_stack;
     tc_tenure tenure;
     tc_gc_cost gc_cost;
     /* The binary virtual heap (OTP R13B04 on; R10B-2 had none, see proc.h): ERTS_IS_GC_DESIRED

@@ -260,6 +260,24 @@ static tc_term *halloc_exact(tc_proc *p, size_t need)
     return f->mem;
 }
 
+/* erts_heap_alloc, R13B01 (frag_rule fill): a fragment of exactly need, and the heap's free
+ * words up to HEAP_LIMIT are given up under a bignum header ("When we have created a heap
+ * fragment, we are no longer allowed to store anything more on the heap"): they count as used
+ * until the next GC, which never reaches them. */
+static tc_term *halloc_fill(tc_proc *p, size_t need)
+{
+    tc_heapfrag *f = tc_heapfrag_new(p->mem, need);
+    if (!f)
+        return NULL;
+    uint64_t left = tc_proc_heap_words_left(p);
+    if (left > 0) {
+        p->htop[0] = TC_MAKE_HEADER(left - 1, TC_SUBTAG_POS_BIG);
+        p->htop += left;
+    }
+    link_frag(p, f, need, need);
+    return f->mem;
+}
+
 /* do_alloc, R10B-2 (frag_rule arith): the arith heap's tail, else a fragment with slack that
  * becomes it. */
 static tc_term *halloc_arith(tc_proc *p, size_t need)
@@ -323,7 +341,7 @@ tc_term *tc_proc_halloc(tc_proc *p, size_t need)
         p->htop += need;
         return hp;
     }
-    return arith ? halloc_arith(p, need) : halloc_exact(p, need);
+    return arith ? halloc_arith(p, need) : p->policy.frag_rule == TC_FRAG_FILL ? halloc_fill(p, need) : halloc_exact(p, need);
 }
 
 void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)

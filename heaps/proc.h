@@ -19,6 +19,10 @@
  *          exactly need otherwise; 6 words of header overhead are counted per fragment and
  *          when mbuf_sz + overhead >= heap_sz the process must yield (BUMP_ALL_REDS;
  *          policy.frag_yield, which asks for it under either rule).
+ *   R13B01: bump when stop - htop >= need; else a new fragment of exactly need words, and the
+ *          heap's free words are given up (a bignum header over them, htop := stop), so every
+ *          later HAlloc makes a fragment until the next GC (utils.c erts_heap_alloc; frag_rule
+ *          fill).
  *   OTP25: bump when HeapWordsLeft >= need, HeapWordsLeft being HEAP_LIMIT - htop =
  *          max(0, stop - htop - S_REDZONE) (erl_vm.h HAllocX, erl_process.h HEAP_LIMIT;
  *          policy.redzone, 3 words on this x86-64 JIT); else take the head fragment's free tail when

@@ -65,9 +65,21 @@ static void receive_gc_cut(tc_task *t)
     }
 }
 
+/* loop_rec's safe point, then the first message (sched.h). */
+static bool take_message(tc_task *t, tc_term *msg)
+{
+    /* R13B01's loop_rec copies a message's fragment onto the heap first (may collect) */
+    tc_result r = tc_proc_loop_rec_maybe_gc(t->proc);
+    if (r != TC_OK) {
+        t->error = r;
+        return false;
+    }
+    return tc_proc_receive(t->proc, msg);
+}
+
 bool tc_sched_receive(tc_task *t, tc_term *msg)
 {
-    if (!tc_proc_receive(t->proc, msg))
+    if (!take_message(t, msg))
         return false;
     receive_gc_cut(t);
     return true;
@@ -75,7 +87,7 @@ bool tc_sched_receive(tc_task *t, tc_term *msg)
 
 bool tc_sched_loop_rec(tc_task *t, tc_term *msg)
 {
-    bool got = tc_proc_receive(t->proc, msg);
+    bool got = take_message(t, msg);
     /* i_loop_rec_shared sets F_DELAY_GC, and clears it again when it goes to wait */
     tc_proc_set_delay_gc(t->proc, got && tc_proc_policy(t->proc)->receive_delays_gc);
     return got;
@@ -142,6 +154,8 @@ tc_result tc_sched_run(tc_sched *s)
             t->status = TC_TASK_DONE;
             break;
         case TC_STEP_WAIT:
+            if (t->error != TC_OK) /* a receive's GC failed (tc_sched_receive) */
+                return t->error;
             t->status = TC_TASK_WAITING;
             break;
         default: /* yielded or out of reductions */

@@ -108,7 +108,9 @@ void tc_sched_wake(tc_task *t);
 /* The running step made `reds` calls more than the one every step is charged. */
 void tc_sched_bump(tc_task *t, int64_t reds);
 /* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
- * Applies policy.receive_gc_reds' slice cut. */
+ * Runs loop_rec's safe point first (tc_proc_loop_rec_maybe_gc: R13B01 copies a message's
+ * fragment onto the heap, or collects; a failed GC sets t->error, returns false, and
+ * tc_sched_run returns that error). Applies policy.receive_gc_reds' slice cut. */
 bool tc_sched_receive(tc_task *t, tc_term *msg);
 /* receive in two halves, as the JIT runs it: loop_rec takes the first message (false: none,
  * the step should return TC_STEP_WAIT) and, under policy.receive_delays_gc, sets F_DELAY_GC,

@@ -108,7 +108,8 @@ static bool check_header(vctx *v, const tc_term *hp, const tc_term *end)
         if (arity != 1)
             return fail(v, "float header arity");
         break;
-    case TC_SUBTAG_POS_BIG:
+    case TC_SUBTAG_POS_BIG: /* arity 0: a one-word hole of frag_rule fill (erts_heap_alloc) */
+        break;
     case TC_SUBTAG_NEG_BIG:
         if (arity == 0)
             return fail(v, "bignum without digits");

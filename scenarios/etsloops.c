@@ -40,7 +40,7 @@ static tc_result task_init(task *k, const tc_etsloop_config *c, tc_etsloop_op wh
     k->hello = hello;
     k->next = from;
     k->last = to;
-    tc_policy pol = tc_policy_native();
+    tc_policy pol = c->policy ? *c->policy : tc_policy_native();
     pol.min_heap_size = c->heap_words;
     k->mem = tc_mseg_new(&pol.mem);
     if (!k->mem)

@@ -11,7 +11,8 @@
  * (halves, each counted down), and for the update both writers insert all N keys in the
  * same order, as in the seed, so they meet on the same buckets.
  *
- * Each process is a modelled process (heaps/proc.h) under OTP 25's rules whose heap is
+ * Each process is a modelled process (heaps/proc.h) under the config's policy (OTP 25's
+ * rules unless another era's is given) whose heap is
  * min_heap_size words (the seed's +h): {I, hello} is built on it before each insert, and a
  * lookup or update_counter result is built by HAlloc and passes the GC-after-BIF test
  * (bif_enter / bif_return_maybe_gc), so a smaller heap brings fragments and collections
@@ -27,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../heaps/policy.h"
 #include "../stores/ets.h"
 
 TC_BEGIN_DECLS
@@ -55,6 +57,7 @@ typedef struct tc_etsloop_config {
     bool meta_lock;      /* R13B's meta-table lock in every locked mode, not only r13b's */
     unsigned bucket_locks; /* write_concurrency bucket locks, 0: the default */
     bool compressed;       /* [compressed] tables (stores/ets.h) */
+    const tc_policy *policy; /* the heap rules (NULL: the native era's, tc_policy_native) */
 } tc_etsloop_config;
 
 /* A table of lock mode m as the seed's ets:new makes it under c. */

@@ -1,5 +1,8 @@
 #include "workload.h"
 
+#include "erasep.h"
+#include "workload_impl.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,18 +37,6 @@ tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
     return TC_OK;
 }
 
-typedef struct snapshot {
-    uint64_t t_ns;
-    long faults;
-    tc_mseg_stats mem;
-    uint64_t ets_carriers;
-    tc_copy_stats copy;
-    tc_sched_stats sched;
-    uint64_t gcs, gc_words, frags; /* of the processes in the pass */
-    uint64_t tester_gcs;
-    uint64_t minor, major, long_gcs, moved;
-} snapshot;
-
 /* The world of one run: the memory source, the scheduler, the tester process (and, in
  * eptest.erl's life, its one server and the meter that reads the counters at each mark). */
 typedef struct world {
@@ -61,7 +52,7 @@ typedef struct world {
     tc_task *tester_task, *server_task, *meter_task; /* the tester's task of the moment */
     tc_task server_t, meter_t;                        /* the server's and the meter's, for the run */
     tc_ets *work_table;
-    snapshot snap[2]; /* the meter's reads at a pass's two marks */
+    tc__ep_snapshot snap[2]; /* the meter's reads at a pass's two marks */
     int nsnap, pass;
     tc_term pending_fun, marked_atom;
     int64_t tester_reds; /* what is left of the tester's slice between its tasks */
@@ -521,7 +512,7 @@ static tc_step loop_step(tc_task *t)
 
 /* ---- passes ---------------------------------------------------------------------------- */
 
-static void add_proc(snapshot *s, const tc_proc *p)
+static void add_proc(tc__ep_snapshot *s, const tc_proc *p)
 {
     const tc_proc_stats *st = tc_proc_stats_get(p);
     s->gcs += st->minor_gcs + st->major_gcs;
@@ -533,12 +524,12 @@ static void add_proc(snapshot *s, const tc_proc *p)
     s->moved += st->msgq_words_moved;
 }
 
-static snapshot take(const world *w, const tc_proc *other)
+tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const tc_sched_stats *sched,
+                            const tc_ets *table, const tc_proc *tester, const tc_proc *other)
 {
-    snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(w->mem), .copy = w->copy,
-                  .sched = w->sched.stats,
-                  .ets_carriers = w->table ? tc_mseg_stats_get(tc_ets_mem(w->table))->carriers_mapped : 0};
-    add_proc(&s, w->tester);
+    tc__ep_snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(mem), .copy = *copy,
+                         .sched = *sched, .ets_carriers = table ? tc_mseg_stats_get(tc_ets_mem(table))->carriers_mapped : 0};
+    add_proc(&s, tester);
     s.tester_gcs = s.gcs;
     if (other)
         add_proc(&s, other);
@@ -546,7 +537,12 @@ static snapshot take(const world *w, const tc_proc *other)
     return s;
 }
 
-static tc_ep_counts diff(const snapshot *a, const snapshot *b)
+static tc__ep_snapshot take(const world *w, const tc_proc *other)
+{
+    return tc__ep_take(w->mem, &w->copy, &w->sched.stats, w->table, w->tester, other);
+}
+
+tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
 {
     tc_ep_counts c = {0};
     c.us = ((double)(b->t_ns - a->t_ns) - tc_timing_overhead_ns()) / 1000.0;
@@ -608,11 +604,11 @@ static tc_result pass_proc(world *w, int test, tc_ep_counts *c)
         tc_sched_spawn(&w->sched, &client_task, w->tester, client_step, &cs);
         hook(w, test, true);
         enter(w, test, false); /* the pass's phase is what its counters cover */
-        snapshot a = take(w, server);
+        tc__ep_snapshot a = take(w, server);
         r = tc_sched_run(&w->sched);
-        snapshot b = take(w, server);
+        tc__ep_snapshot b = take(w, server);
         hook(w, test, false);
-        *c = diff(&a, &b);
+        *c = tc__ep_diff(&a, &b);
         if (r == TC_OK)
             r = check_heap(w, server);
         if (r == TC_OK)
@@ -636,11 +632,11 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
     tc_sched_spawn(&w->sched, &task, w->tester, loop_step, &st);
     hook(w, test, true);
     enter(w, test, false);
-    snapshot a = take(w, NULL);
+    tc__ep_snapshot a = take(w, NULL);
     r = tc_sched_run(&w->sched);
-    snapshot b = take(w, NULL);
+    tc__ep_snapshot b = take(w, NULL);
     hook(w, test, false);
-    *c = diff(&a, &b);
+    *c = tc__ep_diff(&a, &b);
     enter(w, test, true);
     tc_proc_set_arity(w->tester, 0); /* a kept result dies with the loop */
     if (r == TC_OK)
@@ -1137,7 +1133,7 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     if ((r = mark(w, test, true)) != TC_OK)
         return r;
     if (w->nsnap >= 2)
-        *c = diff(&w->snap[0], &w->snap[1]);
+        *c = tc__ep_diff(&w->snap[0], &w->snap[1]);
     w->nsnap = 0;
     if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
         return r;
@@ -1547,6 +1543,8 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
 
 tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
 {
+    if (cfg->policy.tester == TC_TESTER_ERAS_EP_R10B || cfg->policy.tester == TC_TESTER_ERAS_EP_R13B)
+        return tc_erasep_run(cfg, out); /* eras_ep.erl's run as the seeds' own VMs compile it */
     world w = {.cfg = cfg, .at = {{.test = -1}, {.test = -1}}};
     tc_result r = TC_ENOMEM;
     tc_arena *arena = tc_arena_new(0);

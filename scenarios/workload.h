@@ -16,9 +16,10 @@
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
  *
- * With policy.tester eptest_erl (OTP 25's value; R10B-2's is seed, the seed's loops as first
- * modelled, until eras_ep.erl's frames are derived) the run follows experiments/beam/eptest.erl
- * as OTP 25's erlc compiles it, frame by frame and word by word (tc_ep_frames, checked against
+ * policy.tester picks the program: seed, the loops above as first modelled; eras_ep_r10b and
+ * eras_ep_r13b (R10B-2's and R13B01's values), eras_ep.erl as those eras compiled it, run by
+ * scenarios/erasep.h; eptest_erl (OTP 25's value), with which the run follows
+ * experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by frame and word by word (tc_ep_frames, checked against
  * erlc -S by tests/cli_frames.sh): the tester spawned with its fun, Data built by the
  * payload's own code, ONE server for its whole life spawned with a heap sized for Data,
  * ets:new and persistent_term:put before the passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter

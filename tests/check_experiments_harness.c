@@ -239,9 +239,10 @@ START_TEST(cli_parses_shared_and_own_switches)
     tc_bench_cli c;
     const char *err;
     ck_assert_int_eq(cli_parse(&c, &err, (const char *)NULL), TC_BENCH_CLI_RUN);
-    ck_assert_int_eq(c.neras, 2);
+    ck_assert_int_eq(c.neras, 3); /* every preset, in the table's order */
     ck_assert_str_eq(c.eras[0], "r10b");
-    ck_assert_str_eq(c.eras[1], "otp25");
+    ck_assert_str_eq(c.eras[1], "r13b");
+    ck_assert_str_eq(c.eras[2], "otp25");
     ck_assert(c.len == 0 && c.iterations == 0 && c.shape == -1 && c.nsets == 0);
     ck_assert(!c.quick && c.csv == NULL && !c.extra[0].given && !c.extra[2].given);
 
@@ -284,7 +285,7 @@ START_TEST(cli_rejects_in_one_line)
     ck_assert_int_eq(cli_parse(&c, &err, "--shape", "cube", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: --shape: expected ints or floats, got 'cube'; try 'prog --help'\n");
     ck_assert_int_eq(cli_parse(&c, &err, "--era", "r9\n", (const char *)NULL), 2);
-    ck_assert_str_eq(err, "prog: --era: expected r10b, otp25 or all, got 'r9\\x0a'; try 'prog --help'\n");
+    ck_assert_str_eq(err, "prog: --era: expected r10b, r13b, otp25 or all, got 'r9\\x0a'; try 'prog --help'\n");
     ck_assert_int_eq(cli_parse(&c, &err, "--set", "shrink=maybe", (const char *)NULL), 2);
     ck_assert_str_eq(err, "prog: --set shrink: expected on or off, got 'maybe'; try 'prog --help'\n");
     ck_assert_int_eq(cli_parse(&c, &err, "--set", "gc_trigger=later", (const char *)NULL), 2);

@@ -96,7 +96,7 @@ START_TEST(the_eras_are_presets_or_empty_columns)
         if (era->native)
             ck_assert(tc_policy_era_ready(e));
     }
-    ck_assert_uint_ge(ready, 2);
+    ck_assert_uint_eq(ready, 3); /* r10b, r13b, otp25 */
     ck_assert_uint_eq(native, 1);
     ck_assert_str_eq(tc_policy_native().name, "otp25");
     ck_assert_ptr_null(tc_policy_era_at(TC_POLICY_ERAS));
@@ -132,6 +132,22 @@ START_TEST(the_presets_hold_the_eras_values)
     ck_assert(r.mem.sbct == 512 * 1024 && o.mem.sbct == 512 * 1024);
     ck_assert(r.min_heap_size == 233 && o.fullsweep_after == 65535);
     ck_assert(r.copy_out == TC_COPY_OUT_SHALLOW && !r.gc_stress && !o.gc_stress);
+    /* R13B01 (erts 5.7.2): R10B-2's collector with OTP 25's shrink rules, its own heap table,
+     * fragment rule, GC-after-BIF and old-heap size (check_heaps_r13b.c pins each) */
+    tc_policy t = tc_preset_ok("r13b");
+    ck_assert(t.heap_table == TC_HEAP_TABLE_FIB_SLOW_FLOOR && t.frag_rule == TC_FRAG_FILL && !t.frag_yield);
+    ck_assert(t.msg_frag == TC_MSG_FRAG_COPY && t.gc_trigger == TC_GC_AFTER_BIF && t.bif_gc_test == TC_BIF_GC_ANY_FRAG);
+    ck_assert(t.sched_gc_test == TC_SCHED_GC_HEAP_SIZE && r.sched_gc_test == TC_SCHED_GC_HEAP_SIZE &&
+              o.sched_gc_test == TC_SCHED_GC_DESIRED);
+    ck_assert(t.send_path == TC_SEND_DIRECT && t.gc_after_send && !t.move_live_frags && t.long_gc_words == 0);
+    ck_assert(t.redzone == 0 && t.reserved == 0 && t.shrink && t.shrink_min_words == 3000 && t.shrink_old_floor);
+    ck_assert(t.old_heap_size == TC_OLD_HEAP_HEAP_USE && t.minor_needs_old_heap && t.minor_heap_size == TC_GC_SIZE_HEAP);
+    ck_assert(t.minor_short == TC_MINOR_SHORT_FULLSWEEP && t.major_heap_size == TC_GC_SIZE_HEAP && !t.major_stack);
+    ck_assert(r.major_stack && o.major_stack);
+    ck_assert(t.tenure == TC_TENURE_FLIP && t.gc_cost == TC_GC_COST_LIVE && !t.bin_vheap && t.min_bin_vheap_size == 0);
+    ck_assert(t.context_reds == 2000 && t.call_reds == 1 && t.input_reductions == 4000 && t.receive_gc_reds == 0);
+    ck_assert(t.min_heap_size == 233 && t.fullsweep_after == 65535 && t.mem.sbct == 512 * 1024 && t.mem.cache_slots == 5);
+    ck_assert(t.copy_out == TC_COPY_OUT_SHALLOW && !t.gc_stress);
     /* the allocator's settings the table does not hold are its defaults in every era */
     tc_mseg_config d = tc_mseg_default_config();
     ck_assert(r.mem.rmcbf == d.rmcbf && r.mem.amcbf == d.amcbf && o.mem.instances == d.instances);

@@ -730,7 +730,9 @@ END_TEST
  * client with need = 2003 (the reply's size), then copies the reply onto its heap.
  *  Round 1: 229 free < 2003 -> GC: minor, new heap next(233 + 0) = 233 (need is not
  *    used), need_after 0 + 2003 + 4 = 2007 > 233 -> fullsweep next(233 + 4) = 377, then
- *    adjust_after_fullsweep grows to next(2007) = 2584.
+ *    adjust_after_fullsweep grows to next(2007) = 2584. The minor and the fullsweep are one
+ *    collection (ggc.c erts_garbage_collect loops between one gc_start and one gc_end, one
+ *    garbage_cols++): one event, a major one.
  *  Later rounds: 2584 - 2003 - 4 = 577 free < 2003 -> minor GC into a new 2584 heap, the
  *    old reply is dead, need_after 2007: 4*2007 > 2584, no shrink; 2584 >= 2007: done.
  */
@@ -747,11 +749,11 @@ START_TEST(r10b_round_trip_client)
         for (int i = 0; i < 2003; i++)
             hp[i] = TC_NIL;
     }
-    ck_assert(r.ev[0].kind == TC_HEAP_EV_MINOR && r.ev[0].heap_after == 233);
-    ck_assert(r.ev[1].kind == TC_HEAP_EV_MAJOR && r.ev[1].heap_new == 377 && r.ev[1].resized == 1);
-    for (unsigned i = 2; i < r.nev; i++)
+    ck_assert(r.ev[0].kind == TC_HEAP_EV_MAJOR && r.ev[0].heap_new == 377 && r.ev[0].resized == 1);
+    for (unsigned i = 1; i < r.nev; i++)
         ck_assert(r.ev[i].kind == TC_HEAP_EV_MINOR && r.ev[i].heap_new == 2584 && r.ev[i].resized == 0);
-    ck_assert_uint_eq(r.nev, 5);
+    ck_assert_uint_eq(r.nev, 4);
+    ck_assert_uint_eq(tc_proc_stats_get(p)->major_gcs + tc_proc_stats_get(p)->minor_gcs, 4);
     rig_done(&r);
 }
 END_TEST

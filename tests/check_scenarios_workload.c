@@ -72,7 +72,8 @@ END_TEST
 
 /* The workload's own switches, by name as the ablations set them; keep_result keeps each
  * lookup's result live across the next lookup's GC, so under R10B rules (a GC at the next
- * schedule, which finds a dropped result dead) the GCs copy more. */
+ * schedule, which finds a dropped result dead) every GC copies a result ({I, Data} in a
+ * list: 2000 + 3 + 2 words), where the dropped ones copy the frames only, not one result. */
 START_TEST(switches_by_name)
 {
     ck_assert_ptr_null(tc_ep_switch_find("shrink")); /* a policy field, not the workload's */
@@ -94,8 +95,9 @@ START_TEST(switches_by_name)
     ck_assert_int_eq(tc_ep_run(&cfg, kept), TC_OK);
     tc_ep_switch_set(&cfg, tc_ep_switch_find("keep_result"), false);
     ck_assert_int_eq(tc_ep_run(&cfg, dropped), TC_OK);
-    ck_assert_uint_eq(dropped[TC_EP_LOOKUP].gc_words, 0);
-    ck_assert_uint_gt(kept[TC_EP_LOOKUP].gc_words, 0);
+    ck_assert_uint_lt(dropped[TC_EP_LOOKUP].gc_words, 2000 + 3 + 2);
+    ck_assert_uint_gt(kept[TC_EP_LOOKUP].tester_gcs, 0);
+    ck_assert_uint_ge(kept[TC_EP_LOOKUP].gc_words, kept[TC_EP_LOOKUP].tester_gcs * (2000 + 3 + 2));
 }
 END_TEST
 
@@ -118,10 +120,8 @@ START_TEST(tester_is_a_policy_field)
             ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
             ck_assert_uint_eq(c[TC_EP_PT_GET].words_copied, k == 0 ? MARK_WORDS : 0);
         }
-    tc_ep_config r10b, otp25;
-    ck_assert_int_eq(tc_ep_config_for_era("r10b", &r10b), TC_OK);
+    tc_ep_config otp25;
     ck_assert_int_eq(tc_ep_config_for_era("otp25", &otp25), TC_OK);
-    ck_assert_int_eq(r10b.policy.tester, TC_TESTER_SEED); /* eras_ep.erl's frames not derived yet */
     ck_assert_int_eq(otp25.policy.tester, TC_TESTER_EPTEST_ERL);
 }
 END_TEST

@@ -28,10 +28,12 @@
 #   --dry-run        check the arguments and the VMs, print what would run, run nothing
 #
 # eptest (experiments/beam/eras/eras_ep.erl, the 2005 benchmark reconstructed from the post's
-# text) runs on R10B-2 and OTP 25, beside the model's `eptest --era r10b` (R10B-2 rows) and
-# `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run on R13B01 and
-# OTP 25 with +h 9999999, beside the model's etsbench. Each VM compiles the Erlang sources with
-# its own compiler. Never run by CI or the default ./run report: `./run report --eras NAME=ROOT`.
+# text) runs on every VM, beside the model's `eptest --era r10b` (R10B-2 rows), `--era r13b`
+# (R13B01 rows) and `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run
+# on R13B01 and OTP 25 with +h 9999999, beside the model's `etsbench --era r13b` with R13B01's
+# locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket locks: erl_db.c db_get_table,
+# erl_db_hash.h). Each VM compiles the Erlang sources with its own compiler. Never run by CI
+# or the default ./run report: `./run report --eras NAME=ROOT`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -157,7 +159,7 @@ plan() {
     local v l
     for l in $lens; do
         for v in "${vms[@]}"; do
-            case "$v" in r10b-* | otp25) echo "eptest $v base $l" ;; esac
+            echo "eptest $v base $l"
         done
         if [ $variants -eq 1 ]; then
             case " $var_lens " in *" $l "*)
@@ -187,6 +189,9 @@ raw_model="$tmp/model.csv"
 echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op" >"$raw_model"
 lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
 vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
+# The model's era for a VM's rows (R10B-2's 64-bit words are the model's; R13B01's r13b is its
+# non-SMP emulator, the SMP one's rows stand beside it).
+era_of() { case "$1" in r10b-*) echo r10b ;; r13b01-*) echo r13b ;; *) echo otp25 ;; esac; }
 
 # model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
 model_eptest() {
@@ -209,9 +214,10 @@ model_eptest() {
         }' "$tmp/m.csv" >>"$raw_model"
 }
 
-# model_ets ROUND: the model's etsbench (one repeat, R13B's meta-table lock on), into raw_model
+# model_ets ROUND: the model's etsbench under R13B01's heap rules and locks (one repeat: the
+# meta-table lock and its 16 bucket locks), into raw_model
 model_ets() {
-    "$model/experiments/etsbench" --iterations "$ets_n" --repeats 1 --meta-lock --csv "$tmp/e.csv" \
+    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 --csv "$tmp/e.csv" \
         >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
     awk -v round="$1" -v n="$ets_n" "$lib"'
         !csv_row() { next }
@@ -231,8 +237,9 @@ for r in $(seq 1 "$rounds"); do
             launcher "$v" "$(vm_of "$v")" 0
             "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" "$repeats" "$tmp/vm.$r.$step.csv" "$variant" \
                 >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
-            case "$v" in r10b-2-32) continue ;; esac  # the model's r10b run follows the 64-bit row
-            model_eptest "$r" "$([ "$v" = otp25 ] && echo otp25 || echo r10b)" "$variant" "$x"
+            # the model's r10b run follows the 64-bit row, its r13b run the plain emulator's
+            case "$v" in r10b-2-32 | r13b01-smp) continue ;; esac
+            model_eptest "$r" "$(era_of "$v")" "$variant" "$x"
             ;;
         ets)
             say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
@@ -269,7 +276,7 @@ mkdir -p "$(dirname "$out")"
     echo "# machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) online), $(uname -sr)"
     echo "# load: load average $load0 at the start, $load1 at the end ($(($(date +%s) - started)) s); times on a shared machine"
     echo "# command: experiments/beam/eras/run.sh --lens \"$lens\" --iterations $iterations --ets-n $ets_n --rounds $rounds --repeats $repeats$([ $variants -eq 1 ] && echo " --variants")"
-    echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --meta-lock, one repeat per round"
+    echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --era r13b --meta-lock --bucket-locks 16 (R13B01's locks), one repeat per round"
     echo "# vms: ${vms[*]}"
     meta
     [ -n "$prov" ] && grep '^# ' "$prov"
@@ -304,18 +311,18 @@ mkdir -p "$(dirname "$out")"
             for (i = 1; i <= nk; i++) {
                 k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
                 era = ""; cfg = ""; mt = t
-                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : "r10b"; cfg = "eptest --era " era }
+                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : (vm ~ /^r10b/) ? "r10b" : "r13b"; cfg = "eptest --era " era }
                 else if (vm ~ /^r13b01/) {
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
                     if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
                     else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : "put" }
-                    era = "otp25"
+                    era = "r13b"
                 }
                 mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
                 if (!(mk in mus)) { era = ""; cfg = "" }
                 printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
-                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], era, cfg (cfg ~ /write_conc/ ? " --meta-lock" : ""),
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], era, cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : ""),
                     era == "" ? "" : f("%.1f", med(mus[mk])), era == "" ? "" : f("%.4f", med(mra[mk])),
                     era == "" ? "" : f("%d", med(mgc[mk])), era == "" ? "" : f("%.1f", med(mns[mk]))
             }
