@@ -37,12 +37,17 @@
 #include "scenarios/lookuploop.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
+#include "terms/size.h"
 #include "workload_cli.h"
 
-enum { X_TESTER };
+enum { X_TESTER, X_FRAMES };
 static const tc_bench_cli_extra extras[] = {
     {"tester", NULL, "trace eptest's tester and server (the workload of eptest, every pass, spawn to "
                      "exit) instead of the lookup loop: the rows of gctrace.erl --tester --rows",
+     {0}},
+    {"frames", NULL, "print the tester's compiled code the model follows (module, function, arity, "
+                     "instruction, words: tc_ep_frames) and exit; tests/cli_frames.sh checks it "
+                     "against erlc -S",
      {0}},
 };
 
@@ -60,7 +65,7 @@ static const tc_bench_cli_spec spec = {
     .nshapes = TC_EP_SHAPES,
     .shape_dflt = "ints (--tester)",
     .extras = extras,
-    .nextras = 1,
+    .nextras = 2,
 };
 
 enum { NFIELDS = 7 };
@@ -176,6 +181,26 @@ static void write_fields(FILE *out, const gc_row *w)
     fputc('\n', out);
 }
 
+/* The words one operation of an ETS pass allocates, as gctrace.erl infers its op from them:
+ * a lookup's result [{I, Data}] (flat size of Data + 5), an insert's {I, Data} (3); 0 for the
+ * other passes. */
+static uint64_t op_words(int test, uint64_t result_words)
+{
+    return test == TC_EP_LOOKUP ? result_words : test == TC_EP_INSERT || test == TC_EP_OVERWRITE ? 3 : 0;
+}
+
+/* The op gctrace.erl gives a GC of an ETS pass: its loop cannot expose a counter without a
+ * call that changes its heap, so it divides the words allocated since the process's previous
+ * GC by one operation's, counting from 0 at the pass's mark. The model writes the same
+ * inference (its own counter would differ where a pass's first GC also holds what came before
+ * the loop, such as the last reply of proc3), so identical heaps compare equal. */
+static uint64_t inferred_op(const gc_row *w, const gc_row *prev, uint64_t base, uint64_t per)
+{
+    int64_t words = (int64_t)w->s[0] - (int64_t)(prev ? prev->e[0] : 0) + (int64_t)w->s[4] -
+                    (int64_t)(prev ? prev->e[4] : 0);
+    return base + (words > 0 ? (uint64_t)words : 0) / per;
+}
+
 /* --tester: eptest's whole run on the model (workload.h), one row per GC of the tester and
  * of the servers, with the phase and op the workload's loops say. */
 static int run_tester(const tc_bench_cli *cli, FILE *out)
@@ -222,13 +247,29 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
             tc_bench_meta(out, key, "%llu", (unsigned long long)c[k].carriers_mapped);
         }
         write_header(out, true);
+        uint64_t result_words = 0;
+        tc_arena *ar = tc_arena_new(0);
+        tc_term data;
+        if (ar && tc_ep_build_payload(tc_arena_alloc(ar), cfg.shape, cfg.len, &data) == TC_OK &&
+            tc_term_flat_size(data, &result_words) == TC_OK)
+            result_words += 5;
+        tc_arena_free(ar);
         static const char *const roles[TC_EP_ROLES] = {"tester", "server"};
         for (int role = 0; role < TC_EP_ROLES; role++) {
             size_t seq = 0;
+            const gc_row *prev = NULL;
+            uint64_t prev_op = 0;
             for (size_t i = 0; i < acc.n; i++) {
-                const gc_row *w = &acc.rows[i];
+                gc_row *w = &acc.rows[i];
                 if ((int)w->role != role)
                     continue;
+                uint64_t per = w->where.after || w->where.test < 0 ? 0 : op_words(w->where.test, result_words);
+                if (per && result_words) {
+                    bool same = prev && prev->where.test == w->where.test && prev->where.after == w->where.after;
+                    w->op = inferred_op(w, prev, same ? prev_op : 0, per);
+                }
+                prev = w;
+                prev_op = w->op;
                 char phase[40];
                 if (w->where.test < 0)
                     (void)snprintf(phase, sizeof phase, "spawn");
@@ -261,6 +302,12 @@ int main(int argc, char **argv)
     FILE *out = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
         return rc;
+    if (cli.extra[X_FRAMES].given) {
+        for (int k = 0; k < TC_EP_FRAMES; k++)
+            printf("%s %s %d %s %u\n", tc_ep_frames[k].module, tc_ep_frames[k].function, tc_ep_frames[k].arity,
+                   tc_ep_frames[k].instr, tc_ep_frames[k].words);
+        return 0;
+    }
     if (cli.extra[X_TESTER].given) {
         int status = run_tester(&cli, out);
         if (out && !tc_bench_cli_close_csv(&cli, out, cli.csv) && status == EXIT_SUCCESS)

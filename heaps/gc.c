@@ -239,7 +239,7 @@ static void install_new_heap(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_te
     tc_mseg_free_block(p->mem, p->heap);
     tc__proc_free_frags(p->mem, p->mbuf);
     tc__proc_free_frags(p->mem, p->msg_frag);
-    p->mbuf = p->msg_frag = NULL;
+    p->mbuf = p->msg_frag = p->aheap = NULL;
     p->mbuf_sz = 0;
     p->arith_frag = NULL;
     p->arith_avail = 0;
@@ -421,11 +421,14 @@ static void emit_gc(tc_proc *p, tc_heap_event ev, tc_heap_event_kind kind, uint6
     proc_emit(p, &ev);
 }
 
-/* What a collection starts from, for its event. */
+/* What a collection starts from, for its event. Its frag_before is erts_process_gc_info's
+ * mbuf_size: MBUF_SIZE and, with an on-heap queue (msg_frag queue), the data of the queued
+ * messages that still carry their own fragment. */
 static tc_heap_event gc_event(const tc_proc *p, uint64_t need)
 {
-    return (tc_heap_event){.need = need, .heap_before = p->heap_sz, .young_before = proc_young_gen_usage(p),
-                           .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz};
+    uint64_t young = proc_young_gen_usage(p), queued = young - tc_proc_young_use(p);
+    return (tc_heap_event){.need = need, .heap_before = p->heap_sz, .young_before = young,
+                           .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued};
 }
 
 static tc_term *alloc_heap(tc_proc *p, uint64_t words) { return tc_mseg_alloc_block(p->mem, words * sizeof(tc_term)); }
@@ -576,8 +579,9 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
                          tc_heapfrag *live_hf_end)
 {
     /* Counted where the VM's check_for_possibly_long_gc would send it to a dirty CPU
-     * scheduler: a delayed one, or any other this large (the model runs it in place). */
-    if ((p->flags & TC_PROC_FORCE_GC) || long_gc(p))
+     * scheduler: a delayed long one, or any other this large (the model runs it in place).
+     * A GC a receive delayed (on its fragment heap) runs on the normal scheduler. */
+    if (proc_dirty_gc_pending(p) || long_gc(p))
         p->stats.long_gcs++;
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
@@ -597,14 +601,66 @@ tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 
 /* ---- the safe points --------------------------------------------------------------------- */
 
+/* A GC the emulator reaches through the JIT's fragment_call (a heap test, an allocate, a
+ * light BIF's or a send's return): its return address sits on the stack while the GC runs
+ * (policy.gc_call_words). The S_RESERVED words the heap tests keep free hold it. */
+static tc_result collect_from_call(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
+                                   tc_heapfrag *live_hf_end)
+{
+    unsigned words = p->policy.gc_call_words;
+    if (tc_proc_heap_room(p) < words)
+        words = 0; /* only a gc_stress GC gets here with no room left */
+    for (unsigned i = 0; i < words; i++)
+        *--p->stop = TC_NIL;
+    tc_result r = collect(p, need, objv, nobj, live_frags, live_hf_end);
+    p->stop += words;
+    return r;
+}
+
+/*
+ * delay_garbage_collection (erl_gc.c) for a heap test inside a receive (F_DELAY_GC): no GC
+ * here. The process moves onto a heap fragment of stack + need + ERTS_DELAY_GC_EXTRA_FREE
+ * (40) + S_RESERVED words (a previous one becomes an ordinary fragment, its words now
+ * counted in mbuf_sz), F_FORCE_GC is set and the slice ends at the next reduction test
+ * (FCALLS less all but ERTS_ABANDON_HEAP_COST reductions), so the GC runs at the next
+ * schedule-in. The model keeps the stack in the old block (its words are counted as erts
+ * counts the copy at the fragment's top).
+ */
+static bool delay_gc(tc_proc *p, uint64_t need)
+{
+    if (!(p->flags & TC_PROC_DELAY_GC) || !p->policy.receive_delays_gc || p->policy.gc_stress)
+        return false;
+    size_t stack = tc_proc_stack_size(p);
+    tc_heapfrag *f = tc_heapfrag_new(p->mem, stack + need + 40 + p->policy.reserved);
+    if (!f)
+        return false; /* collect at once instead */
+    if (p->aheap) { /* erts: hfrag->used_size = used; p->mbuf_sz += used */
+        p->aheap->alloc_size = p->aheap->used_size;
+        p->mbuf_sz += p->aheap->used_size;
+    }
+    f->next = p->mbuf;
+    p->mbuf = f;
+    p->aheap = f;
+    p->flags |= TC_PROC_FORCE_GC;
+    p->yield_requested = true;
+    p->stats.gcs_delayed++;
+    return true;
+}
+
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
 {
-    if (tc_proc_heap_room(p) < 1 + p->policy.reserved || p->policy.gc_stress) {
+    /* the model's stack stays in the old block: a push needs a word there too */
+    bool block_full = p->stop == p->htop;
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved && !block_full && delay_gc(p, 1)) {
+        *--p->stop = t;
+        return TC_OK;
+    }
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved || block_full || p->policy.gc_stress) {
         /* Like `allocate`: the value waits in an x register, so it is a root of the GC. */
         if (p->arity >= TC_PROC_MAX_XREGS)
             return TC_EBADARG;
         p->x[p->arity] = t;
-        tc_result r = collect(p, 1, p->x, p->arity + 1, false, NULL);
+        tc_result r = collect_from_call(p, 1, p->x, p->arity + 1, false, NULL);
         t = p->x[p->arity];
         if (r != TC_OK)
             return r;
@@ -618,7 +674,9 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 {
     if (tc_proc_heap_room(p) >= need + p->policy.reserved && !p->policy.gc_stress)
         return TC_OK;
-    tc_result r = collect(p, need, p->x, p->arity, false, NULL);
+    if (delay_gc(p, need))
+        return TC_OK;
+    tc_result r = collect_from_call(p, need, p->x, p->arity, false, NULL);
     if (r == TC_OK)
         p->stats.gcs_test_heap++;
     return r;
@@ -629,14 +687,18 @@ static bool bif_gc_desired(const tc_proc *p)
 {
     if (p->policy.bif_gc_test == TC_BIF_GC_ANY_FRAG)
         return p->mbuf != NULL;
-    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT)
+    if (p->policy.bif_gc_test == TC_BIF_GC_X86_JIT) {
+        /* E there is the glue's own stack pointer: its return address is pushed (gc_call_words) */
+        uint64_t room = tc_proc_heap_room(p), ra = p->policy.gc_call_words;
         return (p->flags & TC_PROC_FORCE_GC) || proc_bin_vheap_full(p) ||
-               tc_proc_heap_room(p) * sizeof(tc_term) < p->mbuf_sz + 3;
+               (room > ra ? room - ra : 0) * sizeof(tc_term) < p->mbuf_sz + 3;
+    }
     return tc_proc_gc_desired(p);
 }
 
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result)
 {
+    p->in_bif = false;
     if (p->policy.gc_trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
     if (long_gc(p)) {
@@ -646,7 +708,7 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
         p->stats.gcs_delayed++;
         return TC_OK;
     }
-    tc_result r = collect(p, 0, result, 1, true, live_hf_end);
+    tc_result r = collect_from_call(p, 0, result, 1, true, live_hf_end);
     if (r == TC_OK)
         p->stats.gcs_after_bif++;
     return r;
@@ -673,9 +735,11 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
     p->yield_requested = false;
     if (!want && !p->policy.gc_stress)
         return TC_OK;
+    if (p->flags & TC_PROC_DELAY_GC)
+        return TC_OK; /* waiting in a receive: erts schedules it in without a GC */
     /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
      * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
-    bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0;
+    bool dirty = proc_dirty_gc_pending(p);
     unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
     if (dirty)

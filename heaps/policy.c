@@ -28,7 +28,7 @@ static const char *const minor_shorts[] = {"fullsweep", "grow", NULL};
 static const char *const tenures[] = {"flip", "second_survival", NULL};
 static const char *const gc_costs[] = {"live", "per_gc", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
-static const char *const testers[] = {"seed", "eras_ep_r10b", "eras_ep_r13b", NULL};
+static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
 #define AT(member) .offset = offsetof(tc_policy, member), .size = sizeof(((tc_policy *)0)->member)
@@ -103,6 +103,21 @@ static const tc_policy_field fields[] = {
      "OTP 25 erl_vm.h S_RESERVED; jit/x86 instr_common.cpp emit_gc_test; erl_gc.c minor_collection, "
      "major_collection, adjust_after_fullsweep (R13B01 beam_emu.c TestHeap: E - HTOP < need)",
      "free words the heap test and the GC's sizing keep above the heap"},
+    {"gc_call_words", UINT(gc_call_words, 0, 1024), ERAS("0", "0", "1"),
+     "OTP 25 jit/x86 instr_common.cpp emit_gc_test, instr_bif.cpp emit_call_light_bif, emit_send "
+     "(fragment_call, NATIVE_ERLANG_STACK); erl_gc.c garbage_collect (STACK_START - stop); R10B-2 and "
+     "R13B01 beam_emu.c call erts_garbage_collect from C (R13B01 TestHeap, AH: no return address on E)",
+     "stack words a GC entered through a call (heap test, allocate, light BIF, send) sees above the "
+     "frames, the call's return address; the light-BIF glue's byte test and HAlloc in a BIF leave them "
+     "out too"},
+    {"receive_delays_gc", BOOL(receive_delays_gc), ERAS("off", "off", "on"),
+     "OTP 25 jit/x86 instr_msg.cpp emit_i_loop_rec_shared (F_DELAY_GC), beam_jit_common.cpp "
+     "beam_jit_remove_message, erl_gc.c delay_garbage_collection, erl_process.c schedule; R10B-2 and "
+     "R13B01 have no F_DELAY_GC (R13B01 beam_emu.c i_loop_rec_fr, remove_message: a TestHeap between "
+     "them collects at once)",
+     "a heap test between a receive's loop_rec and remove_message delays its GC to the next "
+     "schedule-in (the process moves onto a fragment of stack + need + 40 + reserved words); no GC at a "
+     "schedule-in while it waits"},
     {"shrink", BOOL(shrink), ERAS("on", "on", "on"),
      "R10B-2 ggc.c erts_garbage_collect, adjust_after_fullsweep; R13B01 and OTP 25 erl_gc.c "
      "minor_collection, adjust_after_fullsweep",
@@ -197,13 +212,15 @@ static const tc_policy_field fields[] = {
      "R10B-2 and R13B01 erl_db.c take no compressed option",
      "the workload's ETS table is [set, compressed]: each non-key element stored in the ETS form of the "
      "external format, each lookup decoding it"},
-    {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "seed"),
-     "none: the benchmark program as the era's compiler made it, not the VM; eras_ep's frames are R10B-2's "
-     "and R13B01's erlc -S of experiments/beam/eras/eras_ep.erl, with their stdlib's lists:seq and "
-     "erlang:trace_delivered (scenarios/erasep.c)",
+    {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "eptest_erl"),
+     "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
+     "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); eras_ep's "
+     "are R10B-2's and R13B01's erlc -S of experiments/beam/eras/eras_ep.erl, with their stdlib's "
+     "lists:seq and erlang:trace_delivered (scenarios/erasep.c)",
      "the tester the eptest workload runs: the seed's loops as first modelled, a fresh server per "
-     "round-trip pass (seed); eras_ep.erl's traced run as compiled, one server, counted from mark to "
-     "mark (eras_ep_r10b, eras_ep_r13b)"},
+     "round-trip pass (seed); eptest.erl as compiled, one server, a meter, ets:new and "
+     "persistent_term:put before the passes (eptest_erl); eras_ep.erl's traced run as compiled, one "
+     "server, counted from mark to mark (eras_ep_r10b, eras_ep_r13b)"},
     {"gc_stress", BOOL(gc_stress), ERAS("off", "off", "off"),
      "none: a test mode of the model (TC_GC_STRESS=1)",
      "every HAlloc makes a fragment and every safe point collects"},

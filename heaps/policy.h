@@ -130,6 +130,8 @@ typedef enum tc_gc_cost {
 typedef enum tc_tester {
     TC_TESTER_SEED,         /* the seed's loops as first modelled: a fresh server per round-trip
                                pass, frames measured from OTP 25's GC trace */
+    TC_TESTER_EPTEST_ERL,   /* experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by
+                               frame (workload.c tc_ep_frames, checked by tests/cli_frames.sh) */
     TC_TESTER_ERAS_EP_R10B, /* experiments/beam/eras/eras_ep.erl's traced run as R10B-2's erlc
                                compiles it and its stdlib runs it (scenarios/erasep.h) */
     TC_TESTER_ERAS_EP_R13B  /* the same as R13B01's erlc and stdlib make it */
@@ -173,6 +175,21 @@ typedef struct tc_policy {
      * and to the fullsweep's new heap (major_collection: stack + size_before + S_RESERVED);
      * the minor GC's new heap (stack + size_before) has none. */
     unsigned reserved;
+    /* The return address of the JIT's fragment_call (x86-64 instr_common.cpp emit_gc_test calls
+     * the shared garbage_collect code; instr_bif.cpp emit_call_light_bif and emit_send call
+     * call_light_bif_shared, whose erts_gc_after_bif_call collects): with NATIVE_ERLANG_STACK
+     * the call pushes it on the Erlang stack, so a GC from a heap test, an allocate, a light
+     * BIF's return or a send sees this many more stack words (erl_gc.c counts the stack,
+     * STACK_START - stop, in the new heap's size and the trace's stack_size), and the light-BIF
+     * glue's byte test (tc_bif_gc_test) compares its own E, this word lower. A GC at
+     * schedule-in runs from the scheduler with the frames alone. 1 on this VM; R10B-2's
+     * interpreter calls the GC from C: 0. */
+    unsigned gc_call_words;
+    /* F_DELAY_GC inside a receive (proc.h tc_proc_set_delay_gc): OTP 25's loop_rec sets it and
+     * remove_message clears it, so a heap test between them delays its GC to the next
+     * schedule-in, and no GC runs at a schedule-in while it is set (erl_process.c schedule:
+     * `!(p->flags & (F_DELAY_GC|F_DISABLE_GC))`). R10B-2's receive had no such flag. */
+    bool receive_delays_gc;
     bool shrink;               /* the minor-GC shrink and the fullsweep 25 % shrink */
     uint64_t shrink_min_words; /* a minor GC shrinks only a heap above this */
     bool shrink_old_floor;     /* a minor GC's shrink stays at old heap / 8 or above */
@@ -206,11 +223,11 @@ typedef struct tc_policy {
      * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h
      * that no VM has (the same words and counts, only faster). */
     tc_copy_out copy_out;
+    tc_tester tester; /* the benchmark program the eptest workload runs (scenarios/workload.h) */
     /* The workload's table is [set, compressed] (ets:new's option, stores/ets.h): objects
      * stored as db_store_term_comp does, lookups decoding them (copy/compressed.h). No era
      * had it by default; R10B-2 and R13B01 have no such option. */
     bool ets_compressed;
-    tc_tester tester; /* the benchmark program the eptest workload runs (scenarios/workload.h) */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     /* sbct and the segment cache (mcs) are table fields; the eheap allocator's other settings

@@ -23,7 +23,7 @@ static void proc_release(tc_alloc *self, tc_term *end, tc_term *used)
     if (p->policy.frag_rule == TC_FRAG_ARITH) {
         if (f == p->arith_frag) /* do_alloc counts whole fragments: the tail becomes arith heap again */
             p->arith_avail += back;
-    } else {
+    } else if (f != p->aheap) { /* a delayed GC's heap is outside mbuf_sz */
         p->mbuf_sz -= back;
     }
 }
@@ -98,12 +98,21 @@ tc_alloc *tc_proc_alloc(tc_proc *p) { return &p->iface; }
 const tc_policy *tc_proc_policy(const tc_proc *p) { return &p->policy; }
 tc_mseg *tc_proc_mem(const tc_proc *p) { return p->mem; }
 tc_offheap *tc_proc_offheap(tc_proc *p) { return &p->off_heap; }
-uint64_t tc_proc_heap_room(const tc_proc *p) { return (uint64_t)(p->stop - p->htop); }
+/* While a delayed GC's heap is active, erts's htop and stop are in it (the stack was copied
+ * to its top): its room is what is left after its words and the stack. */
+uint64_t tc_proc_heap_room(const tc_proc *p)
+{
+    if (p->aheap) {
+        uint64_t used = p->aheap->used_size + tc_proc_stack_size(p);
+        return p->aheap->alloc_size > used ? p->aheap->alloc_size - used : 0;
+    }
+    return (uint64_t)(p->stop - p->htop);
+}
 
 uint64_t tc_proc_heap_words_left(const tc_proc *p)
 {
-    uint64_t room = tc_proc_heap_room(p);
-    return room > p->policy.redzone ? room - p->policy.redzone : 0;
+    uint64_t room = tc_proc_heap_room(p), keep = p->policy.redzone + (p->in_bif ? p->policy.gc_call_words : 0);
+    return room > keep ? room - keep : 0;
 }
 uint64_t tc_proc_heap_size(const tc_proc *p) { return p->heap_sz; }
 uint64_t tc_proc_heap_used(const tc_proc *p) { return (uint64_t)(p->htop - p->heap); }
@@ -127,6 +136,14 @@ tc_term *tc_proc_stack_slot(tc_proc *p, size_t i)
 {
     TC_ASSERT(i < tc_proc_stack_size(p));
     return &p->stop[i];
+}
+
+tc_result tc_proc_push_cp(tc_proc *p)
+{
+    if (p->stop == p->htop)
+        return TC_EBADARG;
+    *--p->stop = TC_NIL;
+    return TC_OK;
 }
 
 void tc_proc_pop(tc_proc *p, size_t n)
@@ -177,7 +194,10 @@ tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
     return TC_OK;
 }
 
-uint64_t tc_proc_young_use(const tc_proc *p) { return (uint64_t)(p->htop - p->heap) + p->mbuf_sz; }
+uint64_t tc_proc_young_use(const tc_proc *p)
+{
+    return (uint64_t)(p->htop - p->heap) + p->mbuf_sz + (p->aheap ? p->aheap->used_size : 0);
+}
 
 tc_heapfrag *tc_heapfrag_new(tc_mseg *mem, size_t words)
 {
@@ -227,7 +247,7 @@ static void link_frag(tc_proc *p, tc_heapfrag *f, size_t need, uint64_t counted)
 static tc_term *halloc_exact(tc_proc *p, size_t need)
 {
     tc_heapfrag *f = p->mbuf;
-    if (f && need <= f->alloc_size - f->used_size) { /* a tail HRelease gave back */
+    if (f && f != p->aheap && need <= f->alloc_size - f->used_size) { /* a tail HRelease gave back */
         tc_term *hp = f->mem + f->used_size;
         f->used_size += need;
         p->mbuf_sz += need;
@@ -288,7 +308,11 @@ static tc_term *halloc_arith(tc_proc *p, size_t need)
     return f->mem;
 }
 
-tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words) { return tc_proc_heap_room(p) >= words ? p->htop : NULL; }
+/* A process on a delayed GC's heap takes no message on its heap (see proc.h). */
+tc_term *tc_proc_heap_reserve(tc_proc *p, size_t words)
+{
+    return !p->aheap && tc_proc_heap_room(p) >= words ? p->htop : NULL;
+}
 
 void tc_proc_heap_commit(tc_proc *p, size_t words)
 {
@@ -296,10 +320,22 @@ void tc_proc_heap_commit(tc_proc *p, size_t words)
     p->htop += words;
 }
 
+tc_term *tc_proc_halloc_frag(tc_proc *p, size_t need)
+{
+    return p->policy.frag_rule == TC_FRAG_ARITH ? halloc_arith(p, need) : halloc_exact(p, need);
+}
+
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);
     bool arith = p->policy.frag_rule == TC_FRAG_ARITH;
+    if (p->aheap && need > 0 && room >= need && !p->policy.gc_stress) {
+        tc_term *hp = p->aheap->mem + p->aheap->used_size;
+        p->aheap->used_size += need;
+        return hp;
+    }
+    if (p->aheap)
+        return halloc_exact(p, need); /* the abandoned heap takes nothing more */
     if (need == 0 || (!p->policy.gc_stress && (arith ? room > need : room >= need))) {
         tc_term *hp = p->htop;
         p->htop += need;
@@ -324,13 +360,25 @@ void tc__proc_splice_offheap(tc_offheap *into, tc_offheap *from)
     from->vheap = 0;
 }
 
-tc_heapfrag *tc_proc_bif_enter(const tc_proc *p) { return p->mbuf; }
+tc_heapfrag *tc_proc_bif_enter(tc_proc *p)
+{
+    p->in_bif = true;
+    return p->mbuf;
+}
 
 /* ERTS_IS_GC_DESIRED: fragments outgrew the free heap, the binaries the binary virtual heap,
  * or a delayed GC is pending (F_FORCE_GC). */
 bool tc_proc_gc_desired(const tc_proc *p)
 {
-    return (uint64_t)(p->stop - p->htop) < p->mbuf_sz || proc_bin_vheap_full(p) || (p->flags & TC_PROC_FORCE_GC);
+    return tc_proc_heap_room(p) < p->mbuf_sz || proc_bin_vheap_full(p) || (p->flags & TC_PROC_FORCE_GC);
+}
+
+void tc_proc_set_delay_gc(tc_proc *p, bool on)
+{
+    if (on)
+        p->flags |= TC_PROC_DELAY_GC;
+    else
+        p->flags &= ~TC_PROC_DELAY_GC;
 }
 
 tc_proc_bin_vheap tc_proc_bin_vheap_get(const tc_proc *p)

@@ -116,7 +116,8 @@ typedef struct tc_heap_event {
     uint64_t heap_before;    /* heap_sz before */
     uint64_t young_before;   /* young-generation use before: heap use + mbuf_sz */
     uint64_t used_before;    /* htop - heap before (what erts's gc_*_start reports as heap_size) */
-    uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments (mbuf_size) */
+    uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments, and (OTP 25)
+                                the queued messages' own fragments: erts's trace mbuf_size */
     uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
     uint64_t heap_after;     /* heap_sz after, including the resize */
     uint64_t used_after;     /* htop - heap after */
@@ -156,6 +157,12 @@ tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
 /* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
  * Never collects. */
 tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;
+/* HAlloc from a guard BIF the x86-64 JIT calls (gc_bif -> i_bif1, instr_bif.cpp
+ * emit_i_bif_body_shared, which enters the runtime without syncing the heap top): its words
+ * go to a heap fragment (the head fragment's tail, else a new one), never the heap. ops.tab
+ * calls them the guard BIFs that create heap fragments; the VM's trace of eptest.erl's float
+ * comprehension shows each float(X) in a fragment with heap room left [I]. */
+tc_term *tc_proc_halloc_frag(tc_proc *p, size_t words) TC_MUST_CHECK;
 /* HAlloc's bump alone, in two steps, for a writer that may still fail after it has filled
  * the words (a send that cannot queue its message): the `words` free words at htop, or
  * NULL when fewer than `words` are free (nothing else happens: no fragment, no GC). They
@@ -192,6 +199,10 @@ void tc_proc_set_arity(tc_proc *p, unsigned arity);
 
 /* The stack: slot 0 is the top (y0). Pushing is a safe point (gc.h). */
 void tc_proc_pop(tc_proc *p, size_t n);
+/* A call's return address (a NIL word: the collector skips CPs and NIL costs the same): no
+ * heap test, as erts makes none at a call, the emulator keeping S_RESERVED words free for it
+ * (erl_vm.h). TC_EBADARG when the heap block has no free word left. */
+tc_result tc_proc_push_cp(tc_proc *p) TC_MUST_CHECK;
 size_t tc_proc_stack_size(const tc_proc *p);
 tc_term *tc_proc_stack_slot(tc_proc *p, size_t i);
 
@@ -205,12 +216,23 @@ const tc_proc_stats *tc_proc_stats_get(const tc_proc *p);
 void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx);
 
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
- * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). */
-tc_heapfrag *tc_proc_bif_enter(const tc_proc *p);
+ * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). In between, the
+ * light-BIF glue's return address is on the stack (policy.gc_call_words): HAlloc's
+ * HeapWordsLeft is that much smaller (HEAP_LIMIT from the stop the glue stored). */
+tc_heapfrag *tc_proc_bif_enter(tc_proc *p);
 /* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), the binaries' words
  * exceed the binary virtual heap (policy.bin_vheap), or a delayed GC is pending, so the next
  * safe point collects. */
 bool tc_proc_gc_desired(const tc_proc *p);
+
+/* F_DELAY_GC (erts erl_process.h): the x86-64 JIT's loop_rec sets it (instr_msg.cpp
+ * emit_i_loop_rec_shared) and remove_message clears it (beam_jit_common.cpp
+ * beam_jit_remove_message), so a heap test between them does not collect: erl_gc.c
+ * garbage_collect calls delay_garbage_collection, which moves the process onto a heap
+ * fragment of stack + need + ERTS_DELAY_GC_EXTRA_FREE (40) + S_RESERVED words ("abandons"
+ * its heap), sets F_FORCE_GC and takes its reductions (all but ERTS_ABANDON_HEAP_COST, which
+ * the next reduction test then ends), so the GC runs at the next schedule-in (gc.h). */
+void tc_proc_set_delay_gc(tc_proc *p, bool on);
 
 /* The binary virtual heap in words, as process_info(P, garbage_collection_info) names it:
  * bin_vheap_size (off_heap.overhead), bin_vheap_block_size, bin_old_vheap_size,

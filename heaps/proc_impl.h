@@ -34,6 +34,10 @@ struct tc_proc {
     tc_heapfrag *mbuf; /* newest first */
     uint64_t mbuf_sz;
     tc_heapfrag *msg_frag; /* fragments of received messages (young data) */
+    /* A delayed GC's heap (erts p->heap while p->abandoned_heap is set, erl_gc.c
+     * delay_garbage_collection): a fragment on the mbuf list that HAlloc and the heap tests
+     * use until the GC; its words are young data but not mbuf_sz (gc.h). NULL: none. */
+    tc_heapfrag *aheap;
     tc_offheap off_heap; /* off_heap.vheap is erts off_heap.overhead */
     /* The binary virtual heap in words (erl_process.h bin_vheap_sz, bin_old_vheap_sz,
      * bin_old_vheap, min_vheap_size; policy.bin_vheap; gc.h has the rules). */
@@ -49,6 +53,7 @@ struct tc_proc {
     uint64_t arith_avail;
     uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
     bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
+    bool in_bif;             /* between tc_proc_bif_enter and its return: the glue's return address is pushed */
     int64_t reds;            /* BUMP_REDS by the runtime (GC cost, message size) not yet taken */
     const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
     unsigned nlit;
@@ -61,6 +66,7 @@ struct tc_proc {
 #define TC_PROC_NEED_FULLSWEEP 0x1u
 #define TC_PROC_HEAP_GROW 0x2u
 #define TC_PROC_FORCE_GC 0x4u /* a delayed GC runs at the next safe point */
+#define TC_PROC_DELAY_GC 0x8u /* F_DELAY_GC: inside a receive, a heap test's GC is delayed */
 
 /*
  * The root set (erts: setup_rootset and its Rootset in erl_gc.c): the stack, the registers
@@ -112,6 +118,12 @@ static inline bool proc_bin_vheap_full(const tc_proc *p)
     return p->policy.bin_vheap && p->off_heap.vheap > p->bin_vheap_sz;
 }
 
+/* A GC delayed as long (check_for_possibly_long_gc) is pending: it runs on a dirty scheduler.
+ * A receive's delayed GC (aheap set) runs on the normal one. */
+static inline bool proc_dirty_gc_pending(const tc_proc *p)
+{
+    return (p->flags & TC_PROC_FORCE_GC) && !p->aheap;
+}
 /* Frees a list of fragments. */
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f);
 /* Moves the ProcBins of `from` (a message fragment's list) to the front of `into`. */

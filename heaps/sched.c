@@ -35,6 +35,16 @@ void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *st
     enqueue(s, t);
 }
 
+void tc_sched_spawn_running(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state, int64_t reds_left)
+{
+    *t = (tc_task){.proc = p, .step = fn, .state = state, .sched = s, .status = TC_TASK_RUNNABLE,
+                   .reds_left = reds_left, .running = true};
+    t->next = s->head;
+    s->head = t;
+    if (!s->tail)
+        s->tail = t;
+}
+
 void tc_sched_wake(tc_task *t)
 {
     if (t->status == TC_TASK_WAITING) {
@@ -45,7 +55,18 @@ void tc_sched_wake(tc_task *t)
 
 void tc_sched_bump(tc_task *t, int64_t reds) { t->reds_left -= reds; }
 
-bool tc_sched_receive(tc_task *t, tc_term *msg)
+/* remove_message's slice cut (policy.receive_gc_reds; sched.h). */
+static void receive_gc_cut(tc_task *t)
+{
+    int64_t leave = tc_proc_policy(t->proc)->receive_gc_reds;
+    if (leave > 0 && tc_proc_gc_desired(t->proc) && t->reds_left > leave) {
+        t->reds_left = leave;
+        t->sched->stats.reds_cut++;
+    }
+}
+
+/* loop_rec's safe point, then the first message (sched.h). */
+static bool take_message(tc_task *t, tc_term *msg)
 {
     /* R13B01's loop_rec copies a message's fragment onto the heap first (may collect) */
     tc_result r = tc_proc_loop_rec_maybe_gc(t->proc);
@@ -53,15 +74,34 @@ bool tc_sched_receive(tc_task *t, tc_term *msg)
         t->error = r;
         return false;
     }
-    if (!tc_proc_receive(t->proc, msg))
+    return tc_proc_receive(t->proc, msg);
+}
+
+bool tc_sched_receive(tc_task *t, tc_term *msg)
+{
+    if (!take_message(t, msg))
         return false;
-    int64_t leave = tc_proc_policy(t->proc)->receive_gc_reds;
-    if (leave > 0 && tc_proc_gc_desired(t->proc) && t->reds_left > leave) {
-        t->reds_left = leave;
-        t->sched->stats.reds_cut++;
-    }
+    receive_gc_cut(t);
     return true;
 }
+
+bool tc_sched_loop_rec(tc_task *t, tc_term *msg)
+{
+    bool got = take_message(t, msg);
+    /* i_loop_rec_shared sets F_DELAY_GC, and clears it again when it goes to wait */
+    tc_proc_set_delay_gc(t->proc, got && tc_proc_policy(t->proc)->receive_delays_gc);
+    return got;
+}
+
+void tc_sched_remove_message(tc_task *t)
+{
+    tc_proc_set_delay_gc(t->proc, false);
+    receive_gc_cut(t);
+}
+
+bool tc_sched_is_running(const tc_task *t) { return t->sched->current == t; }
+
+bool tc_sched_slice_spent(const tc_task *t) { return t->reds_left - 1 - t->proc->reds <= 0; }
 
 /* erl_sys_schedule in a non-SMP R10B-2: check I/O without blocking and read the clock. */
 static void sys_schedule(tc_sched *s)
@@ -80,15 +120,20 @@ tc_result tc_sched_run(tc_sched *s)
         tc_proc *p = t->proc;
         const tc_policy *pol = tc_proc_policy(p);
         int64_t context_reds = pol->context_reds;
-        s->stats.switches++;
-        (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
-        bool dirty = (p->flags & TC_PROC_FORCE_GC) != 0; /* a delayed GC runs on a dirty scheduler */
-        tc_result r = tc_proc_schedule_in_maybe_gc(p);
-        if (r != TC_OK)
-            return r;
-        int64_t gc_reds = tc_proc_take_reds(p);
-        t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+        if (t->running) {
+            t->running = false; /* it goes on with the slice it has: no schedule-in */
+        } else {
+            s->stats.switches++;
+            (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
+            bool dirty = proc_dirty_gc_pending(p); /* a long GC runs on a dirty scheduler */
+            tc_result r = tc_proc_schedule_in_maybe_gc(p);
+            if (r != TC_OK)
+                return r;
+            int64_t gc_reds = tc_proc_take_reds(p);
+            t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+        }
         tc_step step = TC_STEP_CONTINUE;
+        s->current = t;
         /* A step begins with a call, made with policy.call_reds left (sched.h). */
         while (step == TC_STEP_CONTINUE && t->reds_left >= pol->call_reds) {
             step = t->step(t);
@@ -100,6 +145,7 @@ tc_result tc_sched_run(tc_sched *s)
                 s->stats.forced_yields++;
             }
         }
+        s->current = NULL;
         s->function_calls += (uint64_t)(context_reds - (t->reds_left > 0 ? t->reds_left : 0));
         switch (step) {
         case TC_STEP_ERROR:

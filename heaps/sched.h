@@ -77,6 +77,7 @@ struct tc_task {
     int64_t reds_left; /* of the current slice */
     tc_result error;
     tc_task *next; /* run queue */
+    bool running;  /* spawned running: its first turn is no schedule-in (tc_sched_spawn_running) */
 };
 
 typedef struct tc_sched_stats {
@@ -89,6 +90,7 @@ typedef struct tc_sched_stats {
 
 struct tc_sched {
     tc_task *head, *tail;
+    tc_task *current; /* the task whose step runs now (NULL between steps) */
     uint64_t function_calls; /* reductions charged since the last I/O poll */
     tc_sched_stats stats;
 };
@@ -96,6 +98,11 @@ struct tc_sched {
 void tc_sched_init(tc_sched *s);
 /* Makes `t` a runnable process running `fn` over `state` on `p`. */
 void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state);
+/* Makes `t` the process that is running now (code that called into it, as a function calls
+ * another): it is first in the queue, and its first turn goes on with `reds_left` reductions
+ * of its slice with no schedule-in (no switch, no schedule-in GC). When the reductions are
+ * spent before its first step, it yields instead. */
+void tc_sched_spawn_running(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state, int64_t reds_left);
 /* A message was queued to `t`: a waiting task becomes runnable. */
 void tc_sched_wake(tc_task *t);
 /* The running step made `reds` calls more than the one every step is charged. */
@@ -103,8 +110,23 @@ void tc_sched_bump(tc_task *t, int64_t reds);
 /* receive: takes the first message (false: none, the step should return TC_STEP_WAIT).
  * Runs loop_rec's safe point first (tc_proc_loop_rec_maybe_gc: R13B01 copies a message's
  * fragment onto the heap, or collects; a failed GC sets t->error, returns false, and
- * tc_sched_run returns that error). Applies the modern 5-reduction rule. */
+ * tc_sched_run returns that error). Applies policy.receive_gc_reds' slice cut. */
 bool tc_sched_receive(tc_task *t, tc_term *msg);
+/* receive in two halves, as the JIT runs it: loop_rec takes the first message (false: none,
+ * the step should return TC_STEP_WAIT) and, under policy.receive_delays_gc, sets F_DELAY_GC,
+ * so a heap test before remove_message delays its GC (proc.h) and no GC runs at a
+ * schedule-in while the process waits; remove_message clears it and applies
+ * policy.receive_gc_reds' slice cut. tc_sched_receive is both at once. */
+bool tc_sched_loop_rec(tc_task *t, tc_term *msg);
+void tc_sched_remove_message(tc_task *t);
+/* `t` is the process running now (its step is executing): a sender cannot take its main
+ * lock, so a message to it goes to a fragment (erl_message.c erts_try_alloc_message_on_heap).
+ * A process that yielded or waits is not running: its lock is free. */
+bool tc_sched_is_running(const tc_task *t);
+/* The running step's reductions so far (its own call and what the runtime charged it, e.g.
+ * a send's) leave none of the slice: a BIF that checks ERTS_IS_PROC_OUT_OF_REDS now yields
+ * (erl_send's yield return keeps the light BIF's return address on the stack). */
+bool tc_sched_slice_spent(const tc_task *t);
 /* Runs until no task is runnable. TC_OK, or the error of a task that stopped, or of a
  * schedule-in GC. */
 tc_result tc_sched_run(tc_sched *s) TC_MUST_CHECK;

@@ -54,7 +54,9 @@ static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_s
 static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
                                    bool to_busy, tc_copy_stats *stats)
 {
-    if (!to_busy && tc_proc_heap_words_left(to) > words)
+    /* a receiver on a delayed GC's heap takes the message in a fragment (proc.c
+     * tc_proc_heap_reserve; erts would bump the fragment heap) */
+    if (!to_busy && tc_proc_heap_words_left(to) > words && tc_proc_heap_reserve(to, (size_t)words))
         return fill_on_heap(to, msg, words, lit);
     if (words == 0) /* nothing to copy: an immediate or a literal */
         return tc_proc_queue_message(to, msg, NULL);
@@ -85,6 +87,8 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
         return r;
     r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, stats)
                                : send_heap_or_frag(to, msg, words, lit.start ? &lit : NULL, to_busy, stats);
+    if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG)
+        from->reds += TC_SEND_REDS; /* erl_send (bif.c): ERTS_VBUMP_REDS(p, 4) after a local send */
     if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG && words > TC_MSG_COPY_WORDS_PER_REDUCTION) {
         /* erts_send_message: the sender pays a reduction per 64 words, at most a slice. */
         int64_t reds = (int64_t)(words / TC_MSG_COPY_WORDS_PER_REDUCTION);

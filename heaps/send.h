@@ -30,6 +30,12 @@
 #include "../copy/stats.h"
 #include "proc.h"
 
+/* erl_send (bif.c) charges every successful local send 4 reductions (ERTS_VBUMP_REDS) on top of
+ * the light BIF's own, and when that leaves none it yields after sending
+ * (ERTS_BIF_PREP_YIELD_RETURN): the sender runs again, returning the message, only at its next
+ * schedule-in. The modern path only; R10B's send_message charged nothing. */
+#define TC_SEND_REDS 4
+
 TC_BEGIN_DECLS
 
 /*

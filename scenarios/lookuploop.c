@@ -70,13 +70,13 @@ tc_result tc_lookup_loop_step(tc_lookup_loop *l, const char **what)
 {
     tc_proc *p = l->p;
     tc_result r;
-    /* loop/2's frame (the return address, Tab, N), with allocate's one heap test (Tab and
-     * Key live in x0/x1): Tab survives the BIF's GC there, where only the result is live in
-     * the registers, and is read back from it for the tail call. */
+    /* loop/2's frame (Tab, N), with allocate's one heap test (Tab and Key live in x0/x1):
+     * Tab survives the BIF's GC there, where only the result is live in the registers, and is
+     * read back from it for the tail call. */
     *what = "frame";
     if ((r = tc_proc_test_heap_maybe_gc(p, TC_LOOP_FRAME)) != TC_OK)
         return r;
-    tc_term frame[TC_LOOP_FRAME] = {TC_NIL, tc_proc_x(p)[0], tc_proc_x(p)[1]};
+    tc_term frame[TC_LOOP_FRAME] = {tc_proc_x(p)[0], tc_proc_x(p)[1]};
     for (int i = 0; i < TC_LOOP_FRAME; i++)
         if ((r = tc_proc_push_maybe_gc(p, frame[i])) != TC_OK)
             return r;

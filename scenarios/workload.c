@@ -37,7 +37,8 @@ tc_result tc_ep_config_for_era(const char *era, tc_ep_config *out)
     return TC_OK;
 }
 
-/* The world of one run: the memory source, the scheduler, the tester process. */
+/* The world of one run: the memory source, the scheduler, the tester process (and, in
+ * eptest.erl's life, its one server and the meter that reads the counters at each mark). */
 typedef struct world {
     const tc_ep_config *cfg;
     tc_mseg *mem;
@@ -47,6 +48,14 @@ typedef struct world {
     tc_copy_stats copy;
     tc_term get_atom;
     tc_ep_where at[TC_EP_ROLES];   /* where each process is, for cfg->trace */
+    tc_proc *server, *meter;
+    tc_task *tester_task, *server_task, *meter_task; /* the tester's task of the moment */
+    tc_task server_t, meter_t;                        /* the server's and the meter's, for the run */
+    tc_ets *work_table;
+    tc__ep_snapshot snap[2]; /* the meter's reads at a pass's two marks */
+    int nsnap, pass;
+    tc_term pending_fun, marked_atom;
+    int64_t tester_reds; /* what is left of the tester's slice between its tasks */
 } world;
 
 /* The proc.h trace hook of the tester and the servers: adds where the event happened. */
@@ -217,14 +226,18 @@ enum { TESTER_SPAWN_WORDS = 13, SEQ_STACK = 11, TUPLE_SEQ_STACK = 12 };
 /* lists:seq(1, len) as OTP 25's stdlib lists.erl seq_loop builds it: from the last element
  * down, 4 cells per call (a heap test of 8 words), then 2, then 1, the partial list live in
  * x0 (N and X are immediates). */
-static tc_result build_seq(tc_proc *p, long len)
+typedef tc_result (*call_fn)(void *ctx, unsigned live);
+
+static tc_result build_seq_calls(tc_proc *p, long len, call_fn call, void *ctx)
 {
     tc_term *x = tc_proc_x(p);
     x[0] = TC_NIL;
     tc_proc_set_arity(p, 1);
     for (long n = len, top = len; n > 0;) {
         long k = n >= 4 ? 4 : n >= 2 ? 2 : 1;
-        tc_result r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
+        tc_result r = call ? call(ctx, 1) : TC_OK; /* seq_loop's entry, the partial list live */
+        if (r == TC_OK)
+            r = tc_proc_test_heap_maybe_gc(p, 2 * (uint64_t)k);
         if (r != TC_OK)
             return r;
         tc_term *hp = tc_proc_halloc(p, 2 * (size_t)k);
@@ -238,8 +251,11 @@ static tc_result build_seq(tc_proc *p, long len)
         n -= k;
         top -= k;
     }
-    return TC_OK;
+    /* the last call, seq_loop(0, _, L), only returns the list */
+    return call ? call(ctx, 1) : TC_OK;
 }
+
+static tc_result build_seq(tc_proc *p, long len) { return build_seq_calls(p, len, NULL, NULL); }
 
 /* list_to_tuple(x0): a BIF whose result HAlloc places (a fragment when the heap is short),
  * then the GC-after-BIF test with the tuple the only live register. */
@@ -291,12 +307,8 @@ static tc_result build_seq_payload(tc_proc *p, tc_ep_shape sh, long len)
  * BIF over the list of pairs; the model places the finished map and leaves out the pair list
  * the VM's comprehension builds first (5 L words of garbage).
  */
-static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
+static tc_result build_elements(tc_proc *p, tc_ep_shape sh, long len)
 {
-    if (sh == TC_EP_BINARY || sh == TC_EP_MAP)
-        return tc_ep_place_on_heap(p, arena_copy);
-    if (sh == TC_EP_INTS || sh == TC_EP_TUPLE)
-        return build_seq_payload(p, sh, len);
     tc_result r = TC_OK;
     bool as_list = sh != TC_EP_NESTED;
     tc_term *x = tc_proc_x(p);
@@ -323,12 +335,35 @@ static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term are
         if (e == TC_NON_VALUE || x[0] == TC_NON_VALUE)
             r = TC_ENOMEM;
     }
-    if (r == TC_OK)
-        r = tc_proc_push_maybe_gc(p, x[0]);
-    tc_proc_set_arity(p, 0);
     return r;
 }
 
+/* A finished term copied onto p's heap into x0 (a binary or a map: one allocation, placed as a
+ * spawn argument is). */
+static tc_result place_x0(tc_proc *p, tc_term t)
+{
+    uint64_t words;
+    tc_result r = tc_term_flat_size(t, &words);
+    if (r == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(p, words);
+    if (r == TC_OK)
+        r = tc_proc_copy_in(p, t, words, &tc_proc_x(p)[0]);
+    tc_proc_set_arity(p, 1);
+    return r;
+}
+
+static tc_result build_on_heap(tc_proc *p, tc_ep_shape sh, long len, tc_term arena_copy)
+{
+    if (sh == TC_EP_BINARY || sh == TC_EP_MAP)
+        return tc_ep_place_on_heap(p, arena_copy);
+    if (sh == TC_EP_INTS || sh == TC_EP_TUPLE)
+        return build_seq_payload(p, sh, len);
+    tc_result r = build_elements(p, sh, len);
+    if (r == TC_OK)
+        r = tc_proc_push_maybe_gc(p, tc_proc_x(p)[0]);
+    tc_proc_set_arity(p, 0);
+    return r;
+}
 
 /* ---- the processes --------------------------------------------------------------------- */
 
@@ -347,13 +382,18 @@ typedef struct rpc_state {
 
 /* Sends {Self, Term} built on p's heap and wakes the peer. The caller has made room for
  * the tuple (test_heap 3) before reading Term: the test may collect and move it. */
-static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc_term term)
+static tc_result send_pair(world *w, tc_proc *p, tc_task *peer, tc_term self, tc_term term, tc_term *sent)
 {
     tc_term e[2] = {self, term};
     tc_term msg = tc_term_tuple(tc_proc_alloc(p), e, 2);
-    tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, peer->status != TC_TASK_WAITING, &w->copy);
+    /* eptest.erl's processes: busy only while running; the seed's loops kept the first model's
+     * rule (busy unless waiting) */
+    bool busy = w->cfg->policy.tester == TC_TESTER_EPTEST_ERL ? tc_sched_is_running(peer) : peer->status != TC_TASK_WAITING;
+    tc_result r = tc_send_maybe_gc(p, peer->proc, &msg, busy, &w->copy);
     if (r == TC_OK)
         tc_sched_wake(peer);
+    if (sent)
+        *sent = msg;
     return r;
 }
 
@@ -378,7 +418,7 @@ static tc_step client_step(tc_task *t)
     if (r == TC_OK)
         r = tc_proc_test_heap_maybe_gc(t->proc, 3);
     if (r == TC_OK)
-        r = send_pair(st->w, t->proc, st->peer, tc_make_pid(0, 0), st->w->get_atom);
+        r = send_pair(st->w, t->proc, st->peer, tc_make_pid(0, 0), st->w->get_atom, NULL);
     if (r != TC_OK)
         return fail(t, r);
     st->awaiting = true;
@@ -397,7 +437,7 @@ static tc_step server_step(tc_task *t)
     st->w->at[TC_EP_SERVER].op = st->w->cfg->iterations - st->left + 1;
     tc_result r = tc_proc_test_heap_maybe_gc(t->proc, 3);
     if (r == TC_OK) /* Data is read after the heap test: a GC there moves it */
-        r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc));
+        r = send_pair(st->w, t->proc, st->peer, tc_make_pid(1, 0), data_of(t->proc), NULL);
     if (r != TC_OK)
         return fail(t, r);
     tc_sched_bump(t, 1); /* the send, then server(Data)'s call */
@@ -405,7 +445,7 @@ static tc_step server_step(tc_task *t)
     return TC_STEP_CONTINUE;
 }
 
-typedef enum loop_op { OP_INSERT, OP_LOOKUP, OP_EMPTY, OP_PT_GET } loop_op;
+typedef enum loop_op { OP_INSERT, OP_LOOKUP, OP_EMPTY, OP_PT_GET, OP_PROC } loop_op;
 
 typedef struct loop_state {
     world *w;
@@ -604,6 +644,867 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
     return r == TC_OK ? check_heap(w, w->tester) : r;
 }
 
+/* ---- eptest.erl's tester, as erlc compiles it ------------------------------------------ */
+
+/*
+ * experiments/beam/eptest.erl's tester and server run here as `erlc -S` compiles them (and
+ * OTP 25 stdlib's timer:tc/1, the one function of another module on the tester's stack): the
+ * frames below are the `allocate`s and `trim`s of that code and the funs' words are
+ * ERL_FUN_SIZE (erl_fun.h: thing word, entry, next, arity/num_free, creator; 5) plus the
+ * make_fun3's environment. tests/cli_frames.sh re-derives every entry from `erlc -S` (and
+ * timer's from beam_disasm), so a change to eptest.erl that moves a frame fails until this
+ * table follows. A call pushes its return address (the x86-64 JIT's native stack) and a
+ * GC entered through the JIT's fragment_call sees one more (policy.gc_call_words).
+ */
+const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
+    [TC_EP_F_TESTER_FUN] = {"eptest", "-tester/2-fun-2-", 7, "allocate", 2},
+    [TC_EP_F_TESTER_BODY] = {"eptest", "tester_body", 6, "allocate", 7},
+    [TC_EP_F_PAYLOAD] = {"eptest", "payload", 2, "allocate", 0},
+    [TC_EP_F_LC] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "allocate", 5},
+    [TC_EP_F_LC_TRIM_PASS] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "trim1", 1},
+    [TC_EP_F_LC_TRIM_AFTER] = {"eptest", "-tester_body/6-lc$^10/1-1-", 4, "trim2", 3},
+    [TC_EP_F_PASS] = {"eptest", "pass", 4, "allocate", 4},
+    [TC_EP_F_PASS_TRIM] = {"eptest", "pass", 4, "trim1", 2},
+    [TC_EP_F_MARK] = {"eptest", "mark", 2, "allocate", 1},
+    [TC_EP_F_TC] = {"timer", "tc", 1, "allocate", 2},
+    [TC_EP_F_TC_TRIM] = {"timer", "tc", 1, "trim1", 1},
+    [TC_EP_F_CALL_LOOP] = {"eptest", "call_loop", 2, "allocate", 2},
+    [TC_EP_F_INSERT_LOOP] = {"eptest", "insert_loop", 4, "allocate", 4},
+    [TC_EP_F_LOOKUP_LOOP] = {"eptest", "lookup_loop", 3, "allocate", 3},
+    [TC_EP_F_PT_LOOP] = {"eptest", "pt_loop", 2, "allocate", 2},
+    [TC_EP_F_SERVER] = {"eptest", "server", 1, "allocate", 1},
+    [TC_EP_F_FUN_TESTER] = {"eptest", "tester", 2, "make_fun3_3", 7},
+    [TC_EP_F_FUN_SERVER] = {"eptest", "tester_body", 6, "make_fun3_1", 1},
+    [TC_EP_F_FUN_PASSES] = {"eptest", "tester_body", 6, "make_fun3_2", 5},
+    [TC_EP_F_FUN_PT] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_1", 2},
+    [TC_EP_F_FUN_PROC] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_2", 2},
+    [TC_EP_F_FUN_OVERWRITE] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_3", 3},
+    [TC_EP_F_FUN_LOOKUP] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_6", 2},
+    [TC_EP_F_FUN_INSERT] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_7", 3},
+    [TC_EP_F_FUN_EMPTY] = {"eptest", "-tester_body/6-fun-9-", 6, "make_fun3_8", 1},
+};
+
+/* ERL_FUN_SIZE (erl_fun.h) and ERTS_MAGIC_REF_THING_SIZE (erl_term.h: header, the binary,
+ * the off-heap link): the words of a fun before its environment and of a magic reference
+ * (ets:new's table, persistent_term:put's state). */
+enum { ERL_FUN_SIZE = 5, MAGIC_REF_WORDS = 3 };
+
+static unsigned fw(int f) { return tc_ep_frames[f].words; }
+
+/* After a send: when its reductions spent the slice, erl_send yields returning the message
+ * (bif_return_trap(Msg, Op): Msg live in x0) and the light BIF's return address stays on the
+ * stack until the process runs again, its schedule-in GC included (send.h TC_SEND_REDS). */
+static tc_result trap_if_spent(tc_task *t, tc_term msg, bool *trapped)
+{
+    if (!tc_sched_slice_spent(t))
+        return TC_OK;
+    *trapped = true;
+    tc_proc_x(t->proc)[0] = msg;
+    tc_proc_set_arity(t->proc, 1);
+    return tc_proc_push_cp(t->proc);
+}
+
+static void untrap(tc_task *t, bool *trapped)
+{
+    if (*trapped) {
+        tc_proc_pop(t->proc, 1);
+        tc_proc_set_arity(t->proc, 0);
+        *trapped = false;
+    }
+}
+
+/* Stack slots counted from the bottom (the initial continuation pointer is slot 0). */
+static tc_term *bottom(tc_proc *p, size_t i) { return tc_proc_stack_slot(p, tc_proc_stack_size(p) - 1 - i); }
+
+/* `allocate_heap Y, H`: one heap test for the frame and the heap words (the x86-64 JIT's
+ * emit_allocate_heap: emit_gc_test(Y, H) with the live x registers as roots), then the frame. */
+static tc_result allocate(tc_proc *p, unsigned y, uint64_t heap)
+{
+    tc_result r = tc_proc_test_heap_maybe_gc(p, y + heap);
+    for (unsigned i = 0; i < y && r == TC_OK; i++)
+        r = tc_proc_push_maybe_gc(p, TC_NIL);
+    return r;
+}
+
+/* A fun of `env` free variables built on p's heap (after its heap test): a tuple of
+ * ERL_FUN_SIZE + env words stands in, the environment in its last slots. */
+static tc_term make_fun(tc_proc *p, const tc_term *env, unsigned env_n)
+{
+    tc_term e[ERL_FUN_SIZE - 1 + 8];
+    for (unsigned i = 0; i < ERL_FUN_SIZE - 1; i++)
+        e[i] = tc_make_small(0);
+    for (unsigned i = 0; i < env_n; i++)
+        e[ERL_FUN_SIZE - 1 + i] = env ? env[i] : TC_NIL;
+    return tc_term_tuple(tc_proc_alloc(p), e, ERL_FUN_SIZE - 1 + env_n);
+}
+
+static tc_term fun_env(tc_term fun, unsigned i) { return tc_tuple_element(fun, ERL_FUN_SIZE + i); /* boxed word 0 is the header */ }
+
+/*
+ * The tester's stack, bottom up: the initial continuation pointer (erl_create_process:
+ * stop = hend - CP_SIZE), '-tester/2-fun-2-'/6's frame, tester_body's return address and
+ * frame (its y3 is Data until the passes' fun holds it, y1 the persistent-term key, y0 the
+ * table), the comprehension's return address; then per pass k, at 12 + 2k, the
+ * comprehension's frame (y3 the passes' fun) and after the pass its one slot (the pass's
+ * {Test, Us}) and the next call's return address.
+ */
+enum {
+    SLOT_BODY = 4,          /* tester_body's frame: slots 4..10, y6 first */
+    SLOT_DATA = SLOT_BODY + 3,  /* y3 */
+    SLOT_PTKEY = SLOT_BODY + 5, /* y1 */
+    SLOT_TABLE = SLOT_BODY + 6, /* y0 */
+    SLOT_LC = 12,               /* pass 0's comprehension frame */
+};
+static size_t lc_slot(int k) { return SLOT_LC + 2 * (size_t)k; }
+static tc_term passes_fun(world *w) { return *bottom(w->tester, lc_slot(w->pass) + 1); }
+/* Fun env: [N, Data, PtKey, S, T] ('-tester_body/6-fun-9-'s arguments after the kind). */
+static tc_term tester_data(world *w)
+{
+    return w->pass < 0 ? *bottom(w->tester, SLOT_DATA) : fun_env(passes_fun(w), 1);
+}
+static tc_term server_data(tc_proc *s) { return *bottom(s, 1); }
+
+/* A light BIF (the JIT's call_light_bif) that allocates `words` on the caller's heap with
+ * HAlloc and returns through the GC-after-BIF test; the result is those words or `res`. */
+static tc_result light_bif(tc_proc *p, size_t words, tc_term *res)
+{
+    tc_heapfrag *entry = tc_proc_bif_enter(p);
+    if (words) {
+        tc_term e[8] = {0};
+        for (size_t i = 0; i < words - 1; i++)
+            e[i] = tc_make_small(0);
+        tc_term t = tc_term_tuple(tc_proc_alloc(p), e, words - 1);
+        if (t == TC_NON_VALUE)
+            return TC_ENOMEM;
+        *res = t;
+    }
+    return tc_proc_bif_return_maybe_gc(p, entry, res);
+}
+
+/* ---- the meter and the marks ---- */
+
+/* eptest:meter/2: reads the counters when a mark arrives (the model: the snapshot that opens
+ * or closes a pass), then answers {self(), marked}. Its own heap is not traced. */
+static tc_step meter_step(tc_task *t)
+{
+    world *w = t->state;
+    tc_term req;
+    if (!tc_sched_receive(t, &req))
+        return TC_STEP_WAIT;
+    w->snap[w->nsnap < 2 ? w->nsnap : 1] = take(w, w->server);
+    w->nsnap++;
+    tc_result r = tc_proc_test_heap_maybe_gc(t->proc, 3);
+    if (r == TC_OK)
+        r = send_pair(w, t->proc, w->tester_task, tc_make_pid(2, 0), w->marked_atom, NULL);
+    return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
+}
+
+typedef struct mark_state {
+    world *w;
+    int test;
+    bool after, sent, trapped;
+} mark_state;
+
+/* eptest:mark/2: {allocate_heap,1,3,2}, Meter ! {self(), S}, then receive {Meter, marked}. The
+ * reply opens the phase (VM: gctrace.erl places GCs by the tester's receive events). */
+static tc_step mark_step(tc_task *t)
+{
+    mark_state *st = t->state;
+    tc_proc *p = t->proc;
+    if (!st->sent) {
+        tc_result r = allocate(p, fw(TC_EP_F_MARK), 3);
+        tc_term msg = TC_NIL;
+        if (r == TC_OK)
+            r = send_pair(st->w, p, st->w->meter_task, tc_make_pid(0, 0), tc_make_pid(1, 0), &msg);
+        tc_sched_bump(t, 1); /* the send's own reduction (the step's is mark/2's call) */
+        if (r == TC_OK)
+            r = trap_if_spent(t, msg, &st->trapped);
+        if (r != TC_OK)
+            return fail(t, r);
+        st->sent = true;
+        return TC_STEP_CONTINUE;
+    }
+    untrap(t, &st->trapped);
+    tc_term reply;
+    if (!tc_sched_loop_rec(t, &reply))
+        return TC_STEP_WAIT;
+    tc_sched_remove_message(t);
+    enter(st->w, st->test, st->after);
+    tc_proc_pop(p, fw(TC_EP_F_MARK));
+    return TC_STEP_DONE;
+}
+
+/* The tester's code from here to `fn`'s end runs as a task that goes on with the tester's
+ * slice (no schedule-in: it is the running process), which is carried to the next. */
+static tc_result run_tester(world *w, tc_task_fn fn, void *state)
+{
+    tc_task task;
+    w->tester_task = &task;
+    tc_sched_spawn_running(&w->sched, &task, w->tester, fn, state, w->tester_reds);
+    tc_result r = tc_sched_run(&w->sched);
+    w->tester_reds = task.reds_left;
+    w->tester_task = NULL;
+    return r;
+}
+
+/* The reductions of the tester's straight-line code: a call's and a light BIF's one each. */
+static void spend(world *w, int64_t reds) { w->tester_reds -= reds; }
+
+/* A call to mark/2 from pass/4: its return address, the exchange with the meter, the return. */
+static tc_result mark(world *w, int test, bool after)
+{
+    tc_result r = tc_proc_push_cp(w->tester);
+    if (r != TC_OK)
+        return r;
+    mark_state st = {.w = w, .test = test, .after = after};
+    r = run_tester(w, mark_step, &st);
+    if (r == TC_OK)
+        tc_proc_pop(w->tester, 1);
+    return r;
+}
+
+/* ---- the server: one for the tester's whole life ---- */
+
+typedef struct server_state {
+    world *w;
+    long requests;
+    bool framed, reply_pending, stopped, started, trapped;
+    tc_term spawn_data; /* Data as spawn copied it, until the first run puts it in y0 */
+} server_state;
+
+/*
+ * eptest:server/1: allocate 1 (Data in y0), receive {From, get} -> test_heap 3 (inside the
+ * receive: a GC there is delayed, proc.h tc_proc_set_delay_gc), remove_message, From !
+ * {self(), Data}, server(Data) (deallocate and call). A delayed GC took the slice: the send
+ * (a light BIF, `dec FCALLS; jle yield`) yields first and the GC runs at the schedule-in, the
+ * reply live in the send's argument registers.
+ */
+static tc_step ep_server_step(tc_task *t)
+{
+    server_state *st = t->state;
+    tc_proc *p = t->proc;
+    tc_result r = TC_OK;
+    untrap(t, &st->trapped);
+    if (!st->reply_pending) {
+        if (!st->framed) {
+            tc_term data = st->started ? *bottom(p, 1) : st->spawn_data;
+            if (st->started)
+                tc_proc_pop(p, 1);
+            st->started = true;
+            tc_proc_x(p)[0] = data;
+            tc_proc_set_arity(p, 1);
+            if ((r = tc_proc_test_heap_maybe_gc(p, fw(TC_EP_F_SERVER))) == TC_OK)
+                r = tc_proc_push_maybe_gc(p, tc_proc_x(p)[0]);
+            tc_proc_set_arity(p, 0);
+            if (r != TC_OK)
+                return fail(t, r);
+            st->framed = true;
+        }
+        tc_term req;
+        if (!tc_sched_loop_rec(t, &req))
+            return TC_STEP_WAIT;
+        if (tc_is_atom(req)) { /* stop */
+            tc_sched_remove_message(t);
+            st->stopped = true;
+            return TC_STEP_DONE;
+        }
+        st->requests++;
+        st->w->at[TC_EP_SERVER] = (tc_ep_where){.test = TC_EP_PROC1 + (int)((st->requests - 1) / st->w->cfg->iterations),
+                                                .op = (st->requests - 1) % st->w->cfg->iterations + 1};
+        tc_proc_x(p)[0] = req;
+        tc_proc_set_arity(p, 1);
+        r = tc_proc_test_heap_maybe_gc(p, 3);
+        tc_proc_set_arity(p, 0);
+        if (r != TC_OK)
+            return fail(t, r);
+        tc_sched_remove_message(t);
+        tc_term e[2] = {tc_make_pid(1, 0), server_data(p)};
+        tc_proc_x(p)[0] = tc_make_pid(0, 0);
+        tc_proc_x(p)[1] = tc_term_tuple(tc_proc_alloc(p), e, 2);
+        if (tc_proc_x(p)[1] == TC_NON_VALUE)
+            return fail(t, TC_ENOMEM);
+        st->reply_pending = true;
+        if (tc_proc_yield_requested(p)) {
+            tc_proc_set_arity(p, 2);
+            return TC_STEP_YIELD;
+        }
+    }
+    tc_proc_set_arity(p, 0);
+    tc_term msg = tc_proc_x(p)[1];
+    r = tc_send_maybe_gc(p, st->w->tester_task->proc, &msg, tc_sched_is_running(st->w->tester_task), &st->w->copy);
+    if (r != TC_OK)
+        return fail(t, r);
+    tc_sched_wake(st->w->tester_task);
+    st->reply_pending = false;
+    st->framed = false; /* call_last: the frame goes, server/1's entry allocates it again */
+    if ((r = trap_if_spent(t, msg, &st->trapped)) != TC_OK)
+        return fail(t, r);
+    tc_sched_bump(t, 1);
+    return TC_STEP_CONTINUE;
+}
+
+/* ---- the passes' loops ---- */
+
+typedef struct ep_loop_state {
+    world *w;
+    loop_op op; /* OP_PROC: call_loop */
+    const tc_copy_literal_area *pt;
+    long i, n;
+    bool awaiting, trapped;
+} ep_loop_state;
+
+/* call_loop/2: allocate_heap 2,3 (the frame and {self(), get}), S ! {self(), get}, receive
+ * {S, _} (loop_rec, remove_message), call_loop(S, N - 1) (the frame goes first). */
+static tc_step ep_client_step(tc_task *t)
+{
+    ep_loop_state *st = t->state;
+    tc_proc *p = t->proc;
+    if (st->awaiting) {
+        untrap(t, &st->trapped);
+        tc_term reply;
+        if (!tc_sched_loop_rec(t, &reply))
+            return TC_STEP_WAIT;
+        tc_sched_remove_message(t);
+        st->awaiting = false;
+        st->i++;
+        st->w->at[TC_EP_TESTER].op = st->i + 1;
+        tc_proc_pop(p, fw(TC_EP_F_CALL_LOOP));
+        return TC_STEP_CONTINUE;
+    }
+    if (st->i == st->n)
+        return TC_STEP_DONE;
+    tc_result r = allocate(p, fw(TC_EP_F_CALL_LOOP), 3);
+    tc_term msg = TC_NIL;
+    if (r == TC_OK)
+        r = send_pair(st->w, p, st->w->server_task, tc_make_pid(0, 0), st->w->get_atom, &msg);
+    if (r == TC_OK)
+        r = trap_if_spent(t, msg, &st->trapped);
+    if (r != TC_OK)
+        return fail(t, r);
+    st->awaiting = true;
+    return TC_STEP_CONTINUE;
+}
+
+/* insert_loop/4 (allocate_heap 4,3: the frame and {I, Data}; ets:insert), lookup_loop/3
+ * (allocate 3; ets:lookup, its result dropped), empty_loop/1 (no frame), pt_loop/2
+ * (allocate 2; persistent_term:get): each a light BIF and its GC test, then the tail call. */
+static tc_step ep_loop_step(tc_task *t)
+{
+    ep_loop_state *st = t->state;
+    world *w = st->w;
+    tc_proc *p = t->proc;
+    if (st->i == st->n)
+        return TC_STEP_DONE;
+    st->i++;
+    w->at[TC_EP_TESTER].op = st->i;
+    tc_result r = TC_OK;
+    unsigned frame = 0;
+    if (st->op == OP_INSERT) {
+        frame = fw(TC_EP_F_INSERT_LOOP);
+        r = allocate(p, frame, 3);
+        if (r == TC_OK) {
+            tc_term e[2] = {tc_make_small(st->i), tester_data(w)};
+            tc_heapfrag *entry = tc_proc_bif_enter(p);
+            tc_term obj = tc_term_tuple(tc_proc_alloc(p), e, 2), res = TC_NIL;
+            r = tc_ets_insert(w->work_table, obj, &w->copy);
+            if (r == TC_OK)
+                r = tc_proc_bif_return_maybe_gc(p, entry, &res);
+        }
+    } else if (st->op == OP_LOOKUP) {
+        frame = fw(TC_EP_F_LOOKUP_LOOP);
+        r = allocate(p, frame, 0);
+        tc_term key = tc_make_small(w->cfg->hot_key ? 1 : st->i), res;
+        tc_heapfrag *entry = tc_proc_bif_enter(p);
+        if (r == TC_OK)
+            r = tc_ets_lookup(w->work_table, key, tc_proc_alloc(p), &res, &w->copy);
+        if (r == TC_OK)
+            r = tc_proc_bif_return_maybe_gc(p, entry, &res);
+        if (r == TC_OK && w->cfg->keep_result) {
+            tc_proc_x(p)[0] = res;
+            tc_proc_set_arity(p, 1);
+        }
+    } else if (st->op == OP_PT_GET) {
+        frame = fw(TC_EP_F_PT_LOOP);
+        r = allocate(p, frame, 0);
+        tc_heapfrag *entry = tc_proc_bif_enter(p);
+        tc_term res;
+        if (r == TC_OK)
+            r = tc_copy_literal_get(st->pt, w->get_atom, &res);
+        if (r == TC_OK)
+            r = tc_proc_bif_return_maybe_gc(p, entry, &res);
+    }
+    if (st->op != OP_EMPTY)
+        tc_sched_bump(t, 1); /* the BIF, then the loop's call */
+    if (r == TC_OK)
+        tc_proc_pop(p, frame);
+    return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
+}
+
+/*
+ * One pass as pass/4 runs it, from the comprehension's frame k: the loop fun (fun-9), pass/4's
+ * frame, the opening mark, timer:tc (its frame, call_fun), the loop on its own stack, tc's
+ * {Time, Val}, the closing mark and {Test, Us}; the comprehension keeps that result.
+ */
+static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_ep_counts *c)
+{
+    tc_proc *p = w->tester;
+    static const int fun_of[TC_EP_TESTS] = {TC_EP_F_FUN_PROC, TC_EP_F_FUN_PROC, TC_EP_F_FUN_PROC, TC_EP_F_FUN_INSERT,
+                                            TC_EP_F_FUN_OVERWRITE, TC_EP_F_FUN_LOOKUP, TC_EP_F_FUN_EMPTY, TC_EP_F_FUN_PT};
+    w->pass = test;
+    /* the comprehension: allocate 5 with Passes (a literal), Meter, Fun and S live */
+    tc_term fun = w->pending_fun;
+    tc_proc_x(p)[0] = fun;
+    tc_proc_set_arity(p, 1);
+    tc_result r = allocate(p, fw(TC_EP_F_LC), 0);
+    fun = tc_proc_x(p)[0];
+    tc_proc_set_arity(p, 0);
+    if (r != TC_OK)
+        return r;
+    *bottom(p, lc_slot(test) + 1) = fun;
+    /* kind/1 (no frame), then call_fun2 of fun-9: test_heap for the loop's fun, built */
+    unsigned env = fw(fun_of[test]);
+    spend(w, 3); /* the comprehension's, kind/1's and fun-9's entries */
+    if ((r = tc_proc_push_cp(p)) == TC_OK)
+        r = tc_proc_test_heap_maybe_gc(p, ERL_FUN_SIZE + env);
+    tc_term loop_fun = TC_NON_VALUE;
+    if (r == TC_OK) {
+        tc_term fenv[3] = {tc_make_small(w->cfg->iterations), tester_data(w), TC_NIL};
+        loop_fun = make_fun(p, fenv, env);
+        tc_proc_pop(p, 1);
+        if (loop_fun == TC_NON_VALUE)
+            r = TC_ENOMEM;
+    }
+    if (r != TC_OK)
+        return r;
+    tc_proc_pop(p, fw(TC_EP_F_LC_TRIM_PASS));
+    /* pass/4: its return address, allocate 4 with the loop fun live in x1 */
+    tc_proc_x(p)[0] = loop_fun;
+    tc_proc_set_arity(p, 1);
+    spend(w, 1); /* pass/4's entry */
+    if ((r = tc_proc_push_cp(p)) == TC_OK)
+        r = allocate(p, fw(TC_EP_F_PASS), 0);
+    size_t pass_f = tc_proc_stack_size(p) - 3; /* y2 from the bottom */
+    *bottom(p, pass_f) = tc_proc_x(p)[0];
+    tc_proc_set_arity(p, 0);
+    if (r == TC_OK)
+        r = mark(w, test, false);
+    if (r != TC_OK)
+        return r;
+    /* timer:tc(F): F leaves pass's frame for x0; tc's return address and allocate 2 (F in y1) */
+    tc_proc_x(p)[0] = *bottom(p, pass_f);
+    *bottom(p, pass_f) = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    if ((r = tc_proc_push_cp(p)) == TC_OK)
+        r = allocate(p, fw(TC_EP_F_TC), 0);
+    tc_proc_set_arity(p, 0);
+    spend(w, 2); /* timer:tc's entry and monotonic_time; call_fun's is the loop's first step */
+    tc_term none = TC_NIL;
+    if (r == TC_OK)
+        r = light_bif(p, 0, &none); /* erlang:monotonic_time/0 */
+    if (r == TC_OK)
+        r = tc_proc_push_cp(p); /* call_fun: F is dead once its environment is in the registers */
+    if (r != TC_OK)
+        return r;
+    hook(w, test, true);
+    ep_loop_state st = {.w = w, .pt = pt, .n = w->cfg->iterations,
+                        .op = test <= TC_EP_PROC3 ? OP_PROC : test == TC_EP_INSERT || test == TC_EP_OVERWRITE ? OP_INSERT
+                            : test == TC_EP_LOOKUP ? OP_LOOKUP : test == TC_EP_EMPTY ? OP_EMPTY : OP_PT_GET};
+    r = run_tester(w, st.op == OP_PROC ? ep_client_step : ep_loop_step, &st);
+    hook(w, test, false);
+    tc_proc_set_arity(p, 0); /* a kept result dies with the loop */
+    if (r != TC_OK)
+        return r;
+    /* back in tc: monotonic_time, trim 1, convert_time_unit, test_heap 3 for {Time, Val} */
+    tc_proc_pop(p, 1);
+    spend(w, 2);
+    if ((r = light_bif(p, 0, &none)) != TC_OK)
+        return r;
+    tc_proc_pop(p, fw(TC_EP_F_TC_TRIM));
+    if ((r = light_bif(p, 0, &none)) != TC_OK)
+        return r;
+    if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
+        return r;
+    tc_term tv[2] = {tc_make_small(1), TC_NIL};
+    if (tc_term_tuple(tc_proc_alloc(p), tv, 2) == TC_NON_VALUE)
+        return TC_ENOMEM;
+    tc_proc_pop(p, fw(TC_EP_F_TC) - fw(TC_EP_F_TC_TRIM) + 1); /* deallocate, return */
+    /* pass: trim 2, the closing mark, {Test, Us} */
+    tc_proc_pop(p, fw(TC_EP_F_PASS_TRIM));
+    if ((r = mark(w, test, true)) != TC_OK)
+        return r;
+    if (w->nsnap >= 2)
+        *c = tc__ep_diff(&w->snap[0], &w->snap[1]);
+    w->nsnap = 0;
+    if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
+        return r;
+    tc_term res[2] = {tc_make_small(test), tc_make_small(1)}; /* {Test, Us}: an atom and a small */
+    tc_term result = tc_term_tuple(tc_proc_alloc(p), res, 2);
+    if (result == TC_NON_VALUE)
+        return TC_ENOMEM;
+    tc_proc_pop(p, fw(TC_EP_F_PASS) - fw(TC_EP_F_PASS_TRIM) + 1); /* deallocate, return */
+    /* the comprehension: the result in its deepest slot, trim 3, the next call's return address */
+    w->pending_fun = *bottom(p, lc_slot(test) + 1);
+    *bottom(p, lc_slot(test)) = result;
+    tc_proc_pop(p, fw(TC_EP_F_LC_TRIM_AFTER));
+    r = tc_proc_push_cp(p);
+    return r == TC_OK ? check_heap(w, p) : r;
+}
+
+
+/* A call's reduction at the callee's entry (the JIT's i_test_yield: `dec FCALLS; jle`): when the
+ * slice is spent the tester yields there, its frames on the stack and `live` x registers
+ * (the arguments) live, and collects at the schedule-in if a GC is desired. */
+static tc_result entry(void *ctx, unsigned live)
+{
+    world *w = ctx;
+    tc_proc *p = w->tester;
+    w->tester_reds -= 1 + tc_proc_take_reds(p); /* and what the GCs since cost (BUMP_REDS) */
+    if (w->tester_reds > 0)
+        return TC_OK;
+    unsigned was = tc_proc_arity(p);
+    tc_proc_set_arity(p, live);
+    (void)tc_proc_take_reds(p);
+    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+    tc_proc_set_arity(p, was);
+    w->tester_reds = tc_proc_policy(p)->context_reds - tc_proc_take_reds(p);
+    w->sched.stats.switches++;
+    return r;
+}
+
+/* The GC costs the runtime charged the tester (BUMP_REDS) come off its slice. */
+static void charged(world *w) { w->tester_reds -= tc_proc_take_reds(w->tester); }
+
+/* A guard BIF's HAlloc as an allocator (tc_proc_halloc_frag). */
+typedef struct frag_alloc {
+    tc_alloc iface;
+    tc_proc *p;
+} frag_alloc;
+static tc_term *frag_words(tc_alloc *self, size_t words) { return tc_proc_halloc_frag(((frag_alloc *)self)->p, words); }
+
+/*
+ * eptest.erl's payload comprehensions (erlc -S '-payload/2-lc$^0/1-0-' floats, '-lc$^2/1-1-'
+ * strings, '-lc$^3/1-2-' the map's pairs), which payload/2 tail-calls after lists:seq:
+ * body-recursive, each level an `allocate 1` (one heap test, the live registers its roots)
+ * keeping its element in y0 under the next call's return address, 2 stack words per element.
+ * Going down, floats makes float(X) first (the guard BIF float_1, erl_bif_guard.c: HAlloc of
+ * FLOAT_SIZE_OBJECT, no GC) and strings calls integer_to_list/1 (a light BIF: its digits'
+ * list by HAlloc, then the GC-after-BIF test); coming back up each level conses its y0
+ * (test_heap 2, live 1; the map's pairs {I, I} and cons, test_heap 5), deallocates and
+ * returns. x0 holds lists:seq's list on entry and the result on return.
+ */
+static tc_result build_lc(world *w, tc_ep_shape sh, long len)
+{
+    tc_proc *p = w->tester;
+    tc_term *x = tc_proc_x(p);
+    tc_result r = TC_OK;
+    for (long i = 1; i <= len && r == TC_OK; i++) {
+        tc_proc_set_arity(p, 1);
+        if ((r = entry(w, 1)) != TC_OK)
+            break;
+        tc_term hd = tc_car(x[0]);
+        if (sh == TC_EP_FLOATS) {
+            frag_alloc fa = {{frag_words, tc_proc_offheap(p), NULL}, p};
+            x[1] = tc_term_float(&fa.iface, (double)tc_small_val(hd));
+            x[0] = tc_cdr(x[0]);
+            tc_proc_set_arity(p, 2);
+            if (x[1] == TC_NON_VALUE)
+                return TC_ENOMEM;
+            if ((r = allocate(p, 1, 0)) == TC_OK)
+                *tc_proc_stack_slot(p, 0) = x[1];
+        } else if (sh == TC_EP_STRINGS) {
+            if ((r = allocate(p, 1, 0)) != TC_OK)
+                break;
+            *tc_proc_stack_slot(p, 0) = tc_cdr(x[0]);
+            char digits[24];
+            int n = snprintf(digits, sizeof digits, "%ld", (long)tc_small_val(tc_car(x[0])));
+            tc_term chars[24];
+            for (int k = 0; k < n; k++)
+                chars[k] = tc_make_small(digits[k]);
+            w->tester_reds -= 1; /* the light BIF's reduction */
+            tc_heapfrag *fentry = tc_proc_bif_enter(p);
+            x[0] = tc_term_list(tc_proc_alloc(p), chars, (size_t)n, TC_NIL);
+            if (x[0] == TC_NON_VALUE)
+                return TC_ENOMEM;
+            r = tc_proc_bif_return_maybe_gc(p, fentry, &x[0]);
+            charged(w);
+            tc_term t = *tc_proc_stack_slot(p, 0); /* swap: y0 the string, x0 the tail */
+            *tc_proc_stack_slot(p, 0) = x[0];
+            x[0] = t;
+        } else { /* map: the key in y0 */
+            if ((r = allocate(p, 1, 0)) != TC_OK)
+                break;
+            *tc_proc_stack_slot(p, 0) = tc_car(x[0]);
+            x[0] = tc_cdr(x[0]);
+        }
+        charged(w);
+        if (r == TC_OK)
+            r = tc_proc_push_cp(p);
+    }
+    if (r != TC_OK)
+        return r;
+    /* the innermost call meets [] and returns it; then each level conses its y0 */
+    if ((r = entry(w, 1)) != TC_OK)
+        return r;
+    x[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (long i = len; i >= 1 && r == TC_OK; i--) {
+        tc_proc_pop(p, 1); /* the return address of the level below */
+        unsigned need = sh == TC_EP_MAP ? 5 : 2;
+        if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
+            break;
+        charged(w);
+        tc_term e = *tc_proc_stack_slot(p, 0);
+        if (sh == TC_EP_MAP) {
+            tc_term kv[2] = {e, e};
+            e = tc_term_tuple(tc_proc_alloc(p), kv, 2);
+        }
+        x[0] = e == TC_NON_VALUE ? TC_NON_VALUE : tc_term_cons(tc_proc_alloc(p), e, x[0]);
+        if (x[0] == TC_NON_VALUE)
+            return TC_ENOMEM;
+        tc_proc_pop(p, 1); /* deallocate */
+    }
+    return r;
+}
+
+/* payload/2, called from tester_body (its return address pushed), Data left in x0: ints
+ * tail-calls lists:seq; the others make `allocate 0` and call lists:seq (call_ext: a return
+ * address), then tuple tail-calls list_to_tuple (call_ext_last: call_light_bif, deallocate,
+ * return), floats and strings tail-call their comprehension (call_last), map calls its
+ * comprehension (call) and tail-calls maps:from_list, whose map the model copies whole (the
+ * BIF's own allocation). nested and binary are built as build_elements and place_x0 say. */
+static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_copy)
+{
+    tc_proc *p = w->tester;
+    tc_result r;
+    if (sh == TC_EP_INTS)
+        return build_seq_calls(p, len, entry, w);
+    if (sh == TC_EP_NESTED)
+        return build_elements(p, sh, len);
+    if (sh == TC_EP_BINARY)
+        return place_x0(p, arena_copy);
+    if ((r = allocate(p, fw(TC_EP_F_PAYLOAD), 0)) != TC_OK || (r = tc_proc_push_cp(p)) != TC_OK)
+        return r;
+    r = build_seq_calls(p, len, entry, w);
+    charged(w);
+    tc_proc_pop(p, 1);
+    if (r != TC_OK)
+        return r;
+    if (sh == TC_EP_TUPLE)
+        return seq_to_tuple(p, len);
+    if (sh != TC_EP_MAP)
+        return build_lc(w, sh, len); /* call_last: payload's frame is gone */
+    /* map: `call` the comprehension (a return address), then maps:from_list (call_ext_last) */
+    if ((r = tc_proc_push_cp(p)) != TC_OK || (r = build_lc(w, sh, len)) != TC_OK)
+        return r;
+    tc_proc_pop(p, 1);
+    tc_heapfrag *fentry = tc_proc_bif_enter(p);
+    uint64_t words;
+    if ((r = tc_term_flat_size(arena_copy, &words)) != TC_OK)
+        return r;
+    tc_term *hp = tc_proc_halloc(p, (size_t)words);
+    if (!hp)
+        return TC_ENOMEM;
+    tc_proc_x(p)[0] = tc_copy_struct_fill(arena_copy, hp, words, tc_proc_offheap(p), NULL);
+    return tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0]);
+}
+
+static tc_result tester_runs_others(world *w);
+
+static tc_step yield_step(tc_task *t)
+{
+    (void)t;
+    return TC_STEP_DONE;
+}
+
+/* The rest of the scheduler's queue runs (the server's first steps), then the tester comes
+ * back in: persistent_term:put suspends the caller until thread progress
+ * (erl_bif_persistent.c suspend_updater, ERTS_BIF_YIELD_RETURN: a trap, so the light BIF's
+ * return address stays on the stack through the schedule-in and its GC). */
+static tc_result tester_yields(world *w)
+{
+    tc_result r = tc_proc_push_cp(w->tester);
+    if (r != TC_OK)
+        return r;
+    r = tester_runs_others(w);
+    tc_proc_pop(w->tester, 1);
+    return r;
+}
+
+/* The tester gives up its slice and the queue runs until it is back (the server's stop). */
+static tc_result tester_runs_others(world *w)
+{
+    tc_task task;
+    w->tester_task = &task;
+    tc_sched_spawn(&w->sched, &task, w->tester, yield_step, NULL);
+    tc_result r = tc_sched_run(&w->sched);
+    w->tester_reds = task.reds_left;
+    w->tester_task = NULL;
+    return r;
+}
+
+/*
+ * Where the model still differs from the VM's +S 1:1 trace of this tester (tracediff.sh
+ * --tester; each found at a few lengths of the grid, not modelled yet):
+ * - a pass's last GC when the tester resumes from erl_send's yield-return: the VM collects
+ *   with the trap's return address and the continuation's (erlang:bif_return_trap/2, a BIF run
+ *   through call_bif_shared) on the stack, the model at the next mark's schedule-in (ints
+ *   2000, tuple 500: stack 29 / 20, one 3-word request less live);
+ * - a reply that arrived while the tester was scheduled out: the VM counts and moves only the
+ *   messages it has fetched into its private queue (erts_proc_sig_fetch at a GC after a BIF or
+ *   a heap test, not at a schedule-in GC), the model every queued one (ints 20000, floats
+ *   10000, strings 5000: mbuf_size twice the VM's);
+ * - the lookup loop's slice ends between its GCs at a few lengths (ints 500 op 534, 3000 op
+ *   46): a reduction count not yet found;
+ * - maps:from_list builds its map in several HAllocs, part on the heap (map: the model copies
+ *   it in one).
+ */
+/*
+ * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a
+ * cons, the fun of 7 free variables; the tail is a literal), tester_body/6 (the payload, the
+ * server spawned with Data, ets:new, the persistent-term key and put, the passes' fun), the
+ * comprehension over the passes, and its end (the results' list, S ! stop). The meter stands
+ * for eptest:meter/2: the counters are read when a mark reaches it.
+ */
+static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out, tc_term payload,
+                         tc_ep_counts out[TC_EP_TESTS])
+{
+    const tc_ep_config *cfg = w->cfg;
+    tc_result r;
+    server_state ss = {.w = w};
+    w->work_table = table;
+    w->pass = -1;
+    w->tester_reds = cfg->policy.context_reds;
+    /* the meter: an untraced process waiting for marks */
+    if ((r = tc_proc_new(w->mem, &cfg->policy, &w->meter)) != TC_OK)
+        return r;
+    w->meter_task = &w->meter_t;
+    tc_sched_spawn(&w->sched, w->meter_task, w->meter, meter_step, w);
+    /* the tester, its spawn arguments and the frames down to payload/2 */
+    uint64_t spawn_words = 2 + ERL_FUN_SIZE + fw(TC_EP_F_FUN_TESTER);
+    if ((r = tc_proc_spawn(w->mem, &cfg->policy, spawn_words, &w->tester)) != TC_OK)
+        return r;
+    traced(w, w->tester);
+    tc_proc *p = w->tester;
+    tc_term *hp = tc_proc_halloc(p, spawn_words);
+    if (!hp)
+        return TC_ENOMEM;
+    for (uint64_t i = 0; i < spawn_words; i++)
+        hp[i] = TC_NIL;
+    if ((r = tc_proc_push_cp(p)) != TC_OK || (r = allocate(p, fw(TC_EP_F_TESTER_FUN), 0)) != TC_OK ||
+        (r = tc_proc_push_cp(p)) != TC_OK || (r = allocate(p, fw(TC_EP_F_TESTER_BODY), 0)) != TC_OK ||
+        (r = tc_proc_push_cp(p)) != TC_OK)
+        return r;
+    /* the calls so far, a reduction each: beam_run_process's apply (i_apply_only), erlang:apply/2,
+     * the fun, tester_body/6, payload/2, lists:seq/2 */
+    spend(w, 6);
+    r = cfg->payload != TC_NON_VALUE ? place_x0(p, cfg->payload) : ep_payload(w, cfg->shape, cfg->len, payload);
+    if (r != TC_OK)
+        return r;
+    tc_proc_pop(p, 1);
+    *bottom(p, SLOT_DATA) = tc_proc_x(p)[0];
+    /* the server's fun (test_heap 1 word + 1 fun, Data live), erlang:spawn_link/1's
+     * [F | [[]]] (test_heap 2), and the server spawned with a heap for them */
+    tc_proc_set_arity(p, 0);
+    if ((r = tc_proc_test_heap_maybe_gc(p, ERL_FUN_SIZE + fw(TC_EP_F_FUN_SERVER))) != TC_OK)
+        return r;
+    tc_term data = *bottom(p, SLOT_DATA);
+    tc_proc_x(p)[0] = make_fun(p, &data, fw(TC_EP_F_FUN_SERVER));
+    tc_proc_set_arity(p, 1);
+    if (tc_proc_x(p)[0] == TC_NON_VALUE)
+        return TC_ENOMEM;
+    if ((r = tc_proc_push_cp(p)) != TC_OK || (r = tc_proc_test_heap_maybe_gc(p, 2)) != TC_OK)
+        return r;
+    tc_term args = tc_term_cons(tc_proc_alloc(p), tc_proc_x(p)[0], TC_NIL);
+    uint64_t arg_words = 0;
+    if (args == TC_NON_VALUE)
+        return TC_ENOMEM;
+    if ((r = tc_term_flat_size(args, &arg_words)) != TC_OK)
+        return r;
+    tc_policy sp = cfg->policy, preset;
+    if (tc_policy_preset(sp.name, &preset) == TC_OK)
+        sp.min_heap_size = preset.min_heap_size; /* the server is spawned with no options */
+    if ((r = tc_proc_spawn(w->mem, &sp, arg_words, &w->server)) != TC_OK)
+        return r;
+    traced(w, w->server);
+    tc_term sargs;
+    if ((r = tc_proc_copy_in(w->server, args, arg_words, &sargs)) != TC_OK || (r = tc_proc_push_cp(w->server)) != TC_OK)
+        return r;
+    tc_term sfun = tc_car(sargs);
+    tc_term sdata = fun_env(sfun, 0);
+    w->server_task = &w->server_t;
+    tc_sched_spawn(&w->sched, w->server_task, w->server, ep_server_step, &ss);
+    ss.spawn_data = sdata;
+    tc_proc_pop(p, 1);
+    tc_proc_set_arity(p, 0);
+    /* ets:new: its table's magic reference (y0), the key {eptest, self()} (test_heap 3, the
+     * table live; y1), persistent_term:put (its state's magic reference, then the yield) */
+    tc_term tab = TC_NIL;
+    if ((r = light_bif(p, MAGIC_REF_WORDS, &tab)) != TC_OK)
+        return r;
+    tc_proc_x(p)[0] = tab;
+    tc_proc_set_arity(p, 1);
+    if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
+        return r;
+    tc_term key[2] = {w->get_atom, tc_make_pid(0, 0)};
+    tc_term ptkey = tc_term_tuple(tc_proc_alloc(p), key, 2);
+    if (ptkey == TC_NON_VALUE)
+        return TC_ENOMEM;
+    *bottom(p, SLOT_PTKEY) = ptkey;
+    *bottom(p, SLOT_TABLE) = tc_proc_x(p)[0];
+    tc_proc_set_arity(p, 0);
+    tc_term state = TC_NIL;
+    if ((r = light_bif(p, MAGIC_REF_WORDS, &state)) != TC_OK)
+        return r;
+    uint64_t dwords = 0;
+    if ((r = tc_term_shared_size(*bottom(p, SLOT_DATA), &dwords)) != TC_OK)
+        return r;
+    if (!(*pt_out = tc_copy_literal_area_new((size_t)dwords + 16)))
+        return TC_ENOMEM;
+    if ((r = tc_copy_literal_put(*pt_out, w->get_atom, *bottom(p, SLOT_DATA), NULL)) != TC_OK)
+        return r;
+    if ((r = tester_yields(w)) != TC_OK)
+        return r;
+    /* the passes' fun (test_heap 5 words + 1 fun): N, Data, PtKey, S, T; y3..y6 die */
+    if ((r = tc_proc_test_heap_maybe_gc(p, ERL_FUN_SIZE + fw(TC_EP_F_FUN_PASSES))) != TC_OK)
+        return r;
+    tc_term env[5] = {tc_make_small(cfg->iterations), *bottom(p, SLOT_DATA), *bottom(p, SLOT_PTKEY),
+                      tc_make_pid(1, 0), *bottom(p, SLOT_TABLE)};
+    w->pending_fun = make_fun(p, env, fw(TC_EP_F_FUN_PASSES));
+    if (w->pending_fun == TC_NON_VALUE)
+        return TC_ENOMEM;
+    for (size_t i = SLOT_BODY; i <= SLOT_DATA; i++)
+        *bottom(p, i) = TC_NIL;
+    if ((r = tc_proc_push_cp(p)) != TC_OK)
+        return r;
+    for (int k = 0; k < TC_EP_TESTS && r == TC_OK; k++)
+        r = ep_pass(w, k, *pt_out, &out[k]);
+    if (r != TC_OK)
+        return r;
+    /* lc([]) returns [], then each level conses its result (test_heap 2) and returns */
+    w->pass = -1;
+    tc_proc_pop(p, 1);
+    tc_proc_x(p)[0] = TC_NIL;
+    tc_proc_set_arity(p, 1);
+    for (int k = TC_EP_TESTS - 1; k >= 0 && r == TC_OK; k--) {
+        if ((r = tc_proc_test_heap_maybe_gc(p, 2)) != TC_OK)
+            break;
+        tc_proc_x(p)[0] = tc_term_cons(tc_proc_alloc(p), *tc_proc_stack_slot(p, 0), tc_proc_x(p)[0]);
+        if (tc_proc_x(p)[0] == TC_NON_VALUE)
+            r = TC_ENOMEM;
+        tc_proc_pop(p, 2);
+    }
+    /* S ! stop: the server leaves its loop */
+    tc_term stop = w->get_atom;
+    if (r == TC_OK)
+        r = tc_send_maybe_gc(p, w->server, &stop, false, &w->copy);
+    if (r == TC_OK) {
+        tc_sched_wake(w->server_task);
+        r = tester_runs_others(w);
+    }
+    tc_proc_set_arity(p, 0);
+    return r;
+}
+
 tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uint64_t *machine, bool *fits)
 {
     tc_arena *arena = tc_arena_new(0);
@@ -657,7 +1558,19 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     if (!arena || !w.mem)
         goto out;
     tc_sched_init(&w.sched);
-    if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK)
+    if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_atom_intern("marked", 6, &w.marked_atom)) != TC_OK)
+        goto out;
+    if (cfg->policy.tester == TC_TESTER_EPTEST_ERL) {
+        payload = TC_NON_VALUE;
+        if (cfg->payload == TC_NON_VALUE)
+            r = tc_ep_build_payload(tc_arena_alloc(arena), cfg->shape, cfg->len, &payload);
+        if (r == TC_OK && (r = tc_ets_new(&eo, &table)) == TC_OK)
+            w.table = table;
+        if (r == TC_OK)
+            r = ep_life(&w, table, &pt, payload, out);
+        goto out;
+    }
+    if ((r = tc_proc_new(w.mem, &cfg->policy, &w.tester)) != TC_OK)
         goto out;
     traced(&w, w.tester);
     if (cfg->payload != TC_NON_VALUE)
@@ -696,6 +1609,10 @@ out:
     tc_ets_free(table);
     if (w.tester)
         tc_proc_free(w.tester);
+    if (w.server)
+        tc_proc_free(w.server);
+    if (w.meter)
+        tc_proc_free(w.meter);
     tc_mseg_free(w.mem);
     tc_arena_free(arena);
     return r;
@@ -760,4 +1677,6 @@ bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s)
     return on;
 }
 
-const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step, (tc_ep_fn)server_step, (tc_ep_fn)loop_step};
+const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS] = {(tc_ep_fn)client_step,    (tc_ep_fn)server_step,    (tc_ep_fn)loop_step,
+                                                 (tc_ep_fn)ep_client_step, (tc_ep_fn)ep_server_step, (tc_ep_fn)ep_loop_step,
+                                                 (tc_ep_fn)mark_step};

@@ -15,6 +15,18 @@
  * with HAlloc and returns through the era's GC trigger. Each pass is timed as a whole, as
  * the seed's timer:tc does, and counted. A policy's min_heap_size (--min-heap) is the
  * tester's; the server keeps its era's, as eptest.erl's server, spawned without options.
+ *
+ * policy.tester picks the program: seed, the loops above as first modelled; eras_ep_r10b and
+ * eras_ep_r13b (R10B-2's and R13B01's values), eras_ep.erl as those eras compiled it, run by
+ * scenarios/erasep.h; eptest_erl (OTP 25's value), with which the run follows
+ * experiments/beam/eptest.erl as OTP 25's erlc compiles it, frame by frame and word by word (tc_ep_frames, checked against
+ * erlc -S by tests/cli_frames.sh): the tester spawned with its fun, Data built by the
+ * payload's own code, ONE server for its whole life spawned with a heap sized for Data,
+ * ets:new and persistent_term:put before the passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter
+ * process answers (the counters are read when a mark reaches it, as eptest:meter/2 does).
+ * With +S 1:1 the VM's GC trace of this tester is reproduced event for event at most
+ * lengths (experiments/beam/tracediff.sh --tester); what is still missing is listed in
+ * workload.c above ep_life.
  */
 #ifndef TC_SCENARIOS_WORKLOAD_H
 #define TC_SCENARIOS_WORKLOAD_H
@@ -53,10 +65,29 @@ typedef struct tc_ep_where {
 typedef void (*tc_ep_trace_fn)(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
                                const tc_heap_event *ev);
 
+/* One entry of the tester's compiled code (workload.c has the table and says where each
+ * comes from): in Module:Function/Arity, `instr` is "allocate" (the first allocate or
+ * allocate_heap: its stack words), "trimN" (the N-th trim: the words it drops) or
+ * "make_fun3_N" (the N-th make_fun3: its free variables); `words` is that number. */
+typedef struct tc_ep_frame {
+    const char *module, *function;
+    int arity;
+    const char *instr;
+    unsigned words;
+} tc_ep_frame;
+enum {
+    TC_EP_F_TESTER_FUN, TC_EP_F_TESTER_BODY, TC_EP_F_PAYLOAD, TC_EP_F_LC, TC_EP_F_LC_TRIM_PASS,
+    TC_EP_F_LC_TRIM_AFTER, TC_EP_F_PASS, TC_EP_F_PASS_TRIM, TC_EP_F_MARK, TC_EP_F_TC, TC_EP_F_TC_TRIM,
+    TC_EP_F_CALL_LOOP, TC_EP_F_INSERT_LOOP, TC_EP_F_LOOKUP_LOOP, TC_EP_F_PT_LOOP, TC_EP_F_SERVER,
+    TC_EP_F_FUN_TESTER, TC_EP_F_FUN_SERVER, TC_EP_F_FUN_PASSES, TC_EP_F_FUN_PT, TC_EP_F_FUN_PROC,
+    TC_EP_F_FUN_OVERWRITE, TC_EP_F_FUN_LOOKUP, TC_EP_F_FUN_INSERT, TC_EP_F_FUN_EMPTY, TC_EP_FRAMES
+};
+extern const tc_ep_frame tc_ep_frames[TC_EP_FRAMES];
+
 typedef struct tc_ep_config {
     long len, iterations;
     tc_ep_shape shape;
-    tc_policy policy; /* the era's rules, the send path among them */
+    tc_policy policy; /* the era's rules, the send path and the tester among them */
     /* A term of the caller's used as Data instead of the shape's payload (len and shape are
      * then not read): placed on the tester's heap as a spawn argument is, since a user's term
      * has no building expression to replay. It must outlive the run. TC_NON_VALUE (0, what
@@ -154,7 +185,7 @@ bool tc_ep_switch_get(const tc_ep_config *c, const tc_ep_switch *s);
  * steps), for a profiler's phase table (experiments/profiler.h's tc_prof_fn is the same
  * type): static in workload.c, so named there. */
 typedef void (*tc_ep_fn)(void);
-enum { TC_EP_STEP_FNS = 3 };
+enum { TC_EP_STEP_FNS = 7 };
 extern const tc_ep_fn tc_ep_step_fns[TC_EP_STEP_FNS];
 
 TC_END_DECLS

@@ -8,6 +8,8 @@
  * their counts are the expected values.
  */
 #include <check.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "scenarios/workload.h"
 
@@ -61,7 +63,8 @@ START_TEST(r13b_as_r13b01)
 }
 END_TEST
 
-/* The preset's tester is eras_ep's as its era compiled it; the seed's loops stay one field away. */
+/* Each preset's tester is the program its era compiled (eras_ep for the old VMs, eptest.erl for
+ * OTP 25); the seed's loops stay one field away. */
 START_TEST(tester_is_a_policy_field)
 {
     tc_ep_config cfg;
@@ -69,11 +72,39 @@ START_TEST(tester_is_a_policy_field)
     ck_assert_int_eq(cfg.policy.tester, TC_TESTER_ERAS_EP_R10B);
     ck_assert_int_eq(tc_ep_config_for_era("r13b", &cfg), TC_OK);
     ck_assert_int_eq(cfg.policy.tester, TC_TESTER_ERAS_EP_R13B);
-    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
-    ck_assert_int_eq(cfg.policy.tester, TC_TESTER_SEED);
     char err[200];
     ck_assert_int_eq(tc_policy_set(&cfg.policy, "tester=seed", err, sizeof err), TC_OK);
     ck_assert_int_eq(cfg.policy.tester, TC_TESTER_SEED);
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    ck_assert_int_eq(cfg.policy.tester, TC_TESTER_EPTEST_ERL);
+    ck_assert_int_eq(tc_policy_set(&cfg.policy, "tester=seed", err, sizeof err), TC_OK);
+    ck_assert_int_eq(cfg.policy.tester, TC_TESTER_SEED);
+}
+END_TEST
+
+/* Each tester value runs its own program: under one era the four make different schedules (a
+ * value that fell through to another's run would repeat that run's switches pass by pass). */
+START_TEST(each_tester_its_own_program)
+{
+    static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b"};
+    enum { N = sizeof testers / sizeof *testers };
+    uint64_t sw[N][TC_EP_TESTS];
+    for (int k = 0; k < N; k++) {
+        tc_ep_config cfg;
+        ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+        char set[32], err[200];
+        (void)snprintf(set, sizeof set, "tester=%s", testers[k]);
+        ck_assert_int_eq(tc_policy_set(&cfg.policy, set, err, sizeof err), TC_OK);
+        cfg.iterations = 50;
+        tc_ep_counts c[TC_EP_TESTS];
+        ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+        for (int t = 0; t < TC_EP_TESTS; t++)
+            sw[k][t] = c[t].switches;
+    }
+    for (int a = 0; a < N; a++)
+        for (int b = a + 1; b < N; b++)
+            ck_assert_msg(memcmp(sw[a], sw[b], sizeof sw[a]) != 0, "tester=%s and tester=%s: the same switches",
+                          testers[a], testers[b]);
 }
 END_TEST
 
@@ -85,6 +116,7 @@ int main(void)
     tcase_add_loop_test(tc, r10b_as_r10b_2, 0, (int)(sizeof r10b / sizeof r10b[0]));
     tcase_add_loop_test(tc, r13b_as_r13b01, 0, (int)(sizeof r13b / sizeof r13b[0]));
     tcase_add_test(tc, tester_is_a_policy_field);
+    tcase_add_test(tc, each_tester_its_own_program);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -80,14 +80,17 @@ grep -q '^# loop_lookups' "$data/vm.csv" && sed -i "s/^# loop_lookups: 60\$/$(gr
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "a life beside a loop: exit $rc, $(cat "$tmp/err")" $?
 
-# The model's whole life: every GC eptest counts in a pass is a row of that pass.
+# The model's whole life: every GC eptest counts in a pass is a row of that pass. The counters
+# are read when a mark reaches the meter, the phase changes when the tester receives its
+# answer (as gctrace.erl places the VM's GCs), so a pass's rows may hold one GC more: the
+# tester's own at the closing mark, after the meter's read.
 for run in "ints 1000 50" "strings 300 40" "tuple 2000 30"; do
     set -- $run
     "$exp/gctrace" --tester --shape "$1" --len "$2" --iterations "$3" --csv "$tmp/life.csv" >/dev/null
     rc=$?
     bad=$(awk -F, '/^# pass_[a-z0-9_]*_gcs: / { split($0, a, ": "); k = substr(a[1], 8); sub(/_gcs$/, "", k); want[k] = a[2] }
                    !/^#/ && $1 != "proc" { got[$2]++ }
-                   END { for (k in want) if (want[k] != got[k] + 0) print k, want[k], got[k] + 0 }' "$tmp/life.csv")
+                   END { for (k in want) if (got[k] + 0 < want[k] || got[k] + 0 > want[k] + 1) print k, want[k], got[k] + 0 }' "$tmp/life.csv")
     [ "$rc" -eq 0 ] && [ -z "$bad" ] && grep -q '^tester,spawn,0,1,' "$tmp/life.csv"
     check "gctrace --tester $1 L $2: exit $rc, passes whose rows are not eptest's GCs: ${bad:-none}" $?
     "$td" --vm "$tmp/life.csv" --model "$tmp/life.csv" >/dev/null; check "gctrace --tester $1 against itself" $?

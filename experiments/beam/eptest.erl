@@ -98,6 +98,9 @@ pt_loop(K, N) -> _ = persistent_term:get(K), pt_loop(K, N - 1).
 %% meter's reply, received by the tester, marks the pass boundary in the tester's own trace.
 tester({Shape, L, N, SpawnOpts, Traced}, Passes) -> tester({Shape, L, N, SpawnOpts, Traced, [set]}, Passes);
 tester({Shape, L, N, SpawnOpts, Traced, TabOpts}, Passes) ->
+    %% timer:tc is called from the tester: loaded here, the first call is a plain call (not
+    %% error_handler's trip through the code server, messages on the tester's heap)
+    {module, timer} = code:ensure_loaded(timer),
     Parent = self(),
     Tracer = case Traced of true -> spawn_link(fun() -> tracer(#{}) end); false -> none end,
     Meter = spawn_link(fun() -> meter(Tracer, []) end),
