@@ -14,8 +14,6 @@
 #include "heaps/send.h"
 #include "heaps/verify.h"
 
-static tc_mseg *mem;
-static tc_proc *procs[2];
 static tc_heap_event last_gc;
 
 static void record(void *ctx, const tc_proc *p, const tc_heap_event *ev)
@@ -26,30 +24,9 @@ static void record(void *ctx, const tc_proc *p, const tc_heap_event *ev)
         last_gc = *ev;
 }
 
-static tc_proc *new_proc(tc_policy pol, unsigned i)
-{
-    if (!mem) {
-        mem = tc_mseg_new(&pol.mem);
-        ck_assert(mem != NULL);
-    }
-    ck_assert(tc_proc_new(mem, &pol, &procs[i]) == TC_OK);
-    tc_proc_set_trace(procs[i], record, NULL);
-    return procs[i];
-}
+static tc_proc *new_proc(tc_policy pol, unsigned i) { return tc_fixture_proc(pol, i, record); }
 
-static void done(void)
-{
-    const char *why;
-    for (unsigned i = 0; i < 2; i++) {
-        if (procs[i])
-            ck_assert_msg(tc_heap_verify(procs[i], &why), "%s", why);
-        tc_proc_free(procs[i]);
-        procs[i] = NULL;
-    }
-    ck_assert_uint_eq(tc_mseg_stats_get(mem)->live_blocks, 0);
-    tc_mseg_free(mem);
-    mem = NULL;
-}
+static void done(void) { tc_fixture_procs_done(); }
 
 /* n words of garbage a heap walk can read. */
 static void fill_nil(tc_term *hp, size_t n)

@@ -18,33 +18,11 @@
 #define BIN_WORDS (BIN_BYTES / 8u)
 #define MIN_VHEAP 46422u  /* VH_DEFAULT_SIZE 32768 rounded up to a heap size */
 
-static tc_mseg *mem;
-static tc_proc *procs[2];
 static unsigned char zeros[800000];
 
-static tc_proc *new_proc(tc_policy pol, unsigned i)
-{
-    if (!mem) {
-        mem = tc_mseg_new(&pol.mem);
-        ck_assert(mem != NULL);
-    }
-    ck_assert(tc_proc_new(mem, &pol, &procs[i]) == TC_OK);
-    return procs[i];
-}
+static tc_proc *new_proc(tc_policy pol, unsigned i) { return tc_fixture_proc(pol, i, NULL); }
 
-static void done(void)
-{
-    const char *why;
-    for (unsigned i = 0; i < 2; i++) {
-        if (procs[i])
-            ck_assert_msg(tc_heap_verify(procs[i], &why), "%s", why);
-        tc_proc_free(procs[i]);
-        procs[i] = NULL;
-    }
-    ck_assert_uint_eq(tc_mseg_stats_get(mem)->live_blocks, 0);
-    tc_mseg_free(mem);
-    mem = NULL;
-}
+static void done(void) { tc_fixture_procs_done(); }
 
 static uint64_t vheap_size(const tc_proc *p) { return tc_proc_bin_vheap_get(p).size; }
 static uint64_t vheap_block(const tc_proc *p) { return tc_proc_bin_vheap_get(p).block_size; }

@@ -7,6 +7,7 @@
 
 #include "codec/verify.h"
 #include "heaps/proc_impl.h"
+#include "heaps/verify.h"
 #include "terms/compare.h"
 #include "terms/hashmap.h"
 #include "codec/ext.h"
@@ -340,3 +341,33 @@ uint64_t tc_vector_flat_words(const tc_vector *v, tc_term t)
 }
 
 const char *tc_vector_text(const tc_vector *v, tc_term t) { return tc_vector_atom_hashed(t) ? tc_print_ok(t) : v->literal; }
+
+static tc_mseg *fixture_mem;
+static tc_proc *fixture_procs[2];
+
+tc_proc *tc_fixture_proc(tc_policy pol, unsigned i, tc_heap_trace_fn fn)
+{
+    ck_assert_uint_lt(i, 2);
+    if (!fixture_mem) {
+        fixture_mem = tc_mseg_new(&pol.mem);
+        ck_assert(fixture_mem != NULL);
+    }
+    ck_assert(tc_proc_new(fixture_mem, &pol, &fixture_procs[i]) == TC_OK);
+    if (fn)
+        tc_proc_set_trace(fixture_procs[i], fn, NULL);
+    return fixture_procs[i];
+}
+
+void tc_fixture_procs_done(void)
+{
+    const char *why;
+    for (unsigned i = 0; i < 2; i++) {
+        if (fixture_procs[i])
+            ck_assert_msg(tc_heap_verify(fixture_procs[i], &why), "%s", why);
+        tc_proc_free(fixture_procs[i]);
+        fixture_procs[i] = NULL;
+    }
+    ck_assert_uint_eq(tc_mseg_stats_get(fixture_mem)->live_blocks, 0);
+    tc_mseg_free(fixture_mem);
+    fixture_mem = NULL;
+}

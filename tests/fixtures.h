@@ -63,6 +63,11 @@ tc_result tc_fixture_send(tc_proc *from, tc_proc *to, tc_term msg, tc_send_path 
 
 /* The era's preset policy (tc_policy_preset); fails the test when it is not a preset. */
 tc_policy tc_preset_ok(const char *era);
+/* Process i (0 or 1) under pol, on one memory source the first call makes; traced by fn when
+ * not NULL. tc_fixture_procs_done verifies and frees both, then checks the source holds no live
+ * block and frees it. */
+tc_proc *tc_fixture_proc(tc_policy pol, unsigned i, tc_heap_trace_fn fn);
+void tc_fixture_procs_done(void);
 
 /* Reads `text`; fails the test with the reader's message on error. */
 tc_term tc_read_ok(const char *text);
