@@ -87,7 +87,10 @@ awk "$lib"'
       if (g !~ /^[0-9]+$/ || s !~ /^[0-9]+$/) { print "gcs not counts: " g " " s; bad = 1 }
       # L = 1000: every lookup result (2003 words) overflows a fresh 233-word heap, so the tester collects
       if (t == "ets_lookup" && csv_get("payload_len") == 1000 && g + 0 == 0) { print "no lookup GC at L = 1000"; bad = 1 }
-      if (t == "empty" && g + 0 != 0) { print "the empty loop collected"; bad = 1 } }
+      # The empty loop allocates nothing, but a GC the lookup pass left desired (its results in
+      # heap fragments, or a large one delayed to the next schedule) can run inside its window
+      # when the tester is scheduled out there, which depends on the load of the machine: at most that one.
+      if (t == "empty" && g + 0 > 1) { print "the empty loop collected " g " times"; bad = 1 } }
     END { if (n != 14) { print n " rows, not 14"; bad = 1 }; exit bad }' "$tmp/ep.csv"
 check "eras_ep: 7 tests x 2 runs, tester GC counts" $?
 grep -q '^# wordsize: 8' "$tmp/ep.csv" && grep -q '^# vm_version: erts ' "$tmp/ep.csv"; check "eras_ep: VM metadata" $?
