@@ -71,7 +71,8 @@ static const tc_bench_cli_spec spec = {
     .shape_dflt = "every shape",
     .quick = "three sizes (1 Ki, 32 Ki, 1 Mi words) and fewer repeats: under a minute with --vm",
     .csv = "unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns: ns per word (encode, decode: per "
-           "byte; the *_fixed units: per operation, words 0); vm_ns and model_over_vm n/a without --vm",
+           "byte; the *_fixed units: per operation, words 0); vm_ns and model_over_vm n/a without --vm "
+           "(or where the VM's point stayed below its [], which stderr says)",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -308,23 +309,35 @@ typedef struct tiny {
     double model[MEASURED_UNITS], vm[MEASURED_UNITS]; /* ns of one operation on [] */
 } tiny;
 
+/* The VM's time of `u` on []; exits after the session's one line when the VM fails. */
+static double vm_tiny(tc_vm *vm, int u, int reps)
+{
+    double ns, f;
+    if (!tc_vm_point(vm, unit_names[u], "nil", 0, reps, &ns, &f))
+        exit(1);
+    return ns;
+}
+
 static void measure_tiny(tc_vm *vm, int reps, tiny *out)
 {
     subject s;
-    double f;
     subject_init(&s, TC_NIL, 0);
     for (int u = 0; u < MEASURED_UNITS; u++)
         out->model[u] = model_ns(&s, (enum unit)u, reps, NULL);
     subject_destroy(&s);
     for (int u = 0; vm && u < MEASURED_UNITS; u++)
-        if (!tc_vm_point(vm, unit_names[u], "nil", 0, reps, &out->vm[u], &f))
-            exit(1);
+        out->vm[u] = vm_tiny(vm, u, reps);
 }
+
+/* How often a VM point and its [] are measured when the point is not above []: a burst of
+ * load during the few samples on [] (one at the start of a size serves every shape) can make
+ * the difference negative on a busy machine; measured again, it is the unit's cost. */
+#define VM_ATTEMPTS 3
 
 static double per(double ns, double base, double size) { return size > 0 ? (ns - base) / size : 0; }
 
 /* One shape at one size: the model's units, then the VM's, then the rows. */
-static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, int reps, const tiny *t)
+static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, int reps, tiny *t)
 {
     long len = len_for(sh, target);
     tc_arena *src = tc_arena_new(target + 64);
@@ -348,9 +361,24 @@ static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, i
         if (!binary || u == ENCODE || u == DECODE || u == MEMCPY)
             m[u] = model_ns(&s, (enum unit)u, reps, &mf[u]);
     tc_progress_line("unitcost %s %zu words: VM", name, words);
-    for (int u = 0; vm && u < MEASURED_UNITS; u++)
-        if ((!binary || u == ENCODE || u == DECODE) && !tc_vm_point(vm, unit_names[u], name, len, reps, &v[u], &vf[u]))
-            exit(1);
+    for (int u = 0; vm && u < MEASURED_UNITS; u++) {
+        if (binary && u != ENCODE && u != DECODE)
+            continue;
+        for (int a = 1;; a++) {
+            if (!tc_vm_point(vm, unit_names[u], name, len, reps, &v[u], &vf[u]))
+                exit(1);
+            if (v[u] > t->vm[u])
+                break;
+            if (a == VM_ATTEMPTS) {
+                tc_progress_end();
+                fprintf(stderr, "unitcost: the VM's %s of %s at %zu words was not above its time on [] in %d "
+                                "attempts (a busy machine): its vm_ns is not resolved\n",
+                        unit_names[u], name, words, VM_ATTEMPTS);
+                break;
+            }
+            t->vm[u] = vm_tiny(vm, u, reps);
+        }
+    }
     tc_progress_end();
     double bytes = (double)s.ext_len, memcpy_w = m[MEMCPY] / (double)words, chain_w = m[LOAD_CHAIN] / (double)words;
     for (int u = 0; u < MEASURED_UNITS; u++) {
@@ -359,7 +387,7 @@ static void measure_point(FILE *csv, tc_vm *vm, tc_ep_shape sh, size_t target, i
             continue;
         double size = per_byte ? bytes : (double)words;
         double floor = u == SIZE_OBJECT ? chain_w : per_byte ? memcpy_w / TC_WORD_BYTES : memcpy_w;
-        row(csv, unit_names[u], name, words, per(m[u], t->model[u], size), per(v[u], t->vm[u], size), vm != NULL,
+        row(csv, unit_names[u], name, words, per(m[u], t->model[u], size), per(v[u], t->vm[u], size), vm && v[u] > t->vm[u],
             floor, true, mf[u], vf[u], size);
     }
     row(csv, "memcpy", name, words, memcpy_w, 0, false, memcpy_w, true, mf[MEMCPY], 0, 0);

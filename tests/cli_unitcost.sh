@@ -78,8 +78,8 @@ ok=$?; check "unitcost --quick --vm runs (exit $ok)" "$ok"
 grep -q '^# vm: erl' "$tmp/vm.csv"; check "unitcost --vm: says the VM ran" $?
 awk "$lib"'!csv_row() { next }
     { u = csv_get("unit"); vm = u != "memcpy" && u != "load_chain" }
-    vm && (csv_get("vm_ns") !~ /^-?[0-9.]+$/ || csv_get("model_over_vm") !~ /^-?[0-9.]+$/) { bad = 1 }
-    !vm && csv_get("vm_ns") != "n/a" { bad = 1 }
+    vm && (csv_get("vm_ns") !~ /^-?[0-9.]+$/ || csv_get("model_over_vm") !~ /^-?[0-9.]+$/) { bad = 1; print > "/dev/stderr" }
+    !vm && csv_get("vm_ns") != "n/a" { bad = 1; print > "/dev/stderr" }
     END { exit bad }' "$tmp/vm.csv"
 ok=$?; check "unitcost --vm: vm_ns and model_over_vm numeric for every unit the VM has" "$ok"
 grep -q '^vm_overhead: ns per operation' "$tmp/vm.txt"; check "unitcost --vm prints the vm_overhead phase" $?
