@@ -92,8 +92,15 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
 {
     const tc_term *src = c->tpl;
     tc_term delta = (tc_term)(uintptr_t)dst - (tc_term)(uintptr_t)src; /* modulo 2^64 */
-    for (size_t i = 0; i < c->size;) {
+    /* An immediate is stored as it is, on the fall-through: one taken branch a word (the
+     * loop's), as copy_shallow_x's switch compiles, not three. The size is read once: a
+     * word stored may alias it. */
+    for (size_t i = 0, n = c->size; i < n;) {
         tc_term w = src[i];
+        if (TC_LIKELY(tc_is_immed(w))) {
+            dst[i++] = w;
+            continue;
+        }
         if (!tc_is_header(w)) {
             dst[i++] = relocate(w, delta);
             continue;

@@ -71,12 +71,14 @@ typedef struct gc {
     const tc_term *mat_lo, *mat_hi; /* minor: mature data, promoted */
     const tc_term *old_lo, *old_hi; /* minor: the old heap, left alone */
     bool major;
+    /* The words moved are what the tops grew by (do_minor, do_major): no count in the
+     * sweep, where one in memory is loaded and stored again after every object copied (a
+     * tc_term store may alias a uint64_t), while erl_gc.c's sweep counts nothing. */
     tc_term *ntop, *otop;
-    uint64_t copied;
 } gc;
 
 /* Moves the object `v` points at to *dst and leaves a forwarding mark behind. */
-static inline tc_term move_object(gc *g, tc_term v, tc_term **dst)
+static inline tc_term move_object(tc_term v, tc_term **dst)
 {
     tc_term *to = *dst, nv;
     if (tc_is_list(v)) {
@@ -87,7 +89,6 @@ static inline tc_term move_object(gc *g, tc_term v, tc_term **dst)
         src[0] = TC_NON_VALUE;
         src[1] = nv;
         *dst = to + 2;
-        g->copied += 2;
         return nv;
     }
     tc_term *src = tc_boxed_val(v);
@@ -99,7 +100,6 @@ static inline tc_term move_object(gc *g, tc_term v, tc_term **dst)
     nv = tc_make_boxed(to);
     src[0] = nv;
     *dst = to + n;
-    g->copied += n;
     return nv;
 }
 
@@ -117,7 +117,7 @@ static inline void evac(gc *g, tc_term *slot, bool all_to_old)
         return;
     }
     bool to_old = all_to_old || tc_layout_in(ptr, g->mat_lo, g->mat_hi);
-    *slot = move_object(g, v, to_old ? &g->otop : &g->ntop);
+    *slot = move_object(v, to_old ? &g->otop : &g->ntop);
 }
 
 /* Cheney scan from `scan` up to *top, which grows while objects are copied. The primary tag
@@ -152,7 +152,7 @@ static void move_live_frags(gc *g, tc_heapfrag *end)
         while (src < lim) {
             size_t n = tc_layout_cell_words(src);
             TC_ASSERT(src + n <= lim); /* a fragment holds whole objects only */
-            (void)move_object(g, tc_is_header(*src) ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
+            (void)move_object(tc_is_header(*src) ? tc_make_boxed(src) : tc_make_list(src), &g->ntop);
             src += n;
         }
         g->p->stats.frag_words_moved += f->used_size;
@@ -270,7 +270,7 @@ static uint64_t do_minor(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     install_new_heap(p, n_heap, new_sz, g.ntop);
     p->high_water = p->policy.tenure == TC_TENURE_FLIP && had_mature ? p->heap : p->htop;
     p->gen_gcs++;
-    return g.copied;
+    return (uint64_t)(words_between(n_heap, g.ntop) + words_between(prev_otop, g.otop));
 }
 
 static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *objv, unsigned nobj,
@@ -289,7 +289,7 @@ static uint64_t do_major(tc_proc *p, tc_term *n_heap, uint64_t new_sz, tc_term *
     p->gen_gcs = 0;
     p->flags &= ~(TC_PROC_HEAP_GROW | TC_PROC_NEED_FULLSWEEP);
     p->stats.major_gcs++;
-    return g.copied;
+    return (uint64_t)words_between(n_heap, g.ntop);
 }
 
 /* A queued message's fragment copied onto the heap at htop, which has room for it: its words

@@ -17,10 +17,14 @@
 #define TC_MUST_CHECK __attribute__((warn_unused_result))
 #define TC_NORETURN __attribute__((noreturn))
 #define TC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* The common case of a per-word branch, laid out as the fall-through: a taken branch per
+ * word is what bounds a tight walk (see copy/compact.c copy_shallow). */
+#define TC_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define TC_MUST_CHECK
 #define TC_NORETURN
 #define TC_PRINTF(f, a)
+#define TC_LIKELY(x) (x)
 #endif
 
 /*

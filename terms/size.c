@@ -62,9 +62,10 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                 switch (tc_header_subtag(p[0])) {
                 case TC_SUBTAG_ARITYVAL:
                     sum += 1 + arity;
-                    /* Only non-immediate elements are pushed: a wide tuple of smalls costs no stack. */
+                    /* Only non-immediate elements are pushed: a wide tuple of smalls costs no
+                     * stack, and an immediate is the fall-through (one taken branch a word). */
                     for (uint64_t i = 1; i < arity; i++)
-                        if (!tc_is_immed(p[i]) && !tc_wstack_push(&s, p[i])) {
+                        if (!TC_LIKELY(tc_is_immed(p[i])) && !tc_wstack_push(&s, p[i])) {
                             r = TC_ENOMEM;
                             goto done;
                         }
@@ -78,7 +79,7 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                     if (n == 0)
                         break;
                     for (size_t i = 1; i < n; i++)
-                        if (!tc_is_immed(kids[i]) && !tc_wstack_push(&s, kids[i])) {
+                        if (!TC_LIKELY(tc_is_immed(kids[i])) && !tc_wstack_push(&s, kids[i])) {
                             r = TC_ENOMEM;
                             goto done;
                         }
