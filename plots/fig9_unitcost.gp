@@ -1,16 +1,16 @@
 # Figure 9: each unit cost of the model beside the same unit on the VM, ns per word (encode,
 # decode: per byte) against the payload's flat size, one panel per unit, one colour per eptest
 # shape: the model solid, the VM dashed, memcpy of the same bytes dotted (results/unitcost.csv;
-# without erl the VM's lines are absent). The shapes' key is one row below the panels, off the
-# data.
+# without erl the VM's lines are absent). The rows of a warm destination (or none): the fresh
+# ones are in the report's table. The shapes' key is one row below the panels, off the data.
 load 'plots/style.gp'
 f = res.'/unitcost.csv'
-eval csvcols('u', f, 'unit shape words model_ns vm_ns floor_ns')
+eval csvcols('u', f, 'unit shape words model_ns vm_ns floor_ns dest')
 units = 'size_object copy_struct copy_shallow gc_copy encode decode'
 shapes = 'ints floats tuple nested strings binary'
 array c_shape[6] = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b']
 # The header and the rows of one unit and shape, in order of size, so each series is one line.
-rows(u, s) = sprintf("< awk -F, '!/^#/ && (!h++ || ($%d == \"%s\" && $%d == \"%s\"))' '%s'", u_unit + 0, u, u_shape + 0, s, f)
+rows(u, s) = sprintf("< awk -F, '!/^#/ && (!h++ || ($%d == \"%s\" && $%d == \"%s\" && $%d != \"fresh\"))' '%s'", u_unit + 0, u, u_shape + 0, s, u_dest + 0, f)
 set logscale xy
 set xtics ('1Ki' 1024, '4Ki' 4096, '16Ki' 16384, '64Ki' 65536, '256Ki' 262144, '1Mi' 1048576)
 set format y '%g'

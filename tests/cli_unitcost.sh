@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # unitcost and the vm_overhead phase from the outside: the CSV has exactly its columns and
-# every row their width, every unit is there, bad input exits 2, a missing erl is one line and
-# exit 2 for --vm and --vm-overhead, and without the flag the phase is said to be absent. With
-# erl installed, --vm fills the VM's columns and eptest --vm-overhead charges the phase; without
-# erl those checks are skipped (exit 77 once the others passed). Nothing here times anything.
+# every row their width, every unit is there at each temperature it is timed at (dest, src),
+# a fresh destination faults on its pages and a warm one does not (counts), bad input exits 2,
+# a missing erl is one line and exit 2 for --vm and --vm-overhead, and without the flag the
+# phase is said to be absent. The committed run (report/data/unitcost.csv) has the schema and
+# its metadata, and every row of it outside 0.8-1.25x has a reason in
+# report/data/unitcost-reasons.csv (unitcost --annotate, which a fixed CSV checks too). With erl
+# installed, --vm fills the VM's columns and eptest --vm-overhead charges the phase; without
+# erl those checks are skipped (exit 77 once the others passed). Nothing here times anything:
+# whether a row is in the band is the committed file's, not this run's.
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
 set -u
 dir="$1/experiments"
@@ -12,8 +17,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
-header="unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns"
-per_word="size_object copy_struct copy_shallow gc_copy encode decode memcpy load_chain"
+header="unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns,dest,src,model_faults,vm_faults"
+# each unit at the destination temperatures the model times it at
+temps="size_object:none copy_struct:warm copy_struct:fresh copy_shallow:warm copy_shallow:fresh gc_copy:warm
+       encode:warm encode:fresh decode:warm decode:fresh memcpy:warm load_chain:none"
+src_dir="$(dirname "$0")/.."
+data="$src_dir/report/data/unitcost.csv" reasons="$src_dir/report/data/unitcost-reasons.csv"
 fixed="round_trip_fixed lookup_fixed insert_fixed pt_get_fixed"
 
 # The CSV on standard output alone: '#' lines, the header, rows of its width.
@@ -22,13 +31,23 @@ ok=$?; check "unitcost --quick --csv - runs (exit $ok)" "$ok"
 [ "$(grep -v '^#' "$tmp/u.csv" | head -n 1)" = "$header" ]; check "unitcost: the header is $header" $?
 awk 'f && /^#/ {bad = 1} !/^#/ {f = 1} END {exit bad}' "$tmp/u.csv"; ok=$?
 check "unitcost: metadata only before the header" "$ok"
-bad=$(grep -v '^#' "$tmp/u.csv" | awk -F, 'NF != 7' | wc -l)
-[ "$bad" -eq 0 ]; check "unitcost: $bad lines not 7 columns wide" $?
+bad=$(grep -v '^#' "$tmp/u.csv" | awk -F, 'NF != 11' | wc -l)
+[ "$bad" -eq 0 ]; check "unitcost: $bad lines not 11 columns wide" $?
 grep -q '^# vm: not run' "$tmp/u.csv"; check "unitcost: says the VM did not run" $?
-for u in $per_word; do
-    n=$(grep -c "^$u,tuple," "$tmp/u.csv")
-    [ "$n" -eq 3 ]; check "unitcost: $u at 3 sizes of tuple (got $n)" $?
+for ut in $temps; do
+    u=${ut%%:*} t=${ut#*:}
+    n=$(awk -F, -v u="$u" -v t="$t" '$1 == u && $2 == "tuple" && $8 == t && $9 == "hot"' "$tmp/u.csv" | wc -l)
+    [ "$n" -eq 3 ]; check "unitcost: $u with dest $t, src hot at 3 sizes of tuple (got $n)" $?
 done
+n=$(grep -v '^#' "$tmp/u.csv" | tail -n +2 | wc -l)
+[ "$n" -eq $((3 * 12 + 4)) ]; check "unitcost: 3 sizes of 12 rows and the 4 fixed ones (got $n)" $?
+# The temperatures are what they say, by the model's minor faults at 1 Mi words (2048 pages):
+# a fresh destination faults on at least half of its pages, a warm one on almost none.
+awk "$lib"'!csv_row() { next }
+    csv_get("words") == 1048576 && csv_get("dest") == "fresh" && csv_get("model_faults") < 1024 { bad = 1; print > "/dev/stderr" }
+    csv_get("words") == 1048576 && csv_get("dest") == "warm" && csv_get("model_faults") > 32 { bad = 1; print > "/dev/stderr" }
+    END { exit bad }' "$tmp/u.csv"
+ok=$?; check "unitcost: fresh rows fault on their pages, warm ones do not" "$ok"
 for u in $fixed; do
     grep -q "^$u,nil,0," "$tmp/u.csv"; check "unitcost: $u row" $?
 done
@@ -44,8 +63,67 @@ ok=$?; check "unitcost --shape binary runs (exit $ok)" "$ok"
 [ "$(grep -v '^#' "$tmp/b.csv" | tail -n +2 | cut -d, -f1 | grep -v _fixed | sort -u | tr '\n' ' ')" = "decode encode memcpy " ]
 check "unitcost: binary has encode, decode and memcpy only" $?
 
+# The committed run: its schema, its metadata, a reason for every row outside the band.
+[ "$(grep -v '^#' "$data" | head -n 1)" = "$header" ]; check "report/data/unitcost.csv: the header is $header" $?
+for k in date git machine load cpu experiment; do
+    grep -q "^# $k: ." "$data"; check "report/data/unitcost.csv: a '# $k:' line" $?
+done
+grep -q '^# experiment: unitcost --vm$' "$data"; check "report/data/unitcost.csv: a full unitcost --vm run" $?
+awk "$lib"'!csv_row() { next }
+    { u = csv_get("unit"); d = csv_get("dest"); vm = csv_get("vm_ns"); r = csv_get("model_over_vm") }
+    d !~ /^(none|warm|fresh)$/ || csv_get("src") != "hot" { bad = 1; print > "/dev/stderr" }
+    csv_get("model_ns") !~ /^-?[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
+    vm != "n/a" && (vm !~ /^-?[0-9.]+$/ || (r != "n/a" && r !~ /^[0-9.]+$/)) { bad = 1; print > "/dev/stderr" }
+    u !~ /_fixed$/ && csv_get("model_faults") !~ /^[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
+    u !~ /_fixed$/ && u != "memcpy" && u != "load_chain" && r != "n/a" { banded++ }
+    END { if (banded < 100) { print "only " banded " rows with a ratio" > "/dev/stderr"; bad = 1 } exit bad }' "$data"
+ok=$?; check "report/data/unitcost.csv: dest, src, numbers and ratios as the schema says" "$ok"
+"$dir/unitcost" --annotate "$data" --reasons "$reasons" >"$tmp/ann.txt" 2>&1; ok=$?
+[ "$ok" -eq 0 ]; check "unitcost --annotate: every row of report/data/unitcost.csv outside the band has a reason (exit $ok)" $?
+grep -q 'NO REASON' "$tmp/ann.txt"; [ $? -ne 0 ]; check "unitcost --annotate: no row without a reason" $?
+# The lookup on a fixed CSV: a row outside the band with no reason fails and says so; '*' and
+# the side match; a row in the band and the floors need none.
+cat >"$tmp/fixed.csv" <<'CSV'
+# a fixed unitcost CSV
+unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns,dest,src,model_faults,vm_faults
+gc_copy,ints,1024,3.0,1.0,3.0000,0.1,warm,hot,0.0,0.0
+copy_shallow,tuple,1024,1.0,2.0,0.5000,0.1,fresh,hot,2.0,2.0
+size_object,map,1024,1.0,1.0,1.0000,0.5,none,hot,0.0,0.0
+memcpy,ints,1024,1.0,n/a,n/a,1.0,warm,hot,0.0,n/a
+CSV
+cat >"$tmp/why.csv" <<'CSV'
+unit,shape,words,dest,side,reason,measurement
+gc_copy,*,*,warm,slower,"a reason, with a comma",measured
+copy_shallow,tuple,*,*,slower,the wrong side,measured
+copy_shallow,tuple,2048,*,faster,another size,measured
+CSV
+"$dir/unitcost" --annotate "$tmp/fixed.csv" --reasons "$tmp/why.csv" >"$tmp/fx.txt" 2>&1; ok=$?
+[ "$ok" -eq 1 ]; check "unitcost --annotate: a row without a reason exits 1 (got $ok)" $?
+grep -q '^gc_copy .*a reason, with a comma$' "$tmp/fx.txt"; check "unitcost --annotate: the reason beside its row" $?
+grep -q '^copy_shallow .*NO REASON' "$tmp/fx.txt"; check "unitcost --annotate: a reason of the other side or size does not count" $?
+grep -q '^size_object\|^memcpy' "$tmp/fx.txt"; [ $? -ne 0 ]; check "unitcost --annotate: rows in the band and floors are not listed" $?
+grep -q '2 outside 0.8-1.25x, 1 of them without a reason' "$tmp/fx.txt"; check "unitcost --annotate: the summary counts" $?
+printf 'copy_shallow,*,1024,*,faster,now it has one,measured\n' >>"$tmp/why.csv"
+"$dir/unitcost" --annotate "$tmp/fixed.csv" --reasons "$tmp/why.csv" >/dev/null 2>&1; ok=$?
+[ "$ok" -eq 0 ]; check "unitcost --annotate: every row with a reason exits 0 (got $ok)" $?
+printf 'gc_copy,*,*,*,sideways,x,y\n' >>"$tmp/why.csv"
+"$dir/unitcost" --annotate "$tmp/fixed.csv" --reasons "$tmp/why.csv" >/dev/null 2>"$tmp/side.err"; ok=$?
+[ "$ok" -eq 2 ] && grep -q sideways "$tmp/side.err"; check "unitcost: a reason of neither side is an error (exit $ok)" $?
+# A measuring run prints the reason beside every row outside the band: with a reason for
+# every unit on both sides, none says it has none (whichever rows this run puts outside).
+{ echo "unit,shape,words,dest,side,reason,measurement"
+  for u in size_object copy_struct copy_shallow gc_copy encode decode; do
+      printf '%s,*,*,*,slower,S-%s,m\n%s,*,*,*,faster,F-%s,m\n' "$u" "$u" "$u" "$u"; done; } >"$tmp/all.csv"
+"$dir/unitcost" --quick --shape ints --repeats 3 --reasons "$tmp/all.csv" >"$tmp/r.txt" 2>/dev/null
+ok=$?; check "unitcost --reasons runs (exit $ok)" "$ok"
+grep -q 'NO REASON' "$tmp/r.txt"; [ $? -ne 0 ]; check "unitcost: no row outside the band without its reason" $?
+"$dir/unitcost" --profile copy_shallow --quick --shape tuple >"$tmp/p.txt" 2>&1
+ok=$?; check "unitcost --profile copy_shallow runs (exit $ok)" "$ok"
+[ "$(grep -c '^profile: model copy_shallow on tuple' "$tmp/p.txt")" -eq 3 ]; check "unitcost --profile: a profile per size" $?
+
 for args in "--bogus" "--shape nope" "--repeats 0" "--repeats x" "--len 100" "stray" \
-            "--quick --csv /nonexistent/x.csv"; do
+            "--quick --csv /nonexistent/x.csv" "--profile memcpy" "--annotate /nonexistent/x.csv" \
+            "--reasons /nonexistent/x.csv"; do
     # shellcheck disable=SC2086 # words by design
     "$dir/unitcost" $args >/dev/null 2>"$tmp/bad.err"; ok=$?
     [ "$ok" -eq 2 ]; check "unitcost $args exits 2 (got $ok)" $?
@@ -76,12 +154,18 @@ fi
 "$dir/unitcost" --quick --vm --shape ints --repeats 3 --csv "$tmp/vm.csv" >"$tmp/vm.txt"
 ok=$?; check "unitcost --quick --vm runs (exit $ok)" "$ok"
 grep -q '^# vm: erl' "$tmp/vm.csv"; check "unitcost --vm: says the VM ran" $?
+# Every unit the VM has gets a VM figure at some temperature of each size; the copies' VM
+# figure sits on the row of the temperature its faults say (fresh: a fault every two pages).
 awk "$lib"'!csv_row() { next }
-    { u = csv_get("unit"); vm = u != "memcpy" && u != "load_chain" }
-    vm && (csv_get("vm_ns") !~ /^-?[0-9.]+$/ || csv_get("model_over_vm") !~ /^-?[0-9.]+$/) { bad = 1; print > "/dev/stderr" }
-    !vm && csv_get("vm_ns") != "n/a" { bad = 1; print > "/dev/stderr" }
-    END { exit bad }' "$tmp/vm.csv"
-ok=$?; check "unitcost --vm: vm_ns and model_over_vm numeric for every unit the VM has" "$ok"
+    { u = csv_get("unit"); vm = u != "memcpy" && u != "load_chain"; v = csv_get("vm_ns") }
+    vm && v != "n/a" { has[u "," csv_get("words")] = 1
+                       if (v !~ /^-?[0-9.]+$/ || csv_get("model_over_vm") !~ /^-?[0-9.]+$/) { bad = 1; print > "/dev/stderr" } }
+    vm && u != "gc_copy" { want[u "," csv_get("words")] = 1 } # gc_copy: warm only, which the VM may not give
+    !vm && v != "n/a" { bad = 1; print > "/dev/stderr" }
+    (u == "copy_shallow" || u == "copy_struct" || u == "gc_copy") && v != "n/a" && csv_get("words") > 0 &&
+        ((csv_get("vm_faults") >= csv_get("words") / 1024) != (csv_get("dest") == "fresh")) { bad = 1; print > "/dev/stderr" }
+    END { for (k in want) if (!(k in has)) { print "no VM figure: " k > "/dev/stderr"; bad = 1 } exit bad }' "$tmp/vm.csv"
+ok=$?; check "unitcost --vm: VM figures numeric, at the temperature their faults say" "$ok"
 grep -q '^vm_overhead: ns per operation' "$tmp/vm.txt"; check "unitcost --vm prints the vm_overhead phase" $?
 "$dir/eptest" --len 10 --iterations 20 --repeats 1 --vm-overhead --csv "$tmp/epo.csv" >"$tmp/epo.txt"
 ok=$?; check "eptest --vm-overhead runs (exit $ok)" "$ok"

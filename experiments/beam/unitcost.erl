@@ -14,7 +14,13 @@
 %%                                        (db_store_term: size_object + copy_struct), deleted
 %%                                        after each, untimed
 %%                          copy_shallow  ets:lookup(T, 1) of {1, Data} in a process whose
-%%                                        min_heap_size holds every result (no GC in the loop)
+%%                                        min_heap_size holds every result (no GC in the loop),
+%%                                        after two untimed rounds of lookups and a collection
+%%                                        each: the heap erts gives back may be one those
+%%                                        lookups wrote (warm) or a new carrier (fresh)
+%%                          copy_shallow_fresh  the same lookups without those rounds: every
+%%                                        result goes to heap words no lookup wrote before
+%%                                        (the C side reads the temperature from the faults)
 %%                          gc_copy       erlang:garbage_collect() with Data live (a fullsweep)
 %%                          encode        term_to_binary(Data, [{minor_version, 2}])
 %%                          decode        binary_to_term of those bytes
@@ -96,7 +102,7 @@ data(Shape, L) -> eptest:payload(Shape, L).
 worker(Unit, Shape, L, R) ->
     Parent = self(),
     Opts = case Unit of
-               copy_shallow ->
+               _ when Unit =:= copy_shallow; Unit =:= copy_shallow_fresh ->
                    %% Data, R + 2 results [{1, Data}] and the samples, with room to spare.
                    W = erts_debug:flat_size(data(Shape, L)),
                    [{min_heap_size, (R + 3) * (W + 5) + 10000}];
@@ -140,13 +146,14 @@ run(copy_shallow, Data, R) ->
     T = ets:new(unitcost, [set]),
     true = ets:insert(T, {1, Data}),
     %% Two rounds of lookups then a collection, untimed: the heap's pages are touched and the
-    %% young heap alternates between two segments that are both resident, so the timed
-    %% lookups write to warm memory as the model's reused destination is.
+    %% young heap alternates between two segments, resident where erts's segment cache gives
+    %% the same one back (the faults say whether it did).
     [begin [ets:lookup(T, 1) || _ <- lists:seq(1, R)], erlang:garbage_collect() end || _ <- [1, 2]],
-    {minor_gcs, G0} = lists:keyfind(minor_gcs, 1, element(2, process_info(self(), garbage_collection))),
-    Ns = samples(fun() -> ets:lookup(T, 1) end, fun none/0, R),
-    {minor_gcs, G0} = lists:keyfind(minor_gcs, 1, element(2, process_info(self(), garbage_collection))),
-    Ns;
+    lookups(T, R);
+run(copy_shallow_fresh, Data, R) ->
+    T = ets:new(unitcost, [set]),
+    true = ets:insert(T, {1, Data}),
+    lookups(T, R);
 run(gc_copy, Data, R) ->
     Ns = samples(fun() -> erlang:garbage_collect() end, fun none/0, R),
     _ = erts_debug:flat_size(Data), % Data stays live across every collection
@@ -156,6 +163,13 @@ run(encode, Data, R) ->
 run(decode, Data, R) ->
     Bin = term_to_binary(Data, [{minor_version, 2}]),
     samples(fun() -> binary_to_term(Bin) end, fun() -> erlang:garbage_collect() end, R).
+
+%% R timed lookups of {1, Data}, none of which may collect (the heap holds them all).
+lookups(T, R) ->
+    {minor_gcs, G0} = lists:keyfind(minor_gcs, 1, element(2, process_info(self(), garbage_collection))),
+    Ns = samples(fun() -> ets:lookup(T, 1) end, fun none/0, R),
+    {minor_gcs, G0} = lists:keyfind(minor_gcs, 1, element(2, process_info(self(), garbage_collection))),
+    Ns.
 
 %% ---- the time account ---------------------------------------------------------------------
 
