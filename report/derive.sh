@@ -931,6 +931,20 @@ if [ -n "$tvm" ] && [ -n "$tmodel" ]; then
         }' der="$der" "$tvm" "$tmodel" >"$der/trace-summary.csv"
 fi
 
+# ---- the unit costs against the band (unitcost.csv): per unit, its rows with a VM figure, how many
+# are within 0.8-1.25x of the VM's, and how many outside on each side (their reasons: report/data/
+# unitcost-reasons.csv, unitcost --annotate). A row per unit even without the VM (then 0 rows).
+if [ -f "$res/unitcost.csv" ]; then
+    awk "$lib"'
+        BEGIN { split("size_object copy_struct copy_shallow gc_copy encode decode", units, " ") }
+        !csv_row() { next }
+        { u = csv_get("unit"); r = csv_get("model_over_vm") }
+        r ~ /^[0-9.]+$/ && !(u ~ /_fixed$/) { n[u]++; if (r > 1.25) sl[u]++; else if (r < 0.8) fa[u]++; else ok[u]++ }
+        END { print "unit,rows,in_band,slower,faster"
+              for (i = 1; i <= 6; i++) { u = units[i]; printf "%s,%d,%d,%d,%d\n", u, n[u], ok[u], sl[u], fa[u] } }' \
+        "$res/unitcost.csv" >"$der/unitcost-band.csv"
+fi
+
 # ---- where every number comes from: this run and the committed measurements ----------------------
 # One row per source: this run's experiments (their date, git and load), and each committed CSV
 # (report/data/: measured by its own command) with the date, git and machine of its VM columns,
