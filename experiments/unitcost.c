@@ -59,7 +59,7 @@
  * first row that matches; --annotate FILE does the same
  * for a unitcost CSV already written and exits 1 when a row outside the band has none.
  */
-#define _DEFAULT_SOURCE /* madvise, getloadavg */
+#define _GNU_SOURCE /* madvise, getloadavg */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -362,8 +362,11 @@ static int csv_split(char *line, char **f, int max)
     while (n < max) {
         f[n++] = w;
         if (*r == '"') {
-            for (r++; *r && !(r[0] == '"' && r[1] != '"'); r++)
-                *w++ = r[0] == '"' ? *++r : *r;
+            for (r++; *r && !(r[0] == '"' && r[1] != '"'); r++) {
+                if (r[0] == '"') /* "" is a quote */
+                    r++;
+                *w++ = *r;
+            }
             if (*r == '"')
                 r++;
         } else {
@@ -459,6 +462,7 @@ static char *dup_str(const char *s)
     char *d = malloc(n);
     if (!d)
         tc_bench_oom("unitcost", "the reasons");
+    /* cppcheck-suppress nullPointerRedundantCheck ; tc_bench_oom does not return */
     return memcpy(d, s, n);
 }
 
@@ -692,24 +696,34 @@ static unsigned model_temps(enum unit u, bool binary)
     }
 }
 
+/* The payload of shape sh at about `target` words, built into the arena returned (freed by
+ * the caller after subject_destroy), and s set up on it; *flat is its flat size. */
+static tc_arena *point_subject(subject *s, tc_ep_shape sh, size_t target, uint64_t *flat)
+{
+    tc_arena *src = tc_arena_new(target + 64);
+    NEED(src != NULL, "the payload");
+    tc_term data;
+    NEED(tc_ep_build_payload(tc_arena_alloc(src), sh, len_for(sh, target), &data) == TC_OK &&
+             tc_term_flat_size(data, flat) == TC_OK,
+         "the payload");
+    bool binary = sh == TC_EP_BINARY;
+    subject_init(s, data, binary ? target : *flat);
+    if (binary) { /* its bytes are its external form's: the floor copies those */
+        s->memsrc = (const tc_term *)(const void *)s->ext;
+        s->memwords = s->ext_len / TC_WORD_BYTES;
+    }
+    return src;
+}
+
 /* One shape at one size: the model's units, then the VM's, then the rows. */
 static void measure_point(FILE *csv, const reasons *rs, tc_vm *vm, tc_ep_shape sh, size_t target, int reps, tiny *t)
 {
     long len = len_for(sh, target);
-    tc_arena *src = tc_arena_new(target + 64);
-    NEED(src != NULL, "the payload");
-    tc_term data;
     uint64_t flat;
-    NEED(tc_ep_build_payload(tc_arena_alloc(src), sh, len, &data) == TC_OK && tc_term_flat_size(data, &flat) == TC_OK,
-         "the payload");
+    subject s;
+    tc_arena *src = point_subject(&s, sh, target, &flat);
     bool binary = sh == TC_EP_BINARY;
     size_t words = binary ? target : (size_t)flat;
-    subject s;
-    subject_init(&s, data, binary ? target : flat);
-    if (binary) { /* its bytes are its external form's: the floor copies those */
-        s.memsrc = (const tc_term *)(const void *)s.ext;
-        s.memwords = s.ext_len / TC_WORD_BYTES;
-    }
     /* The bytes each unit writes: the pages a fresh destination drops, and how the VM's
      * faults per operation say which temperature it wrote to. */
     size_t written[NUNITS] = {0};
@@ -818,16 +832,10 @@ static void measure_fixed(FILE *csv, tc_vm *vm, bool quick)
  * profiler; the report's top functions are the leaves the samples landed in. */
 static bool profile_point(enum unit u, tc_ep_shape sh, size_t target)
 {
-    long len = len_for(sh, target);
-    tc_arena *src = tc_arena_new(target + 64);
-    NEED(src != NULL, "the payload");
-    tc_term data;
     uint64_t flat;
-    NEED(tc_ep_build_payload(tc_arena_alloc(src), sh, len, &data) == TC_OK && tc_term_flat_size(data, &flat) == TC_OK,
-         "the payload");
-    bool binary = sh == TC_EP_BINARY;
     subject s;
-    subject_init(&s, data, binary ? target : flat);
+    tc_arena *src = point_subject(&s, sh, target, &flat);
+    bool binary = sh == TC_EP_BINARY;
     s.unit = u;
     tc_prof *p = NULL;
     static const tc_prof_phase_map harness[] = {{TC_PROF_FN(tc_timing_now_ns), "harness"}};
