@@ -738,6 +738,16 @@ static void measure_point(FILE *csv, const reasons *rs, tc_vm *vm, tc_ep_shape s
         for (int tp = 0; tp < NTEMPS; tp++)
             if ((!binary || u == ENCODE || u == DECODE || u == MEMCPY) && (model_temps((enum unit)u, binary) >> tp & 1))
                 m[u][tp] = model_ns(&s, (enum unit)u, (enum temp)tp, written[u], reps, &mf[u][tp]);
+    /* A warm gc_copy or encode is warm because the allocator gives back the block just freed
+     * (glibc does); where it does not (a sanitizer's quarantine), the faults say so. */
+    for (int u = 0; u < NUNITS; u++)
+        if ((u == GC_COPY || u == ENCODE) && (!binary || u == ENCODE) &&
+            mf[u][T_WARM] >= (double)written[u] / (double)sysconf(_SC_PAGESIZE) / 2 && written[u] > 0) {
+            tc_progress_end();
+            fprintf(stderr, "unitcost: the model's warm %s of %s at %zu words wrote fresh pages (%.1f faults an "
+                            "operation): the allocator did not give back the block just freed\n",
+                    unit_names[u], name, words, mf[u][T_WARM]);
+        }
     tc_progress_line("unitcost %s %zu words: VM", name, words);
     double v[NVM] = {0}, vf[NVM] = {0};
     bool got[NVM] = {false};

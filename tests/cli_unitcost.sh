@@ -42,10 +42,14 @@ done
 n=$(grep -v '^#' "$tmp/u.csv" | tail -n +2 | wc -l)
 [ "$n" -eq $((3 * 12 + 4)) ]; check "unitcost: 3 sizes of 12 rows and the 4 fixed ones (got $n)" $?
 # The temperatures are what they say, by the model's minor faults at 1 Mi words (2048 pages):
-# a fresh destination faults on at least half of its pages, a warm one on almost none.
+# a fresh destination faults on at least half of its pages, a warm one on almost none. (A warm
+# gc_copy or encode reuses the block the allocator just took back: glibc's does, a sanitizer's
+# quarantine does not, and unitcost says so on stderr; those two are left out here.)
 awk "$lib"'!csv_row() { next }
+    { u = csv_get("unit") }
     csv_get("words") == 1048576 && csv_get("dest") == "fresh" && csv_get("model_faults") < 1024 { bad = 1; print > "/dev/stderr" }
-    csv_get("words") == 1048576 && csv_get("dest") == "warm" && csv_get("model_faults") > 32 { bad = 1; print > "/dev/stderr" }
+    csv_get("words") == 1048576 && csv_get("dest") == "warm" && u != "gc_copy" && u != "encode" &&
+        csv_get("model_faults") > 32 { bad = 1; print > "/dev/stderr" }
     END { exit bad }' "$tmp/u.csv"
 ok=$?; check "unitcost: fresh rows fault on their pages, warm ones do not" "$ok"
 for u in $fixed; do
