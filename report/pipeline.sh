@@ -28,6 +28,10 @@ bin="$1/experiments"
 tool="$1/termcopy"
 res=results der=results/derived figs=report/figures
 mkdir -p "$res" "$der" "$figs"
+# Every VM session of the run (unitcost, account, explain: scenarios/vmside.h) on one compile of
+# experiments/beam's modules, made by the first of them.
+export TC_BEAM_CACHE="$top/$res/beam"
+rm -rf "$TC_BEAM_CACHE"
 started=$(date +%s)
 
 say() { printf '==> [%3ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }

@@ -71,11 +71,13 @@ done
 
 # What the model's counts are built from: the library's floors, the harness, the three
 # experiments recompute runs (eptest, ablate, etsbench) and the build files; not the other
-# experiments, the tools, the tests or the report.
+# experiments, the tools, the tests or the report, nor the session with the installed VM
+# (scenarios/vmside.[ch]: the instrument's other half, run only with --vm, never by recompute).
 fingerprint() {
     (
         cd "$top"
         git ls-files -co --exclude-standard -- alloc codec copy heaps stores terms scenarios termcopy.h CMakeLists.txt \
+            ':!scenarios/vmside.[ch]' \
             experiments/CMakeLists.txt 'experiments/harness.[ch]' 'experiments/output.[ch]' 'experiments/perf.[ch]' \
             'experiments/profiler.[ch]' 'experiments/workload_cli.[ch]' experiments/eptest.c experiments/ablate.c experiments/etsbench.c |
             LC_ALL=C sort | while IFS= read -r f; do [ -f "$f" ] && printf '%s %s\n' "$(sha256sum <"$f" | cut -c1-64)" "$f"; done

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,8 @@ struct tc_vm {
     const char *prog;
     pid_t pid;
     FILE *to, *from; /* the VM's standard input and output */
-    char dir[64];    /* the temporary directory of the .beam files */
+    char dir[4096];  /* the directory of the .beam files */
+    bool cached;     /* dir is TC_BEAM_CACHE: kept */
 };
 
 bool tc_vm_on_path(const char *name)
@@ -41,11 +43,11 @@ enum { NMODULES = sizeof modules / sizeof *modules };
 
 static void remove_dir(tc_vm *vm)
 {
-    if (!vm->dir[0])
+    if (!vm->dir[0] || vm->cached)
         return;
-    char file[128];
+    char file[4200];
     for (size_t i = 0; i < NMODULES; i++) {
-        (void)snprintf(file, sizeof file, "%s/%s.beam", vm->dir, modules[i]); /* dir is short */
+        (void)snprintf(file, sizeof file, "%s/%s.beam", vm->dir, modules[i]);
         (void)unlink(file);                                                  /* absent is fine */
     }
     (void)rmdir(vm->dir);
@@ -73,6 +75,46 @@ static tc_vm *start_fail(tc_vm *vm, const char *why)
     return NULL;
 }
 
+/* Whether `beam` is missing or older than `src` (mtimes to the nanosecond). */
+static bool stale(const char *src, const char *beam)
+{
+    struct stat s, b;
+    if (stat(beam, &b) != 0 || stat(src, &s) != 0)
+        return true;
+    return b.st_mtim.tv_sec < s.st_mtim.tv_sec ||
+           (b.st_mtim.tv_sec == s.st_mtim.tv_sec && b.st_mtim.tv_nsec < s.st_mtim.tv_nsec);
+}
+
+bool tc_vm_compile(const char *prog, const char *beam_dir, const char *out)
+{
+    if (!beam_dir)
+        beam_dir = TC_BENCH_SOURCE_DIR "/experiments/beam";
+    char src[NMODULES][4096], beam[4096];
+    bool need = false;
+    for (int i = 0; i < NMODULES; i++) {
+        if (snprintf(src[i], sizeof src[i], "%s/%s.erl", beam_dir, modules[i]) >= (int)sizeof src[i] ||
+            access(src[i], R_OK) != 0) {
+            fprintf(stderr, "%s: --vm: cannot find eptest.erl, unitcost.erl, account.erl and cpuclock.erl in %s\n",
+                    prog, beam_dir);
+            return false;
+        }
+        need = need || snprintf(beam, sizeof beam, "%s/%s.beam", out, modules[i]) >= (int)sizeof beam ||
+               stale(src[i], beam);
+    }
+    if (!need)
+        return true;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: --vm: cannot make %s: %s\n", prog, out, strerror(errno));
+        return false;
+    }
+    char *erlc[] = {"erlc", "-o", (char *)out, src[0], src[1], src[2], src[3], NULL};
+    if (run_wait(erlc) != 0) {
+        fprintf(stderr, "%s: --vm: erlc failed on the modules of %s\n", prog, beam_dir);
+        return false;
+    }
+    return true;
+}
+
 /* Starts erl with `flags` (NULL-terminated, after -noshell) on the modules of beam_dir; with
  * nif_dir, unitcost.erl loads the cpuclock NIF from it. */
 static tc_vm *start(const char *prog, const char *beam_dir, char *const *flags, const char *nif_dir)
@@ -85,24 +127,28 @@ static tc_vm *start(const char *prog, const char *beam_dir, char *const *flags, 
     vm->prog = prog;
     if (!tc_vm_installed())
         return start_fail(vm, "needs erl and erlc on PATH (install Erlang/OTP: apt-get install erlang-nox)");
-    if (!beam_dir)
-        beam_dir = TC_BENCH_SOURCE_DIR "/experiments/beam";
-    char src[NMODULES][4096];
-    for (int i = 0; i < NMODULES; i++)
-        if (snprintf(src[i], sizeof src[i], "%s/%s.erl", beam_dir, modules[i]) >= (int)sizeof src[i] ||
-            access(src[i], R_OK) != 0)
-            return start_fail(vm, "cannot find eptest.erl, unitcost.erl, account.erl and cpuclock.erl");
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || strlen(tmp) > 32)
-        tmp = "/tmp";
-    (void)snprintf(vm->dir, sizeof vm->dir, "%s/termcopy-vm.XXXXXX", tmp);
-    if (!mkdtemp(vm->dir)) {
-        vm->dir[0] = '\0';
-        return start_fail(vm, "cannot make a temporary directory");
+    const char *cache = getenv(TC_VM_BEAM_CACHE);
+    if (cache && *cache) {
+        if (snprintf(vm->dir, sizeof vm->dir, "%s", cache) >= (int)sizeof vm->dir) {
+            vm->dir[0] = '\0';
+            return start_fail(vm, TC_VM_BEAM_CACHE " is too long a path");
+        }
+        vm->cached = true;
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || !*tmp || strlen(tmp) > 32)
+            tmp = "/tmp";
+        (void)snprintf(vm->dir, sizeof vm->dir, "%s/termcopy-vm.XXXXXX", tmp);
+        if (!mkdtemp(vm->dir)) {
+            vm->dir[0] = '\0';
+            return start_fail(vm, "cannot make a temporary directory");
+        }
     }
-    char *erlc[] = {"erlc", "-o", vm->dir, src[0], src[1], src[2], src[3], NULL};
-    if (run_wait(erlc) != 0)
-        return start_fail(vm, "erlc failed on the modules of experiments/beam");
+    if (!tc_vm_compile(prog, beam_dir, vm->dir)) {
+        remove_dir(vm);
+        free(vm);
+        return NULL;
+    }
 
     int in[2], out[2];
     if (pipe(in) != 0)

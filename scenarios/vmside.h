@@ -27,11 +27,24 @@ bool tc_vm_on_path(const char *name);
 /* Whether erl and erlc both are. */
 bool tc_vm_installed(void);
 
-/* Compiles eptest.erl and unitcost.erl from `beam_dir` (NULL: the source tree's
- * experiments/beam) into a temporary directory and starts erl on them. NULL after one line on stderr (prefixed "PROG: ") when erl or erlc is missing,
- * the sources are not there, or the VM does not start. */
+/* The environment variable naming a directory where sessions keep their compiled modules
+ * (made when missing) and reuse them while every .beam is at least as new as its source: the
+ * report pipeline sets it, so that its many sessions compile once, and explain --vm sets it to
+ * its own temporary directory for its three. Unset, each session compiles into a temporary
+ * directory of its own, removed when it stops. */
+#define TC_VM_BEAM_CACHE "TC_BEAM_CACHE"
+
+/* Compiles the session's modules (eptest, unitcost, account, cpuclock) of `beam_dir` (NULL: the
+ * source tree's experiments/beam) into the directory `out`, unless each .beam there is at least
+ * as new as its .erl. false after one line on stderr (prefixed "PROG: "). */
+bool tc_vm_compile(const char *prog, const char *beam_dir, const char *out);
+
+/* Compiles the modules (into TC_BEAM_CACHE when it is set, else a temporary directory) and
+ * starts erl on them. NULL after one line on stderr (prefixed "PROG: ") when erl or erlc is
+ * missing, the sources are not there, or the VM does not start. */
 tc_vm *tc_vm_start(const char *prog, const char *beam_dir);
-/* Asks the VM to quit, waits for it and removes the temporary directory. NULL: nothing. */
+/* Asks the VM to quit, waits for it and removes its temporary directory (never the cache).
+ * NULL: nothing. */
 void tc_vm_stop(tc_vm *vm);
 
 /* The median ns of one operation `unit` (size_object, copy_struct, copy_shallow, gc_copy,

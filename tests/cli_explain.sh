@@ -90,8 +90,10 @@ bad "bad --repeats" --repeats 65 '[1]'
 
 # The VM, when it is installed: lists:seq(1, 1000) on both.
 if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
-    "$tool" explain --vm --tsv --iterations 200 --repeats 1 "$(list 1000)" >"$tmp/vm" 2>"$tmp/err"
+    mkdir "$tmp/t"
+    TMPDIR="$tmp/t" "$tool" explain --vm --tsv --iterations 200 --repeats 1 "$(list 1000)" >"$tmp/vm" 2>"$tmp/err"
     rc=$?; check "explain --vm --tsv (exit $rc: $(head -c 200 "$tmp/err"))" $rc
+    [ -z "$(ls -A "$tmp/t")" ]; check "explain --vm leaves no temporary directory" $?
     tsv_ok "--vm lists:seq(1, 1000)" "$tmp/vm" 1
 else
     echo "note: erl/erlc not on PATH: the --vm part is skipped"

@@ -155,8 +155,12 @@ if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
     exit 77
 fi
 
-"$dir/unitcost" --quick --vm --shape ints --repeats 3 --csv "$tmp/vm.csv" >"$tmp/vm.txt"
+# The sessions' modules compiled into TC_BEAM_CACHE (made when missing), and nothing left in TMPDIR.
+mkdir "$tmp/t"
+TMPDIR="$tmp/t" TC_BEAM_CACHE="$tmp/beams" "$dir/unitcost" --quick --vm --shape ints --repeats 3 --csv "$tmp/vm.csv" >"$tmp/vm.txt"
 ok=$?; check "unitcost --quick --vm runs (exit $ok)" "$ok"
+[ "$(ls "$tmp/beams"/*.beam 2>/dev/null | wc -l)" -eq 4 ]; check "unitcost --vm: four modules in TC_BEAM_CACHE" $?
+[ -z "$(ls -A "$tmp/t")" ]; check "unitcost --vm with TC_BEAM_CACHE: no temporary directory left" $?
 grep -q '^# vm: erl' "$tmp/vm.csv"; check "unitcost --vm: says the VM ran" $?
 # Every unit the VM has gets a VM figure at some temperature of each size; the copies' VM
 # figure sits on the row of the temperature its faults say (fresh: a fault every two pages).
@@ -171,8 +175,19 @@ awk "$lib"'!csv_row() { next }
     END { for (k in want) if (!(k in has)) { print "no VM figure: " k > "/dev/stderr"; bad = 1 } exit bad }' "$tmp/vm.csv"
 ok=$?; check "unitcost --vm: VM figures numeric, at the temperature their faults say" "$ok"
 grep -q '^vm_overhead: ns per operation' "$tmp/vm.txt"; check "unitcost --vm prints the vm_overhead phase" $?
-"$dir/eptest" --len 10 --iterations 20 --repeats 1 --vm-overhead --csv "$tmp/epo.csv" >"$tmp/epo.txt"
+# A second session reuses the cache's modules; one older than its source is compiled again.
+before=$(stat -c %Y "$tmp/beams/eptest.beam")
+sleep 1 # a compile would give eptest.beam a later second
+TMPDIR="$tmp/t" TC_BEAM_CACHE="$tmp/beams" "$dir/eptest" --len 10 --iterations 20 --repeats 1 --vm-overhead --csv "$tmp/epo.csv" >"$tmp/epo.txt"
 ok=$?; check "eptest --vm-overhead runs (exit $ok)" "$ok"
+[ "$(stat -c %Y "$tmp/beams/eptest.beam")" -eq "$before" ]; check "TC_BEAM_CACHE: current modules reused" $?
+[ -z "$(ls -A "$tmp/t")" ]; check "eptest --vm-overhead: no temporary directory left" $?
+touch -d '2000-01-01' "$tmp/beams/account.beam"
+TMPDIR="$tmp/t" TC_BEAM_CACHE="$tmp/beams" "$dir/eptest" --len 10 --iterations 20 --repeats 1 --vm-overhead --csv /dev/null >/dev/null
+[ "$(stat -c %Y "$tmp/beams/account.beam")" -gt "$before" ]; check "TC_BEAM_CACHE: a module older than its source compiled again" $?
+TMPDIR="$tmp/t" "$dir/eptest" --len 10 --iterations 20 --repeats 1 --vm-overhead --csv /dev/null >/dev/null
+ok=$?; check "eptest --vm-overhead without TC_BEAM_CACHE runs (exit $ok)" "$ok"
+[ -z "$(ls -A "$tmp/t")" ]; check "without TC_BEAM_CACHE the session's temporary directory is removed" $?
 grep -q '^# vm_overhead: ns per operation: round trip' "$tmp/epo.csv"; check "eptest csv: the phase measured" $?
 grep -q '^# vm_overhead_included' "$tmp/epo.csv"; check "eptest csv: says median_us includes it" $?
 grep -q '^with vm_overhead: \[{proc,' "$tmp/epo.txt"; check "eptest prints the seed line with the phase" $?

@@ -615,11 +615,13 @@ static bool explain_model_round(const tc_ep_config *cfg, explain_series *s)
     return true;
 }
 
-/* ---- the VM's side: eptest.erl compiled into a temporary directory ---- */
+/* ---- the VM's side: eptest.erl and its companions compiled once for the run's sessions ---- */
 
 typedef struct explain_vm {
-    char dir[64];        /* the temporary directory: eptest.beam and term.ext */
-    char erl_src[4096];  /* eptest.erl */
+    char dir[64];     /* the temporary directory: term.ext, and the .beam files unless cached */
+    char src[4096];   /* the directory of eptest.erl and the modules beside it */
+    char beams[4096]; /* where the modules are compiled: TC_BEAM_CACHE, else dir */
+    bool own_cache;   /* TC_BEAM_CACHE was set here to dir, so the sessions reuse this compile */
 } explain_vm;
 
 /* eptest.erl: installed beside the command (<prefix>/share/termcopy), else the source tree's. */
@@ -641,10 +643,13 @@ static bool find_eptest(char *out, size_t cap)
 
 static void explain_vm_cleanup(explain_vm *vm)
 {
+    if (vm->own_cache)
+        (void)unsetenv(TC_VM_BEAM_CACHE);
+    vm->own_cache = false;
     if (!vm->dir[0])
         return;
     char file[128];
-    static const char *const files[] = {"eptest.beam", "term.ext", "erlc.log"};
+    static const char *const files[] = {"eptest.beam", "unitcost.beam", "account.beam", "cpuclock.beam", "term.ext"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         (void)snprintf(file, sizeof file, "%s/%s", vm->dir, files[i]); /* dir is short */
         (void)unlink(file);                                           /* absent is fine */
@@ -653,7 +658,9 @@ static void explain_vm_cleanup(explain_vm *vm)
     vm->dir[0] = '\0';
 }
 
-/* Finds erl, erlc and eptest.erl, compiles it and writes the term's external bytes. */
+/* Finds erl, erlc and eptest.erl, compiles the modules once for every session of the run (into
+ * TC_BEAM_CACHE when the caller set it, else the temporary directory, which then serves as the
+ * sessions' cache) and writes the term's external bytes. */
 static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ext_len)
 {
     if (!tc_vm_on_path("erl") || !tc_vm_on_path("erlc")) {
@@ -662,11 +669,16 @@ static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ex
                 tc_vm_on_path("erl") ? "erlc is" : "erl is");
         return false;
     }
-    if (!find_eptest(vm->erl_src, sizeof vm->erl_src) || strchr(vm->erl_src, '\'')) {
+    if (!find_eptest(vm->src, sizeof vm->src) || strchr(vm->src, '\'')) {
         fprintf(stderr, "termcopy explain: --vm cannot find eptest.erl (looked beside the command in "
                         "%s and at %s)\n", TC_EPTEST_ERL_INSTALLED, TC_EPTEST_ERL_TREE);
         return false;
     }
+    char *slash = strrchr(vm->src, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        (void)snprintf(vm->src, sizeof vm->src, ".");
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp || strlen(tmp) > 32 || strchr(tmp, '\''))
         tmp = "/tmp"; /* the directory goes into shell commands and fixed buffers */
@@ -676,22 +688,27 @@ static bool explain_vm_setup(explain_vm *vm, const unsigned char *ext, size_t ex
         fail("--vm cannot make a temporary directory: %s", strerror(errno));
         return false;
     }
-    char file[128], cmd[8192];
+    char file[128];
     (void)snprintf(file, sizeof file, "%s/term.ext", vm->dir);
     FILE *f = fopen(file, "wb");
     if (!f || fwrite(ext, 1, ext_len, f) != ext_len || fclose(f) != 0) {
         fail("--vm cannot write the term's external bytes: %s", strerror(errno));
         return false;
     }
-    (void)snprintf(cmd, sizeof cmd, "erlc -o '%s' '%s' >'%s/erlc.log' 2>&1", vm->dir, vm->erl_src, vm->dir);
-    // NOLINTNEXTLINE(cert-env33-c): --vm runs the installed erlc by design; the paths are ours
-    if (system(cmd) != 0) {
-        fprintf(stderr, "termcopy explain: --vm: erlc failed on %s (its output: %s/erlc.log)\n", vm->erl_src,
-                vm->dir);
-        vm->dir[0] = '\0'; /* keep the log for the reader */
+    const char *cache = getenv(TC_VM_BEAM_CACHE);
+    if (!cache || !*cache) {
+        if (setenv(TC_VM_BEAM_CACHE, vm->dir, 1) != 0) {
+            fail("--vm cannot set TC_BEAM_CACHE: %s", strerror(errno));
+            return false;
+        }
+        vm->own_cache = true;
+        cache = vm->dir;
+    }
+    if (snprintf(vm->beams, sizeof vm->beams, "%s", cache) >= (int)sizeof vm->beams || strchr(vm->beams, '\'')) {
+        fail("--vm cannot use TC_BEAM_CACHE=%s (too long, or a quote in it)", cache);
         return false;
     }
-    return true;
+    return tc_vm_compile("termcopy explain", vm->src, vm->beams);
 }
 
 /* The numeric field `col` (0-based) of a CSV row; NAN when absent or "n/a". */
@@ -716,7 +733,7 @@ static bool explain_vm_round(const explain_vm *vm, const char *flags, const char
     (void)snprintf(cmd, sizeof cmd,
                    "erl -noshell " EXPLAIN_VM_BASE " %s -pa '%s' -s eptest main -extra --flags '" EXPLAIN_VM_BASE
                    " %s' --ext-file '%s/term.ext' --iterations %ld --repeats 1 %s --csv - 2>&1",
-                   flags, vm->dir, flags, vm->dir, iterations, args);
+                   flags, vm->beams, flags, vm->dir, iterations, args);
     // NOLINTNEXTLINE(cert-env33-c): --vm runs the installed erl by design; the paths are ours
     FILE *p = popen(cmd, "r");
     if (!p) {
@@ -836,13 +853,9 @@ typedef struct explain_account {
 
 static bool explain_account_run(const explain_vm *vm, long iterations, explain_account *out)
 {
-    char dir[4096], nif[4200], payload[200];
-    (void)snprintf(dir, sizeof dir, "%s", vm->erl_src); /* the same size */
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    (void)snprintf(nif, sizeof nif, "%s/cpuclock.so", slash ? dir : ".");
-    tc_vm *s = tc_vm_start_account("termcopy explain", slash ? dir : ".", access(nif, R_OK) == 0 ? dir : NULL);
+    char nif[4200], payload[200];
+    (void)snprintf(nif, sizeof nif, "%s/cpuclock.so", vm->src);
+    tc_vm *s = tc_vm_start_account("termcopy explain", vm->src, access(nif, R_OK) == 0 ? vm->src : NULL);
     if (!s)
         return false;
     (void)snprintf(payload, sizeof payload, "ext:%s/term.ext", vm->dir);
@@ -939,7 +952,7 @@ static int cmd_explain(int argc, char **argv)
     uint64_t flat, shared;
     size_t stored, ext_len;
     unsigned char *ext = NULL;
-    explain_vm vm = {{0}, {0}};
+    explain_vm vm = {{0}, {0}, {0}, false};
     static explain_series model[NVARIANTS], vms[NVARIANTS]; /* static: 64 rounds each */
     memset(model, 0, sizeof model);
     memset(vms, 0, sizeof vms);
@@ -992,12 +1005,7 @@ static int cmd_explain(int argc, char **argv)
         goto out;
     }
     if (want_vm) { /* the phase, on the unitcost.erl beside the eptest.erl found */
-        char dir[4096];
-        (void)snprintf(dir, sizeof dir, "%s", vm.erl_src); /* the same size */
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        if (!tc_vmoh_measure("termcopy explain", slash ? dir : ".", &cfg[V_BASE].policy, &oh))
+        if (!tc_vmoh_measure("termcopy explain", vm.src, &cfg[V_BASE].policy, &oh))
             goto out;
         if (!explain_account_run(&vm, iterations, &acct))
             goto out;

@@ -76,13 +76,13 @@ vm() {
 
 base="+S 2:2"
 if [ $tiny -eq 1 ]; then
-    lens="100 300" shapes_at="100" ep="--iterations 50 --repeats 1" var_len=300
+    lens="100 300" shapes_at="100" ep="--iterations 50 --repeats 1" var_lens=300
     cx="--lens 10,100,300 --iterations 50 --repeats 1" eb="-n 2000 --repeats 1" sizes="100 1000" sizes_rep=1
 elif [ $quick -eq 1 ]; then
-    lens="1000 10000" shapes_at="1000" ep="--quick" var_len=10000
+    lens="1000 10000" shapes_at="1000" ep="--quick" var_lens="1000 10000"
     cx="--quick" eb="--quick" sizes="1000 1000000" sizes_rep=1
 else
-    lens="1000 3000 10000 30000" shapes_at="10000" ep="--repeats 7" var_len=10000
+    lens="1000 3000 10000 30000" shapes_at="10000" ep="--repeats 7" var_lens="1000 10000"
     cx="" eb="" sizes="1000 1000000" sizes_rep=1
 fi
 [ -n "$ets_n" ] && eb="$eb -n $ets_n" # after --quick, which sets its own N
@@ -109,7 +109,7 @@ for shape in $other_shapes; do
 done
 # Section 7.5: experiment 3 (+MHsbct 2048; min_heap_size 200000), experiment 6 (the tester's
 # message queue off_heap), and one scheduler.
-for len in $(echo "$lens" | awk '{print $1}') $var_len; do
+for len in $var_lens; do # (--tiny: one length, a smoke test of each variant)
     ep "$base +MHsbct 2048" "ints_${len}_sbct2048" --shape ints --len "$len" --suffix _sbct2048
     ep "$base" "ints_${len}_min_heap" --shape ints --len "$len" --min-heap 200000
     ep "$base" "ints_${len}_off_heap" --shape ints --len "$len" --off-heap
