@@ -728,6 +728,17 @@ tc_result tc_proc_loop_rec_maybe_gc(tc_proc *p)
     return collect(p, 0, NULL, 0, false, NULL);
 }
 
+bool tc_proc_schedule_in_goes_dirty(tc_proc *p)
+{
+    if (p->policy.sched_gc_test != TC_SCHED_GC_DESIRED || (p->flags & TC_PROC_DELAY_GC) || p->aheap ||
+        proc_dirty_gc_pending(p) || !tc_proc_gc_desired(p) || !long_gc(p))
+        return false;
+    /* delay_garbage_collection with need 0 (force_reschedule): F_FORCE_GC, nothing collected */
+    p->flags |= TC_PROC_FORCE_GC;
+    p->stats.gcs_delayed++;
+    return true;
+}
+
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
 {
     bool want = p->policy.sched_gc_test == TC_SCHED_GC_HEAP_SIZE ? p->mbuf_sz + p->frag_overhead >= p->heap_sz

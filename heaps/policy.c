@@ -90,8 +90,10 @@ static const tc_policy_field fields[] = {
      "`!` returns through the BIF glue: the GC-after-BIF test runs after each send, the message live"},
     {"long_gc_words", UINT(long_gc_words, 0, UINT64_C(1) << 40), ERAS("0", "0", "131072"),
      "OTP 25 erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE; erl_gc.c check_for_possibly_long_gc, "
-     "delay_garbage_collection (R10B-2 and R13B01 have none)",
-     "a GC-after-BIF this large (words) is delayed to a dirty scheduler at the next schedule (0: never)"},
+     "delay_garbage_collection; erl_process.c erts_schedule (scheduler_gc_proc, then sched_out_proc) "
+     "(R10B-2 and R13B01 have none)",
+     "a GC this large (words), after a BIF or at a schedule-in, goes to a dirty scheduler: the process "
+     "yields, or is scheduled out, and is collected at its next schedule-in (0: never)"},
     {"move_live_frags", BOOL(move_live_frags), ERAS("off", "off", "on"),
      "R13B01 erl_gc.c collect_heap_frags (traces from the roots); OTP 25 erl_gc.c collect_live_heap_frags "
      "(do_minor, major_collection: live_hf_end)",

@@ -55,10 +55,11 @@
  *   `off_heap.overhead` is the byte total of the ProcBins on the list at all times.
  * - Queued messages that carry a fragment are not roots; after a modern GC their data is
  *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
- * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point only,
- *   where erts' delay needs no heap (need 0). At TestHeap and stack pushes (need > 0) erts
- *   would also delay, by abandoning the heap for a fragment of `need` words; the model
- *   collects there at once. The check ignores the on-heap message count erts adds.
+ * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point and at
+ *   a schedule-in (gc.h tc_proc_schedule_in_goes_dirty), where erts' delay needs no heap
+ *   (need 0). At TestHeap and stack pushes (need > 0) erts would also delay, by abandoning
+ *   the heap for a fragment of `need` words; the model collects there at once. The check
+ *   ignores the on-heap message count erts adds.
  *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
  *   slice ends where the VM's does and a GC desired then runs at the schedule-in.
  * - Out of memory is TC_ENOMEM (the VM aborts): a failed allocation before a GC copies

@@ -125,6 +125,10 @@ tc_result tc_sched_run(tc_sched *s)
         } else {
             s->stats.switches++;
             (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
+            if (s->head && tc_proc_schedule_in_goes_dirty(p)) {
+                enqueue(s, t); /* its GC went to a dirty scheduler: the next task runs first */
+                continue;
+            }
             bool dirty = proc_dirty_gc_pending(p); /* a long GC runs on a dirty scheduler */
             tc_result r = tc_proc_schedule_in_maybe_gc(p);
             if (r != TC_OK)

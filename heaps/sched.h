@@ -36,8 +36,23 @@
  * - policy.call_reds: a step runs only with that many reductions left, 2 in OTP 25 (the JIT's
  *   call must leave FCALLS positive after its decrement), 1 in R10B-2 (beam_emu.c
  *   DispatchMacro tests FCALLS > 0, then decrements).
+ * - policy.long_gc_words (OTP 25): a schedule-in whose GC would be long, with another task
+ *   queued, does not run the task (gc.h tc_proc_schedule_in_goes_dirty: erts_schedule sends
+ *   the GC to a dirty CPU scheduler and schedules the process out); the task goes to the back
+ *   of the queue and its GC runs, as the dirty one, at its next schedule-in, after the tasks
+ *   queued before it have had their turn. With none queued the GC runs in place. In the VM
+ *   the dirty GC and those turns run at once on two threads, and which comes first (for a
+ *   message one of them sends the process: in the queue when the GC starts, or not) is a
+ *   race; the model takes the normal scheduler's turn first. On this machine that is what
+ *   eptest.erl's untraced tester shows at tuple L = 28000 (the server's reply lands before
+ *   the GC: 10 runs of 10 at +S 1:1 and +S 2:2), while the same tester traced with
+ *   system_profile's runnable_procs and receive events, which slow the server, has the dirty
+ *   GC start first.
  *
- * Where this differs from erts: one run queue with no priorities, no timers, no ports; the
+ * Where this differs from erts: a long GC at a schedule-in with no other task queued runs in
+ * place, its reductions charged and its heap from the normal scheduler's allocator instance
+ * (erts runs it on the dirty scheduler too, with that scheduler's instance, and the process
+ * comes back with a whole slice); one run queue with no priorities, no timers, no ports; the
  * VM checks each of a step's later calls too, the model charges them after the step (the
  * experiments' steps allocate nothing after their first call but the BIF's own result);
  * modern I/O polling (separate poll threads) is not modelled.

@@ -1,4 +1,6 @@
 /* The modelled scheduler: real switches between processes, and each era's reduction rules. */
+#include <string.h>
+
 #include "heaps/proc_impl.h"
 #include "fixtures.h"
 #include "heaps/send.h"
@@ -161,6 +163,54 @@ START_TEST(test_otp25_long_gc_counted_in_place)
     }
     tc_proc_free(p);
     teardown();
+}
+END_TEST
+
+/* OTP25: a schedule-in whose GC is long is not a schedule-in (erl_process.c erts_schedule:
+ * scheduler_gc_proc finds check_for_possibly_long_gc sending the GC to a dirty CPU
+ * scheduler, then sched_out_proc): the task queued behind runs first, and the GC runs, as the
+ * dirty one, when the process comes back. A short one runs in place, first. */
+typedef struct order_state {
+    char *log;
+    char name;
+} order_state;
+
+static tc_step log_step(tc_task *t)
+{
+    order_state *st = t->state;
+    size_t n = strlen(st->log);
+    st->log[n] = st->name;
+    st->log[n + 1] = '\0';
+    return TC_STEP_DONE;
+}
+
+START_TEST(test_otp25_long_schedule_in_gc_goes_last)
+{
+    static const struct {
+        size_t garbage;
+        const char *order;
+    } cases[] = {{128 * 1024, "BA"}, {128 * 1024 - 4096, "AB"}};
+    for (int k = 0; k < 2; k++) {
+        tc_proc *a = new_proc("otp25"), *b = new_proc("otp25");
+        ck_assert(tc_proc_halloc(a, cases[k].garbage) != NULL); /* a fragment the heap cannot take */
+        ck_assert(tc_proc_gc_desired(a));
+        char log[4] = "";
+        order_state sa = {log, 'A'}, sb = {log, 'B'};
+        tc_sched s;
+        tc_sched_init(&s);
+        tc_task ta, tb;
+        tc_sched_spawn(&s, &ta, a, log_step, &sa);
+        tc_sched_spawn(&s, &tb, b, log_step, &sb);
+        ck_assert(tc_sched_run(&s) == TC_OK);
+        ck_assert_str_eq(log, cases[k].order);
+        ck_assert_uint_eq(a->stats.gcs_at_schedule, 1);
+        ck_assert_uint_eq(a->stats.gcs_delayed, k == 0 ? 1 : 0);
+        ck_assert_uint_eq(a->stats.long_gcs, k == 0 ? 1 : 0);
+        ck_assert_uint_eq(a->mbuf_sz, 0);
+        tc_proc_free(a);
+        tc_proc_free(b);
+        teardown();
+    }
 }
 END_TEST
 
@@ -334,6 +384,7 @@ int main(void)
     tcase_add_test(tc, test_r10b_forced_yields_and_polls);
     tcase_add_test(tc, test_otp25_delayed_gc_yields);
     tcase_add_test(tc, test_otp25_long_gc_counted_in_place);
+    tcase_add_test(tc, test_otp25_long_schedule_in_gc_goes_last);
     tcase_add_test(tc, test_modern_receive_cuts_reductions);
     tcase_add_test(tc, test_context_reds_per_era);
     tcase_add_test(tc, test_gc_cost_reds);
