@@ -523,7 +523,7 @@ static void copy_sweep(bool quick, FILE *csv)
     static const size_t full_kib[] = {16, 64, 256, 1024, 4096}, quick_kib[] = {16, 256, 4096};
     const size_t *kib = quick ? quick_kib : full_kib;
     size_t nsizes = quick ? 3 : 5;
-    plan p = quick ? (plan){1, 11, 2000, 1e8} : (plan){3, 31, MAX_ROUNDS, 2e8};
+    plan p = quick ? (plan){1, 5, 2000, 5e7} : (plan){3, 31, MAX_ROUNDS, 2e8};
     double overhead = tc_timing_overhead_ns();
 
     if (csv) {
