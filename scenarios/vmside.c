@@ -104,7 +104,9 @@ bool tc_vm_compile(const char *prog, const char *beam_dir, const char *out)
     if (!need)
         return true;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: --vm: cannot make %s: %s\n", prog, out, strerror(errno));
+        char why[128] = "unknown error"; /* strerror_r: library code may run on any thread */
+        (void)strerror_r(errno, why, sizeof why);
+        fprintf(stderr, "%s: --vm: cannot make %s: %s\n", prog, out, why);
         return false;
     }
     char *erlc[] = {"erlc", "-o", (char *)out, src[0], src[1], src[2], src[3], NULL};
