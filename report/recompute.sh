@@ -376,9 +376,13 @@ for f in "${files[@]}"; do
             echo "$name,this code's (every count rerun and equal$([ $quick -eq 1 ] && echo "; lengths up to 3000"))" >>"$tmp/state.csv"
         fi
         if [ $stamp_only -eq 1 ] && [ "$nd" -eq 0 ]; then
+            # The model's times were taken where the file says: at its model_git when --write
+            # reran them, else with the VM's columns, at its git.
+            times_from="git"
+            grep -q '^# model_git:' "$f" && times_from="model_git"
             { sed '/^# model_sources:/d' "$f" | awk -v fp="$fp" -v git="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-                  -v date="$(date -u +%Y-%m-%dT%H:%M:%SZ)" '
-                  !/^#/ && !done { print "# model_sources: " fp " (report/recompute.sh --stamp: every count checked equal to these sources'"'"' at git " git ", " date "; the model'"'"'s times are from model_git)"; done = 1 }
+                  -v date="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v from="$times_from" '
+                  !/^#/ && !done { print "# model_sources: " fp " (report/recompute.sh --stamp: every count checked equal to these sources'"'"' at git " git ", " date "; the model'"'"'s times are from " from ")"; done = 1 }
                   { print }'; } >"$tmp/stamped" && mv "$tmp/stamped" "$f"
             echo "recompute: $name: stamped ($fp)" >&2
         fi
