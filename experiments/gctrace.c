@@ -10,7 +10,7 @@
  *   heap_block_size     heap_sz
  *   old_heap_size       old_htop - old_heap;  old_heap_block_size  old_hend - old_heap
  *   mbuf_size           fragment words (mbuf_sz), followed through the hook's FRAG events
- *   stack_size          the stack's words (the GC does not change it)
+ *   stack_size          the stack's words (a GC delayed after its start ends elsewhere)
  *   recent_size         the young data that survived the last GC: high_water - heap (the
  *                       model's high_water use; erts reports the same quantity)
  * Start values the hook cannot see after the fact come from the state the previous GC left:
@@ -114,8 +114,8 @@ static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where,
     gc_row *r = &acc->rows[acc->n++];
     *r = (gc_row){.op = where ? (uint64_t)where->op : acc->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
                   .role = role, .where = where ? *where : (tc_ep_where){0},
-                  .s = {ev->used_before, ev->heap_before, a->old_used, a->old_size, ev->frag_before, stack,
-                        a->recent},
+                  .s = {ev->used_before, ev->heap_before, a->old_used, a->old_size, ev->frag_before,
+                        ev->stack_before, a->recent},
                   .e = {ev->used_after, ev->heap_after, tc_proc_old_heap_used(p), tc_proc_old_heap_size(p),
                         tc_proc_frag_size(p), stack, tc_proc_high_water_used(p)}};
     a->old_used = r->e[2];

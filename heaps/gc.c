@@ -428,7 +428,8 @@ static tc_heap_event gc_event(const tc_proc *p, uint64_t need)
 {
     uint64_t young = proc_young_gen_usage(p), queued = young - tc_proc_young_use(p);
     return (tc_heap_event){.need = need, .heap_before = p->heap_sz, .young_before = young,
-                           .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued};
+                           .used_before = (uint64_t)(p->htop - p->heap), .frag_before = p->mbuf_sz + queued,
+                           .stack_before = tc_proc_stack_size(p)};
 }
 
 static tc_term *alloc_heap(tc_proc *p, uint64_t words) { return tc_mseg_alloc_block(p->mem, words * sizeof(tc_term)); }
@@ -491,6 +492,10 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
     const tc_policy *pol = &p->policy;
     uint64_t stack = tc_proc_stack_size(p);
     tc_heap_event ev = gc_event(p, need);
+    if (p->delayed_started) { /* the dirty GC that finishes one delayed after its minor started */
+        ev = p->delayed_start;
+        p->delayed_started = false;
+    }
     uint64_t before = ev.young_before, copied_minor = 0;
     if (!(p->flags & TC_PROC_NEED_FULLSWEEP)) {
         uint64_t mature = (uint64_t)(p->high_water - p->heap);
@@ -560,16 +565,38 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
     return collect_major(p, ev, need, objv, nobj, live_frags, live_hf_end, copied_minor);
 }
 
-/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler. */
-static bool long_gc(const tc_proc *p)
+/* check_for_possibly_long_gc: a GC this large goes to a dirty scheduler; `major` when it
+ * will be one (erts asks again as major when the minor finds no room, below). */
+static bool long_gc_as(const tc_proc *p, bool major)
 {
     if (p->policy.long_gc_words == 0)
         return false;
-    bool major = (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after;
     uint64_t sz = proc_young_gen_usage(p) + tc_proc_stack_size(p);
     if (major)
         sz += (uint64_t)(p->old_htop - p->old_heap);
     return sz >= p->policy.long_gc_words;
+}
+
+static bool long_gc(const tc_proc *p)
+{
+    return long_gc_as(p, (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= p->policy.fullsweep_after);
+}
+
+/* erl_gc.c garbage_collect on a normal scheduler, a GC that passed the first
+ * check_for_possibly_long_gc as a minor: minor_collection returns -1 when an old heap exists
+ * and the mature data does not fit its free words, or the old binary virtual heap is full
+ * (with no old heap it creates one that fits); then F_NEED_FULLSWEEP is set and the check is
+ * made again as major, and a long one goes to delay_gc_after_start. */
+static bool long_after_minor_start(const tc_proc *p)
+{
+    const tc_policy *pol = &p->policy;
+    if (pol->long_gc_words == 0 || (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= pol->fullsweep_after ||
+        !p->old_heap)
+        return false;
+    uint64_t mature = (uint64_t)(p->high_water - p->heap);
+    bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
+    bool minor_fails = mature > (uint64_t)(p->old_hend - p->old_htop) || !old_vheap_room;
+    return minor_fails && long_gc_as(p, true);
 }
 
 /* The state transition every safe point ends in. At debug level 2 the process must verify
@@ -604,12 +631,16 @@ tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj)
 /* A GC the emulator reaches through the JIT's fragment_call (a heap test, an allocate, a
  * light BIF's or a send's return): its return address sits on the stack while the GC runs
  * (policy.gc_call_words). The S_RESERVED words the heap tests keep free hold it. */
+static unsigned gc_call_words(const tc_proc *p)
+{
+    /* only a gc_stress GC gets here with no room left */
+    return tc_proc_heap_room(p) < p->policy.gc_call_words ? 0 : p->policy.gc_call_words;
+}
+
 static tc_result collect_from_call(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
                                    tc_heapfrag *live_hf_end)
 {
-    unsigned words = p->policy.gc_call_words;
-    if (tc_proc_heap_room(p) < words)
-        words = 0; /* only a gc_stress GC gets here with no room left */
+    unsigned words = gc_call_words(p);
     for (unsigned i = 0; i < words; i++)
         *--p->stop = TC_NIL;
     tc_result r = collect(p, need, objv, nobj, live_frags, live_hf_end);
@@ -701,8 +732,17 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
     p->in_bif = false;
     if (p->policy.gc_trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
-    if (long_gc(p)) {
-        /* delay_garbage_collection, need 0: nothing is collected here; the process yields. */
+    bool after_start = !long_gc(p) && long_after_minor_start(p);
+    if (after_start || long_gc(p)) {
+        /* delay_garbage_collection, need 0: nothing is collected here; the process yields.
+         * After the minor started, gc_minor_start/gc_minor_end were traced from here and the
+         * dirty major is to be a fullsweep (F_NEED_FULLSWEEP). */
+        if (after_start) {
+            p->delayed_start = gc_event(p, 0);
+            p->delayed_start.stack_before += gc_call_words(p); /* inside the glue's call */
+            p->delayed_started = true;
+            p->flags |= TC_PROC_NEED_FULLSWEEP;
+        }
         p->flags |= TC_PROC_FORCE_GC;
         p->yield_requested = true;
         p->stats.gcs_delayed++;

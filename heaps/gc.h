@@ -108,7 +108,9 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
  * policy.bin_vheap, the binary virtual heap: emit_call_light_bif_shared tests the flags, then
  * off_heap.overhead > bin_vheap_sz, then the fragments), with *result the only live register, moving the BIF's
  * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
- * yield are asked for and schedule_in collects. R10B: no GC here (HAlloc may have asked the
+ * yield are asked for and schedule_in collects. Long is asked as erts asks it: as the minor
+ * the GC would start as, then, when that minor would find the old heap short of room, as a
+ * major (F_NEED_FULLSWEEP is then set; the dirty GC's event starts here). R10B: no GC here (HAlloc may have asked the
  * process to yield; see schedule_in). */
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
 

@@ -156,8 +156,10 @@ typedef struct tc_policy {
      * normal scheduler whose young use + stack (+ old use when major) reaches this is not
      * run there; the process is flagged F_FORCE_GC, gives up its reductions and is collected
      * on a dirty scheduler when it next runs, with the x registers live at its yield point
-     * (erl_gc.c check_for_possibly_long_gc, delay_garbage_collection with need 0). Modelled
-     * at the GC-after-BIF safe point only (see proc.h). */
+     * (erl_gc.c check_for_possibly_long_gc, delay_garbage_collection with need 0), asked as
+     * a minor and, when the minor would find the old heap short of room, again as a major
+     * (garbage_collect: delay_gc_after_start). Modelled at the GC-after-BIF safe point and a
+     * schedule-in (see proc.h). */
     uint64_t long_gc_words;
     bool move_live_frags; /* fragments made by the BIF move whole into the new heap */
     /* S_REDZONE (erl_vm.h): words under the stack that runtime code leaves to the emulator.

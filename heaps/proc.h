@@ -57,7 +57,11 @@
  *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
  * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point and at
  *   a schedule-in (gc.h tc_proc_schedule_in_goes_dirty), where erts' delay needs no heap
- *   (need 0). At TestHeap and stack pushes (need > 0) erts would also delay, by abandoning
+ *   (need 0). At the GC-after-BIF it is also made the second time erts makes it: as a major,
+ *   when the minor it passed as would find the old heap short of room (erl_gc.c
+ *   garbage_collect, minor_collection returning -1, delay_gc_after_start); the dirty major
+ *   then reports the start the minor traced (gc_minor_start/gc_minor_end there). At a
+ *   schedule-in the model does not make that second check. At TestHeap and stack pushes (need > 0) erts would also delay, by abandoning
  *   the heap for a fragment of `need` words; the model collects there at once. The check
  *   ignores the on-heap message count erts adds.
  *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
@@ -119,6 +123,7 @@ typedef struct tc_heap_event {
     uint64_t used_before;    /* htop - heap before (what erts's gc_*_start reports as heap_size) */
     uint64_t frag_before;    /* mbuf_sz before: HAlloc and received message fragments, and (OTP 25)
                                 the queued messages' own fragments: erts's trace mbuf_size */
+    uint64_t stack_before;   /* the stack's words when the GC started (a delayed one ends elsewhere) */
     uint64_t heap_new;       /* the young heap the GC allocated, before any resize */
     uint64_t heap_after;     /* heap_sz after, including the resize */
     uint64_t used_after;     /* htop - heap after */

@@ -53,6 +53,10 @@ struct tc_proc {
     uint64_t arith_avail;
     uint64_t frag_overhead;  /* R10B: fragment header words since the last GC */
     bool yield_requested;    /* BUMP_ALL_REDS (R10B fragments, OTP25 delayed GC): yield at the next call */
+    /* A long GC delayed after its minor started (gc.c tc_proc_bif_return_maybe_gc): its event
+     * starts where the minor did, and the dirty GC that finishes it reports that start. */
+    bool delayed_started;
+    tc_heap_event delayed_start;
     bool in_bif;             /* between tc_proc_bif_enter and its return: the glue's return address is pushed */
     int64_t reds;            /* BUMP_REDS by the runtime (GC cost, message size) not yet taken */
     const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
