@@ -105,6 +105,10 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
             dst[i++] = relocate(w, delta);
             continue;
         }
+        if (tc_header_subtag(w) == TC_SUBTAG_ARITYVAL) { /* its elements are the next words */
+            dst[i++] = w;
+            continue;
+        }
         size_t k = tc_layout_header_step(&src[i]);
         tc_copy_object_words(&dst[i], &src[i], k);
         if (tc_offheap_is_member(&src[i])) /* from src: a fun's creator is not copied yet */
