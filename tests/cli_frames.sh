@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tester's compiled code the model follows (gctrace --frames: scenarios/workload.c
 # tc_ep_frames) against the code itself: `erlc -S experiments/beam/eptest.erl` for eptest's
-# functions, beam_disasm of the installed stdlib for timer:tc/1. Each entry names a function,
+# functions, beam_disasm of the installed stdlib for timer:tc/1 and of the emulator's
+# preloaded erlang module for erlang:convert_time_unit/3. Each entry names a function,
 # an instruction and a number: "allocate" the first allocate or allocate_heap's stack words,
 # "trimN" the N-th trim's dropped words, "make_fun3_N" the N-th make_fun3's free variables.
 # A change to eptest.erl that moves a frame or a fun fails here until the table follows.
@@ -60,11 +61,22 @@ erl -noshell -eval '
      end || {function, F, A, L, Is} <- Code],
     halt().' >"$tmp/timer.S" 2>/dev/null
 [ -s "$tmp/timer.S" ]; check "beam_disasm of timer" $?
+# erlang:convert_time_unit/3, preloaded: its code from the running emulator.
+erl -noshell -eval '
+    {erlang, Bin, _} = code:get_object_code(erlang),
+    {beam_file, _, _, _, _, Code} = beam_disasm:file(Bin),
+    [begin
+         io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
+         [io:format("    ~w.~n", [I]) || I <- Is]
+     end || {function, F, A, L, Is} <- Code],
+    halt().' >"$tmp/erlang.S" 2>/dev/null
+[ -s "$tmp/erlang.S" ]; check "beam_disasm of erlang's preloaded code" $?
 
 while read -r module function arity instr words; do
     case "$module" in
     eptest) listing="$tmp/eptest.S" ;;
     timer) listing="$tmp/timer.S" ;;
+    erlang) listing="$tmp/erlang.S" ;;
     *) check "unknown module $module" 1; continue ;;
     esac
     got=$(derive "$listing" "$function" "$arity" "$instr")
