@@ -52,24 +52,22 @@ derive() { # listing function arity instr
         }' "$1"
 }
 
-# timer:tc/1 as the installed stdlib has it, in erlc -S's layout.
-erl -noshell -eval '
-    {beam_file, _, _, _, _, Code} = beam_disasm:file(code:which(timer)),
-    [begin
-         io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
-         [io:format("    ~w.~n", [I]) || I <- Is]
-     end || {function, F, A, L, Is} <- Code],
-    halt().' >"$tmp/timer.S" 2>/dev/null
+# A module's code as the running emulator has it (code:get_object_code: the installed stdlib's
+# timer, the preloaded erlang), in erlc -S's layout.
+disasm() { # module
+    erl -noshell -eval '
+        [M] = [list_to_atom(A) || A <- init:get_plain_arguments()],
+        {M, Bin, _} = code:get_object_code(M),
+        {beam_file, _, _, _, _, Code} = beam_disasm:file(Bin),
+        [begin
+             io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
+             [io:format("    ~w.~n", [I]) || I <- Is]
+         end || {function, F, A, L, Is} <- Code],
+        halt().' -extra "$1" >"$tmp/$1.S" 2>/dev/null
+}
+disasm timer
 [ -s "$tmp/timer.S" ]; check "beam_disasm of timer" $?
-# erlang:convert_time_unit/3, preloaded: its code from the running emulator.
-erl -noshell -eval '
-    {erlang, Bin, _} = code:get_object_code(erlang),
-    {beam_file, _, _, _, _, Code} = beam_disasm:file(Bin),
-    [begin
-         io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
-         [io:format("    ~w.~n", [I]) || I <- Is]
-     end || {function, F, A, L, Is} <- Code],
-    halt().' >"$tmp/erlang.S" 2>/dev/null
+disasm erlang
 [ -s "$tmp/erlang.S" ]; check "beam_disasm of erlang's preloaded code" $?
 
 while read -r module function arity instr words; do
