@@ -900,10 +900,8 @@ static tc_result mark(world *w, int test, bool after)
         return r;
     mark_state st = {.w = w, .test = test, .after = after};
     r = run_tester(w, mark_step, &st);
-    if (r == TC_OK) {
-        tc_proc_pop(w->tester, 1);
-        r = ret(w);
-    }
+    if (r == TC_OK)
+        tc_proc_pop(w->tester, 1); /* its return's reduction: the receiving step's */
     return r;
 }
 
@@ -1427,9 +1425,10 @@ static tc_result tester_runs_others(world *w)
  *   30000, floats 10000, strings 5000: mbuf_size twice the VM's); at these lengths the VM's
  *   own GC count moves from run to run at +S 1:1 (ints 20000: 1108, 1109, 1159, 1395, 1543):
  *   its long GCs run on a dirty CPU scheduler, beside the server;
- * - the lookup loop's slice ends one reduction apart at a few lengths (ints 500 and floats 250
- *   op 533 / 534, ints 3000 op 45 / 49): a reduction of the straight-line code before the
- *   pass not found yet (kind/1's and fun-9's returns are counted without their yield test);
+ * - the lookup loop's slice ends one reduction apart at a few lengths (ints 500 and floats 250:
+ *   the first at op 534 on both sides, the next at op 803 in the VM at the light BIF, stack 38,
+ *   in the model at the loop's entry, stack 35; ints 3000 op 45 / 49): the reductions an ets
+ *   lookup of a large object charges (about 15 per call at L = 500), not followed to the word;
  * - the body-recursive comprehensions of floats 2000 and 5000 collect at spawn with the
  *   VM's stack thousands of words deep and the model's at 12 (floats 20000, strings 30000:
  *   2 words apart);
