@@ -648,12 +648,13 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
 
 /*
  * experiments/beam/eptest.erl's tester and server run here as `erlc -S` compiles them (and
- * OTP 25 stdlib's timer:tc/1, the one function of another module on the tester's stack): the
+ * OTP 25 stdlib's timer:tc/1 and the erlang:convert_time_unit/3 it calls, preloaded, the
+ * functions of other modules on the tester's stack): the
  * frames below are the `allocate`s and `trim`s of that code and the funs' words are
  * ERL_FUN_SIZE (erl_fun.h: thing word, entry, next, arity/num_free, creator; 5) plus the
  * make_fun3's environment. tests/cli_frames.sh re-derives every entry from `erlc -S` (and
  * timer's from beam_disasm), so a change to eptest.erl that moves a frame fails until this
- * table follows. A call pushes its return address (the x86-64 JIT's native stack) and a
+ * table follows (erlang's from beam_disasm of its preloaded code). A call pushes its return address (the x86-64 JIT's native stack) and a
  * GC entered through the JIT's fragment_call sees one more (policy.gc_call_words).
  */
 const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
@@ -668,6 +669,7 @@ const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
     [TC_EP_F_MARK] = {"eptest", "mark", 2, "allocate", 1},
     [TC_EP_F_TC] = {"timer", "tc", 1, "allocate", 2},
     [TC_EP_F_TC_TRIM] = {"timer", "tc", 1, "trim1", 1},
+    [TC_EP_F_CONVERT] = {"erlang", "convert_time_unit", 3, "allocate", 5},
     [TC_EP_F_CALL_LOOP] = {"eptest", "call_loop", 2, "allocate", 2},
     [TC_EP_F_INSERT_LOOP] = {"eptest", "insert_loop", 4, "allocate", 4},
     [TC_EP_F_LOOKUP_LOOP] = {"eptest", "lookup_loop", 3, "allocate", 3},
@@ -781,6 +783,46 @@ static tc_result light_bif(tc_proc *p, size_t words, tc_term *res)
     return tc_proc_bif_return_maybe_gc(p, entry, res);
 }
 
+static tc_result entry(void *ctx, unsigned live);
+
+/* The tester scheduled out in its straight-line code with `live` x registers: with +S 1:1 and
+ * nothing else runnable it is scheduled straight back in, collects if a GC is desired
+ * (tc_proc_schedule_in_maybe_gc) and starts a new slice less that GC's cost. */
+static tc_result reschedule(world *w, unsigned live)
+{
+    tc_proc *p = w->tester;
+    unsigned was = tc_proc_arity(p);
+    tc_proc_set_arity(p, live);
+    (void)tc_proc_take_reds(p);
+    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+    tc_proc_set_arity(p, was);
+    w->tester_reds = tc_proc_policy(p)->context_reds - tc_proc_take_reds(p);
+    w->sched.stats.switches++;
+    return r;
+}
+
+/* The x86 JIT's `return` (instr_call.cpp BeamModuleAssembler::emit_return: `dec FCALLS; jl
+ * yieldReturn`) takes a reduction, and with the slice overspent yields through
+ * dispatch_return, which pops the return address first: the process is scheduled out in its
+ * caller, the result in x0. The caller has popped the return address before this. */
+static tc_result ret(world *w)
+{
+    w->tester_reds -= 1 + tc_proc_take_reds(w->tester);
+    return w->tester_reds < 0 ? reschedule(w, 1) : TC_OK;
+}
+
+/* A light BIF's call (instr_bif.cpp emit_call_light_bif_shared: `dec FCALLS; jle yield`
+ * before the BIF): with the slice spent the process yields at the call, the fragment's return
+ * address unwound (emit_unwind_frame), `live` argument registers live, and calls again at
+ * the schedule-in, a reduction of the new slice. */
+static tc_result bif_call(world *w, unsigned live)
+{
+    w->tester_reds -= tc_proc_take_reds(w->tester);
+    tc_result r = w->tester_reds - 1 > 0 ? TC_OK : reschedule(w, live);
+    w->tester_reds -= 1;
+    return r;
+}
+
 /* ---- the meter and the marks ---- */
 
 /* eptest:meter/2: reads the counters when a mark arrives (the model: the snapshot that opens
@@ -859,7 +901,7 @@ static tc_result mark(world *w, int test, bool after)
     mark_state st = {.w = w, .test = test, .after = after};
     r = run_tester(w, mark_step, &st);
     if (r == TC_OK)
-        tc_proc_pop(w->tester, 1);
+        tc_proc_pop(w->tester, 1); /* its return's reduction: the receiving step's */
     return r;
 }
 
@@ -951,6 +993,7 @@ typedef struct ep_loop_state {
     const tc_copy_literal_area *pt;
     long i, n;
     bool awaiting, trapped;
+    bool at_bif; /* scheduled out at the loop's light BIF, its frame pushed */
 } ep_loop_state;
 
 /* call_loop/2: allocate_heap 2,3 (the frame and {self(), get}), S ! {self(), get}, receive
@@ -993,12 +1036,30 @@ static tc_step ep_loop_step(tc_task *t)
     ep_loop_state *st = t->state;
     world *w = st->w;
     tc_proc *p = t->proc;
-    if (st->i == st->n)
-        return TC_STEP_DONE;
-    st->i++;
-    w->at[TC_EP_TESTER].op = st->i;
     tc_result r = TC_OK;
     unsigned frame = 0;
+    bool resumed = st->at_bif;
+    if (!resumed) {
+        if (st->i == st->n)
+            return TC_STEP_DONE;
+        st->i++;
+        w->at[TC_EP_TESTER].op = st->i;
+    }
+    st->at_bif = false;
+    if ((st->op == OP_LOOKUP || st->op == OP_PT_GET) && !resumed) {
+        /* The light BIF's `dec FCALLS; jle yield` (emit_call_light_bif_shared) after this
+         * step's entry: with one reduction left there the tester is scheduled out at the call,
+         * its frame pushed (the arguments, T or K and a small, are in the frame as well), and
+         * calls the BIF at the schedule-in, a reduction of the new slice. */
+        frame = fw(st->op == OP_LOOKUP ? TC_EP_F_LOOKUP_LOOP : TC_EP_F_PT_LOOP);
+        if ((r = allocate(p, frame, 0)) != TC_OK)
+            return fail(t, r);
+        if (t->reds_left - 1 <= 1) {
+            st->at_bif = true;
+            tc_proc_set_arity(p, 0);
+            return TC_STEP_YIELD;
+        }
+    }
     if (st->op == OP_INSERT) {
         frame = fw(TC_EP_F_INSERT_LOOP);
         r = allocate(p, frame, 3);
@@ -1012,7 +1073,6 @@ static tc_step ep_loop_step(tc_task *t)
         }
     } else if (st->op == OP_LOOKUP) {
         frame = fw(TC_EP_F_LOOKUP_LOOP);
-        r = allocate(p, frame, 0);
         tc_term key = tc_make_small(w->cfg->hot_key ? 1 : st->i), res;
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         if (r == TC_OK)
@@ -1025,7 +1085,6 @@ static tc_step ep_loop_step(tc_task *t)
         }
     } else if (st->op == OP_PT_GET) {
         frame = fw(TC_EP_F_PT_LOOP);
-        r = allocate(p, frame, 0);
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         tc_term res;
         if (r == TC_OK)
@@ -1033,8 +1092,8 @@ static tc_step ep_loop_step(tc_task *t)
         if (r == TC_OK)
             r = tc_proc_bif_return_maybe_gc(p, entry, &res);
     }
-    if (st->op != OP_EMPTY)
-        tc_sched_bump(t, 1); /* the BIF, then the loop's call */
+    if (st->op != OP_EMPTY && !resumed)
+        tc_sched_bump(t, 1); /* the BIF, then the loop's call (resumed: the step's is the BIF's) */
     if (r == TC_OK)
         tc_proc_pop(p, frame);
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
@@ -1063,7 +1122,7 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     *bottom(p, lc_slot(test) + 1) = fun;
     /* kind/1 (no frame), then call_fun2 of fun-9: test_heap for the loop's fun, built */
     unsigned env = fw(fun_of[test]);
-    spend(w, 3); /* the comprehension's, kind/1's and fun-9's entries */
+    spend(w, 4); /* the comprehension's, kind/1's and fun-9's entries, kind/1's return */
     if ((r = tc_proc_push_cp(p)) == TC_OK)
         r = tc_proc_test_heap_maybe_gc(p, ERL_FUN_SIZE + env);
     tc_term loop_fun = TC_NON_VALUE;
@@ -1071,6 +1130,7 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
         tc_term fenv[3] = {tc_make_small(w->cfg->iterations), tester_data(w), TC_NIL};
         loop_fun = make_fun(p, fenv, env);
         tc_proc_pop(p, 1);
+        spend(w, 1); /* fun-9's return */
         if (loop_fun == TC_NON_VALUE)
             r = TC_ENOMEM;
     }
@@ -1114,20 +1174,40 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     tc_proc_set_arity(p, 0); /* a kept result dies with the loop */
     if (r != TC_OK)
         return r;
-    /* back in tc: monotonic_time, trim 1, convert_time_unit, test_heap 3 for {Time, Val} */
+    /* back in tc (the loop's last step, which finds it done, was its return's reduction):
+     * erlang:monotonic_time/0 (a light BIF), trim 1 */
     tc_proc_pop(p, 1);
-    spend(w, 2);
-    if ((r = light_bif(p, 0, &none)) != TC_OK)
+    r = bif_call(w, 0);
+    if (r == TC_OK)
+        r = light_bif(p, 0, &none);
+    if (r != TC_OK)
         return r;
     tc_proc_pop(p, fw(TC_EP_F_TC_TRIM));
-    if ((r = light_bif(p, 0, &none)) != TC_OK)
+    /* erlang:convert_time_unit(T2 - T1, native, microsecond), an Erlang function (erts's
+     * preloaded erlang.erl): its entry, allocate 5 (the try's frame), erts_internal:time_unit/0
+     * (a light BIF), arithmetic on smalls, deallocate, return */
+    if ((r = tc_proc_push_cp(p)) == TC_OK)
+        r = entry(w, 3);
+    if (r == TC_OK)
+        r = allocate(p, fw(TC_EP_F_CONVERT), 0);
+    if (r == TC_OK)
+        r = bif_call(w, 0);
+    if (r == TC_OK)
+        r = light_bif(p, 0, &none);
+    if (r != TC_OK)
         return r;
+    tc_proc_pop(p, fw(TC_EP_F_CONVERT) + 1);
+    if ((r = ret(w)) != TC_OK)
+        return r;
+    /* test_heap 3 for {Time, Val}, deallocate, return */
     if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
         return r;
     tc_term tv[2] = {tc_make_small(1), TC_NIL};
     if (tc_term_tuple(tc_proc_alloc(p), tv, 2) == TC_NON_VALUE)
         return TC_ENOMEM;
-    tc_proc_pop(p, fw(TC_EP_F_TC) - fw(TC_EP_F_TC_TRIM) + 1); /* deallocate, return */
+    tc_proc_pop(p, fw(TC_EP_F_TC) - fw(TC_EP_F_TC_TRIM) + 1);
+    if ((r = ret(w)) != TC_OK)
+        return r;
     /* pass: trim 2, the closing mark, {Test, Us} */
     tc_proc_pop(p, fw(TC_EP_F_PASS_TRIM));
     if ((r = mark(w, test, true)) != TC_OK)
@@ -1142,6 +1222,8 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     if (result == TC_NON_VALUE)
         return TC_ENOMEM;
     tc_proc_pop(p, fw(TC_EP_F_PASS) - fw(TC_EP_F_PASS_TRIM) + 1); /* deallocate, return */
+    if ((r = ret(w)) != TC_OK)
+        return r;
     /* the comprehension: the result in its deepest slot, trim 3, the next call's return address */
     w->pending_fun = *bottom(p, lc_slot(test) + 1);
     *bottom(p, lc_slot(test)) = result;
@@ -1159,16 +1241,7 @@ static tc_result entry(void *ctx, unsigned live)
     world *w = ctx;
     tc_proc *p = w->tester;
     w->tester_reds -= 1 + tc_proc_take_reds(p); /* and what the GCs since cost (BUMP_REDS) */
-    if (w->tester_reds > 0)
-        return TC_OK;
-    unsigned was = tc_proc_arity(p);
-    tc_proc_set_arity(p, live);
-    (void)tc_proc_take_reds(p);
-    tc_result r = tc_proc_schedule_in_maybe_gc(p);
-    tc_proc_set_arity(p, was);
-    w->tester_reds = tc_proc_policy(p)->context_reds - tc_proc_take_reds(p);
-    w->sched.stats.switches++;
-    return r;
+    return w->tester_reds > 0 ? TC_OK : reschedule(w, live);
 }
 
 /* The GC costs the runtime charged the tester (BUMP_REDS) come off its slice. */
@@ -1344,17 +1417,21 @@ static tc_result tester_runs_others(world *w)
 
 /*
  * Where the model still differs from the VM's +S 1:1 trace of this tester (tracediff.sh
- * --tester; each found at a few lengths of the grid, not modelled yet):
- * - a pass's last GC when the tester resumes from erl_send's yield-return: the VM collects
- *   with the trap's return address and the continuation's (erlang:bif_return_trap/2, a BIF run
- *   through call_bif_shared) on the stack, the model at the next mark's schedule-in (ints
- *   2000, tuple 500: stack 29 / 20, one 3-word request less live);
+ * --grid --schedulers 1: identical at 34 of the 55 points of ints, tuple, floats, strings and
+ * map at L = 10 ... 30000; each found at a few lengths, not modelled yet):
  * - a reply that arrived while the tester was scheduled out: the VM counts and moves only the
  *   messages it has fetched into its private queue (erts_proc_sig_fetch at a GC after a BIF or
- *   a heap test, not at a schedule-in GC), the model every queued one (ints 20000, floats
- *   10000, strings 5000: mbuf_size twice the VM's);
- * - the lookup loop's slice ends between its GCs at a few lengths (ints 500 op 534, 3000 op
- *   46): a reduction count not yet found;
+ *   a heap test, not at a schedule-in GC), the model every queued one (ints 20000, tuple
+ *   30000, floats 10000, strings 5000: mbuf_size twice the VM's); at these lengths the VM's
+ *   own GC count moves from run to run at +S 1:1 (ints 20000: 1108, 1109, 1159, 1395, 1543):
+ *   its long GCs run on a dirty CPU scheduler, beside the server;
+ * - the lookup loop's slice ends one reduction apart at a few lengths (ints 500 and floats 250:
+ *   the first at op 534 on both sides, the next at op 803 in the VM at the light BIF, stack 38,
+ *   in the model at the loop's entry, stack 35; ints 3000 op 45 / 49): the reductions an ets
+ *   lookup of a large object charges (about 15 per call at L = 500), not followed to the word;
+ * - the body-recursive comprehensions of floats 2000 and 5000 collect at spawn with the
+ *   VM's stack thousands of words deep and the model's at 12 (floats 20000, strings 30000:
+ *   2 words apart);
  * - maps:from_list builds its map in several HAllocs, part on the heap (map: the model copies
  *   it in one).
  */

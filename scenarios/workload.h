@@ -25,8 +25,17 @@
  * ets:new and persistent_term:put before the passes, and each pass inside pass/4 and timer:tc between two marks, the messages a meter
  * process answers (the counters are read when a mark reaches it, as eptest:meter/2 does).
  * With +S 1:1 the VM's GC trace of this tester is reproduced event for event at most
- * lengths (experiments/beam/tracediff.sh --tester); what is still missing is listed in
- * workload.c above ep_life.
+ * lengths (experiments/beam/tracediff.sh --tester, --grid); what is still missing is listed in
+ * workload.c above ep_life. Where its slice ends, and so where a desired GC runs, follows the
+ * x86 JIT's reduction counting on OTP 25: a call's reduction at the callee's entry
+ * (instr_common.cpp emit_i_test_yield: `dec FCALLS; jle`), a light BIF's before the BIF
+ * (instr_bif.cpp emit_call_light_bif_shared: a yield there unwinds the fragment's return
+ * address and calls the BIF again at the schedule-in), a return's (instr_call.cpp emit_return:
+ * `dec FCALLS; jl`, yielding in the caller through dispatch_return), and the 5 reductions a
+ * receive leaves when a GC is desired (beam_jit_common.cpp beam_jit_remove_message). Functions
+ * of other modules the tester runs are followed as compiled too: timer:tc/1 and the
+ * erlang:convert_time_unit/3 it calls (erts's preloaded erlang.erl: a 5-word frame and a call
+ * of the light BIF erts_internal:time_unit/0).
  */
 #ifndef TC_SCENARIOS_WORKLOAD_H
 #define TC_SCENARIOS_WORKLOAD_H
@@ -78,7 +87,7 @@ typedef struct tc_ep_frame {
 enum {
     TC_EP_F_TESTER_FUN, TC_EP_F_TESTER_BODY, TC_EP_F_PAYLOAD, TC_EP_F_LC, TC_EP_F_LC_TRIM_PASS,
     TC_EP_F_LC_TRIM_AFTER, TC_EP_F_PASS, TC_EP_F_PASS_TRIM, TC_EP_F_MARK, TC_EP_F_TC, TC_EP_F_TC_TRIM,
-    TC_EP_F_CALL_LOOP, TC_EP_F_INSERT_LOOP, TC_EP_F_LOOKUP_LOOP, TC_EP_F_PT_LOOP, TC_EP_F_SERVER,
+    TC_EP_F_CONVERT, TC_EP_F_CALL_LOOP, TC_EP_F_INSERT_LOOP, TC_EP_F_LOOKUP_LOOP, TC_EP_F_PT_LOOP, TC_EP_F_SERVER,
     TC_EP_F_FUN_TESTER, TC_EP_F_FUN_SERVER, TC_EP_F_FUN_PASSES, TC_EP_F_FUN_PT, TC_EP_F_FUN_PROC,
     TC_EP_F_FUN_OVERWRITE, TC_EP_F_FUN_LOOKUP, TC_EP_F_FUN_INSERT, TC_EP_F_FUN_EMPTY, TC_EP_FRAMES
 };

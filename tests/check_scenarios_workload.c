@@ -169,6 +169,56 @@ START_TEST(long_major_after_minor_start_is_delayed)
 }
 END_TEST
 
+/* The tester's GCs after proc1's last reply (op N + 1, before the closing mark): their
+ * stack and heap words before, as gc_minor_start reports them. */
+typedef struct pass_end_gcs {
+    long op;
+    int n;
+    uint64_t stack, used;
+} pass_end_gcs;
+
+static void on_pass_end_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                           const tc_heap_event *ev)
+{
+    pass_end_gcs *g = ctx;
+    if (role != TC_EP_TESTER || ev->kind == TC_HEAP_EV_FRAG || where->test != TC_EP_PROC1 || where->after ||
+        where->op != g->op)
+        return;
+    g->n++;
+    g->stack = tc_proc_stack_size(p);
+    g->used = ev->used_before;
+}
+
+/*
+ * The reductions after a receive that leaves a GC desired (beam_jit_common.cpp
+ * beam_jit_remove_message: 5 left) run out in timer:tc's tail: call_loop(S, 0)'s entry and
+ * its return (the x86 JIT's return takes one, instr_call.cpp emit_return), monotonic_time,
+ * erlang:convert_time_unit/3's entry, and its call of erts_internal:time_unit/0, a light BIF
+ * that yields with none left (emit_call_light_bif_shared). The tester is scheduled out there,
+ * inside convert_time_unit's 5-word frame, and collects at the schedule-in before building the
+ * closing mark's message. Ints L = 2000, 1000 calls: the VM's trace (tracediff.sh --tester ints
+ * --schedulers 1 2000) has that GC at stack 29 with 16027 heap words, scheduled out in
+ * erts_internal:time_unit/0 (the trace's `out` event); a model that ends the slice at the
+ * mark's send collects at stack 20 with the message's 3 words more.
+ */
+START_TEST(pass_end_yields_in_convert_time_unit)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = TC_EP_INTS;
+    cfg.len = 2000;
+    cfg.iterations = 1000;
+    pass_end_gcs g = {.op = 1001};
+    cfg.trace = on_pass_end_gc;
+    cfg.trace_ctx = &g;
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_uint_eq(g.stack, 29);
+    ck_assert_uint_eq(g.used, 16027);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -181,6 +231,7 @@ int main(void)
     tcase_add_test(tc, ets_compressed_from_the_policy_table);
     tcase_add_test(tc, long_schedule_in_gc_lets_the_server_reply_first);
     tcase_add_test(tc, long_major_after_minor_start_is_delayed);
+    tcase_add_test(tc, pass_end_yields_in_convert_time_unit);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

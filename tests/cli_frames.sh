@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tester's compiled code the model follows (gctrace --frames: scenarios/workload.c
 # tc_ep_frames) against the code itself: `erlc -S experiments/beam/eptest.erl` for eptest's
-# functions, beam_disasm of the installed stdlib for timer:tc/1. Each entry names a function,
+# functions, beam_disasm of the installed stdlib for timer:tc/1 and of the emulator's
+# preloaded erlang module for erlang:convert_time_unit/3. Each entry names a function,
 # an instruction and a number: "allocate" the first allocate or allocate_heap's stack words,
 # "trimN" the N-th trim's dropped words, "make_fun3_N" the N-th make_fun3's free variables.
 # A change to eptest.erl that moves a frame or a fun fails here until the table follows.
@@ -51,20 +52,29 @@ derive() { # listing function arity instr
         }' "$1"
 }
 
-# timer:tc/1 as the installed stdlib has it, in erlc -S's layout.
-erl -noshell -eval '
-    {beam_file, _, _, _, _, Code} = beam_disasm:file(code:which(timer)),
-    [begin
-         io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
-         [io:format("    ~w.~n", [I]) || I <- Is]
-     end || {function, F, A, L, Is} <- Code],
-    halt().' >"$tmp/timer.S" 2>/dev/null
+# A module's code as the running emulator has it (code:get_object_code: the installed stdlib's
+# timer, the preloaded erlang), in erlc -S's layout.
+disasm() { # module
+    erl -noshell -eval '
+        [M] = [list_to_atom(A) || A <- init:get_plain_arguments()],
+        {M, Bin, _} = code:get_object_code(M),
+        {beam_file, _, _, _, _, Code} = beam_disasm:file(Bin),
+        [begin
+             io:format("{function, ~p, ~b, ~b}.~n", [F, A, L]),
+             [io:format("    ~w.~n", [I]) || I <- Is]
+         end || {function, F, A, L, Is} <- Code],
+        halt().' -extra "$1" >"$tmp/$1.S" 2>/dev/null
+}
+disasm timer
 [ -s "$tmp/timer.S" ]; check "beam_disasm of timer" $?
+disasm erlang
+[ -s "$tmp/erlang.S" ]; check "beam_disasm of erlang's preloaded code" $?
 
 while read -r module function arity instr words; do
     case "$module" in
     eptest) listing="$tmp/eptest.S" ;;
     timer) listing="$tmp/timer.S" ;;
+    erlang) listing="$tmp/erlang.S" ;;
     *) check "unknown module $module" 1; continue ;;
     esac
     got=$(derive "$listing" "$function" "$arity" "$instr")

@@ -6,39 +6,69 @@
 #
 # usage: experiments/beam/tracediff.sh [--bin DIR] [--keep DIR] [--schedulers 1|2] L [N]
 #        experiments/beam/tracediff.sh --tester SHAPE [--bin DIR] [--keep DIR] [--schedulers 1|2] L [N]
+#        experiments/beam/tracediff.sh --grid [--shapes "S ..."] [--lens "L ..."] [--bin DIR]
+#                                      [--keep DIR] [--schedulers 1|2] [N]
 #   L           the stored list's length (ints, lists:seq(1, L)); --tester: the payload's
-#   N           lookups (default 200); --tester: calls per pass (default 1000)
+#   N           lookups (default 200); --tester and --grid: calls per pass (default 1000)
 #   --tester SHAPE  eptest's whole run instead of the lookup loop: the tester's and the
 #               server's GCs from spawn to exit, every pass (gctrace.erl --tester --rows and
 #               gctrace --tester --shape SHAPE), compared per process and phase
+#   --grid      --tester at every shape and length of a grid, one row per point: shape, L,
+#               identical (yes: both processes' traces equal), the first divergent event
+#               (process, pass, op, the model's GC kind, the fields that differ as
+#               name=model/VM, or gc=model/VM where one side has no GC there), the GCs of both
+#               processes (model, VM); then a summary line: identical points and points with
+#               the GCs within 3 %. Progress on standard error.
+#   --shapes "S ..."  the grid's shapes (default: ints tuple floats strings map)
+#   --lens "L ..."    the grid's lengths (default: 10 100 250 500 1000 2000 3000 5000 10000
+#               20000 30000, the grid issue 26's +S 1:1 work is measured on)
 #   --schedulers S  the VM's +S S:S (default 2, as the benchmark runs; 1: one scheduler)
 #   --bin DIR   where the model's gctrace and tracediff are (default build/release/experiments
 #               in the checkout: cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release ...)
-#   --keep DIR  also leave the two CSVs there (vm-L.csv, model-L.csv)
-# Exit status: tracediff's (0 identical, 1 different), 2 on a failure. Without erl it prints
-# that it skips and exits 0, as run.sh does. The VM runs `-noshell +S 2:2` unless
-# --schedulers 1, like run.sh's base runs.
+#   --keep DIR  also leave the two CSVs there (vm-L.csv, model-L.csv; --grid: also each
+#               point's tracediff report, SHAPE-L.txt, and the CSVs as vm-SHAPE-L.csv ...)
+# Exit status: tracediff's (0 identical, 1 different; --grid: 0 when every point is
+# identical), 2 on a failure. Without erl it prints that it skips and exits 0, as run.sh does.
+# The VM runs `-noshell +S 2:2` unless --schedulers 1, like run.sh's base runs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2
+bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0
+shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 while [ $# -gt 0 ]; do
     case "$1" in
     --bin) bin="${2:?--bin needs a directory}"; shift ;;
     --keep) keep="${2:?--keep needs a directory}"; shift ;;
     --tester) shape="${2:?--tester needs a shape}"; shift ;;
+    --grid) grid=1 ;;
+    --shapes) shapes="${2:?--shapes needs shapes}"; shift ;;
+    --lens) lens="${2:?--lens needs lengths}"; shift ;;
     --schedulers) scheds="${2:?--schedulers needs 1 or 2}"; shift ;;
-    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tracediff.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) args+=("$1") ;;
     esac
     shift
 done
-[ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || { echo "tracediff.sh: usage: tracediff.sh [--bin DIR] L [N] (see --help)" >&2; exit 2; }
 case "$scheds" in 1|2) ;; *) echo "tracediff.sh: --schedulers must be 1 or 2, got '$scheds'" >&2; exit 2 ;; esac
-case "$shape" in ""|ints|floats|tuple|nested|strings|binary|map) ;; *) echo "tracediff.sh: bad --tester shape '$shape'" >&2; exit 2 ;; esac
-len=${args[0]} n=${args[1]:-$([ -n "$shape" ] && echo 1000 || echo 200)}
-[[ "$len" =~ ^[1-9][0-9]*$ && "$n" =~ ^[1-9][0-9]*$ ]] || { echo "tracediff.sh: L and N must be positive integers, got '$len' '$n'" >&2; exit 2; }
+good_shape() { case "$1" in ints|floats|tuple|nested|strings|binary|map) return 0 ;; esac; return 1; }
+good_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
+if [ "$grid" -eq 1 ]; then
+    [ -z "$shape" ] || { echo "tracediff.sh: --grid and --tester exclude each other" >&2; exit 2; }
+    [ ${#args[@]} -le 1 ] || { echo "tracediff.sh: usage: tracediff.sh --grid [--shapes S] [--lens L] [N] (see --help)" >&2; exit 2; }
+    n=${args[0]:-1000}
+    if [ -z "${shapes// /}" ] || [ -z "${lens// /}" ]; then
+        echo "tracediff.sh: --shapes and --lens need at least one value" >&2; exit 2
+    fi
+    for s in $shapes; do good_shape "$s" || { echo "tracediff.sh: bad shape '$s' in --shapes" >&2; exit 2; }; done
+    for l in $lens; do good_count "$l" || { echo "tracediff.sh: --lens must be positive integers, got '$l'" >&2; exit 2; }; done
+    good_count "$n" || { echo "tracediff.sh: N must be a positive integer, got '$n'" >&2; exit 2; }
+else
+    [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || { echo "tracediff.sh: usage: tracediff.sh [--bin DIR] L [N] (see --help)" >&2; exit 2; }
+    [ -z "$shape" ] || good_shape "$shape" || { echo "tracediff.sh: bad --tester shape '$shape'" >&2; exit 2; }
+    len=${args[0]} n=${args[1]:-$([ -n "$shape" ] && echo 1000 || echo 200)}
+    good_count "$len" && good_count "$n" || { echo "tracediff.sh: L and N must be positive integers, got '$len' '$n'" >&2; exit 2; }
+fi
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the real-VM trace; apt-get install erlang-nox"
     exit 0
@@ -50,18 +80,98 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
 flags="-noshell +S $scheds:$scheds"
-tester_vm=() tester_model=()
-[ -n "$shape" ] && tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
-# shellcheck disable=SC2086 # the emulator flags are words
-(cd "$tmp" && erl $flags -pa "$tmp" -s gctrace main -extra --len "$len" --lookups "$n" "${tester_vm[@]}" --rows --flags "$flags" --csv "$tmp/vm.csv") \
-    || { echo "tracediff.sh: gctrace.erl failed" >&2; exit 2; }
-"$bin/gctrace" "${tester_model[@]}" --len "$len" --iterations "$n" --csv "$tmp/model.csv" >/dev/null || { echo "tracediff.sh: gctrace failed" >&2; exit 2; }
-if [ -n "$keep" ]; then
-    mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$len.csv" && cp "$tmp/model.csv" "$keep/model-$len.csv" || exit 2
+
+# One comparison: both traces of SHAPE (empty: the lookup loop) at L with N into $tmp, then
+# tracediff's report on standard output; its status (2 on a failure).
+point() {
+    local shape=$1 len=$2 n=$3 tester_vm=() tester_model=()
+    [ -n "$shape" ] && tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
+    # shellcheck disable=SC2086 # the emulator flags are words
+    (cd "$tmp" && erl $flags -pa "$tmp" -s gctrace main -extra --len "$len" --lookups "$n" "${tester_vm[@]}" --rows --flags "$flags" --csv "$tmp/vm.csv") \
+        || { echo "tracediff.sh: gctrace.erl failed" >&2; return 2; }
+    "$bin/gctrace" "${tester_model[@]}" --len "$len" --iterations "$n" --csv "$tmp/model.csv" >/dev/null || { echo "tracediff.sh: gctrace failed" >&2; return 2; }
+    if [ -n "$keep" ]; then
+        local tag=$len
+        [ "$grid" -eq 1 ] && tag="$shape-$len"
+        mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$tag.csv" && cp "$tmp/model.csv" "$keep/model-$tag.csv" || return 2
+    fi
+    if [ -n "$shape" ]; then
+        echo "tracediff.sh: eptest's tester, $shape L $len, N $n, +S $scheds:$scheds"
+    else
+        echo "tracediff.sh: L $len, $n lookups, +S $scheds:$scheds"
+    fi
+    "$bin/tracediff" --vm "$tmp/vm.csv" --model "$tmp/model.csv"
+}
+
+if [ "$grid" -eq 0 ]; then
+    point "$shape" "$len" "$n"
+    exit $?
 fi
-if [ -n "$shape" ]; then
-    echo "tracediff.sh: eptest's tester, $shape L $len, N $n, +S $scheds:$scheds"
-else
-    echo "tracediff.sh: L $len, $n lookups, +S $scheds:$scheds"
-fi
-"$bin/tracediff" --vm "$tmp/vm.csv" --model "$tmp/model.csv"
+
+# The grid's row of one point from tracediff's report: the first process (tester, then
+# server) that diverges, where (pass, op), the kind of the model's GC there (the VM's where the
+# model has none), the fields that differ, and the GCs of both processes.
+row() {
+    awk -v shape="$1" -v len="$2" '
+        function strip(s) { gsub(/,/, "", s); return s }
+        /^(tester|server): first divergence: / && proc == "" {
+            proc = $1; sub(/:$/, "", proc); rest = $0; sub(/^[a-z]+: first divergence: /, "", rest)
+            pass = rest; sub(/ .*/, "", pass)
+            if (match(rest, /op [0-9]+/)) op = substr(rest, RSTART + 3, RLENGTH - 3)
+            if (rest ~ /: gc: model none/) {
+                match(rest, /VM GC [0-9]+ \((minor|major)\)/); s = substr(rest, RSTART, RLENGTH)
+                kind = s; sub(/.*\(/, "", kind); sub(/\)/, "", kind)
+                sub(/ \(.*/, "", s); sub(/VM GC /, "", s); fields = "gc=none/" s
+            } else if (rest ~ /: gc: model GC/) {
+                match(rest, /model GC [0-9]+ \((minor|major)\)/); s = substr(rest, RSTART, RLENGTH)
+                kind = s; sub(/.*\(/, "", kind); sub(/\)/, "", kind)
+                sub(/ \(.*/, "", s); sub(/model GC /, "", s); fields = "gc=" s "/none"
+            } else if (rest ~ /\): kind: /) {
+                match(rest, /kind: model [a-z]+, VM [a-z]+/); s = substr(rest, RSTART, RLENGTH); split(s, k, /[ ,]+/)
+                kind = k[3]; fields = "kind=" k[3] "/" k[5]
+            } else {
+                s = rest; sub(/^.*\): /, "", s); split(s, k, /[:, ]+/)
+                fields = k[1] "=" k[3] "/" k[5]; want_kind = 1
+            }
+            next
+        }
+        proc != "" && fields !~ /^(gc|kind)=/ && /^  also differing in this GC/ && also == "" {
+            s = $0; sub(/^[^:]*: */, "", s); n = split(s, parts, /, /)
+            for (i = 1; i <= n; i++) { split(parts[i], k, / /); fields = fields ";" k[1] "=" k[2] "/" k[4] }
+            also = 1
+        }
+        want_kind && /^  model (tester|server) GC / { split($0, k, /[ :]+/); kind = k[9] }
+        want_kind && /^  VM    / { want_kind = 0 }
+        /^  GCs [0-9]+ \/ [0-9]+/ { m = $2; v = $4 }
+        END {
+            if (m == "") { printf "%-8s %6s %-9s %s\n", shape, len, "failed", "-"; exit }
+            if (proc == "") printf "%-8s %6s %-9s %-6s %-14s %6s %-5s %-40s %6s %6s\n", shape, len, "yes", "-", "-", "-", "-", "-", m, v
+            else printf "%-8s %6s %-9s %-6s %-14s %6s %-5s %-40s %6s %6s\n", shape, len, "no", proc, pass, op, kind, fields, m, v
+        }'
+}
+
+printf "%-8s %6s %-9s %-6s %-14s %6s %-5s %-40s %6s %6s\n" shape L identical proc pass op kind "fields (name=model/VM)" gcs_m gcs_vm
+total=0 same=0 near=0 failed=0
+for s in $shapes; do
+    for l in $lens; do
+        total=$((total + 1))
+        echo "tracediff.sh: grid point $total: $s L $l (+S $scheds:$scheds)" >&2
+        point "$s" "$l" "$n" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ -n "$keep" ] && cp "$tmp/out" "$keep/$s-$l.txt"
+        if [ "$rc" -eq 2 ]; then
+            failed=$((failed + 1))
+            printf "%-8s %6s %-9s %s\n" "$s" "$l" failed "$(head -n 1 "$tmp/err")"
+            continue
+        fi
+        line=$(row "$s" "$l" <"$tmp/out")
+        printf '%s\n' "$line"
+        [ "$rc" -eq 0 ] && same=$((same + 1))
+        read -r -a col <<<"$line"
+        m=${col[8]:-} v=${col[9]:-}
+        [[ "$m" =~ ^[0-9]+$ && "$v" =~ ^[0-9]+$ ]] && awk -v m="$m" -v v="$v" 'BEGIN { d = m - v; if (d < 0) d = -d; exit !(d <= 0.03 * v) }' && near=$((near + 1))
+    done
+done
+echo "grid summary (+S $scheds:$scheds, N $n): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
+[ "$failed" -eq 0 ] || exit 2
+[ "$same" -eq "$total" ]

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# experiments/beam/tracediff.sh --grid from the outside: a two-point +S 1:1 grid of eptest's
+# tester (ints at L = 10 and 100, 20 calls per pass) prints the header, one row per point
+# (shape, L, yes or no, and for a divergent point its process, pass, op, GC kind and the
+# fields as name=model/VM; the GCs of both sides) and the summary line, with progress on
+# standard error; which points are identical is not asserted (that is the model's fidelity,
+# not the command's). Bad arguments exit 2 with one line. Skips (77) without erl.
+# $1: build directory root.
+set -u
+exp="$1/experiments"
+here=$(cd "$(dirname "$0")" && pwd)
+td="$here/../experiments/beam/tracediff.sh"
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "cli_tracegrid: erl not found: skipped"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fails=0
+check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+"$td" --bin "$exp" --grid --schedulers 1 --shapes ints --lens "10 100" --keep "$tmp/keep" 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && [ "$(wc -l <"$tmp/out")" -eq 4 ] && head -n 1 "$tmp/out" | grep -q '^shape  *L identical proc'
+check "grid of two points: exit $rc, a header, two rows and a summary: $(head -c 400 "$tmp/out" "$tmp/err")" $?
+rows=$(awk 'NR > 1 && NR < 4 && $1 == "ints" && ($2 == 10 || $2 == 100) &&
+            (($3 == "yes" && $4 == "-" && NF == 10) ||
+             ($3 == "no" && ($4 == "tester" || $4 == "server") && $6 ~ /^[0-9]+$/ && ($7 == "minor" || $7 == "major") && $8 ~ /=/ && NF == 10)) &&
+            $9 ~ /^[0-9]+$/ && $10 ~ /^[0-9]+$/' "$tmp/out" | wc -l)
+[ "$rows" -eq 2 ]; check "each row: shape, L, yes/no, the divergence's columns, both GC counts" $?
+same=$(awk 'NR > 1 && $3 == "yes"' "$tmp/out" | wc -l)
+grep -q "^grid summary (+S 1:1, N 20): 2 points, identical $same, GCs within 3 % [0-2]\$" "$tmp/out"
+check "the summary counts the rows' identical points" $?
+{ [ "$same" -eq 2 ] && [ "$rc" -eq 0 ]; } || { [ "$same" -lt 2 ] && [ "$rc" -eq 1 ]; }
+check "exit $rc: 0 only when every point is identical ($same of 2)" $?
+[ "$(grep -c '^tracediff.sh: grid point [12]: ints L [0-9]* (+S 1:1)$' "$tmp/err")" -eq 2 ]
+check "progress on standard error, a line per point" $?
+[ -s "$tmp/keep/ints-10.txt" ] && [ -s "$tmp/keep/vm-ints-100.csv" ] && [ -s "$tmp/keep/model-ints-100.csv" ]
+check "--keep leaves each point's report and CSVs" $?
+
+for bad in "--grid --shapes cubes" "--grid --lens 0" "--grid --lens x1" "--grid --shapes ''" \
+    "--grid --tester ints" "--grid --schedulers 3" "--grid 10 20" "--grid 0" "--grid --bogus"; do
+    eval "\"\$td\" --bin \"\$exp\" $bad" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]
+    check "bad arguments '$bad': exit $rc, $(cat "$tmp/err")" $?
+done
+
+echo "cli_tracegrid: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
