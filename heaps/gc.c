@@ -455,6 +455,16 @@ static void drop_new_old_heap(tc_proc *p)
  * the messages' buffers in MBUF). */
 static uint64_t queued_and_frags(const tc_proc *p) { return proc_young_gen_usage(p) - (uint64_t)(p->htop - p->heap); }
 
+/* minor_collection's test: the mature data fits the old heap's free words (created first when
+ * there is none and mature data needs one), and the old binary virtual heap has room. */
+static bool minor_fits(const tc_proc *p, uint64_t mature)
+{
+    const tc_policy *pol = &p->policy;
+    bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
+    bool old_room = p->old_heap ? mature <= (uint64_t)(p->old_hend - p->old_htop) : !pol->minor_needs_old_heap;
+    return old_room && old_vheap_room;
+}
+
 /* The fullsweep: everything live to one new heap (policy.major_heap_size sizes it). */
 static tc_result collect_major(tc_proc *p, tc_heap_event ev, uint64_t need, tc_term *objv, unsigned nobj,
                                bool live_frags, tc_heapfrag *live_hf_end, uint64_t copied_before)
@@ -509,10 +519,7 @@ static tc_result collect_heaps(tc_proc *p, uint64_t need, tc_term *objv, unsigne
                 return TC_ENOMEM;
             created = true;
         }
-        /* minor_collection: a minor GC also needs room in the old binary virtual heap. */
-        bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
-        bool old_room = p->old_heap ? mature <= (uint64_t)(p->old_hend - p->old_htop) : !pol->minor_needs_old_heap;
-        if (old_room && old_vheap_room) {
+        if (minor_fits(p, mature)) {
             uint64_t new_sz = pol->minor_heap_size == TC_GC_SIZE_HEAP ? p->heap_sz + queued_and_frags(p) : stack + before;
             new_sz = proc_next(p, new_sz, 0);
             tc_term *n_heap = alloc_heap(p, new_sz);
@@ -583,20 +590,16 @@ static bool long_gc(const tc_proc *p)
 }
 
 /* erl_gc.c garbage_collect on a normal scheduler, a GC that passed the first
- * check_for_possibly_long_gc as a minor: minor_collection returns -1 when an old heap exists
- * and the mature data does not fit its free words, or the old binary virtual heap is full
- * (with no old heap it creates one that fits); then F_NEED_FULLSWEEP is set and the check is
- * made again as major, and a long one goes to delay_gc_after_start. */
+ * check_for_possibly_long_gc as a minor: minor_collection returns -1 when it does not fit
+ * (with no old heap it creates one that fits, so only an existing one can be short); then
+ * F_NEED_FULLSWEEP is set and the check is made again as major, and a long one goes to
+ * delay_gc_after_start. */
 static bool long_after_minor_start(const tc_proc *p)
 {
-    const tc_policy *pol = &p->policy;
-    if (pol->long_gc_words == 0 || (p->flags & TC_PROC_NEED_FULLSWEEP) || p->gen_gcs >= pol->fullsweep_after ||
-        !p->old_heap)
+    if (p->policy.long_gc_words == 0 || (p->flags & TC_PROC_NEED_FULLSWEEP) ||
+        p->gen_gcs >= p->policy.fullsweep_after || !p->old_heap)
         return false;
-    uint64_t mature = (uint64_t)(p->high_water - p->heap);
-    bool old_vheap_room = !pol->bin_vheap || p->bin_old_vheap_sz > p->bin_old_vheap;
-    bool minor_fails = mature > (uint64_t)(p->old_hend - p->old_htop) || !old_vheap_room;
-    return minor_fails && long_gc_as(p, true);
+    return !minor_fits(p, (uint64_t)(p->high_water - p->heap)) && long_gc_as(p, true);
 }
 
 /* The state transition every safe point ends in. At debug level 2 the process must verify
@@ -732,8 +735,8 @@ tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_t
     p->in_bif = false;
     if (p->policy.gc_trigger != TC_GC_AFTER_BIF || !(bif_gc_desired(p) || p->policy.gc_stress))
         return TC_OK;
-    bool after_start = !long_gc(p) && long_after_minor_start(p);
-    if (after_start || long_gc(p)) {
+    bool long_now = long_gc(p), after_start = !long_now && long_after_minor_start(p);
+    if (long_now || after_start) {
         /* delay_garbage_collection, need 0: nothing is collected here; the process yields.
          * After the minor started, gc_minor_start/gc_minor_end were traced from here and the
          * dirty major is to be a fullsweep (F_NEED_FULLSWEEP). */

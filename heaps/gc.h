@@ -110,8 +110,8 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need) TC_MUST_CHECK;
  * fragments whole; a long GC (policy.long_gc_words) is delayed instead: F_FORCE_GC and a
  * yield are asked for and schedule_in collects. Long is asked as erts asks it: as the minor
  * the GC would start as, then, when that minor would find the old heap short of room, as a
- * major (F_NEED_FULLSWEEP is then set; the dirty GC's event starts here). R10B: no GC here (HAlloc may have asked the
- * process to yield; see schedule_in). */
+ * major (F_NEED_FULLSWEEP is then set; the dirty GC's event starts here). R10B: no GC here
+ * (HAlloc may have asked the process to yield; see schedule_in). */
 tc_result tc_proc_bif_return_maybe_gc(tc_proc *p, tc_heapfrag *live_hf_end, tc_term *result) TC_MUST_CHECK;
 
 /* loop_rec with a message at the head of the queue. R13B01 (policy.msg_frag copy): a message

@@ -61,8 +61,9 @@
  *   when the minor it passed as would find the old heap short of room (erl_gc.c
  *   garbage_collect, minor_collection returning -1, delay_gc_after_start); the dirty major
  *   then reports the start the minor traced (gc_minor_start/gc_minor_end there). At a
- *   schedule-in the model does not make that second check. At TestHeap and stack pushes (need > 0) erts would also delay, by abandoning
- *   the heap for a fragment of `need` words; the model collects there at once. The check
+ *   schedule-in the model does not make that second check. At TestHeap and stack pushes
+ *   (need > 0) erts would also delay, by abandoning the heap for a fragment of `need` words;
+ *   the model collects there at once. The check
  *   ignores the on-heap message count erts adds.
  *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
  *   slice ends where the VM's does and a GC desired then runs at the schedule-in.

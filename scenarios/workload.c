@@ -648,14 +648,14 @@ static tc_result pass_loop(world *w, tc_ets *table, const tc_copy_literal_area *
 
 /*
  * experiments/beam/eptest.erl's tester and server run here as `erlc -S` compiles them (and
- * OTP 25 stdlib's timer:tc/1 and the erlang:convert_time_unit/3 it calls, preloaded, the
- * functions of other modules on the tester's stack): the
- * frames below are the `allocate`s and `trim`s of that code and the funs' words are
- * ERL_FUN_SIZE (erl_fun.h: thing word, entry, next, arity/num_free, creator; 5) plus the
- * make_fun3's environment. tests/cli_frames.sh re-derives every entry from `erlc -S` (and
- * timer's from beam_disasm), so a change to eptest.erl that moves a frame fails until this
- * table follows (erlang's from beam_disasm of its preloaded code). A call pushes its return address (the x86-64 JIT's native stack) and a
- * GC entered through the JIT's fragment_call sees one more (policy.gc_call_words).
+ * OTP 25 stdlib's timer:tc/1 and the preloaded erlang:convert_time_unit/3 it calls, the
+ * functions of other modules on the tester's stack): the frames below are the `allocate`s
+ * and `trim`s of that code and the funs' words are ERL_FUN_SIZE (erl_fun.h: thing word,
+ * entry, next, arity/num_free, creator; 5) plus the make_fun3's environment.
+ * tests/cli_frames.sh re-derives every entry from `erlc -S` (timer's and erlang's from
+ * beam_disasm), so a change to eptest.erl that moves a frame fails until this table follows.
+ * A call pushes its return address (the x86-64 JIT's native stack) and a GC entered through
+ * the JIT's fragment_call sees one more (policy.gc_call_words).
  */
 const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
     [TC_EP_F_TESTER_FUN] = {"eptest", "-tester/2-fun-2-", 7, "allocate", 2},

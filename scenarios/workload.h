@@ -35,7 +35,9 @@
  * receive leaves when a GC is desired (beam_jit_common.cpp beam_jit_remove_message). Functions
  * of other modules the tester runs are followed as compiled too: timer:tc/1 and the
  * erlang:convert_time_unit/3 it calls (erts's preloaded erlang.erl: a 5-word frame and a call
- * of the light BIF erts_internal:time_unit/0).
+ * of the light BIF erts_internal:time_unit/0). These rules are the OTP 25 JIT's and go with
+ * this program: an era whose policy sets tester=eptest_erl (only otp25's does) keeps them,
+ * though R10B's and R13B's emulators charged no reduction for a return.
  */
 #ifndef TC_SCENARIOS_WORKLOAD_H
 #define TC_SCENARIOS_WORKLOAD_H
