@@ -111,7 +111,8 @@ static tc_term copy_shallow(const tc_copy_compact *c, tc_term *dst, tc_offheap *
         }
         size_t k = tc_layout_header_step(&src[i]);
         tc_copy_object_words(&dst[i], &src[i], k);
-        if (tc_offheap_is_member(&src[i])) /* from src: a fun's creator is not copied yet */
+        /* from src: a fun's creator is not copied yet */
+        if (tc__copy_maybe_member(w) && tc_offheap_is_member(&src[i]))
             tc_offheap_adopt(oh, &dst[i]);
         i += k;
     }

@@ -27,14 +27,6 @@ static inline bool stops(tc_term w)
     return (w & TC_TAG_PRIMARY_MASK) == TC_TAG_PRIMARY_HEADER && (w & TC_HEADER_SUBTAG_MASK) != 0;
 }
 
-/* The only subtags an off-heap member can have (tc_offheap_is_member decides): floats, bignums,
- * heap binaries and maps skip the call. */
-#define MAYBE_MEMBER                                                                                  \
-    ((1u << TC_SUBTAG_FUN) | (1u << TC_SUBTAG_REFC_BINARY) | (1u << TC_SUBTAG_EXTERNAL_PID) |      \
-     (1u << TC_SUBTAG_EXTERNAL_PORT) | (1u << TC_SUBTAG_EXTERNAL_REF))
-
-static inline bool maybe_member(tc_term header) { return (MAYBE_MEMBER >> tc_header_subtag(header)) & 1u; }
-
 /* From src[i], a thing's header: copies that thing and the things right after it raw (a
  * list's floats or binaries lie together: copy_struct puts leaf things at the top end),
  * adopting each off-heap member (a ProcBin, an external thing, a local fun) in address order
@@ -44,7 +36,7 @@ static size_t copy_things(const tc_term *src, tc_term *dst, size_t i, size_t n, 
     size_t from = i;
     do {
         size_t k = tc_layout_header_step(&src[i]);
-        if (maybe_member(src[i]) && tc_offheap_is_member(&src[i])) { /* from src: a fun's creator is not copied yet */
+        if (tc__copy_maybe_member(src[i]) && tc_offheap_is_member(&src[i])) { /* from src: a fun's creator is not copied yet */
             tc_copy_object_words(&dst[from], &src[from], i + k - from);
             tc_offheap_adopt(oh, &dst[i]);
             from = i + k;
@@ -261,7 +253,7 @@ TC_AVX512 static size_t step512(const tc_term *src, tc_term *dst, size_t i, size
         }
         unsigned through = (1u << (j + k)) - 1;
         raw |= through & ~((2u << j) - 1);
-        if (maybe_member(src[i + j]))
+        if (tc__copy_maybe_member(src[i + j]))
             members |= 1u << j;
         things &= ~through;
     }
