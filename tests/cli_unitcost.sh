@@ -3,12 +3,13 @@
 # every row their width, every unit is there at each temperature it is timed at (dest, src),
 # a fresh destination faults on its pages and a warm one does not (counts), bad input exits 2,
 # a missing erl is one line and exit 2 for --vm and --vm-overhead, and without the flag the
-# phase is said to be absent. The committed run (report/data/unitcost.csv) has the schema and
-# its metadata, and every row of it outside 0.8-1.25x has a reason in
+# phase is said to be absent. The committed runs, full (report/data/unitcost.csv) and quick
+# (report/data/unitcost-quick.csv, the grid issue 28's done-when names), have the schema and
+# their metadata, and every row of them outside 0.8-1.25x has a reason in
 # report/data/unitcost-reasons.csv (unitcost --annotate, which a fixed CSV checks too). With erl
 # installed, --vm fills the VM's columns and eptest --vm-overhead charges the phase; without
 # erl those checks are skipped (exit 77 once the others passed). Nothing here times anything:
-# whether a row is in the band is the committed file's, not this run's.
+# whether a row is in the band is the committed files', not this run's.
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
 set -u
 dir="$1/experiments"
@@ -22,7 +23,7 @@ header="unit,shape,words,model_ns,vm_ns,model_over_vm,floor_ns,dest,src,model_fa
 temps="size_object:none copy_struct:warm copy_struct:fresh copy_shallow:warm copy_shallow:fresh gc_copy:warm
        encode:warm encode:fresh decode:warm decode:fresh memcpy:warm load_chain:none"
 src_dir="$(dirname "$0")/.."
-data="$src_dir/report/data/unitcost.csv" reasons="$src_dir/report/data/unitcost-reasons.csv"
+reasons="$src_dir/report/data/unitcost-reasons.csv"
 fixed="round_trip_fixed lookup_fixed insert_fixed pt_get_fixed"
 
 # The CSV on standard output alone: '#' lines, the header, rows of its width.
@@ -67,24 +68,30 @@ ok=$?; check "unitcost --shape binary runs (exit $ok)" "$ok"
 [ "$(grep -v '^#' "$tmp/b.csv" | tail -n +2 | cut -d, -f1 | grep -v _fixed | sort -u | tr '\n' ' ')" = "decode encode memcpy " ]
 check "unitcost: binary has encode, decode and memcpy only" $?
 
-# The committed run: its schema, its metadata, a reason for every row outside the band.
-[ "$(grep -v '^#' "$data" | head -n 1)" = "$header" ]; check "report/data/unitcost.csv: the header is $header" $?
-for k in date git machine load cpu experiment; do
-    grep -q "^# $k: ." "$data"; check "report/data/unitcost.csv: a '# $k:' line" $?
+# The committed runs: their schema, their metadata, a reason for every row outside the band.
+# The quick grid (1 Ki, 32 Ki, 1 Mi words) has at least 114 rows with a ratio (38 units and shapes
+# at none or warm a size, and the fresh rows the VM gave a figure for), the full one more.
+for run in "unitcost.csv:unitcost --vm:100" "unitcost-quick.csv:unitcost --quick --vm:114"; do
+    name="report/data/${run%%:*}" rest="${run#*:}"; experiment="${rest%:*}" min="${rest##*:}"
+    data="$src_dir/$name"
+    [ "$(grep -v '^#' "$data" | head -n 1)" = "$header" ]; check "$name: the header is $header" $?
+    for k in date git machine load cpu experiment; do
+        grep -q "^# $k: ." "$data"; check "$name: a '# $k:' line" $?
+    done
+    grep -q "^# experiment: $experiment\$" "$data"; check "$name: a run of $experiment" $?
+    awk -v min="$min" "$lib"'!csv_row() { next }
+        { u = csv_get("unit"); d = csv_get("dest"); vm = csv_get("vm_ns"); r = csv_get("model_over_vm") }
+        d !~ /^(none|warm|fresh)$/ || csv_get("src") != "hot" { bad = 1; print > "/dev/stderr" }
+        csv_get("model_ns") !~ /^-?[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
+        vm != "n/a" && (vm !~ /^-?[0-9.]+$/ || (r != "n/a" && r !~ /^[0-9.]+$/)) { bad = 1; print > "/dev/stderr" }
+        u !~ /_fixed$/ && csv_get("model_faults") !~ /^[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
+        u !~ /_fixed$/ && u != "memcpy" && u != "load_chain" && r != "n/a" { banded++ }
+        END { if (banded < min) { print "only " banded " rows with a ratio" > "/dev/stderr"; bad = 1 } exit bad }' "$data"
+    ok=$?; check "$name: dest, src, numbers and ratios as the schema says" "$ok"
+    "$dir/unitcost" --annotate "$data" --reasons "$reasons" >"$tmp/ann.txt" 2>&1; ok=$?
+    [ "$ok" -eq 0 ]; check "unitcost --annotate: every row of $name outside the band has a reason (exit $ok)" $?
+    grep -q 'NO REASON' "$tmp/ann.txt"; [ $? -ne 0 ]; check "unitcost --annotate: no row without a reason" $?
 done
-grep -q '^# experiment: unitcost --vm$' "$data"; check "report/data/unitcost.csv: a full unitcost --vm run" $?
-awk "$lib"'!csv_row() { next }
-    { u = csv_get("unit"); d = csv_get("dest"); vm = csv_get("vm_ns"); r = csv_get("model_over_vm") }
-    d !~ /^(none|warm|fresh)$/ || csv_get("src") != "hot" { bad = 1; print > "/dev/stderr" }
-    csv_get("model_ns") !~ /^-?[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
-    vm != "n/a" && (vm !~ /^-?[0-9.]+$/ || (r != "n/a" && r !~ /^[0-9.]+$/)) { bad = 1; print > "/dev/stderr" }
-    u !~ /_fixed$/ && csv_get("model_faults") !~ /^[0-9.]+$/ { bad = 1; print > "/dev/stderr" }
-    u !~ /_fixed$/ && u != "memcpy" && u != "load_chain" && r != "n/a" { banded++ }
-    END { if (banded < 100) { print "only " banded " rows with a ratio" > "/dev/stderr"; bad = 1 } exit bad }' "$data"
-ok=$?; check "report/data/unitcost.csv: dest, src, numbers and ratios as the schema says" "$ok"
-"$dir/unitcost" --annotate "$data" --reasons "$reasons" >"$tmp/ann.txt" 2>&1; ok=$?
-[ "$ok" -eq 0 ]; check "unitcost --annotate: every row of report/data/unitcost.csv outside the band has a reason (exit $ok)" $?
-grep -q 'NO REASON' "$tmp/ann.txt"; [ $? -ne 0 ]; check "unitcost --annotate: no row without a reason" $?
 # The lookup on a fixed CSV: a row outside the band with no reason fails and says so; '*' and
 # the side match; a row in the band and the floors need none.
 cat >"$tmp/fixed.csv" <<'CSV'
