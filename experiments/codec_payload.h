@@ -30,7 +30,7 @@ enum { TC_CODEC_SIZES = 3, TC_CODEC_QUICK_SIZES = 2 };
 extern const size_t tc_codec_words[TC_CODEC_SIZES];
 
 /* Samples after the warm-up one: what codec.erl's --batches gets from the pipeline too. */
-enum { TC_CODEC_BATCHES = 40, TC_CODEC_QUICK_BATCHES = 10 };
+enum { TC_CODEC_BATCHES = 20, TC_CODEC_QUICK_BATCHES = 10 };
 
 const char *tc_codec_shape_name(int shape);
 

@@ -10,7 +10,7 @@
 %% is K = 500000 div ext_bytes calls back to back (at least 1), timed with
 %% erlang:monotonic_time(nanosecond); a round is an encode batch then a decode batch (as
 %% copysweep --codec and codecpeer alternate theirs), a warm-up round first, then --batches
-%% rounds (default 40, experiments/codec_payload.h's); the figures are the median and the
+%% rounds (default 20, experiments/codec_payload.h's); the figures are the median and the
 %% minimum over the batches of the time per call divided by byte_size(term_to_binary(Data))
 %% (on a shared machine a batch the OS interrupted is only ever longer).
 %%
@@ -23,7 +23,7 @@
 -export([main/0]).
 
 main() ->
-    {Batches, Specs} = args(init:get_plain_arguments(), 40, []),
+    {Batches, Specs} = args(init:get_plain_arguments(), 20, []),
     io:format("codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte~n"),
     lists:foreach(fun({Shape, L}) -> run(Shape, L, Batches) end, Specs),
     halt(0).

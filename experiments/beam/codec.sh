@@ -3,11 +3,11 @@
 # `copysweep --codec` CSV (its L column), into the same columns.
 #
 # usage: experiments/beam/codec.sh [--batches N] MODEL_CSV OUT_CSV
-#   --batches N  timed batches of each (default 40; copysweep --codec --quick times 10)
+#   --batches N  timed batches of each (default 20; copysweep --codec --quick times 10)
 # Exit 77 without erl and erlc; the .beam files go to a temp dir, removed afterwards.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-batches=40
+batches=20
 [ "${1:-}" = --batches ] && { batches="${2:?--batches needs a number}"; shift 2; }
 [ $# -eq 2 ] || { echo "usage: experiments/beam/codec.sh [--batches N] MODEL_CSV OUT_CSV" >&2; exit 2; }
 command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1 || { echo "codec.sh: no erl/erlc, skipped" >&2; exit 77; }
