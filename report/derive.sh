@@ -967,7 +967,7 @@ awk "$lib"'
                  : b ~ /rounds/ ? "every round of the interventions" : b ~ /interventions/ ? "the VM rebuilt with one patch, beside the model'"'"'s switch" \
                  : b ~ /eras/ ? "the seeds'"'"' benchmarks on R10B-2, R13B01 and OTP 25, beside the model" : b ~ /seed/ ? "the seed'"'"'s numbers, transcribed" \
                  : b ~ /unitcost-reasons/ ? "why each unit outside 0.8-1.25x of the VM'"'"'s is, measured" \
-                 : b ~ /unitcost-quick/ ? "a unitcost --quick --vm run (the grid of issue 28'"'"'s done-when): every unit, model and VM" : b ~ /unitcost/ ? "a full unitcost --vm run: every unit, model and VM" : "-"
+                 : b ~ /unitcost-quick/ ? "a unitcost --quick --vm run: every unit of the quick grid, model and VM" : b ~ /unitcost/ ? "a full unitcost --vm run: every unit, model and VM" : "-"
             mc = (b in st) ? st[b] : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
             printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
         }
