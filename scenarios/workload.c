@@ -18,6 +18,7 @@
 #include "../heaps/sched.h"
 #include "../heaps/verify.h"
 #include "../terms/hashmap.h"
+#include "../terms/layout.h"
 #include "../terms/arena.h"
 #include "../terms/atom.h"
 #include "../terms/binary.h"
@@ -1339,6 +1340,109 @@ static tc_result build_lc(world *w, tc_ep_shape sh, long len)
     return r;
 }
 
+/*
+ * maps:from_list/1 over more than 32 pairs as OTP 25 builds its hashmap on the caller's heap
+ * (erl_map.c hashmap_from_validated_list): one HAlloc of 2 words per pair for the leaves'
+ * cons cells [K | V], then a heap factory (erl_message.c erts_factory_proc_init,
+ * FACTORY_HALLOC) for the trie's nodes, which takes the heap from htop to HEAP_LIMIT and, for
+ * a node that no longer fits, gives the rest back (HRelease) and takes HAllocX(need, xtra)
+ * (erts_reserve_heap__): the heap when it still holds that node, else the head fragment's
+ * tail, else a new fragment with xtra words of slack; so each node is one tc_proc_halloc_x.
+ * xtra is HALLOC_EXTRA_HASHMAP_FROM_CHUNKED_ARRAY (200) for inner nodes and 0 for a level's
+ * top (hashmap_from_chunked_array's root produce). The nodes come in the order the VM makes
+ * them: hashmap_from_sorted_unique_array first builds, for each run of keys whose 32-bit
+ * hashes collide, the subtree of the next salt level (depth 8 below), then
+ * hashmap_from_chunked_array walks the pairs sorted by swizzled hash, descending
+ * (hxnodecmp), and makes a node when the walk leaves it: post-order, slots descending. The
+ * trie's shape is terms/hashmap.h's (the arena map `m`); only the words' places are the VM's.
+ * Keys and values are the payload's integers (immediates: a leaf is just its cons).
+ */
+typedef struct map_copy {
+    tc_proc *p;
+    tc_term *leaf; /* the next free leaf cons in the 2-words-per-pair block */
+} map_copy;
+
+enum { MAP_NODE_XTRA = 200, MAP_LEVEL_DEPTHS = 8 };
+
+static tc_result map_level(map_copy *c, const tc_term *node, unsigned base, tc_term *out);
+
+/* The subtrees one salt level down (nodes at depth base + 8), built first, in the walk's
+ * order, into q. NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
+static tc_result map_collisions(map_copy *c, const tc_term *node, unsigned depth, unsigned base, tc_term *q, size_t *nq)
+{
+    enum { CAP = 64 };
+    size_t n;
+    const tc_term *kids = tc_layout_map_terms(node[0], node, &n);
+    tc_result r = TC_OK;
+    for (size_t k = n; k-- > 0 && r == TC_OK;) {
+        if (tc_is_list(kids[k]))
+            continue;
+        const tc_term *sub = tc_boxed_val(kids[k]);
+        if (depth + 1 == base + MAP_LEVEL_DEPTHS)
+            r = *nq < CAP ? map_level(c, sub, depth + 1, &q[(*nq)++]) : TC_EUNSUPPORTED;
+        else
+            r = map_collisions(c, sub, depth + 1, base, q, nq);
+    }
+    return r;
+}
+
+/* A level's nodes in post-order, slots descending; q holds its collision subtrees in that
+ * order. NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
+static tc_result map_nodes(map_copy *c, const tc_term *node, unsigned depth, unsigned base, const tc_term *q,
+                           size_t *iq, tc_term *out)
+{
+    size_t n;
+    const tc_term *kids = tc_layout_map_terms(node[0], node, &n);
+    size_t head = (size_t)(kids - node);
+    tc_term made[16];
+    for (size_t k = n; k-- > 0;) {
+        if (tc_is_list(kids[k])) {
+            const tc_term *cell = tc_list_val(kids[k]);
+            if (!tc_is_immed(cell[0]) || !tc_is_immed(cell[1]))
+                return TC_EUNSUPPORTED;
+            c->leaf[0] = cell[0];
+            c->leaf[1] = cell[1];
+            made[k] = tc_make_list(c->leaf);
+            c->leaf += 2;
+        } else if (depth + 1 == base + MAP_LEVEL_DEPTHS) {
+            made[k] = q[(*iq)++];
+        } else {
+            tc_result r = map_nodes(c, tc_boxed_val(kids[k]), depth + 1, base, q, iq, &made[k]);
+            if (r != TC_OK)
+                return r;
+        }
+    }
+    tc_term *hp = tc_proc_halloc_x(c->p, head + n, depth == base ? 0 : MAP_NODE_XTRA);
+    if (!hp)
+        return TC_ENOMEM;
+    memcpy(hp, node, head * sizeof *hp);
+    memcpy(hp + head, made, n * sizeof *hp);
+    *out = tc_make_boxed(hp);
+    return TC_OK;
+}
+
+/* One salt level of the trie whose top is `node` at depth `base`: 32-bit hash collisions are
+ * rare, and more than 64 under one level are refused (TC_EUNSUPPORTED).
+ * NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
+static tc_result map_level(map_copy *c, const tc_term *node, unsigned base, tc_term *out)
+{
+    tc_term q[64];
+    size_t nq = 0, iq = 0;
+    tc_result r = map_collisions(c, node, base, base, q, &nq);
+    if (r == TC_OK)
+        r = map_nodes(c, node, base, base, q, &iq, out);
+    return r;
+}
+
+/* The hashmap `m` (an arena copy) built into x0 as maps:from_list builds it (above). */
+static tc_result map_from_list(tc_proc *p, tc_term m)
+{
+    map_copy c = {.p = p, .leaf = tc_proc_halloc(p, 2 * (size_t)tc_map_size(m))};
+    if (!c.leaf)
+        return TC_ENOMEM;
+    return map_level(&c, tc_boxed_val(m), 0, &tc_proc_x(p)[0]);
+}
+
 /* payload/2, called from tester_body (its return address pushed), Data left in x0: ints
  * tail-calls lists:seq; the others make `allocate 0` and call lists:seq (call_ext: a return
  * address), then tuple tail-calls list_to_tuple (call_ext_last: call_light_bif, deallocate,
@@ -1371,14 +1475,18 @@ static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_co
         return r;
     tc_proc_pop(p, 1);
     tc_heapfrag *fentry = tc_proc_bif_enter(p);
-    uint64_t words;
-    if ((r = tc_term_flat_size(arena_copy, &words)) != TC_OK)
-        return r;
-    tc_term *hp = tc_proc_halloc(p, (size_t)words);
-    if (!hp)
-        return TC_ENOMEM;
-    tc_proc_x(p)[0] = tc_copy_struct_fill(arena_copy, hp, words, tc_proc_offheap(p), NULL);
-    return tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0]);
+    if (tc_is_hashmap(arena_copy)) {
+        r = map_from_list(p, arena_copy);
+    } else { /* flatmap_from_validated_list: one HAlloc */
+        uint64_t words;
+        if ((r = tc_term_flat_size(arena_copy, &words)) != TC_OK)
+            return r;
+        tc_term *hp = tc_proc_halloc(p, (size_t)words);
+        if (!hp)
+            return TC_ENOMEM;
+        tc_proc_x(p)[0] = tc_copy_struct_fill(arena_copy, hp, words, tc_proc_offheap(p), NULL);
+    }
+    return r == TC_OK ? tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0]) : r;
 }
 
 static tc_result tester_runs_others(world *w);
@@ -1478,6 +1586,11 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     if (r != TC_OK)
         return r;
     tc_proc_pop(p, 1);
+    /* payload/2's own return where its last call is a light BIF (call_ext_last: the BIF,
+     * deallocate, return): tuple's list_to_tuple and map's maps:from_list; a long GC the BIF
+     * asked for (check_for_possibly_long_gc) runs where this return yields, in tester_body */
+    if (cfg->payload == TC_NON_VALUE && (cfg->shape == TC_EP_TUPLE || cfg->shape == TC_EP_MAP) && (r = ret(w)) != TC_OK)
+        return r;
     *bottom(p, SLOT_DATA) = tc_proc_x(p)[0];
     /* the server's fun (test_heap 1 word + 1 fun, Data live), erlang:spawn_link/1's
      * [F | [[]]] (test_heap 2), and the server spawned with a heap for them */
