@@ -1322,7 +1322,9 @@ static tc_result build_lc(world *w, tc_ep_shape sh, long len)
     x[0] = TC_NIL;
     tc_proc_set_arity(p, 1);
     for (long i = len; i >= 1 && r == TC_OK; i--) {
-        tc_proc_pop(p, 1); /* the return address of the level below */
+        tc_proc_pop(p, 1); /* the return address of the level below, and its return's reduction */
+        if ((r = ret(w)) != TC_OK)
+            break;
         unsigned need = sh == TC_EP_MAP ? 5 : 2;
         if ((r = tc_proc_test_heap_maybe_gc(p, need)) != TC_OK)
             break;
@@ -1447,8 +1449,8 @@ static tc_result map_from_list(tc_proc *p, tc_term m)
  * tail-calls lists:seq; the others make `allocate 0` and call lists:seq (call_ext: a return
  * address), then tuple tail-calls list_to_tuple (call_ext_last: call_light_bif, deallocate,
  * return), floats and strings tail-call their comprehension (call_last), map calls its
- * comprehension (call) and tail-calls maps:from_list, whose map the model copies whole (the
- * BIF's own allocation). nested and binary are built as build_elements and place_x0 say. */
+ * comprehension (call) and tail-calls maps:from_list, which builds its map as map_from_list
+ * says (a flatmap of up to 32 keys in one HAlloc: flatmap_from_validated_list). nested and binary are built as build_elements and place_x0 say. */
 static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_copy)
 {
     tc_proc *p = w->tester;
