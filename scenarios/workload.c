@@ -1264,7 +1264,7 @@ static tc_term *frag_words(tc_alloc *self, size_t words) { return tc_proc_halloc
  * FLOAT_SIZE_OBJECT, no GC) and strings calls integer_to_list/1 (a light BIF: its digits'
  * list by HAlloc, then the GC-after-BIF test); coming back up each level conses its y0
  * (test_heap 2, live 1; the map's pairs {I, I} and cons, test_heap 5), deallocates and
- * returns. x0 holds lists:seq's list on entry and the result on return.
+ * returns, a reduction each (emit_return), so the slice may end on the way up. x0 holds lists:seq's list on entry and the result on return.
  */
 static tc_result build_lc(world *w, tc_ep_shape sh, long len)
 {
@@ -1472,10 +1472,13 @@ static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_co
         return seq_to_tuple(p, len);
     if (sh != TC_EP_MAP)
         return build_lc(w, sh, len); /* call_last: payload's frame is gone */
-    /* map: `call` the comprehension (a return address), then maps:from_list (call_ext_last) */
+    /* map: `call` the comprehension (a return address), then maps:from_list (call_ext_last:
+     * call_light_bif, and its reduction) */
     if ((r = tc_proc_push_cp(p)) != TC_OK || (r = build_lc(w, sh, len)) != TC_OK)
         return r;
     tc_proc_pop(p, 1);
+    if ((r = bif_call(w, 1)) != TC_OK)
+        return r;
     tc_heapfrag *fentry = tc_proc_bif_enter(p);
     if (tc_is_hashmap(arena_copy)) {
         r = map_from_list(p, arena_copy);
@@ -1527,7 +1530,7 @@ static tc_result tester_runs_others(world *w)
 
 /*
  * Where the model still differs from the VM's +S 1:1 trace of this tester (tracediff.sh
- * --grid --schedulers 1: identical at 34 of the 55 points of ints, tuple, floats, strings and
+ * --grid --schedulers 1: identical at 39 of the 55 points of ints, tuple, floats, strings and
  * map at L = 10 ... 30000; each found at a few lengths, not modelled yet):
  * - a reply that arrived while the tester was scheduled out: the VM counts and moves only the
  *   messages it has fetched into its private queue (erts_proc_sig_fetch at a GC after a BIF or
@@ -1537,13 +1540,23 @@ static tc_result tester_runs_others(world *w)
  *   its long GCs run on a dirty CPU scheduler, beside the server;
  * - the lookup loop's slice ends one reduction apart at a few lengths (ints 500 and floats 250:
  *   the first at op 534 on both sides, the next at op 803 in the VM at the light BIF, stack 38,
- *   in the model at the loop's entry, stack 35; ints 3000 op 45 / 49): the reductions an ets
- *   lookup of a large object charges (about 15 per call at L = 500), not followed to the word;
- * - the body-recursive comprehensions of floats 2000 and 5000 collect at spawn with the
- *   VM's stack thousands of words deep and the model's at 12 (floats 20000, strings 30000:
- *   2 words apart);
- * - maps:from_list builds its map in several HAllocs, part on the heap (map: the model copies
- *   it in one).
+ *   in the model at the loop's entry, stack 35; ints 3000 op 45 / 49; map 500: a GC at op 132
+ *   in the VM, at 135 in the model): the reductions an ets lookup of a large object charges
+ *   (about 15 per call at L = 500), not followed to the word;
+ * - a long GC a heap test asks for in the payload comprehension (check_for_possibly_long_gc
+ *   outside a BIF): the VM starts it, goes on to the next return's yield and collects there on a
+ *   dirty scheduler, the model collects in place (map 30000: 5 words and 3 stack words apart at
+ *   the GC's end; strings 30000: 1 stack word); floats 20000's spawn GC starts 2 stack words
+ *   apart;
+ * - maps:from_list's trap (erts_ycf_trap_driver, utils.c): its work (YCF reductions: one per
+ *   pair checked and per leaf made, then erts_qsort's and the trie builders' loops) is
+ *   budgeted at 40 per reduction left; past the budget it yields, allocating a 3-word magic
+ *   reference (ERTS_MAGIC_REF_THING_SIZE) that, made while the heap factory holds the heap,
+ *   lands in a fragment which the GC after the BIF moves whole (collect_live_heap_frags, from
+ *   the live_hf_end marker saved at the first trap): map 2000 ... 20000, 3 words more in the
+ *   VM's fragments and live heap. Whether it traps is not a function of L and the slice alone:
+ *   erts_qsort_partion_array draws its pivots from a hash of the array's address, so the sort's
+ *   reductions vary from run to run. Modelled: no trap, and none of the work's BUMP_REDS.
  */
 /*
  * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a

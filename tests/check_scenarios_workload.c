@@ -223,7 +223,7 @@ END_TEST
  * how many, and the heap and fragment words the last one found. */
 typedef struct spawn_gcs {
     int n;
-    uint64_t used, frag;
+    uint64_t used, frag, stack;
 } spawn_gcs;
 
 static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p, const tc_heap_event *ev)
@@ -235,13 +235,14 @@ static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, co
     g->n++;
     g->used = ev->used_before;
     g->frag = ev->frag_before;
+    g->stack = ev->stack_before;
 }
 
-static spawn_gcs map_spawn_gcs(long len)
+static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len)
 {
     tc_ep_config cfg;
     ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
-    cfg.shape = TC_EP_MAP;
+    cfg.shape = shape;
     cfg.len = len;
     cfg.iterations = 1000;
     spawn_gcs g = {0};
@@ -263,14 +264,32 @@ static spawn_gcs map_spawn_gcs(long len)
  */
 START_TEST(map_from_list_fills_the_heap_first)
 {
-    spawn_gcs g = map_spawn_gcs(1000);
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 1000);
     ck_assert_int_eq(g.n, 13);
     ck_assert_uint_eq(g.used, 4169);
     ck_assert_uint_eq(g.frag, 3596);
-    g = map_spawn_gcs(100);
+    g = spawn_gcs_of(TC_EP_MAP, 100);
     ck_assert_int_eq(g.n, 4);
     ck_assert_uint_eq(g.used, 593);
     ck_assert_uint_eq(g.frag, 273);
+}
+END_TEST
+
+/*
+ * On its way back up, each level of a body-recursive comprehension returns, and the x86 JIT's
+ * return takes a reduction (instr_call.cpp emit_return: `dec FCALLS; jl`), so the tester's
+ * slice ends inside the unwinding and a desired GC runs at that schedule-in, with the
+ * comprehension's stack still deep. Floats L = 2000: measured on OTP 25.2.3 with
+ * `tracediff.sh --tester floats --schedulers 1 2000` (N 1000), the spawn phase's 12th and
+ * last GC starts at stack 3767 with 1092 heap and 3828 fragment words.
+ */
+START_TEST(comprehension_returns_take_reductions)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_FLOATS, 2000);
+    ck_assert_int_eq(g.n, 12);
+    ck_assert_uint_eq(g.stack, 3767);
+    ck_assert_uint_eq(g.used, 1092);
+    ck_assert_uint_eq(g.frag, 3828);
 }
 END_TEST
 
@@ -288,6 +307,7 @@ int main(void)
     tcase_add_test(tc, long_major_after_minor_start_is_delayed);
     tcase_add_test(tc, pass_end_yields_in_convert_time_unit);
     tcase_add_test(tc, map_from_list_fills_the_heap_first);
+    tcase_add_test(tc, comprehension_returns_take_reductions);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
