@@ -238,13 +238,13 @@ static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, co
     g->stack = ev->stack_before;
 }
 
-static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len)
+static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len, long n)
 {
     tc_ep_config cfg;
     ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
     cfg.shape = shape;
     cfg.len = len;
-    cfg.iterations = 1000;
+    cfg.iterations = n;
     spawn_gcs g = {0};
     cfg.trace = on_spawn_gc;
     cfg.trace_ctx = &g;
@@ -264,11 +264,11 @@ static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len)
  */
 START_TEST(map_from_list_fills_the_heap_first)
 {
-    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 1000);
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 1000, 1000);
     ck_assert_int_eq(g.n, 13);
     ck_assert_uint_eq(g.used, 4169);
     ck_assert_uint_eq(g.frag, 3596);
-    g = spawn_gcs_of(TC_EP_MAP, 100);
+    g = spawn_gcs_of(TC_EP_MAP, 100, 1000);
     ck_assert_int_eq(g.n, 4);
     ck_assert_uint_eq(g.used, 593);
     ck_assert_uint_eq(g.frag, 273);
@@ -285,11 +285,28 @@ END_TEST
  */
 START_TEST(comprehension_returns_take_reductions)
 {
-    spawn_gcs g = spawn_gcs_of(TC_EP_FLOATS, 2000);
+    spawn_gcs g = spawn_gcs_of(TC_EP_FLOATS, 2000, 1000);
     ck_assert_int_eq(g.n, 12);
     ck_assert_uint_eq(g.stack, 3767);
     ck_assert_uint_eq(g.used, 1092);
     ck_assert_uint_eq(g.frag, 3828);
+}
+END_TEST
+
+/*
+ * A GC after a BIF that would be long goes to a dirty scheduler: erl_gc.c
+ * delay_garbage_collection (force_reschedule) charges the reductions left as its cost, so
+ * the tester yields at the next reduction test, payload/2's return after maps:from_list, and
+ * collects there with payload/2's frame gone. Map L = 20000: measured on OTP 25.2.3 with
+ * `tracediff.sh --tester map --schedulers 1 20000` (N 1000), the spawn phase's 24th and last
+ * GC starts at stack 11 (the model yielding only when its own count ran out: 12, inside
+ * payload/2). The spawn phase does not depend on N, so the run here makes one call per pass.
+ */
+START_TEST(long_gc_after_a_bif_ends_the_slice)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
+    ck_assert_int_eq(g.n, 24);
+    ck_assert_uint_eq(g.stack, 11);
 }
 END_TEST
 
@@ -308,6 +325,7 @@ int main(void)
     tcase_add_test(tc, pass_end_yields_in_convert_time_unit);
     tcase_add_test(tc, map_from_list_fills_the_heap_first);
     tcase_add_test(tc, comprehension_returns_take_reductions);
+    tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
