@@ -1199,6 +1199,8 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     /* erlang:convert_time_unit(T2 - T1, native, microsecond), an Erlang function (erts's
      * preloaded erlang.erl): its entry, allocate 5 (the try's frame), erts_internal:time_unit/0
      * (a light BIF), arithmetic on smalls, deallocate, return */
+    tc_term *x = tc_proc_x(p);
+    x[0] = x[1] = x[2] = tc_make_small(0); /* its arguments: a small and two atoms, immediates */
     if ((r = tc_proc_push_cp(p)) == TC_OK)
         r = entry(w, 3);
     if (r == TC_OK)
@@ -1216,7 +1218,7 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
     if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
         return r;
     tc_term tv[2] = {tc_make_small(1), TC_NIL};
-    if (tc_term_tuple(tc_proc_alloc(p), tv, 2) == TC_NON_VALUE)
+    if ((x[0] = tc_term_tuple(tc_proc_alloc(p), tv, 2)) == TC_NON_VALUE) /* returned in x0 */
         return TC_ENOMEM;
     tc_proc_pop(p, fw(TC_EP_F_TC) - fw(TC_EP_F_TC_TRIM) + 1);
     if ((r = ret(w)) != TC_OK)
@@ -1232,14 +1234,14 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
         return r;
     tc_term res[2] = {tc_make_small(test), tc_make_small(1)}; /* {Test, Us}: an atom and a small */
     tc_term result = tc_term_tuple(tc_proc_alloc(p), res, 2);
-    if (result == TC_NON_VALUE)
+    if ((x[0] = result) == TC_NON_VALUE)
         return TC_ENOMEM;
     tc_proc_pop(p, fw(TC_EP_F_PASS) - fw(TC_EP_F_PASS_TRIM) + 1); /* deallocate, return */
     if ((r = ret(w)) != TC_OK)
         return r;
     /* the comprehension: the result in its deepest slot, trim 3, the next call's return address */
     w->pending_fun = *bottom(p, lc_slot(test) + 1);
-    *bottom(p, lc_slot(test)) = result;
+    *bottom(p, lc_slot(test)) = x[0]; /* where a GC at the return left it */
     tc_proc_pop(p, fw(TC_EP_F_LC_TRIM_AFTER));
     r = tc_proc_push_cp(p);
     return r == TC_OK ? check_heap(w, p) : r;
@@ -1438,7 +1440,7 @@ static tc_result map_nodes(map_copy *c, const tc_term *node, unsigned depth, uns
  * NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
 static tc_result map_level(map_copy *c, const tc_term *node, unsigned base, tc_term *out)
 {
-    tc_term q[64];
+    tc_term q[64] = {0};
     size_t nq = 0, iq = 0;
     tc_result r = map_collisions(c, node, base, base, q, &nq);
     if (r == TC_OK)
