@@ -325,6 +325,19 @@ tc_term *tc_proc_halloc_frag(tc_proc *p, size_t need)
     return p->policy.frag_rule == TC_FRAG_ARITH ? halloc_arith(p, need) : halloc_exact(p, need);
 }
 
+tc_term *tc_proc_halloc_x(tc_proc *p, size_t need, size_t xtra)
+{
+    if (p->policy.frag_rule != TC_FRAG_EXACT || p->aheap || p->policy.gc_stress || tc_proc_heap_words_left(p) >= need)
+        return tc_proc_halloc(p, need);
+    tc_heapfrag *f = p->mbuf;
+    if (f && need <= f->alloc_size - f->used_size)
+        return halloc_exact(p, need);
+    if (!(f = tc_heapfrag_new(p->mem, need + xtra)))
+        return NULL;
+    link_frag(p, f, need, need);
+    return f->mem;
+}
+
 tc_term *tc_proc_halloc(tc_proc *p, size_t need)
 {
     size_t room = (size_t)tc_proc_heap_words_left(p);

@@ -164,6 +164,11 @@ tc_result tc_proc_dict(tc_proc *p, tc_pdict **out) TC_MUST_CHECK;
 /* HAlloc: `words` contiguous words on the heap or in a fragment; NULL when out of memory.
  * Never collects. */
 tc_term *tc_proc_halloc(tc_proc *p, size_t words) TC_MUST_CHECK;
+/* HAllocX (erl_vm.h): as HAlloc, but a new fragment gets `xtra` words of slack that later
+ * HAllocs fill (erts_heap_alloc: the head fragment's tail when it holds `need`). The heap
+ * factory's reserve (erl_message.c erts_reserve_heap__, FACTORY_HALLOC) allocates so. Other
+ * eras' fragment rules than OTP 25's take plain HAlloc. */
+tc_term *tc_proc_halloc_x(tc_proc *p, size_t words, size_t xtra) TC_MUST_CHECK;
 /* HAlloc from a guard BIF the x86-64 JIT calls (gc_bif -> i_bif1, instr_bif.cpp
  * emit_i_bif_body_shared, which enters the runtime without syncing the heap top): its words
  * go to a heap fragment (the head fragment's tail, else a new one), never the heap. ops.tab

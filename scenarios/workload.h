@@ -35,7 +35,12 @@
  * receive leaves when a GC is desired (beam_jit_common.cpp beam_jit_remove_message). Functions
  * of other modules the tester runs are followed as compiled too: timer:tc/1 and the
  * erlang:convert_time_unit/3 it calls (erts's preloaded erlang.erl: a 5-word frame and a call
- * of the light BIF erts_internal:time_unit/0). These rules are the OTP 25 JIT's and go with
+ * of the light BIF erts_internal:time_unit/0). maps:from_list/1 builds a map of more than 32
+ * keys where the VM puts it (erl_map.c hashmap_from_validated_list: the leaves' conses in one
+ * HAlloc, then the nodes in hashmap_from_chunked_array's order through a heap factory,
+ * erl_message.c erts_factory_proc_init and erts_reserve_heap__: the heap's free words first,
+ * then HAllocX fragments); its trap (utils.c erts_ycf_trap_driver) is not modelled (workload.c
+ * says why). These rules are the OTP 25 JIT's and go with
  * this program: an era whose policy sets tester=eptest_erl (only otp25's does) keeps them,
  * though R10B's and R13B's emulators charged no reduction for a return.
  */

@@ -219,6 +219,97 @@ START_TEST(pass_end_yields_in_convert_time_unit)
 }
 END_TEST
 
+/* The tester's GCs before its first pass (building Data and the rest of its spawn phase):
+ * how many, and the heap and fragment words the last one found. */
+typedef struct spawn_gcs {
+    int n;
+    uint64_t used, frag, stack;
+} spawn_gcs;
+
+static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p, const tc_heap_event *ev)
+{
+    (void)p;
+    spawn_gcs *g = ctx;
+    if (role != TC_EP_TESTER || ev->kind == TC_HEAP_EV_FRAG || where->test != -1)
+        return;
+    g->n++;
+    g->used = ev->used_before;
+    g->frag = ev->frag_before;
+    g->stack = ev->stack_before;
+}
+
+static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len, long n)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = shape;
+    cfg.len = len;
+    cfg.iterations = n;
+    spawn_gcs g = {0};
+    cfg.trace = on_spawn_gc;
+    cfg.trace_ctx = &g;
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    return g;
+}
+
+/*
+ * maps:from_list builds a hashmap piece by piece (erl_map.c hashmap_from_validated_list):
+ * its leaves' conses in one HAlloc, then the trie's nodes through a heap factory that fills
+ * the heap's free words first and only then takes fragments. The GC after the BIF finds the
+ * part that fitted on the heap: measured on OTP 25.2.3 with `tracediff.sh --tester map
+ * --schedulers 1 L` (N 1000), the spawn phase's last GC at L = 1000 is the 13th, with 4169
+ * heap and 3596 fragment words (the model placing the whole map in a fragment: 4055 and
+ * 3710), and at L = 100 the 4th, with 593 and 273 (517 and 366).
+ */
+START_TEST(map_from_list_fills_the_heap_first)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 1000, 1000);
+    ck_assert_int_eq(g.n, 13);
+    ck_assert_uint_eq(g.used, 4169);
+    ck_assert_uint_eq(g.frag, 3596);
+    g = spawn_gcs_of(TC_EP_MAP, 100, 1000);
+    ck_assert_int_eq(g.n, 4);
+    ck_assert_uint_eq(g.used, 593);
+    ck_assert_uint_eq(g.frag, 273);
+}
+END_TEST
+
+/*
+ * On its way back up, each level of a body-recursive comprehension returns, and the x86 JIT's
+ * return takes a reduction (instr_call.cpp emit_return: `dec FCALLS; jl`), so the tester's
+ * slice ends inside the unwinding and a desired GC runs at that schedule-in, with the
+ * comprehension's stack still deep. Floats L = 2000: measured on OTP 25.2.3 with
+ * `tracediff.sh --tester floats --schedulers 1 2000` (N 1000), the spawn phase's 12th and
+ * last GC starts at stack 3767 with 1092 heap and 3828 fragment words.
+ */
+START_TEST(comprehension_returns_take_reductions)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_FLOATS, 2000, 1000);
+    ck_assert_int_eq(g.n, 12);
+    ck_assert_uint_eq(g.stack, 3767);
+    ck_assert_uint_eq(g.used, 1092);
+    ck_assert_uint_eq(g.frag, 3828);
+}
+END_TEST
+
+/*
+ * A GC after a BIF that would be long goes to a dirty scheduler: erl_gc.c
+ * delay_garbage_collection (force_reschedule) charges the reductions left as its cost, so
+ * the tester yields at the next reduction test, payload/2's return after maps:from_list, and
+ * collects there with payload/2's frame gone. Map L = 20000: measured on OTP 25.2.3 with
+ * `tracediff.sh --tester map --schedulers 1 20000` (N 1000), the spawn phase's 24th and last
+ * GC starts at stack 11 (the model yielding only when its own count ran out: 12, inside
+ * payload/2). The spawn phase does not depend on N, so the run here makes one call per pass.
+ */
+START_TEST(long_gc_after_a_bif_ends_the_slice)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
+    ck_assert_int_eq(g.n, 24);
+    ck_assert_uint_eq(g.stack, 11);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -232,6 +323,9 @@ int main(void)
     tcase_add_test(tc, long_schedule_in_gc_lets_the_server_reply_first);
     tcase_add_test(tc, long_major_after_minor_start_is_delayed);
     tcase_add_test(tc, pass_end_yields_in_convert_time_unit);
+    tcase_add_test(tc, map_from_list_fills_the_heap_first);
+    tcase_add_test(tc, comprehension_returns_take_reductions);
+    tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
