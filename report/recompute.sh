@@ -39,7 +39,8 @@
 #                         row: model_lookup_gcs, model_lookup_faults, model_carriers;
 #                         model_ratio, model_proc_us, model_lookup_us (times: medians of rounds)
 #   vm-interventions-rounds.csv  the rows of side model: variant (the ablation), payload_len,
-#                         round -> the same ablate run: lookup_gcs, lookup_faults, carriers;
+#                         round -> the same ablate run: lookup_gcs, lookup_faults (--check: as
+#                         any committed round of the configuration), carriers;
 #                         proc_us, lookup_us, ratio (times)
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
@@ -222,14 +223,27 @@ rounds_cells() {
     local f="$1" rounds=1
     [ "$mode" = write ] && rounds=$(awk "$lib"'!csv_row() { next } csv_get("side") == "model" && csv_get("round") > n { n = csv_get("round") } END { print n + 0 }' "$f")
     ablate_runs "$f" "$rounds"
+    # The file holds five runs of each configuration, and the model's getrusage faults of one
+    # configuration can take more than one value from run to run (sbct_2mib at 9382 and 10000:
+    # two values 0.6-0.75 % apart, both among the committed rounds). --check's one run stands
+    # for every round, so its faults reproduce the file when they are within the faults'
+    # tolerance (2 or 0.5 %) of any committed round's; the first pass over the file reads them.
     awk "$lib"'
         FILENAME != csvfile { split($0, x, ","); k = x[1] SUBSEP x[2] SUBSEP x[3]; for (i = 4; i <= 9; i++) v[k, i] = x[i]; next }
+        FNR == 1 { pass++ }
         !csv_row() { next }
+        pass == 1 { if (csv_get("side") == "model") seen[csv_get("variant"), csv_get("payload_len")] = seen[csv_get("variant"), csv_get("payload_len")] " " csv_get("lookup_faults")
+                    next }
+        function reproduced(now, committed, list,    n, i, a, d, tol) {
+            n = split(list, a, " "); tol = now * 0.005; if (tol < 2) tol = 2
+            for (i = 1; i <= n; i++) { d = now - a[i]; if (d < 0) d = -d; if (d <= tol + 1e-9) return committed }
+            return now }
         { r++; if (csv_get("side") != "model") next
           k = (mode == "write" ? csv_get("round") : 1) SUBSEP csv_get("variant") SUBSEP csv_get("payload_len")
           if (!((k, 4) in v)) next
+          f = mode == "write" ? v[k, 8] : reproduced(v[k, 8], csv_get("lookup_faults"), seen[csv_get("variant"), csv_get("payload_len")])
           printf "%d,proc_us,%s\n%d,lookup_us,%s\n%d,ratio,%s\n%d,lookup_gcs,%s\n%d,lookup_faults,%s\n%d,carriers,%s\n",
-              r, v[k, 4], r, v[k, 5], r, v[k, 6], r, v[k, 7], r, v[k, 8], r, v[k, 9] }' mode="$mode" csv_inputs=0 csvfile="$f" "$tmp/ablate.rows" "$f" >"$tmp/cells"
+              r, v[k, 4], r, v[k, 5], r, v[k, 6], r, v[k, 7], r, f, r, v[k, 9] }' mode="$mode" csv_inputs=0 csvfile="$f" "$tmp/ablate.rows" "$f" "$f" >"$tmp/cells"
     counts="lookup_gcs carriers" faults="lookup_faults" times="proc_us lookup_us ratio"
 }
 

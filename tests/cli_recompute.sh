@@ -76,6 +76,26 @@ bash "$rc" --write --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
 r=$?
 [ $r -eq 0 ] && cmp -s "$tmp/data/vm-interventions.csv" "$tmp/stamped.csv"
 check "--write: a file stamped with the current fingerprint is left as it is (exit $r)" $?
+# The rounds file: the model's faults of one configuration may take more than one value from
+# run to run, and the committed rounds record them; --check's one run reproduces the file when
+# its faults are within tolerance of any committed round's, and differs when of none.
+mkr() { # FAULTS_ROUND_1 FAULTS_ROUND_2
+    cat <<CSV
+# experiment: interventions' rounds (test)
+# runs: 2 rounds; per round and length ablate --era otp25 once, then each variant; 20 calls per pass, 1 fresh testers per VM run, 1 run(s) per model ablation
+side,round,variant,payload_len,proc_us,lookup_us,ratio,lookup_gcs,lookup_faults,carriers,source
+model,1,word_gc_test,100,1,1,1,$gcs,$1,$carriers,model
+model,2,word_gc_test,100,1,1,1,$gcs,$2,$carriers,model
+CSV
+}
+mkr $((faults + 50)) "$faults" >"$tmp/data/vm-interventions-rounds.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions-rounds.csv" >"$tmp/log" 2>&1
+check "rounds: faults as one committed round's reproduce the file (exit $?: $(cat "$tmp/log"))" $?
+mkr $((faults + 50)) $((faults + 60)) >"$tmp/data/vm-interventions-rounds.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions-rounds.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 1 ] && grep -q "row 1 .*lookup_faults: $((faults + 50)) -> $faults" "$tmp/log"
+check "rounds: faults as no committed round's differ (exit $r: $(cat "$tmp/log"))" $?
 bash "$rc" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "--bogus exits 2" $?
 bash "$rc" --write --quick >/dev/null 2>&1; [ $? -eq 2 ]; check "--write --quick exits 2" $?
 
