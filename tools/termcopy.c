@@ -1049,7 +1049,7 @@ static int cmd_explain(int argc, char **argv)
             }
         }
     tc_progress_end();
-    explain_summary ms[NVARIANTS], vs[NVARIANTS];
+    explain_summary ms[NVARIANTS] = {{0}}, vs[NVARIANTS] = {{0}}; /* --tsv: the remedies' stay 0 */
     for (int v = 0; v < nvariants; v++) {
         ms[v] = explain_summarize(&model[v]);
         vs[v] = want_vm ? explain_summarize(&vms[v]) : (explain_summary){0, 0, 0, 0, 0};
