@@ -28,7 +28,7 @@ status=0
 # column is a measurement of time or a verdict drawn from one, and is not compared here.
 # (a name that is also a measure in some table, "lookup" or "vm", is a key only where its values
 # are names or small integers: a lookup's index, not ns or ops/s)
-key_re='^(shape|payload_len|era|ablation|test|variant|iterations|round|source|side|strategy|unit|words|phase|lock_mode|threads|op|lookup|term|mode|criterion|interval|config|label|gc|seq|objects|model_mode|vm_mode|grid|lens_set|vm|benchmark|keys|lookups|model_ablation|flags|file|item|payload_words)$'
+key_re='^(shape|payload_len|era|ablation|test|variant|iterations|round|source|side|strategy|unit|words|phase|lock_mode|threads|op|lookup|term|mode|criterion|interval|config|label|gc|seq|objects|model_mode|vm_mode|grid|lens_set|vm|benchmark|keys|lookups|model_ablation|flags|file|item|payload_words|dest|src|loop)$'
 counts_re='(^|_)(gcs|faults|carriers|carriers_mapped|gc_words|gc_words_copied|words_copied|fragments|io_polls|heap_words|new_heap_words|cache_hits|tester_gcs|edge_model|edge_vm|matched|total|atom_indexed|faults_cum|faults_cum_nocache|heap_words_nocache|steady_heap_words|max_new_heap_words|faults_per_1000|points|heap_before|heap_after|fragments_before|old_heap_after)$'
 files=$( (cd "$a" && ls ./*.csv derived/*.csv 2>/dev/null || true) | sed 's|^\./||' | sort)
 out_all="${TMPDIR:-/tmp}/compare.$$"

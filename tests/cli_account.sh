@@ -29,7 +29,7 @@ bad() { # bad NAME ARGS...
     "$dir/account" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ]
-    check "account $name: exit 2 (got $rc), one line ($(head -c 120 "$tmp/bad.err"))" $?
+    ok=$?; check "account $name: exit 2 (got $rc), one line ($(head -c 120 "$tmp/bad.err"))" $ok
 }
 bad "a point with no length" --points "ints"
 bad "a shape it has not" --points "lists:1000"
@@ -68,7 +68,7 @@ awk "$lib"'
         if (w != csv_get("within_15") && (q < 0.849 || q > 0.851) && (q < 1.149 || q > 1.151)) bad = bad " within"
     }
     END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
-check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $?
+ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $ok
 [ "$(grep -v '^#' "$tmp/p.csv" | head -n 1)" = "$prices" ]; check "account --prices: the header" $?
 n=$(grep -c '^ints,100,' "$tmp/p.csv")
 [ "$n" -eq 2 ]; check "account --prices: both loops' prices (got $n rows)" $?

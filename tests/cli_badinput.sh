@@ -159,7 +159,7 @@ if have eptest; then
     timeout 120 "$exp/eptest" --sbct 1099511627776 --len 10 --iterations 5 --repeats 1 >/dev/null 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 0 ] && ! grep -qE 'Sanitizer|runtime error' "$tmp/err"
-    check "eptest --sbct 1 TiB runs (exit $rc: $(head -c 100 "$tmp/err"))" $?
+    ok=$?; check "eptest --sbct 1 TiB runs (exit $rc: $(head -c 100 "$tmp/err"))" $ok
 fi
 have eptest && full_stdout "eptest: unwritable stdout" "$exp/eptest" --len 10 --iterations 5 --repeats 1
 have ablate && full_stdout "ablate: unwritable stdout" "$exp/ablate" --quick --era otp25 --len 10 --iterations 2

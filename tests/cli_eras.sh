@@ -24,7 +24,7 @@ mkdir -p "$tmp/notavm"
 while IFS='|' read -r what args; do
     # shellcheck disable=SC2086
     runner "$1" $args; rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q '^eras: ' "$tmp/e"; check "$what: exit 2 with one line (rc $rc: $(head -c 200 "$tmp/e"))" $?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q '^eras: ' "$tmp/e"; ok=$?; check "$what: exit 2 with one line (rc $rc: $(head -c 200 "$tmp/e"))" $ok
 done <<EOT
 unknown VM|r9b=$tmp/notavm
 otp25 with a root|otp25=$tmp/notavm

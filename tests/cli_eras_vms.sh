@@ -14,7 +14,7 @@ pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
 # shellcheck disable=SC2086
 bash "$here/../experiments/beam/eras/run.sh" --quick --model "$1" --out "$tmp/eras.csv" $TC_ERAS_VMS 2>"$tmp/e"
-check "run.sh --quick: exit $? ($(tail -n 2 "$tmp/e" | tr '\n' ' '))" $?
+ok=$?; check "run.sh --quick: exit $ok ($(tail -n 2 "$tmp/e" | tr '\n' ' '))" $ok
 for v in $TC_ERAS_VMS; do
     grep -q "^${v%%=*},base," "$tmp/eras.csv"; check "${v%%=*}: its rows" $?
 done

@@ -93,7 +93,7 @@ cp "$tmp/csv" "$tmp/model.csv"
 # codecpeer: the same columns and payloads (ei's bytes are checked equal to termcopy's inside).
 if [ ${#peer[@]} -gt 0 ]; then
     "$dir/codecpeer" --quick --csv - >"$tmp/csv" 2>"$tmp/err"
-    check "codecpeer --quick --csv - exits 0 ($(tail -n 1 "$tmp/err"))" $?
+    ok=$?; check "codecpeer --quick --csv - exits 0 ($(tail -n 1 "$tmp/err"))" $ok
     awk -F, '/^#/ { next } !h { h = $0; next } { rows++; if (NF != 8 || $1 !~ /^ei_(encode|decode|skip)$/) bad = 1 }
              END { exit bad || h != "codec,shape,payload_len,flat_words,ext_bytes,ns_per_byte,iqr,min_ns_per_byte" || rows != 48 }' "$tmp/csv"
     check "codecpeer --csv -: the codec header and 48 rows (ei_encode, ei_decode, ei_skip x 8 shapes x 2 sizes)" $?

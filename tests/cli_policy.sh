@@ -15,7 +15,7 @@ pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
 
 "$dir/eptest" --list-policy --csv "$tmp/policy.csv" >"$tmp/out" 2>"$tmp/err"
-check "eptest --list-policy --csv FILE exits 0 (got $?: $(head -c 100 "$tmp/err"))" $?
+ok=$?; check "eptest --list-policy --csv FILE exits 0 (got $ok: $(head -c 100 "$tmp/err"))" $ok
 [ "$(grep -v '^#' "$tmp/policy.csv" | head -n 1)" = "name,type,values,r10b,r13b,otp25,erts,what" ]
 check "the CSV's header is name,type,values,r10b,r13b,otp25,erts,what" $?
 [ "$(awk "$lib"'!csv_row() { next } END { print csv_meta("native") }' "$tmp/policy.csv")" = otp25 ]
@@ -46,7 +46,7 @@ done
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "explain --list-policy with a TERM: exit 2, one line" $?
 awk "$lib"'!csv_row() { next } { print csv_get("name") }' "$tmp/policy.csv" >"$tmp/names"
 while read -r n; do grep -q "^$n " "$tmp/eptest.txt" || echo "$n"; done <"$tmp/names" >"$tmp/missing"
-[ ! -s "$tmp/missing" ]; check "the text lists every field ($(tr '\n' ' ' <"$tmp/missing"))" $?
+[ ! -s "$tmp/missing" ]; ok=$?; check "the text lists every field ($(tr '\n' ' ' <"$tmp/missing"))" $ok
 
 # Every allowed value: each name of an enum, on and off, and a range's ends; parsed and kept
 # (--list-policy exits once the command line is read, so no run is made at 2^40 bytes).
@@ -67,7 +67,7 @@ refuse() {
     "$dir/eptest" "$@" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$want" "$tmp/err"
-    check "$desc: rc $rc, '$(head -c 150 "$tmp/err")'" $?
+    ok=$?; check "$desc: rc $rc, '$(head -c 150 "$tmp/err")'" $ok
 }
 refuse "a bad enum value" "eptest: --set gc_trigger: expected schedule or bif, got 'later'" --set gc_trigger=later
 refuse "a bad bool" "eptest: --set shrink: expected on or off, got 'yes'" --set shrink=yes
@@ -96,7 +96,7 @@ grep -qx '# era_set: mseg_cache=7' "$tmp/order.csv"; check "applied in order: th
 "$dir/eptest" --era r10b --len 3000 --iterations 50 --repeats 1 --csv "$tmp/r.csv" >/dev/null 2>&1
 "$dir/eptest" --era r10b --len 3000 --iterations 50 --repeats 1 --set heap_table=fib_plus1 --csv "$tmp/rt.csv" >/dev/null 2>&1
 gcw() { awk "$lib"'!csv_row() { next } { s += csv_get("gc_words_copied") } END { print s + 0 }' "$1"; }
-[ "$(gcw "$tmp/r.csv")" != "$(gcw "$tmp/rt.csv")" ]; check "--set heap_table changes what the GCs copy ($(gcw "$tmp/r.csv") vs $(gcw "$tmp/rt.csv"))" $?
+[ "$(gcw "$tmp/r.csv")" != "$(gcw "$tmp/rt.csv")" ]; ok=$?; check "--set heap_table changes what the GCs copy ($(gcw "$tmp/r.csv") vs $(gcw "$tmp/rt.csv"))" $ok
 
 # ablate's variants: each names a policy field (or a workload switch) and a value it takes.
 "$dir/ablate" --list-ablations --csv - >"$tmp/ablations.csv" 2>/dev/null
@@ -113,7 +113,7 @@ awk "$lib"'!csv_row() { next } { print csv_get("ablation"), csv_get("field"), cs
             "$dir/eptest" --set "$f=$v" --list-policy >/dev/null 2>&1 || echo "$a: $f=$v"
         fi
     done >"$tmp/badabl"
-[ ! -s "$tmp/badabl" ]; check "every ablation is a field of the table and a value it takes ($(tr '\n' ' ' <"$tmp/badabl"))" $?
+[ ! -s "$tmp/badabl" ]; ok=$?; check "every ablation is a field of the table and a value it takes ($(tr '\n' ' ' <"$tmp/badabl"))" $ok
 [ "$(grep -vc '^#' "$tmp/ablations.csv")" -eq 14 ]; check "13 ablations and the header" $?
 
 echo "cli_policy: $pass passed, $fails failed"

@@ -43,7 +43,7 @@ bash "$rc" --check --bin "$bin" --out "$tmp/out" "$tmp/data/vm-interventions.csv
 r=$?
 [ $r -eq 1 ] && grep -q "row 1 (variant=shipped payload_len=100 model_ablation=word_gc_test): model_lookup_gcs: 9999 -> $gcs" "$tmp/log" &&
     ! grep -q 'row 2 ' "$tmp/log"
-check "--check: exit $r, the differing cell listed, the equal one not ($(cat "$tmp/log"))" $?
+ok=$?; check "--check: exit $r, the differing cell listed, the equal one not ($(cat "$tmp/log"))" $ok
 cmp -s "$tmp/data/vm-interventions.csv" "$tmp/committed.csv"; check "--check leaves the committed file as it was" $?
 [ "$(awk -F, '$1 == "shipped" { print $8 }' "$tmp/out/vm-interventions.csv")" = "$gcs" ]
 check "--out: the copy has the current count" $?
@@ -60,7 +60,7 @@ rm -rf "$tmp/cache"
 bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions.csv" >"$tmp/log" 2>&1
 r=$?
 [ $r -eq 0 ] && grep -q 'current' "$tmp/log" && [ ! -d "$tmp/cache/$fp" -o -z "$(ls "$tmp/cache/$fp" 2>/dev/null)" ]
-check "--check: a stamped file is current without a model run (exit $r, $(cat "$tmp/log"))" $?
+ok=$?; check "--check: a stamped file is current without a model run (exit $r, $(cat "$tmp/log"))" $ok
 mk 9999 >"$tmp/data/vm-interventions.csv"
 bash "$rc" --write --bin "$bin" "$tmp/data/vm-interventions.csv" >/dev/null 2>&1
 r=$?
@@ -90,12 +90,12 @@ CSV
 }
 mkr $((faults + 50)) "$faults" >"$tmp/data/vm-interventions-rounds.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions-rounds.csv" >"$tmp/log" 2>&1
-check "rounds: faults as one committed round's reproduce the file (exit $?: $(cat "$tmp/log"))" $?
+ok=$?; check "rounds: faults as one committed round's reproduce the file (exit $ok: $(cat "$tmp/log"))" $ok
 mkr $((faults + 50)) $((faults + 60)) >"$tmp/data/vm-interventions-rounds.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/vm-interventions-rounds.csv" >"$tmp/log" 2>&1
 r=$?
 [ $r -eq 1 ] && grep -q "row 1 .*lookup_faults: $((faults + 50)) -> $faults" "$tmp/log"
-check "rounds: faults as no committed round's differ (exit $r: $(cat "$tmp/log"))" $?
+ok=$?; check "rounds: faults as no committed round's differ (exit $r: $(cat "$tmp/log"))" $ok
 bash "$rc" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "--bogus exits 2" $?
 bash "$rc" --write --quick >/dev/null 2>&1; [ $? -eq 2 ]; check "--write --quick exits 2" $?
 
@@ -108,12 +108,22 @@ run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the ca
 }
 run "$tmp/A" 125 0.9; run "$tmp/B" 125 0.95
 bash "$cmp" "$tmp/A" "$tmp/B" >"$tmp/log" 2>&1; r=$?
-[ $r -eq 0 ] && grep -q 'model: 0 differ' "$tmp/log" && grep -q '2 of 2 inside' "$tmp/log"
-check "compare.sh: equal counts, ratios inside each other's intervals: exit $r ($(cat "$tmp/log"))" $?
+[ $r -eq 0 ] && grep -q "the model's: 0 differ" "$tmp/log" && grep -q '2 of 2 inside' "$tmp/log"
+ok=$?; check "compare.sh: equal counts, ratios inside each other's intervals: exit $r ($(cat "$tmp/log"))" $ok
+# rows told apart by a column other than shape and size (a unit's destination, an account's
+# loop) are matched by it, whatever their order
+mkdir -p "$tmp/D/derived" "$tmp/E/derived"
+printf 'unit,shape,words,dest,model_faults\ncopy_shallow,ints,32768,warm,0\ncopy_shallow,ints,32768,fresh,63\n' >"$tmp/D/unitcost.csv"
+printf 'unit,shape,words,dest,model_faults\ncopy_shallow,ints,32768,fresh,63\ncopy_shallow,ints,32768,warm,0\n' >"$tmp/E/unitcost.csv"
+printf 'shape,payload_len,loop,model_faults\nints,1000,proc1,56\nints,1000,ets_lookup,0\n' >"$tmp/D/account.csv"
+printf 'shape,payload_len,loop,model_faults\nints,1000,ets_lookup,0\nints,1000,proc1,56\n' >"$tmp/E/account.csv"
+bash "$cmp" "$tmp/D" "$tmp/E" >"$tmp/log" 2>&1; r=$?
+[ $r -eq 0 ] && grep -q "the model's: 0 differ" "$tmp/log"
+ok=$?; check "compare.sh: rows matched by destination and loop, not by order: exit $r ($(cat "$tmp/log"))" $ok
 run "$tmp/C" 126 1.2
 bash "$cmp" "$tmp/A" "$tmp/C" >"$tmp/log" 2>&1; r=$?
-[ $r -eq 1 ] && grep -q 'MODEL ablate.csv: lookup_gcs.*125 -> 126' "$tmp/log" && grep -q 'ints L=1000 *vm .*neither inside' "$tmp/log"
-check "compare.sh: a model count that differs and a ratio outside: exit $r ($(cat "$tmp/log"))" $?
+[ $r -eq 1 ] && grep -q 'ablate.csv: lookup_gcs.*125 -> 126' "$tmp/log" && grep -q 'ints L=1000 *vm .*neither inside' "$tmp/log"
+ok=$?; check "compare.sh: a model count that differs and a ratio outside: exit $r ($(cat "$tmp/log"))" $ok
 
 echo "cli_recompute: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -54,18 +54,18 @@ check "generate with cmp and agree runs (exit $?)" $?
 printf 'a wins b loses c is even\nd lower e as many\nf fewer g as predicted h not as predicted\n' >"$tmp/cmp.expected"
 diff "$tmp/cmp.expected" "$tmp/cmp.md" >"$tmp/diff"; ok=$?; check "cmp: an interval excluding 1 wins or loses, one containing it is even; ~5% widens a count ($(cat "$tmp/diff"))" "$ok"
 [ "$(grep -c . "$tmp/claims.csv")" -eq 9 ]; check "8 claims recorded under a header" $?
-sh "$claims" "$tmp/claims.csv" 2>"$tmp/err"; check "claims.sh: every claim holds ($(cat "$tmp/err"))" $?
+sh "$claims" "$tmp/claims.csv" 2>"$tmp/err"; ok=$?; check "claims.sh: every claim holds ($(cat "$tmp/err"))" $ok
 # a marker whose words are in the wrong slots says "loses" where the numbers say it wins
 sed 's/^\(.*case=wins 1 wins loses is_even}}",\)"wins"/\1"loses"/; s/^\([^,]*,cmp,\)"wins"/\1"loses"/' "$tmp/claims.csv" >"$tmp/swapped.csv"
 ! sh "$claims" "$tmp/swapped.csv" >"$tmp/out" 2>&1 && grep -q '"loses" (above) where 0.8 is below' "$tmp/out"
-check "claims.sh: a word its numbers contradict fails ($(head -c 300 "$tmp/out"))" $?
+ok=$?; check "claims.sh: a word its numbers contradict fails ($(head -c 300 "$tmp/out"))" $ok
 sed 's/,"as many",/,"as quick",/' "$tmp/claims.csv" >"$tmp/unknown.csv"
 ! sh "$claims" "$tmp/unknown.csv" >"$tmp/out" 2>&1 && grep -q 'not a word of the vocabulary' "$tmp/out"
 check "claims.sh: a word outside the vocabulary fails" $?
 printf 'The lookup took {{value sample.csv median_us era=r10b test=ets_lookup}} µs, faster than before.\n\nA mechanism is faster in general.\n' >"$tmp/typed.md.in"
 ! sh "$claims" "$tmp/claims.csv" "$tmp/typed.md.in" >"$tmp/out" 2>&1 && grep -q 'typed.md.in:1: "faster" typed' "$tmp/out" &&
     [ "$(grep -c 'typed in a sentence' "$tmp/out")" -eq 1 ]
-check "claims.sh: a claim word typed beside a number fails, one in a sentence without numbers does not ($(cat "$tmp/out"))" $?
+ok=$?; check "claims.sh: a claim word typed beside a number fails, one in a sentence without numbers does not ($(cat "$tmp/out"))" $ok
 bad '{{cmp sample.csv:era:test=proc1,era=r10b 1 a b c}}' 'sample.csv era is "r10b", not a number'
 bad '{{cmp 1 2 a b}}' 'cmp takes A B LOW HIGH SAME'
 

@@ -26,12 +26,12 @@ header="shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,
 } >"$tmp/sweep.csv"
 "$beam/sweep.sh" --summary "$tmp/sweep.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; check "summary: exit $rc, $(cat "$tmp/err")" $?
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; ok=$?; check "summary: exit $rc, $(cat "$tmp/err")" $ok
 grep -q '^sweep summary (4 points):$' "$tmp/out"; check "summary: the points" $?
-grep -q 'GCs within 3%.* 3 of 4$' "$tmp/out"; check "summary: GCs, $(grep GCs "$tmp/out")" $?
-grep -q 'faults within 15% or 200.* 3 of 4$' "$tmp/out"; check "summary: faults, $(grep faults "$tmp/out")" $?
-grep -q 'carriers mapped within 2.* 3 of 4$' "$tmp/out"; check "summary: carriers, $(grep carriers "$tmp/out")" $?
-grep -q "side of the round trip.*: 2 of 3$" "$tmp/out"; check "summary: side, $(grep side "$tmp/out")" $?
+grep -q 'GCs within 3%.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: GCs, $(grep GCs "$tmp/out")" $ok
+grep -q 'faults within 15% or 200.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: faults, $(grep faults "$tmp/out")" $ok
+grep -q 'carriers mapped within 2.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: carriers, $(grep carriers "$tmp/out")" $ok
+grep -q "side of the round trip.*: 2 of 3$" "$tmp/out"; ok=$?; check "summary: side, $(grep side "$tmp/out")" $ok
 
 "$beam/sweep.sh" --bogus >/dev/null 2>"$tmp/err"
 rc=$?
@@ -75,7 +75,7 @@ if [ -x "$1/experiments/eptest" ]; then
     model=$(awk -F, '$1 == "2000..2250" { print $2 "," $3 }' "$tmp/now.csv")
     [ "$rc" -eq 0 ] && [ "${model%%,*}" = 2209 ] && [ "${model#*,}" -gt 2000 ] && [ "${model#*,}" -le 2250 ] &&
         grep -q '^# edge_vm: as measured in' "$tmp/now.csv"
-    check "bands.sh --model-only: the VM's edge kept, the model's bisected in its interval (exit $rc, $model, $(tail -n 2 "$tmp/err"))" $?
+    ok=$?; check "bands.sh --model-only: the VM's edge kept, the model's bisected in its interval (exit $rc, $model, $(tail -n 2 "$tmp/err"))" $ok
 fi
 
 echo "cli_sweep: $pass passed, $fails failed"

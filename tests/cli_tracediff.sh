@@ -78,7 +78,7 @@ sed 's/^# loop_len: 100$/# loop_len: 1000/; s/^# loop_lookups: 10$/# loop_lookup
 grep -q '^# loop_lookups' "$data/vm.csv" && sed -i "s/^# loop_lookups: 60\$/$(grep '^# loop_lookups' "$data/vm.csv")/" "$tmp/life.csv"
 "$td" --vm "$data/vm.csv" --model "$tmp/life.csv" >/dev/null 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "a life beside a loop: exit $rc, $(cat "$tmp/err")" $?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; ok=$?; check "a life beside a loop: exit $rc, $(cat "$tmp/err")" $ok
 
 # The model's whole life: every GC eptest counts in a pass is a row of that pass. The counters
 # are read when a mark reaches the meter, the phase changes when the tester receives its

@@ -22,7 +22,7 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 "$td" --bin "$exp" --grid --schedulers 1 --shapes ints --lens "10 100" --keep "$tmp/keep" 20 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && [ "$(wc -l <"$tmp/out")" -eq 4 ] && head -n 1 "$tmp/out" | grep -q '^shape  *L identical proc'
-check "grid of two points: exit $rc, a header, two rows and a summary: $(head -c 400 "$tmp/out" "$tmp/err")" $?
+ok=$?; check "grid of two points: exit $rc, a header, two rows and a summary: $(head -c 400 "$tmp/out" "$tmp/err")" $ok
 rows=$(awk 'NR > 1 && NR < 4 && $1 == "ints" && ($2 == 10 || $2 == 100) &&
             (($3 == "yes" && $4 == "-" && NF == 10) ||
              ($3 == "no" && ($4 == "tester" || $4 == "server") && $6 ~ /^[0-9]+$/ && ($7 == "minor" || $7 == "major") && $8 ~ /=/ && NF == 10)) &&
@@ -43,7 +43,7 @@ for bad in "--grid --shapes cubes" "--grid --lens 0" "--grid --lens x1" "--grid 
     eval "\"\$td\" --bin \"\$exp\" $bad" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]
-    check "bad arguments '$bad': exit $rc, $(cat "$tmp/err")" $?
+    ok=$?; check "bad arguments '$bad': exit $rc, $(cat "$tmp/err")" $ok
 done
 
 echo "cli_tracegrid: $pass passed, $fails failed"

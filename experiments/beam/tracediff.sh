@@ -35,15 +35,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
+# value OPTION WHAT: the option's value, or one line and exit 2 when it has none
+value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
     case "$1" in
-    --bin) bin="${2:?--bin needs a directory}"; shift ;;
-    --keep) keep="${2:?--keep needs a directory}"; shift ;;
-    --tester) shape="${2:?--tester needs a shape}"; shift ;;
+    --bin) value --bin "${2-}" "a directory"; bin=$2; shift ;;
+    --keep) value --keep "${2-}" "a directory"; keep=$2; shift ;;
+    --tester) value --tester "${2-}" "a shape"; shape=$2; shift ;;
     --grid) grid=1 ;;
-    --shapes) shapes="${2:?--shapes needs shapes}"; shift ;;
-    --lens) lens="${2:?--lens needs lengths}"; shift ;;
-    --schedulers) scheds="${2:?--schedulers needs 1 or 2}"; shift ;;
+    --shapes) value --shapes "${2-}" "shapes"; shapes=$2; shift ;;
+    --lens) value --lens "${2-}" "lengths"; lens=$2; shift ;;
+    --schedulers) value --schedulers "${2-}" "1 or 2"; scheds=$2; shift ;;
     --help|-h) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tracediff.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) args+=("$1") ;;
