@@ -64,6 +64,7 @@ typedef struct round_data {
         traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES];
     tc_account_counts vm[TC_VM_ACCOUNT_PASSES], model[TC_VM_ACCOUNT_PASSES];
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
+    double clock_ns[2]; /* the VM's thread and process CPU clocks' own cost per timed run */
 } round_data;
 
 static bool parse_points(const char *text, point *out, int *n)
@@ -123,6 +124,13 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
     tc_vm_account a;
     if (!tc_vm_account_point(vm, tc_ep_shape_names[pt->shape], pt->len, n, &a))
         return false;
+    static const char *const clocks[2] = {"clock_thread", "clock_process"};
+    for (int k = 0; k < 2; k++) {
+        rd->clock_ns[k] = NAN;
+        for (int i = 0; i < a.nprices; i++)
+            if (strcmp(a.price[i].unit, clocks[k]) == 0)
+                rd->clock_ns[k] = a.price[i].cpu_ns;
+    }
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
         /* the probe takes as much fresh memory as the loop faulted in */
         const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
@@ -273,6 +281,19 @@ int main(int argc, char **argv)
     if (!ok)
         return 1;
     const char *meta_vm = "erl " TC_VM_ACCOUNT_FLAGS " with experiments/beam/account.erl and the cpuclock NIF";
+    /* what the clock reads cost inside a timed run, over every point and round: the
+     * calibrations' runs are net of it (account.erl clock/2) */
+    double clk[2][MAX_POINTS * MAX_ROUNDS];
+    int nclk = 0;
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < nr; r++, nclk++)
+            for (int c = 0; c < 2; c++)
+                clk[c][nclk] = data[p][r].clock_ns[c];
+    char clock_cost[256];
+    snprintf(clock_cost, sizeof clock_cost,
+             "%.0f ns (thread clock), %.0f ns (process clock) of CPU time per timed run, medians over "
+             "the points and rounds, taken out of every calibration run",
+             median(clk[0], nclk), median(clk[1], nclk));
     double load[3] = {0};
     if (getloadavg(load, 3) != 3)
         load[0] = load[1] = load[2] = 0;
@@ -284,6 +305,7 @@ int main(int argc, char **argv)
                       nr, nr == 1 ? "" : "s");
         tc_bench_meta(csv, "clock", "vm_us, every price and every phase: CPU time of the VM's OS process (all its "
                                     "threads), so the machine's other load does not enter; vm_wall_us: timer:tc");
+        tc_bench_meta(csv, "clock_cost", "%s", clock_cost);
         tc_bench_meta(csv, "medians", "times, counts and prices are medians over the rounds, priced once; "
                                       "round_min, round_max: the extremes of each round's own vm_priced_us / vm_us");
         tc_bench_meta(csv, "ratio", "point_vm_ratio: ets_lookup / median(proc1..3) of vm_us; point_model_ratio: the "
@@ -305,6 +327,7 @@ int main(int argc, char **argv)
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
                                      "fault per page (its unmap included), carrier per mmap + munmap");
+        tc_bench_meta(pcsv, "clock_cost", "%s", clock_cost);
         fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
     }
     tally t = {0};

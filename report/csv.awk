@@ -71,7 +71,7 @@ function csv_col_of(name, column) {
 
 # A '#' line of NAME: a '# key: text' line is kept as NAME's metadata (the first of a key).
 function _csv_metaline(name, line,    key) {
-    if (!match(line, /^# *[A-Za-z0-9_]+: */)) return
+    if (!match(line, /^# *[A-Za-z0-9_-]+: */)) return
     key = line; sub(/^# */, "", key); sub(/:.*/, "", key)
     if (!((name, key) in _csv_meta)) _csv_meta[name, key] = substr(line, RLENGTH + 1)
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The time account from the outside: bad input exits 2 before erl starts; with erl and the
 # cpuclock NIF, one small point gives the CSV its columns in order (every row their width, the
-# four loops, every time and phase a number, the phases summing to vm_priced_us, other_us the
+# four loops, every time and phase a number, the clock's own cost stated, the phases summing to vm_priced_us, other_us the
 # rest, within_15 as priced_over_vm says) and the prices CSV its header and both loops;
 # experiments/beam/account.sh takes --help and refuses a bad shape. Without erl or the NIF the
 # run is skipped (exit 77 once the others passed). Nothing here times anything.
@@ -45,6 +45,25 @@ if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1 || [ ! 
     [ "$fails" -eq 0 ] && exit 77 || exit 1
 fi
 
+# The NIF's fault counter reads without allocating: in a process whose heap is fresh, a thousand
+# pairs of reads fault in none of its pages (eptest:minflt/0's terms land there: about 700 here).
+cat >"$tmp/minflt_pairs.erl" <<'EOF'
+-module(minflt_pairs).
+-export([main/1]).
+%% compiled, not evaluated: the shell's evaluator would build terms on the heap itself
+main([Dir]) ->
+    ok = cpuclock:load(Dir),
+    {P, R} = spawn_opt(fun() -> exit({n, pairs(1000, 0)}) end, [monitor, {min_heap_size, 400000}]),
+    receive {'DOWN', R, process, P, {n, N}} -> io:format("~b~n", [N]) end,
+    halt().
+pairs(0, Acc) -> Acc;
+pairs(K, Acc) -> A = cpuclock:minflt(), pairs(K - 1, Acc + cpuclock:minflt() - A).
+EOF
+erlc -o "$tmp" "$here/../experiments/beam/cpuclock.erl" "$tmp/minflt_pairs.erl"
+check "cpuclock.erl and the probe compile" $?
+n=$(erl -noshell -pa "$tmp" -run minflt_pairs main "$dir" 2>&1)
+[ "$n" -ge 0 ] 2>/dev/null && [ "$n" -le 20 ]; check "cpuclock:minflt/0: at most 20 faults in 1000 read pairs on a fresh heap (got '$n')" $?
+
 "$dir/account" --points "ints:100" --iterations 50 --repeats 1 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
     >"$tmp/a.out" 2>"$tmp/a.err"
 ok=$?; check "account on one point runs (exit $ok: $(tail -n 2 "$tmp/a.err"))" "$ok"
@@ -70,6 +89,11 @@ awk "$lib"'
     END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
 ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $ok
 [ "$(grep -v '^#' "$tmp/p.csv" | head -n 1)" = "$prices" ]; check "account --prices: the header" $?
+# the clock reads' own cost, measured and taken out of the calibrations, stated in both files
+for f in a p; do
+    grep -Eq '^# clock_cost: [0-9]+ ns \(thread clock\), [0-9]+ ns \(process clock\)' "$tmp/$f.csv"
+    ok=$?; check "account: $f.csv states the clock cost ($(grep '^# clock_cost' "$tmp/$f.csv"))" $ok
+done
 n=$(grep -c '^ints,100,' "$tmp/p.csv")
 [ "$n" -eq 2 ]; check "account --prices: both loops' prices (got $n rows)" $?
 grep -Eq '^account: vm_priced_us within 15% of vm_us at [0-9]+ of 4 loops' "$tmp/a.out"

@@ -36,6 +36,10 @@ length out of range|--lens 5 r10b-2-64=$tmp/notavm
 length not a number|--lens 1000x r10b-2-64=$tmp/notavm
 zero rounds|--rounds 0 r10b-2-64=$tmp/notavm
 unreadable provenance|--provenance $tmp/none r10b-2-64=$tmp/notavm
+a tree with no emulator|--dry-run r10b-2-64=$tmp/notavm
+an R13B01 tree with no launcher|--dry-run r13b01-plain=$tmp/notavm
+keep a VM the file does not hold|--keep r10b-2-32 r10b-2-64=$tmp/notavm
+keep an unknown VM|--keep r9b r10b-2-64=$tmp/notavm
 EOT
 bash "$eras/run.sh" --model "$tmp/nomodel" r10b-2-64="$tmp/notavm" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc -eq 2 ] && grep -q 'no model build' "$tmp/e"; check "no model build: exit 2 (rc $rc)" $?
@@ -70,7 +74,24 @@ check "eras.csv: every row a known VM, benchmark and test, with its model" $?
 # ---- the Erlang sources on OTP 25
 if ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the Erlang part; apt-get install erlang-nox"
-    echo "cli_eras: $pass passed, $fails failed"
+    # --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh
+if command -v erl >/dev/null 2>&1; then
+    printf '%s\n' "# date: 2026-01-01T00:00:00Z" "# machine: somewhere" "# git: abc1234" "# load: load average 1 2 3" \
+        "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" "$want" \
+        "r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5,7,,,1,r10b,eptest --era r10b,2.0,0.5,7," >"$tmp/kept.csv"
+    bash "$eras/run.sh" --model "$1" --quick --keep r10b-2-32 --out "$tmp/kept.csv" >/dev/null 2>"$tmp/e"
+    ok=$?; check "--keep with OTP 25 alone runs ($(tail -n 1 "$tmp/e"))" $ok
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
+        grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
+    check "--keep: the kept row as it was, OTP 25's new" $?
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,$' "$tmp/kept.csv"
+    ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
+    grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
+        grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"
+    check "--keep: the kept rows' own date, machine and metadata" $?
+fi
+
+echo "cli_eras: $pass passed, $fails failed"
     [ "$fails" -eq 0 ] || exit 1
     exit 77
 fi
@@ -107,6 +128,23 @@ grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "e
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" cold >/dev/null 2>&1; [ $? -eq 2 ]
 check "eras_ep: an unknown variant exits 2" $?
 erl -noshell -pa "$tmp" -run eras_ets main otp25 >/dev/null 2>&1; [ $? -eq 2 ]; check "eras_ets: bad arguments exit 2" $?
+
+# --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh
+if command -v erl >/dev/null 2>&1; then
+    printf '%s\n' "# date: 2026-01-01T00:00:00Z" "# machine: somewhere" "# git: abc1234" "# load: load average 1 2 3" \
+        "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" "$want" \
+        "r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5,7,,,1,r10b,eptest --era r10b,2.0,0.5,7," >"$tmp/kept.csv"
+    bash "$eras/run.sh" --model "$1" --quick --keep r10b-2-32 --out "$tmp/kept.csv" >/dev/null 2>"$tmp/e"
+    ok=$?; check "--keep with OTP 25 alone runs ($(tail -n 1 "$tmp/e"))" $ok
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
+        grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
+    check "--keep: the kept row as it was, OTP 25's new" $?
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,$' "$tmp/kept.csv"
+    ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
+    grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
+        grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"
+    check "--keep: the kept rows' own date, machine and metadata" $?
+fi
 
 echo "cli_eras: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

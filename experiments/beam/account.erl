@@ -12,13 +12,15 @@
 %% the traced run's (tracing adds a few µs per GC: both are reported).
 %%
 %% prices/3: every calibration of one point. Each is a run of operations of one kind, timed
-%% as a whole with os:perf_counter, with the OS process's minor faults counted around it (the
+%% as a whole with os:perf_counter, with the OS process's minor faults counted around it by the
+%% NIF (eptest:minflt/0's terms would fault on a calibration's fresh heap themselves; the
 %% account prices faults apart, so a calibration's own faults are taken out at the fault price
 %% on the C side); the per-word units are the difference to the same run on the payload [] or
 %% with no live words, divided by the words. Answers [{Unit, CpuNs, WallNs, Faults, Gcs,
 %% Words, Ops}]: the median CPU and wall ns of one operation, its mean faults and GCs (only the
 %% fixed units' loops collect inside their timed regions), the words it moves, the operations
-%% timed.
+%% timed. Every run's times are net of the clock's own cost (clock_thread, clock_process below):
+%% a calibration that times one GC would otherwise price the clock reads with it.
 %%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip)
 %%   lookup_fixed  eptest's ets_lookup pass on {I, []}, I = 1..N (ns per lookup)
 %%   send          Pid ! {self(), Data} into a receiver suspended while they come (it runs
@@ -47,6 +49,10 @@
 %%                 Data (in fragments), woken to collect itself: the GC moves them onto the
 %%                 heap (erl_gc.c move_msgs_to_heap); K the loop's messages moved per GC;
 %%                 gc_move_nil K of []
+%%   clock_thread, clock_process  a timed run of nothing on each CPU clock: what the clock
+%%                 reads themselves put inside a timed interval (a read of a CPU clock is a
+%%                 system call, and its own CPU time falls partly inside; this machine: about
+%%                 2 µs, more than a small heap's GC), taken out of every run of the rows above
 -module(account).
 -export([loop/3, prices/3, payload/2]).
 
@@ -78,11 +84,21 @@ sum_gc(PerPid) ->
 prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
     Data = payload(Payload, L),
     W = erts_debug:flat_size(Data),
+    Clocks = [clock(clock_thread, thread_ns), clock(clock_process, process_ns)],
+    Clk = maps:from_list([{Clock, {C, T}} || {_, C, T, _, _, _, _, Clock} <- Clocks]),
     Copy = case Loop of
-               rt -> send(Data, W, Heap);
-               lookup -> lookup(Payload, L, N, W, Heap)
+               rt -> send(Data, W, Heap, Clk);
+               lookup -> lookup(Payload, L, N, W, Heap, Clk)
            end,
-    fixed(N) ++ Copy ++ gc(Data, W, Ctx).
+    [erlang:delete_element(8, R) || R <- Clocks] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk).
+
+-define(CLOCK_REPS, 201).
+
+%% The clock's own cost, measured as a row is (median of runs of nothing), with the clock it
+%% is for as an eighth element.
+clock(Unit, Clock) ->
+    Runs = [timed(fun() -> ok end, Clock) || _ <- lists:seq(1, ?CLOCK_REPS)],
+    erlang:append_element(row(Unit, Runs, 1, 0, #{}, none), Clock).
 
 %% One run of F() timed, on the VM's CPU clock and the wall clock, with the faults of the OS
 %% process around it: {CpuNs, WallNs, Faults}. The clock is the scheduler thread's own where
@@ -91,18 +107,20 @@ prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
 timed(F) -> timed(F, thread_ns).
 
 timed(F, Clock) ->
-    F0 = eptest:minflt(),
+    F0 = cpuclock:minflt(),
     C0 = cpuclock:Clock(),
     T0 = os:perf_counter(nanosecond),
     F(),
     T1 = os:perf_counter(nanosecond),
     C1 = cpuclock:Clock(),
-    {C1 - C0, T1 - T0, eptest:minflt() - F0}.
+    {C1 - C0, T1 - T0, cpuclock:minflt() - F0}.
 
-%% A row from runs [{CpuNs, WallNs, Faults}] of Ops operations each: the medians per operation,
-%% the mean faults, the GCs inside the timed runs (0: the calibrations collect between them).
-row(Unit, Runs, Ops, Words) ->
-    {Unit, eptest:median([C / Ops || {C, _, _} <- Runs]), eptest:median([T / Ops || {_, T, _} <- Runs]),
+%% A row from runs [{CpuNs, WallNs, Faults}] of Ops operations each, timed on Clock (thread_ns
+%% or process_ns; none: raw): the medians per operation net of that clock's cost in Clk, the
+%% mean faults, the GCs inside the timed runs (0: the calibrations collect between them).
+row(Unit, Runs, Ops, Words, Clk, Clock) ->
+    {C0, T0} = maps:get(Clock, Clk, {0, 0}),
+    {Unit, eptest:median([(C - C0) / Ops || {C, _, _} <- Runs]), eptest:median([(T - T0) / Ops || {_, T, _} <- Runs]),
      lists:sum([F || {_, _, F} <- Runs]) / (Ops * length(Runs)), 0, Words, Ops * length(Runs)}.
 
 %% In a fresh process (spawned with Opts), so each calibration starts from its own heap.
@@ -132,10 +150,10 @@ fixed(N) ->
 %% fragment) and between runs drops them and collects itself, untimed: its heap block is the
 %% loop's tester's and is reused run after run, so the copies land in memory as recently used
 %% as the loop's (K: the messages that heap holds, at least one).
-send(Data, W, Heap) ->
+send(Data, W, Heap, Clk) ->
     K = max(1, Heap div (W + 3)),
-    [row(send, in_process(fun() -> send_runs(Data, K, Heap) end, []), K, W),
-     row(send_nil, in_process(fun() -> send_runs([], K, Heap) end, []), K, 0)].
+    [row(send, in_process(fun() -> send_runs(Data, K, Heap) end, []), K, W, Clk, thread_ns),
+     row(send_nil, in_process(fun() -> send_runs([], K, Heap) end, []), K, 0, Clk, thread_ns)].
 
 -define(SEND_RUNS, 120).
 
@@ -168,11 +186,11 @@ send_k(R, Data, K) -> R ! {self(), Data}, send_k(R, Data, K - 1).
 
 %% The loop's lookups: N keys in order from a table the calibration filled as the loop fills
 %% its own; K results a run into a heap that holds them, collected between runs.
-lookup(Payload, L, N, W, Heap) ->
+lookup(Payload, L, N, W, Heap, Clk) ->
     K = max(1, min(N, Heap div (W + 5))),
     Opts = [{min_heap_size, K * (W + 5) + 1000}],
-    [row(lookup, lookup_runs(fun() -> payload(Payload, L) end, N, K, Opts), K, W),
-     row(lookup_nil, lookup_runs(fun() -> [] end, N, K, Opts), K, 0)].
+    [row(lookup, lookup_runs(fun() -> payload(Payload, L) end, N, K, Opts), K, W, Clk, thread_ns),
+     row(lookup_nil, lookup_runs(fun() -> [] end, N, K, Opts), K, 0, Clk, thread_ns)].
 
 lookup_runs(Make, N, K, Opts) ->
     in_process(fun() ->
@@ -201,7 +219,7 @@ lookup_k(T, I, K) -> _ = ets:lookup(T, I), lookup_k(T, I + 1, K - 1).
 
 %% The loop's GC, rebuilt: a heap block of its size, Live words of fresh data, Msgs queued
 %% messages of Data; each forced GC timed alone (in a process that allocates nothing else).
-gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}) ->
+gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}, Clk) ->
     %% enough live words for a per-word price to stand out of a GC's fixed cost
     Live = max(Live0, ?GC_MIN_LIVE),
     Minor = fun(Words) -> in_process(fun() -> [gc_once(minor, Words) || _ <- lists:seq(1, ?GC_REPS)] end,
@@ -210,13 +228,16 @@ gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}) ->
                                               R = [gc_once(major, Words) || _ <- lists:seq(1, ?GC_REPS)],
                                               _ = erts_debug:flat_size(D), R end,
                                      [{min_heap_size, Heap}]) end,
-    [row(gc_minor, Minor(Live), 1, Live), row(gc_minor_nil, Minor(0), 1, 0),
-     row(gc_major, Major(Live), 1, Live + W), row(gc_major_nil, Major(0), 1, W),
-     row(gc_dirty, gc_usage(?LONG_GC + 1024), 1, 0), row(gc_dirty_nil, gc_usage(?LONG_GC - 1024), 1, 0)]
+    [row(gc_minor, Minor(Live), 1, Live, Clk, thread_ns), row(gc_minor_nil, Minor(0), 1, 0, Clk, thread_ns),
+     row(gc_major, Major(Live), 1, Live + W, Clk, process_ns), row(gc_major_nil, Major(0), 1, W, Clk, process_ns),
+     row(gc_dirty, gc_usage(?LONG_GC + 1024), 1, 0, Clk, process_ns),
+     row(gc_dirty_nil, gc_usage(?LONG_GC - 1024), 1, 0, Clk, process_ns)]
         ++ case Msgs of
                0 -> [];
-               _ -> [row(gc_move, [gc_move_once(Data, Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * (W + 3)),
-                     row(gc_move_nil, [gc_move_once([], Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * 3)]
+               _ -> [row(gc_move, [gc_move_once(Data, Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * (W + 3),
+                         Clk, process_ns),
+                     row(gc_move_nil, [gc_move_once([], Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * 3,
+                         Clk, process_ns)]
            end.
 
 %% Live words of fresh data (a list of small integers: 2 words a cell) kept live across one

@@ -7,11 +7,14 @@
  * share of the cores the other programs left it, which changes from second to second, so the
  * account is kept in CPU time and the wall time beside it. thread_ns/0 is the calling
  * thread's alone (CLOCK_THREAD_CPUTIME_ID): a scheduler's, cheaper to read, for a calibration
- * whose work stays on the process's own scheduler.
+ * whose work stays on the process's own scheduler. minflt/0 is the OS process's minor faults
+ * (getrusage, all threads) read without allocating: reading /proc/self/stat from Erlang builds
+ * terms on the caller's heap, and a calibration's fresh heap pages then fault for the reading.
  *
  * Models no erts mechanism: an instrument.
  */
 #include <erl_nif.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static ERL_NIF_TERM process_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
@@ -34,6 +37,17 @@ static ERL_NIF_TERM thread_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return enif_make_uint64(env, (ErlNifUInt64)t.tv_sec * 1000000000u + (ErlNifUInt64)t.tv_nsec);
 }
 
-static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0}, {"thread_ns", 0, thread_ns, 0}};
+static ERL_NIF_TERM minflt(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0)
+        return enif_make_badarg(env);
+    return enif_make_uint64(env, (ErlNifUInt64)u.ru_minflt);
+}
+
+static ErlNifFunc funcs[] = {
+    {"process_ns", 0, process_ns, 0}, {"thread_ns", 0, thread_ns, 0}, {"minflt", 0, minflt, 0}};
 
 ERL_NIF_INIT(cpuclock, funcs, NULL, NULL, NULL, NULL)

@@ -25,6 +25,10 @@
 #                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
 #                    words); R13B01 with plain_set (no write_concurrency) and with 20000 keys
 #   --quick          lengths 100 1000, 100 calls, 20000 keys, 1 round, 1 repeat
+#   --keep NAME      keep NAME's rows from the --out file this run replaces, as they are, with
+#                    their own metadata (date, machine, load, git of the run that measured them
+#                    as NAME_kept): for a VM this machine cannot run (a kernel without 32-bit
+#                    user code cannot run r10b-2-32); NAME is not given as NAME=ROOT then
 #   --dry-run        check the arguments and the VMs, print what would run, run nothing
 #
 # eptest (experiments/beam/eras/eras_ep.erl, the 2005 benchmark reconstructed from the post's
@@ -39,14 +43,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 
 # After the runs began, a failure keeps their rows (the raw CSVs of every round) for a look.
-die() { printf 'eras: %s\n' "$*" >&2; [ -z "${tmp:-}" ] || { keep=1; printf 'eras: the runs so far are in %s\n' "$tmp" >&2; }; exit 2; }
+die() { printf 'eras: %s\n' "$*" >&2; [ -z "${started:-}" ] || { keep=1; printf 'eras: the runs so far are in %s\n' "$tmp" >&2; }; exit 2; }
 need_vms() {
     die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), each built from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
 }
 
 lens="10 100 1000 3000 10000 30000" iterations=1000 ets_n=1000000 rounds=3 repeats=3
 model="$top/build/release" prov="" out="$top/report/data/eras.csv" dry=0 variants=0
-vms=() roots=()
+vms=() roots=() kept=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --lens) lens="${2:?--lens needs lengths}"; shift ;;
@@ -60,6 +64,12 @@ while [ $# -gt 0 ]; do
     --quick) lens="100 1000" iterations=100 ets_n=20000 rounds=1 repeats=1 ;;
     --dry-run) dry=1 ;;
     --variants) variants=1 ;;
+    --keep)
+        case "${2:-}" in
+        r10b-2-32 | r10b-2-64 | r13b01-plain | r13b01-smp) kept+=("$2") ;;
+        *) die "--keep needs one of r10b-2-32, r10b-2-64, r13b01-plain, r13b01-smp" ;;
+        esac
+        shift ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *=*)
@@ -77,7 +87,11 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ ${#vms[@]} -gt 0 ] || need_vms
+[ ${#vms[@]} -gt 0 ] || [ ${#kept[@]} -gt 0 ] || need_vms
+for k in ${kept[@]+"${kept[@]}"}; do
+    for v in ${vms[@]+"${vms[@]}"}; do [ "$v" != "$k" ] || die "$k both kept and given as NAME=ROOT"; done
+    [ -r "$out" ] && grep -q "^$k," "$out" || die "--keep $k: $out holds no $k rows"
+done
 number() { case "$2" in '' | *[!0-9]* | 0*) die "$1 must be a positive integer, not '$2'" ;; esac; }
 number --iterations "$iterations"; number --ets-n "$ets_n"; number --rounds "$rounds"; number --repeats "$repeats"
 for l in $lens; do
@@ -88,6 +102,7 @@ done
 [ -x "$model/experiments/eptest" ] && [ -x "$model/experiments/etsbench" ] ||
     die "no model build in $model (cmake --build it, or give --model DIR)"
 command -v erl >/dev/null 2>&1 && vms+=(otp25) roots+=("")
+[ ${#vms[@]} -gt 0 ] || die "nothing to run: no NAME=ROOT given and no erl installed"
 
 # launcher NAME ROOT HEAP: the command that starts NAME with a min heap of HEAP words (0: the
 # default), without a shell, -noshell; arguments for init follow it.
@@ -95,7 +110,7 @@ launcher() {
     local name=$1 root=$2 heap=$3 bin
     case "$name" in
     r10b-*)
-        bin=$(ls -d "$root"/bin/*-linux-gnu 2>/dev/null | head -n 1)
+        bin=$(ls -d "$root"/bin/*-linux-gnu 2>/dev/null | head -n 1 || true)
         [ -n "$bin" ] && [ -x "$bin/beam" ] || die "$name: no $root/bin/<target>/beam (the tree's emulator)"
         [ -x "$bin/inet_gethost" ] || die "$name: no $bin/inet_gethost (the kernel needs it to boot)"
         [ -r "$root/bootstrap/bin/start_clean.boot" ] || die "$name: no $root/bootstrap/bin/start_clean.boot"
@@ -269,6 +284,10 @@ meta() { # each VM's own header lines, once
     done
 }
 mkdir -p "$(dirname "$out")"
+# the kept VMs' rows, as measured; their model columns, like every row's, from this run's model
+if [ ${#kept[@]} -gt 0 ]; then
+    { grep -v '^#' "$out" | head -n 1; for k in "${kept[@]}"; do grep "^$k," "$out"; done; } >"$tmp/kept.csv"
+fi
 {
     echo "# experiment: the seeds' benchmarks on the seeds' own VMs (experiments/beam/eras/run.sh), beside the model"
     echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -277,8 +296,12 @@ mkdir -p "$(dirname "$out")"
     echo "# load: load average $load0 at the start, $load1 at the end ($(($(date +%s) - started)) s); times on a shared machine"
     echo "# command: experiments/beam/eras/run.sh --lens \"$lens\" --iterations $iterations --ets-n $ets_n --rounds $rounds --repeats $repeats$([ $variants -eq 1 ] && echo " --variants")"
     echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --era r13b --meta-lock --bucket-locks 16 (R13B01's locks), one repeat per round"
-    echo "# vms: ${vms[*]}"
+    echo "# vms: ${vms[*]}$([ ${#kept[@]} -eq 0 ] || echo " (kept from an earlier run: ${kept[*]})")"
     meta
+    for k in ${kept[@]+"${kept[@]}"}; do
+        echo "# ${k}_kept: measured $(sed -n 's/^# date: //p' "$out" | head -n 1) on $(sed -n 's/^# machine: //p' "$out" | head -n 1) at git $(sed -n 's/^# git: //p' "$out" | head -n 1), load $(sed -n 's/^# load: load average //p' "$out" | head -n 1 | sed 's/; times on a shared machine$//'); its rows kept from the file this run replaced"
+        grep "^# ${k}_" "$out" | grep -v "^# ${k}_kept: "
+    done
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post"
@@ -305,7 +328,10 @@ mkdir -p "$(dirname "$out")"
             if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
             if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
             if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
-            nr[k]++
+            nr[k] += csv_has("rounds") ? csv_get("rounds") : 1  # a kept row: a median of its rounds
+            if (csv_has("model_era"))  # a kept row: its model columns, where this run has no such model run
+                kept_model[k] = csv_get("model_era") "," csv_get("model_config") "," csv_get("model_median_us") "," \
+                    csv_get("model_ratio") "," csv_get("model_gcs") "," csv_get("model_ns_per_op")
         }
         END {
             for (i = 1; i <= nk; i++) {
@@ -319,14 +345,16 @@ mkdir -p "$(dirname "$out")"
                     era = "r13b"
                 }
                 mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
-                if (!(mk in mus)) { era = ""; cfg = "" }
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
+                if (mk in mus)
+                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") "," f("%.1f", med(mus[mk])) "," \
+                        f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", med(mns[mk]))
+                else
+                    model = (k in kept_model) ? kept_model[k] : ",,,,,"
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n", vm, va, b, t, L, n,
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
-                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], era, cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : ""),
-                    era == "" ? "" : f("%.1f", med(mus[mk])), era == "" ? "" : f("%.4f", med(mra[mk])),
-                    era == "" ? "" : f("%d", med(mgc[mk])), era == "" ? "" : f("%.1f", med(mns[mk]))
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model
             }
-        }' "$raw_model" "$tmp"/vm.*.csv
+        }' "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 say "wrote $out ($(grep -vc '^#' "$out") lines)"
