@@ -61,7 +61,7 @@ pairs(K, Acc) -> A = cpuclock:minflt(), pairs(K - 1, Acc + cpuclock:minflt() - A
 EOF
 erlc -o "$tmp" "$here/../experiments/beam/cpuclock.erl" "$tmp/minflt_pairs.erl"
 check "cpuclock.erl and the probe compile" $?
-n=$(erl -noshell -pa "$tmp" -run minflt_pairs main "$dir" 2>&1)
+n=$(nif=$(cd "$dir" && pwd) && cd "$tmp" && erl -noshell -pa "$tmp" -run minflt_pairs main "$nif" 2>&1) # a crash dump, if any, stays in tmp
 [ "$n" -ge 0 ] 2>/dev/null && [ "$n" -le 20 ]; check "cpuclock:minflt/0: at most 20 faults in 1000 read pairs on a fresh heap (got '$n')" $?
 
 "$dir/account" --points "ints:100" --iterations 50 --repeats 1 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
