@@ -290,7 +290,7 @@ int main(int argc, char **argv)
             for (int c = 0; c < 2; c++)
                 clk[c][nclk] = data[p][r].clock_ns[c];
     char clock_cost[256];
-    snprintf(clock_cost, sizeof clock_cost,
+    (void)snprintf(clock_cost, sizeof clock_cost,
              "%.0f ns (thread clock), %.0f ns (process clock) of CPU time per timed run, medians over "
              "the points and rounds, taken out of every calibration run",
              median(clk[0], nclk), median(clk[1], nclk));
