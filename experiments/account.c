@@ -43,7 +43,8 @@ static const tc_bench_cli_spec spec = {
     .quick = "200 calls per pass, one round",
     .csv = "shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,fault_us,mmap_us,fixed_us,"
            "other_us, then the identity (priced_over_vm, within_15, round_min, round_max), the point's ratios, "
-           "the wall and traced times, the model's C time and phases, and both sides' counts",
+           "the wall and traced times, the model's C time and phases, both sides' counts, and the VM's "
+           "scheduler sleeps (sleep_us, vm_sleeps: a phase of vm_priced_us the model has no count for)",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -226,18 +227,19 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
         t->model_within += match && model_within;
         fprintf(csv,
                 "%s,%ld,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,"
-                "%.1f,%.1f,%.1f,%.1f,%.1f,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n",
+                "%.1f,%.1f,%.1f,%.1f,%.1f,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
+                "%.1f,%.0f\n",
                 tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us,
                 model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
                 vm_us[i] - vp[i].total_us, q, within ? "yes" : "no", lo, hi, vm_ratio, model_ratio,
                 median(wall, nr), median(traced, nr), median(tgc, nr), median(exec, nr), mp[i].copy_us, mp[i].gc_us,
                 mp[i].fault_us, mp[i].mmap_us, mp[i].fixed_us, match ? "yes" : "no", model_within ? "yes" : "no",
                 vc.minor, vc.major, vc.dirty, vc.gc_copied, vc.gc_moved, vc.faults, vc.carriers, mc.minor, mc.major,
-                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers);
+                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps);
         printf("%-8s %6ld %-10s vm %10.1f priced %10.1f (%.2f, rounds %.2f-%.2f) model %10.1f | copy %9.1f gc %8.1f "
-               "fault %8.1f mmap %6.1f fixed %7.1f other %9.1f\n",
+               "fault %8.1f mmap %6.1f sleep %8.1f fixed %7.1f other %9.1f\n",
                tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us, q, lo, hi,
-               model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
+               model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].sleep_us, vp[i].fixed_us,
                vm_us[i] - vp[i].total_us);
     }
     printf("%-8s %6ld ratio      vm %.3f (CPU time) model priced %.3f\n", tc_ep_shape_names[pt->shape], pt->len,
@@ -317,7 +319,7 @@ int main(int argc, char **argv)
               "vm_traced_us,vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,"
               "model_fixed_us,counts_match,model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,"
               "vm_faults,vm_carriers,model_minor,model_major,model_dirty,model_gc_copied,model_gc_moved,"
-              "model_faults,model_carriers\n",
+              "model_faults,model_carriers,sleep_us,vm_sleeps\n",
               csv);
     }
     if (pcsv) {
@@ -326,7 +328,8 @@ int main(int argc, char **argv)
         tc_bench_meta(pcsv, "vm", "%s", meta_vm);
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
-                                     "fault per page (its unmap included), carrier per mmap + munmap");
+                                     "fault per page (its unmap included), carrier per mmap + munmap, sleep per "
+                                     "scheduler sleep and wake-up");
         tc_bench_meta(pcsv, "clock_cost", "%s", clock_cost);
         fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
     }

@@ -26,7 +26,8 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
                1000;
     ph.fault_us = c->faults * p->fault / 1000;
     ph.mmap_us = c->carriers * p->carrier / 1000;
-    ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us;
+    ph.sleep_us = c->sleeps * p->sleep / 1000;
+    ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us;
     return ph;
 }
 
@@ -56,7 +57,8 @@ tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words
                                .gc_copied = p->copied,
                                .gc_moved = p->moved,
                                .faults = p->faults,
-                               .carriers = p->carriers};
+                               .carriers = p->carriers,
+                               .sleeps = p->sleeps};
 }
 
 static double cpu_now_ns(void)
@@ -117,13 +119,17 @@ static const tc_vm_price *row(const tc_vm_account *a, const char *loop, const ch
 }
 
 /* CPU ns of one operation less its faults. */
-static double net(const tc_vm_price *r, double fault_ns) { return r->cpu_ns - r->faults * fault_ns; }
+/* A calibration's CPU ns less its own faults and sleeps at their prices. */
+typedef struct unit_prices {
+    double fault, sleep;
+} unit_prices;
+static double net(const tc_vm_price *r, unit_prices u) { return r->cpu_ns - r->faults * u.fault - r->sleeps * u.sleep; }
 
 /* Per word: the difference of a run and its base over the words between them. */
-static double per_word(const tc_vm_price *r, const tc_vm_price *base, double fault_ns)
+static double per_word(const tc_vm_price *r, const tc_vm_price *base, unit_prices u)
 {
     double w = r->words - base->words;
-    return w > 0 ? (net(r, fault_ns) - net(base, fault_ns)) / w : 0;
+    return w > 0 ? (net(r, u) - net(base, u)) / w : 0;
 }
 
 bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
@@ -143,16 +149,18 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
         fprintf(stderr, "account: the VM's calibrations of the %s loop are incomplete\n", l);
         return false;
     }
-    const tc_vm_price *move = row(a, l, "gc_move"), *move0 = row(a, l, "gc_move_nil");
+    const tc_vm_price *move = row(a, l, "gc_move"), *move0 = row(a, l, "gc_move_nil"), *sleep = row(a, l, "sleep");
     tc_account_prices p;
-    p.gc_minor = net(gc[1], fault_ns);
+    p.sleep = sleep ? sleep->cpu_ns : 0;
+    unit_prices u = {fault_ns, p.sleep};
+    p.gc_minor = net(gc[1], u);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's */
-    p.fixed = net(fixed, fault_ns) - fixed->gcs * p.gc_minor;
-    p.word = per_word(copy, copy0, fault_ns);
-    p.gc_word = per_word(gc[0], gc[1], fault_ns);
-    p.gc_major = net(gc[3], fault_ns); /* Data live in the old heap: a major copies it */
-    p.gc_dirty = net(gc[4], fault_ns) - net(gc[5], fault_ns);
-    p.gc_move_word = move && move0 ? per_word(move, move0, fault_ns) : p.gc_word;
+    p.fixed = net(fixed, u) - fixed->gcs * p.gc_minor;
+    p.word = per_word(copy, copy0, u);
+    p.gc_word = per_word(gc[0], gc[1], u);
+    p.gc_major = net(gc[3], u); /* Data live in the old heap: a major copies it */
+    p.gc_dirty = net(gc[4], u) - net(gc[5], u);
+    p.gc_move_word = move && move0 ? per_word(move, move0, u) : p.gc_word;
     p.fault = fault_ns;
     p.carrier = carrier_ns;
     *out = p;
@@ -166,18 +174,18 @@ tc_account_loop tc_account_loop_of_test(int test)
 
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
 {
-    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f\n", shape, len, tc_account_loop_names[loop],
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f,%.1f\n", shape, len, tc_account_loop_names[loop],
             p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word, p->gc_dirty, p->fault,
-            p->carrier);
+            p->carrier, p->sleep);
 }
 
-/* One row of the prices CSV: shape, length, loop and the nine prices, every field whole (a
+/* One row of the prices CSV: shape, length, loop and the ten prices, every field whole (a
  * number followed by anything else is not one). */
 static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
     double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
-                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier};
+                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier, &p->sleep};
     enum { FIELDS = 3 + sizeof nums / sizeof *nums };
     char *field[FIELDS];
     int n = 0;

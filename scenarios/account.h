@@ -18,6 +18,10 @@
  *          included (a probe here: a region of the loop's heap block size, every page touched,
  *          unmapped: the kernel's price, the same for the VM's process and the model's)
  *   mmap   one carrier's mmap + munmap, untouched (the same probe)
+ *   sleep  one voluntary context switch of a VM thread: a scheduler with nothing to run goes to
+ *          sleep (erl_process.c scheduler_wait) until a message for one of its processes wakes
+ *          it. The model runs no scheduler threads and counts none: what the VM's sleeps cost
+ *          is outside the model's priced time.
  * Every price is nanoseconds of CPU time: the VM's process CPU clock (experiments/beam/
  * cpuclock.c) in its calibrations, this process's in the probe; a shared machine changes a
  * loop's wall time with the share of the cores other programs leave it, not its CPU time.
@@ -55,6 +59,7 @@ typedef struct tc_account_prices {
     double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back */
     double fault;        /* one first-touch fault, its page's unmap included */
     double carrier;      /* one carrier mapped and unmapped */
+    double sleep;        /* one scheduler thread's sleep and wake-up */
 } tc_account_prices;
 
 /* What one loop did, in the units the prices are for. */
@@ -63,11 +68,12 @@ typedef struct tc_account_counts {
     double minor, major, dirty;
     double gc_copied, gc_moved; /* words */
     double faults, carriers;
+    double sleeps; /* the VM's; the model's are 0 */
 } tc_account_counts;
 
 /* Counts times prices, in microseconds; total is their sum. */
 typedef struct tc_account_phases {
-    double fixed_us, copy_us, gc_us, fault_us, mmap_us, total_us;
+    double fixed_us, copy_us, gc_us, fault_us, mmap_us, sleep_us, total_us;
 } tc_account_phases;
 
 tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_prices *p);
@@ -89,7 +95,8 @@ size_t tc_account_probe_region(double faults);
 
 /* The prices of `loop` from the VM's calibration rows (tc_vm_account_point's, this loop's
  * context), the fault and carrier prices of the probe, and the words of Data: each unit
- * its calibration's CPU ns less the faults it took at fault_ns, per word as the difference
+ * its calibration's CPU ns less the faults it took at fault_ns and the sleeps at the "sleep"
+ * row's price (0 without that row), per word as the difference
  * to its [] or no-live-words run. A GC unit the loop's context did not need calibrated
  * (no messages moved) takes the collector's per-word price. false, after one line on stderr
  * naming it, when a row is missing. */
@@ -100,7 +107,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
  * tc_account_prices's fields in ns. */
 #define TC_ACCOUNT_PRICES_HEADER                                                                   \
     "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
-    "gc_dirty_ns,fault_ns,carrier_ns"
+    "gc_dirty_ns,fault_ns,carrier_ns,sleep_ns"
 /* Writes one row of it. */
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
 /* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and

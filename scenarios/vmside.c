@@ -359,19 +359,19 @@ bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm
             tc_vm_pass *p = &out->pass[out->npasses];
             static const char *const keys[] = {"cpu_us", "wall_us", "traced_us", "faults", "gcs", "carriers",
                                                "unmapped", "minor", "major", "dirty", "copied", "moved",
-                                               "mbuf", "gc_us", "heap"};
+                                               "mbuf", "gc_us", "heap", "sleeps"};
             double *const slots[] = {&p->cpu_us, &p->wall_us, &p->traced_us, &p->faults, &p->gcs, &p->carriers,
                                      &p->unmapped, &p->minor, &p->major, &p->dirty, &p->copied, &p->moved,
-                                     &p->mbuf, &p->gc_us, &p->heap};
-            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 15))
+                                     &p->mbuf, &p->gc_us, &p->heap, &p->sleeps};
+            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 16))
                 break;
             out->npasses++;
         } else if (strncmp(l, "price ", 6) == 0 && out->nprices < TC_VM_ACCOUNT_PRICES) {
             tc_vm_price *p = &out->price[out->nprices];
-            static const char *const keys[] = {"cpu_ns", "wall_ns", "faults", "gcs", "words", "ops"};
-            double *const slots[] = {&p->cpu_ns, &p->wall_ns, &p->faults, &p->gcs, &p->words, &p->ops};
+            static const char *const keys[] = {"cpu_ns", "wall_ns", "faults", "gcs", "words", "ops", "sleeps"};
+            double *const slots[] = {&p->cpu_ns, &p->wall_ns, &p->faults, &p->gcs, &p->words, &p->ops, &p->sleeps};
             if (!word_at(l, 1, p->loop, sizeof p->loop) || !word_at(l, 2, p->unit, sizeof p->unit) ||
-                !fields(l, keys, slots, 6))
+                !fields(l, keys, slots, 7))
                 break;
             out->nprices++;
         }

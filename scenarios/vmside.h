@@ -82,6 +82,7 @@ typedef struct tc_vm_pass {
     double cpu_us, wall_us, traced_us;
     double faults, gcs, carriers, unmapped;
     double minor, major, dirty, copied, moved, mbuf, gc_us, heap;
+    double sleeps; /* the VM's threads' voluntary context switches: schedulers going to sleep */
 } tc_vm_pass;
 
 /* One calibration row (account.erl prices/3): for `loop` ("rt" or "lookup"), `unit`'s median
@@ -90,6 +91,7 @@ typedef struct tc_vm_pass {
 typedef struct tc_vm_price {
     char loop[8], unit[16];
     double cpu_ns, wall_ns, faults, gcs, words, ops;
+    double sleeps; /* per operation, as faults */
 } tc_vm_price;
 
 enum { TC_VM_ACCOUNT_PASSES = 4, TC_VM_ACCOUNT_PRICES = 40 };

@@ -24,13 +24,14 @@ static const tc_account_prices prices = {.fixed = 100,
                                          .gc_move_word = 1,
                                          .gc_dirty = 20000,
                                          .fault = 1500,
-                                         .carrier = 6000};
+                                         .carrier = 6000,
+                                         .sleep = 16000};
 
 START_TEST(phases_are_counts_times_prices)
 {
     tc_account_counts c = {.ops = 1000, .words = 500, .minor = 10, .major = 1, .dirty = 2,
                            .gc_copied = 700, /* 500 of them the major's copy of Data */
-                           .gc_moved = 4000, .faults = 30, .carriers = 2};
+                           .gc_moved = 4000, .faults = 30, .carriers = 2, .sleeps = 3};
     tc_account_phases ph = tc_account_price(&c, &prices);
     ck_assert_double_eq_tol(ph.fixed_us, 100.0, 1e-9);
     ck_assert_double_eq_tol(ph.copy_us, 1000.0, 1e-9); /* 1000 x 500 x 2 ns */
@@ -38,7 +39,9 @@ START_TEST(phases_are_counts_times_prices)
     ck_assert_double_eq_tol(ph.gc_us, (10 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 20000) / 1000.0, 1e-9);
     ck_assert_double_eq_tol(ph.fault_us, 45.0, 1e-9);
     ck_assert_double_eq_tol(ph.mmap_us, 12.0, 1e-9);
-    ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us, 1e-9);
+    ck_assert_double_eq_tol(ph.sleep_us, 48.0, 1e-9); /* 3 sleeps at 16 us */
+    ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us,
+                            1e-9);
     /* a major whose copy is all of what the GCs copied leaves no word to charge twice */
     c.gc_copied = 300;
     ck_assert_double_eq_tol(tc_account_price(&c, &prices).gc_us, (10 * 1000 + 5000 + 4000 + 40000) / 1000.0, 1e-9);
@@ -115,6 +118,15 @@ START_TEST(prices_from_calibration_rows)
     a.nprices -= 2;
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
     ck_assert_double_eq_tol(p.gc_move_word, 2.5, 1e-9);
+    /* a sleep row: every calibration's own sleeps come out at its price, as its faults */
+    add(&a, "rt", "sleep", 16000, 0, 0, 0);
+    a.price[0].sleeps = 0.01; /* rt_fixed: one sleep in 100 round trips */
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert_double_eq_tol(p.sleep, 16000, 1e-9);
+    ck_assert_double_eq_tol(p.fixed, 700 - 0.01 * 16000 - 0.1 * 3000, 1e-9);
+    tc_account_counts c = {.ops = 1000, .words = 0, .sleeps = 250};
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 4000, 1e-9); /* 250 x 16 us */
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).total_us, 1000 * p.fixed / 1000 + 4000, 1e-9);
     /* the lookup loop has no rows here: one line on stderr, false */
     ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, 6000, &p));
 }
@@ -140,7 +152,7 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert(used == 1000 && got.word == 2); /* 2500 is nearer 1000 than 10000 by ratio */
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 4000, TC_ACCOUNT_LOOKUP, &got, &used), TC_OK);
     ck_assert(used == 10000 && got.word == 4);
-    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier);
+    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier && got.sleep == prices.sleep);
     ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
     ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
                      TC_EIO);
@@ -150,11 +162,11 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
     /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
-    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,7",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500",
-                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000",
-                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000"};
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000,16000",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000,16000",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000,16000"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);

@@ -18,9 +18,9 @@ header="shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,
 priced_over_vm,within_15,round_min,round_max,point_vm_ratio,point_model_ratio,vm_wall_us,vm_traced_us,\
 vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,model_fixed_us,counts_match,\
 model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm_carriers,model_minor,model_major,\
-model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers"
+model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps"
 prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
-fault_ns,carrier_ns"
+fault_ns,carrier_ns,sleep_ns"
 
 # Bad input: exit 2 and one line, before any VM is started.
 bad() { # bad NAME ARGS...
@@ -77,10 +77,10 @@ awk "$lib"'
     function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
     !csv_row() { next }
     {
-        n = split("vm_us vm_priced_us model_priced_us copy_us gc_us fault_us mmap_us fixed_us other_us", col, " ")
+        n = split("vm_us vm_priced_us model_priced_us copy_us gc_us fault_us mmap_us fixed_us other_us sleep_us vm_sleeps", col, " ")
         for (i = 1; i <= n; i++) if (!num(csv_get(col[i]))) bad = bad " " col[i]
-        sum = csv_get("copy_us") + csv_get("gc_us") + csv_get("fault_us") + csv_get("mmap_us") + csv_get("fixed_us")
-        if (sum - csv_get("vm_priced_us") > 0.6 || csv_get("vm_priced_us") - sum > 0.6) bad = bad " phases"
+        sum = csv_get("copy_us") + csv_get("gc_us") + csv_get("fault_us") + csv_get("mmap_us") + csv_get("fixed_us") + csv_get("sleep_us")
+        if (sum - csv_get("vm_priced_us") > 0.7 || csv_get("vm_priced_us") - sum > 0.7) bad = bad " phases"
         o = csv_get("vm_us") - csv_get("vm_priced_us") - csv_get("other_us")
         if (o > 0.2 || o < -0.2) bad = bad " other"
         q = csv_get("priced_over_vm"); w = (q >= 0.85 && q <= 1.15) ? "yes" : "no"

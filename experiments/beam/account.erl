@@ -15,11 +15,12 @@
 %% as a whole with os:perf_counter, with the OS process's minor faults counted around it by the
 %% NIF (eptest:minflt/0's terms would fault on a calibration's fresh heap themselves; the
 %% account prices faults apart, so a calibration's own faults are taken out at the fault price
-%% on the C side); the per-word units are the difference to the same run on the payload [] or
-%% with no live words, divided by the words. Answers [{Unit, CpuNs, WallNs, Faults, Gcs,
-%% Words, Ops}]: the median CPU and wall ns of one operation, its mean faults and GCs (only the
-%% fixed units' loops collect inside their timed regions), the words it moves, the operations
-%% timed. Every run's times are net of the clock's own cost (clock_thread, clock_process below):
+%% on the C side, and its threads' sleeps at the sleep price); the per-word units are the
+%% difference to the same run on the payload [] or with no live words, divided by the words.
+%% Answers [{Unit, CpuNs, WallNs, Faults, Gcs, Words, Ops, Sleeps}]: the median CPU and wall ns
+%% of one operation, its mean faults and GCs (only the fixed units' loops collect inside their
+%% timed regions), the words it moves, the operations timed, its mean sleeps (voluntary context
+%% switches of the VM's threads). Every run's times are net of the clock's own cost (clock_thread, clock_process below):
 %% a calibration that times one GC would otherwise price the clock reads with it.
 %%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip)
 %%   lookup_fixed  eptest's ets_lookup pass on {I, []}, I = 1..N (ns per lookup)
@@ -49,6 +50,12 @@
 %%                 Data (in fragments), woken to collect itself: the GC moves them onto the
 %%                 heap (erl_gc.c move_msgs_to_heap); K the loop's messages moved per GC;
 %%                 gc_move_nil K of []
+%%   sleep         one scheduler thread's sleep and wake-up: a round trip on [] between a
+%%                 process and a server bound to the other scheduler (spawn_opt's {scheduler, N}:
+%%                 erl_process.c's spawn options, SPO_SCHEDULER) sends each scheduler to sleep
+%%                 (erl_process.c scheduler_wait) on every message; bound to the same one,
+%%                 neither sleeps. CpuNs: the CPU ns between the two runs over the sleeps
+%%                 between them; Ops: those sleeps
 %%   clock_thread, clock_process  a timed run of nothing on each CPU clock: what the clock
 %%                 reads themselves put inside a timed interval (a read of a CPU clock is a
 %%                 system call, and its own CPU time falls partly inside; this machine: about
@@ -85,43 +92,80 @@ prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
     Data = payload(Payload, L),
     W = erts_debug:flat_size(Data),
     Clocks = [clock(clock_thread, thread_ns), clock(clock_process, process_ns)],
-    Clk = maps:from_list([{Clock, {C, T}} || {_, C, T, _, _, _, _, Clock} <- Clocks]),
+    Clk = maps:from_list([{Clock, {C, T}} || {{_, C, T, _, _, _, _, _}, Clock} <- Clocks]),
     Copy = case Loop of
                rt -> send(Data, W, Heap, Clk);
                lookup -> lookup(Payload, L, N, W, Heap, Clk)
            end,
-    [erlang:delete_element(8, R) || R <- Clocks] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk).
+    [R || {R, _} <- Clocks] ++ [sleep()] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk).
 
 -define(CLOCK_REPS, 201).
 
-%% The clock's own cost, measured as a row is (median of runs of nothing), with the clock it
-%% is for as an eighth element.
+%% The clock's own cost, measured as a row is (median of runs of nothing), and the clock.
 clock(Unit, Clock) ->
     Runs = [timed(fun() -> ok end, Clock) || _ <- lists:seq(1, ?CLOCK_REPS)],
-    erlang:append_element(row(Unit, Runs, 1, 0, #{}, none), Clock).
+    {row(Unit, Runs, 1, 0, #{}, none), Clock}.
 
-%% One run of F() timed, on the VM's CPU clock and the wall clock, with the faults of the OS
-%% process around it: {CpuNs, WallNs, Faults}. The clock is the scheduler thread's own where
+-define(SLEEP_RTS, 2000).
+-define(SLEEP_RUNS, 5).
+
+%% The sleep row: runs of round trips with the server on the other scheduler and on the same
+%% one, alternated; the price is the median CPU (and wall) difference over the sleeps between.
+sleep() ->
+    Runs = lists:append([[pingpong(2), pingpong(1)] || _ <- lists:seq(1, ?SLEEP_RUNS)]),
+    Split = [R || {2, R} <- Runs], Same = [R || {1, R} <- Runs],
+    S = eptest:median([Sl || {_, _, Sl} <- Split]) - eptest:median([Sl || {_, _, Sl} <- Same]),
+    Per = fun(I) -> case S > 0 of
+                        true -> (eptest:median([element(I, R) || R <- Split]) -
+                                 eptest:median([element(I, R) || R <- Same])) / S;
+                        false -> 0
+                    end end,
+    {sleep, Per(1), Per(2), 0, 0, 0, round(max(S, 0)), 0}.
+
+%% ?SLEEP_RTS round trips on [] between a process on scheduler 1 and a server on scheduler
+%% Sched: {CpuNs, WallNs, Sleeps} over them, CPU on the process clock (both schedulers' threads;
+%% the clock's own cost is the same in both runs and drops out of their difference).
+pingpong(Sched) ->
+    Parent = self(),
+    P = spawn_opt(fun() ->
+                          S = spawn_opt(fun Server() -> receive {From, D} -> From ! {self(), D}, Server() end end,
+                                        [{scheduler, Sched}]),
+                          rts(S, 100), % both running, their heaps settled
+                          {C, T, _, V} = timed(fun() -> rts(S, ?SLEEP_RTS) end, process_ns),
+                          exit(S, kill),
+                          Parent ! {self(), {C, T, V}}
+                  end, [{scheduler, 1}]),
+    receive {P, R} -> {Sched, R} end.
+
+rts(_S, 0) -> ok;
+rts(S, K) -> S ! {self(), []}, receive {S, _} -> rts(S, K - 1) end.
+
+%% One run of F() timed, on the VM's CPU clock and the wall clock, with the faults and the
+%% threads' sleeps of the OS process around it: {CpuNs, WallNs, Faults, Sleeps}. The clock is the scheduler thread's own where
 %% the work stays on it (cheap to read: short runs), the whole process's where it does not
 %% (a dirty GC).
 timed(F) -> timed(F, thread_ns).
 
 timed(F, Clock) ->
     F0 = cpuclock:minflt(),
+    S0 = cpuclock:nvcsw(),
     C0 = cpuclock:Clock(),
     T0 = os:perf_counter(nanosecond),
     F(),
     T1 = os:perf_counter(nanosecond),
     C1 = cpuclock:Clock(),
-    {C1 - C0, T1 - T0, cpuclock:minflt() - F0}.
+    S1 = cpuclock:nvcsw(),
+    {C1 - C0, T1 - T0, cpuclock:minflt() - F0, S1 - S0}.
 
-%% A row from runs [{CpuNs, WallNs, Faults}] of Ops operations each, timed on Clock (thread_ns
-%% or process_ns; none: raw): the medians per operation net of that clock's cost in Clk, the
-%% mean faults, the GCs inside the timed runs (0: the calibrations collect between them).
+%% A row from runs [{CpuNs, WallNs, Faults, Sleeps}] of Ops operations each, timed on Clock
+%% (thread_ns or process_ns; none: raw): the medians per operation net of that clock's cost in
+%% Clk, the mean faults, the GCs inside the timed runs (0: the calibrations collect between
+%% them), the mean sleeps.
 row(Unit, Runs, Ops, Words, Clk, Clock) ->
     {C0, T0} = maps:get(Clock, Clk, {0, 0}),
-    {Unit, eptest:median([(C - C0) / Ops || {C, _, _} <- Runs]), eptest:median([(T - T0) / Ops || {_, T, _} <- Runs]),
-     lists:sum([F || {_, _, F} <- Runs]) / (Ops * length(Runs)), 0, Words, Ops * length(Runs)}.
+    N = Ops * length(Runs),
+    {Unit, eptest:median([(C - C0) / Ops || {C, _, _, _} <- Runs]), eptest:median([(T - T0) / Ops || {_, T, _, _} <- Runs]),
+     lists:sum([F || {_, _, F, _} <- Runs]) / N, 0, Words, N, lists:sum([S || {_, _, _, S} <- Runs]) / N}.
 
 %% In a fresh process (spawned with Opts), so each calibration starts from its own heap.
 in_process(F, Opts) ->
@@ -138,12 +182,13 @@ fixed(N) ->
     Faults = fun(T) -> hd([maps:get(faults, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
     Cpu = fun(T) -> hd([maps:get(cpu_ns, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
     Gcs = fun(T) -> hd([maps:get(gcs, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
+    Sleeps = fun(T) -> hd([maps:get(sleeps, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
     [{rt_fixed, eptest:median([Cpu(proc1), Cpu(proc2), Cpu(proc3)]) / N,
       eptest:median([Us(proc1), Us(proc2), Us(proc3)]) * 1000 / N,
       (Faults(proc1) + Faults(proc2) + Faults(proc3)) / (3 * N), (Gcs(proc1) + Gcs(proc2) + Gcs(proc3)) / (3 * N),
-      0, 3 * N},
+      0, 3 * N, (Sleeps(proc1) + Sleeps(proc2) + Sleeps(proc3)) / (3 * N)},
      {lookup_fixed, Cpu(ets_lookup) / N, Us(ets_lookup) * 1000 / N, Faults(ets_lookup) / N, Gcs(ets_lookup) / N,
-      0, N}].
+      0, N, Sleeps(ets_lookup) / N}].
 
 %% The server's sends, each run K of them into one receiver that is suspended while they
 %% come (a process that is not running takes a message on its heap where it fits, else in a

@@ -10,6 +10,8 @@
  * whose work stays on the process's own scheduler. minflt/0 is the OS process's minor faults
  * (getrusage, all threads) read without allocating: reading /proc/self/stat from Erlang builds
  * terms on the caller's heap, and a calibration's fresh heap pages then fault for the reading.
+ * nvcsw/0 is its threads' voluntary context switches (getrusage): a scheduler thread with
+ * nothing to run goes to sleep (erl_process.c scheduler_wait) and another wakes it.
  *
  * Models no erts mechanism: an instrument.
  */
@@ -47,7 +49,19 @@ static ERL_NIF_TERM minflt(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     return enif_make_uint64(env, (ErlNifUInt64)u.ru_minflt);
 }
 
-static ErlNifFunc funcs[] = {
-    {"process_ns", 0, process_ns, 0}, {"thread_ns", 0, thread_ns, 0}, {"minflt", 0, minflt, 0}};
+static ERL_NIF_TERM nvcsw(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0)
+        return enif_make_badarg(env);
+    return enif_make_uint64(env, (ErlNifUInt64)u.ru_nvcsw);
+}
+
+static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0},
+                             {"thread_ns", 0, thread_ns, 0},
+                             {"minflt", 0, minflt, 0},
+                             {"nvcsw", 0, nvcsw, 0}};
 
 ERL_NIF_INIT(cpuclock, funcs, NULL, NULL, NULL, NULL)

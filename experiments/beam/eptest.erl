@@ -185,12 +185,13 @@ read_mark(true, Tracer, Pids) ->
     Slow = slow_counters(),
     true = erlang:garbage_collect(),
     Node = node_counters(),
-    {maps:merge(Slow, Node#{cpu_ns => cpu_ns()}), Tr};
+    {maps:merge(Slow, Node#{cpu_ns => cpu_ns(), sleeps => sleeps()}), Tr};
 read_mark(false, Tracer, Pids) ->
     Cpu = cpu_ns(),
+    Sleeps = sleeps(),
     Node = node_counters(),
     Tr = trace_counts(Tracer, Pids),
-    {maps:merge(Node#{cpu_ns => Cpu}, slow_counters()), Tr}.
+    {maps:merge(Node#{cpu_ns => Cpu, sleeps => Sleeps}, slow_counters()), Tr}.
 
 node_counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),
@@ -207,6 +208,13 @@ slow_counters() ->
 cpu_ns() ->
     case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
         true -> cpuclock:process_ns();
+        false -> 0
+    end.
+
+%% The VM's threads' voluntary context switches (schedulers going to sleep), as cpu_ns/0.
+sleeps() ->
+    case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
+        true -> cpuclock:nvcsw();
         false -> 0
     end.
 

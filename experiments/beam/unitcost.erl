@@ -186,15 +186,16 @@ account_point(Payload, L, N) ->
                            P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
     [io_lib:format("payload words ~b~n", [W])]
         ++ [io_lib:format("pass ~s cpu_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
-                          " minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b gc_us ~.1f heap ~b~n",
+                          " minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b gc_us ~.1f heap ~b sleeps ~b~n",
                           [T, maps:get(cpu_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
                            maps:get(gcs, C), maps:get(mseg_create, C), maps:get(mseg_destroy, C),
                            maps:get(minor, G), maps:get(major, G), maps:get(dirty, G), maps:get(copied, G),
-                           maps:get(moved, G), maps:get(mbuf, G), float(maps:get(gc_us, G)), maps:get(heap_max, G)])
+                           maps:get(moved, G), maps:get(mbuf, G), float(maps:get(gc_us, G)), maps:get(heap_max, G),
+                           maps:get(sleeps, C)])
             || {T, Us, TUs, C, G} <- Loops]
-        ++ [io_lib:format("price ~s ~s cpu_ns ~.1f wall_ns ~.1f faults ~.4f gcs ~.4f words ~b ops ~b~n",
-                          [Loop, U, float(Cpu), float(Wall), float(F), float(G), Words, Ops])
-            || {Loop, {U, Cpu, Wall, F, G, Words, Ops}} <- Prices].
+        ++ [io_lib:format("price ~s ~s cpu_ns ~.1f wall_ns ~.1f faults ~.4f gcs ~.4f words ~b ops ~b sleeps ~.4f~n",
+                          [Loop, U, float(Cpu), float(Wall), float(F), float(G), Words, Ops, float(S)])
+            || {Loop, {U, Cpu, Wall, F, G, Words, Ops, S}} <- Prices].
 
 %% ---- the fixed per-operation costs ------------------------------------------------------
 
