@@ -1574,6 +1574,14 @@ static tc_result tester_runs_others(world *w)
  *   VM's fragments and live heap. Whether it traps is not a function of L and the slice alone:
  *   erts_qsort_partion_array draws its pivots from a hash of the array's address, so the sort's
  *   reductions vary from run to run. Modelled: no trap, and none of the work's BUMP_REDS.
+ *   Measured on this VM (+S 1:1, a fresh process per call): the BIF's own reductions are 1.0
+ *   to 1.07 per pair at L = 500 ... 3000 (494-508 at 500, 997-1039 at 1000, 3152-3334 at
+ *   3000, six calls each), a whole slice at 5000; with a fresh slice it traps once at 10000
+ *   and four times at 20000 (running events). The model's tester calls it with 773
+ *   reductions left at L = 1000 (a budget of 30920 against about 40000), yet the VM's trace
+ *   there has no extra words: where the magic reference lands when the trap comes before the
+ *   heap factory has left the heap (erts_factory_proc_init takes htop without moving it) is
+ *   the next thing to read.
  */
 /*
  * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a
