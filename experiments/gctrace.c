@@ -214,6 +214,7 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
     trace_acc acc = {0};
     cfg.trace = on_tester_event;
     cfg.trace_ctx = &acc;
+    cfg.trace_receive = true; /* gctrace.erl --tester traces 'receive' events too */
     tc_ep_counts c[TC_EP_TESTS];
     r = tc_ep_run(&cfg, c);
     int status = EXIT_SUCCESS;

@@ -192,6 +192,11 @@ static const tc_policy_field fields[] = {
      "OTP 25 jit/beam_jit_common.cpp beam_jit_remove_message (ERTS_VBUMP_LEAVE_REDS_INTERNAL 5); "
      "R13B01 beam_emu.c remove_message has no such cut",
      "a receive that leaves a GC desired cuts the slice to this many reductions (0: no cut)"},
+    {"receive_fetch_reds", UINT(receive_fetch_reds, 0, 1000000), ERAS("0", "0", "4"),
+     "OTP 25 erl_proc_sig_queue.c erts_proc_sig_receive_helper (4 per fetch of the outer signal "
+     "queue; 1 more per erts_proc_sig_handle_incoming pass when receives are traced); R10B-2 and "
+     "R13B01 beam_emu.c loop_rec charge nothing",
+     "the reductions a receive pays to fetch a message that arrived since it last looked (0: none)"},
     {"min_heap_size", UINT(min_heap_size, 1, UINT64_C(1) << 32), ERAS("233", "233", "233"),
      "erl_vm.h H_DEFAULT_SIZE (R10B-2, R13B01 and OTP 25); +h", "every process's least heap size in words"},
     {"fullsweep_after", UINT(fullsweep_after, 0, 65535), ERAS("65535", "65535", "65535"),

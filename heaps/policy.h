@@ -220,6 +220,7 @@ typedef struct tc_policy {
     int64_t call_reds;          /* reductions a step's call needs left (sched.h) */
     uint64_t input_reductions;  /* erl_sys_schedule after this many (0: never; sched.h) */
     int64_t receive_gc_reds;    /* a receive leaving a GC desired cuts the slice to this (0: no) */
+    int64_t receive_fetch_reds; /* a receive's fetch from the outer signal queue costs this (sched.h) */
     bool gc_stress;             /* debug: every HAlloc makes a fragment and every safe point GCs */
     /* How ets:lookup/2 copies a stored object out: TC_COPY_OUT_SHALLOW (copy_shallow, every
      * era as shipped) or TC_COPY_OUT_SHALLOW_FAST, the PROPOSAL copy/copy_shallow_fast.h

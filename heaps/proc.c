@@ -169,6 +169,9 @@ void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx)
     p->trace_ctx = ctx;
 }
 
+void tc_proc_set_trace_receive(tc_proc *p, bool on) { p->trace_receive = on; }
+bool tc_proc_trace_receive(const tc_proc *p) { return p->trace_receive; }
+
 void tc__proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn fn, void *ctx)
 {
     fn(ctx, p->stop, tc_proc_stack_size(p));

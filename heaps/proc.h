@@ -226,6 +226,13 @@ int64_t tc_proc_take_reds(tc_proc *p);
 bool tc_proc_yield_requested(const tc_proc *p);
 const tc_proc_stats *tc_proc_stats_get(const tc_proc *p);
 void tc_proc_set_trace(tc_proc *p, tc_heap_trace_fn fn, void *ctx);
+/* The process's receives are traced, as erlang:trace(P, true, ['receive']) does (the VM run a
+ * model run is compared with may trace them): OTP 25 fetches a traced receiver's messages into
+ * the middle signal queue (erl_proc_sig_queue.c erts_proc_sig_fetch__, ERTS_MSG_RECV_TRACED),
+ * and moving them on to the message queue costs a pass of erts_proc_sig_handle_incoming, one
+ * reduction more per fetch (sched.h). */
+void tc_proc_set_trace_receive(tc_proc *p, bool on);
+bool tc_proc_trace_receive(const tc_proc *p);
 
 /* A BIF call: remember the fragment list at entry, build the result with HAlloc, then
  * return through the era's trigger (tc_proc_bif_return_maybe_gc in gc.h). In between, the

@@ -64,6 +64,7 @@ struct tc_proc {
     tc_proc_stats stats;
     tc_heap_trace_fn trace;
     void *trace_ctx;
+    bool trace_receive; /* its receives are traced ('receive' events: tc_proc_set_trace_receive) */
 };
 
 /* Process flags (erts F_NEED_FULLSWEEP, F_HEAP_GROW, F_FORCE_GC). */

@@ -45,6 +45,8 @@ void tc_sched_spawn_running(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, 
         s->tail = t;
 }
 
+void tc_sched_entry_steps(tc_task *t) { t->entry_steps = true; }
+
 void tc_sched_wake(tc_task *t)
 {
     if (t->status == TC_TASK_WAITING) {
@@ -74,7 +76,15 @@ static bool take_message(tc_task *t, tc_term *msg)
         t->error = r;
         return false;
     }
-    return tc_proc_receive(t->proc, msg);
+    if (!tc_proc_receive(t->proc, msg))
+        return false;
+    /* the message arrived while the process was out (the model's receivers fetch nothing
+     * before their loop_rec): erts_proc_sig_receive_helper's fetch, and with receives traced
+     * the pass that moves the fetched messages on (ERTS_SIG_REDS_CNT_FACTOR: cnt 0 -> 1) */
+    int64_t fetch = tc_proc_policy(t->proc)->receive_fetch_reds;
+    if (fetch > 0)
+        t->reds_left -= fetch + (tc_proc_trace_receive(t->proc) ? 1 : 0);
+    return true;
 }
 
 bool tc_sched_receive(tc_task *t, tc_term *msg)
@@ -135,6 +145,9 @@ tc_result tc_sched_run(tc_sched *s)
                 return r;
             int64_t gc_reds = tc_proc_take_reds(p);
             t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+            if (t->entered) /* its entry's reduction was the last slice's (tc_sched_entry_steps) */
+                t->reds_left += 1;
+            t->entered = false;
         }
         tc_step step = TC_STEP_CONTINUE;
         s->current = t;
@@ -150,6 +163,9 @@ tc_result tc_sched_run(tc_sched *s)
             }
         }
         s->current = NULL;
+        /* out of reductions at a step's entry: with the decrement before the test (call_reds
+         * 2) the entry's reduction is spent in this slice (tc_sched_entry_steps) */
+        t->entered = t->entry_steps && step == TC_STEP_CONTINUE && pol->call_reds > 1;
         s->function_calls += (uint64_t)(context_reds - (t->reds_left > 0 ? t->reds_left : 0));
         switch (step) {
         case TC_STEP_ERROR:

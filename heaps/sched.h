@@ -33,6 +33,15 @@
  * - policy.receive_gc_reds (OTP 25: 5; 0 in R10B-2): a receive that leaves a GC desired cuts
  *   the slice to that many reductions, so the collection runs at the next schedule-in, when
  *   the message has become garbage;
+ * - policy.receive_fetch_reds (OTP 25: 4; 0 in R10B-2 and R13B01): a receive that takes a
+ *   message pays the loop_rec's fetch (erl_proc_sig_queue.c erts_proc_sig_receive_helper:
+ *   consumed_reds += 4 when the inner queue is empty and the outer one is fetched), and one
+ *   more when its receives are traced (tc_proc_set_trace_receive: the fetched messages go to
+ *   the middle queue, erts_proc_sig_fetch__, and erts_proc_sig_handle_incoming moves them for
+ *   cnt / ERTS_SIG_REDS_CNT_FACTOR + 1 = 1). The model's receivers take only messages that
+ *   arrived while they were out, which the VM fetches at that loop_rec (a GC after a BIF
+ *   fetches too, erts_gc_after_bif_call_lhf: not modelled); a loop_rec that finds nothing
+ *   waits, and what it paid went with the slice;
  * - policy.call_reds: a step runs only with that many reductions left, 2 in OTP 25 (the JIT's
  *   call must leave FCALLS positive after its decrement), 1 in R10B-2 (beam_emu.c
  *   DispatchMacro tests FCALLS > 0, then decrements).
@@ -93,6 +102,8 @@ struct tc_task {
     tc_result error;
     tc_task *next; /* run queue */
     bool running;  /* spawned running: its first turn is no schedule-in (tc_sched_spawn_running) */
+    bool entry_steps; /* each step begins at a function's entry (tc_sched_entry_steps) */
+    bool entered;     /* its slice ended at that entry's decrement: the next step is past it */
 };
 
 typedef struct tc_sched_stats {
@@ -118,6 +129,13 @@ void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *st
  * of its slice with no schedule-in (no switch, no schedule-in GC). When the reductions are
  * spent before its first step, it yields instead. */
 void tc_sched_spawn_running(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state, int64_t reds_left);
+/* Every step of `t` begins at a function's entry (the callee's reduction test). Under
+ * policy.call_reds 2 (the OTP 25 JIT's emit_i_test_yield: `dec FCALLS; jle yieldEnter`) a
+ * slice that ends there has made the entry's decrement, and i_test_yield_shared saves the
+ * address after it (TEST_YIELD_RETURN_OFFSET): the process resumes past the test, so the
+ * step it runs at its next schedule-in does not pay for its entry again. (R10B's
+ * DispatchMacro tests before it decrements: a yield there pays at the resume.) */
+void tc_sched_entry_steps(tc_task *t);
 /* A message was queued to `t`: a waiting task becomes runnable. */
 void tc_sched_wake(tc_task *t);
 /* The running step made `reds` calls more than the one every step is charged. */

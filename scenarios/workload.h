@@ -120,6 +120,10 @@ typedef struct tc_ep_config {
      * proc.h trace hook, tc_proc_set_trace); NULL for none. */
     tc_ep_trace_fn trace;
     void *trace_ctx;
+    /* The tester's, the server's and the meter's receives are traced, as gctrace.erl --tester
+     * traces every process eptest:tester/2 spawns ('receive' events): each receive pays one
+     * reduction more (proc.h tc_proc_set_trace_receive). */
+    bool trace_receive;
 } tc_ep_config;
 
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */

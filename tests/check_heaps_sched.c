@@ -376,6 +376,108 @@ START_TEST(test_send_charge_reds)
 }
 END_TEST
 
+/* Steps of one call each plus `bump` more; at the first step of every slice after the first
+ * it records the reductions the step starts with. */
+typedef struct entry_state {
+    int left, slices;
+    int64_t bump, first[8];
+    tc_sched *s;
+    uint64_t switches;
+} entry_state;
+
+static tc_step entry_step(tc_task *t)
+{
+    entry_state *st = t->state;
+    if (st->s->stats.switches != st->switches) {
+        st->switches = st->s->stats.switches;
+        if (st->slices < 8)
+            st->first[st->slices] = t->reds_left;
+        st->slices++;
+    }
+    if (st->left == 0)
+        return TC_STEP_DONE;
+    st->left--;
+    tc_sched_bump(t, st->bump);
+    return TC_STEP_CONTINUE;
+}
+
+/*
+ * A slice that runs out at a step's entry: the OTP 25 JIT's i_test_yield decrements first and
+ * then yields (instr_common.cpp emit_i_test_yield: `dec FCALLS; jle`), and i_test_yield_shared
+ * resumes after the test, so that entry's reduction was the old slice's and the next slice
+ * starts past it: its first step has 4001 to start from (4000 after the entry). R10B-2 tests
+ * before it decrements (beam_emu.c DispatchMacro): the entry is paid at the resume. Steps of
+ * 1 + 999: the first slice runs 4 (3999 ... 3 left, too few for the next entry).
+ */
+START_TEST(test_entry_yield_resumes_past_the_entry)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    int64_t want[2] = {4001, 1000};
+    for (int e = 0; e < 2; e++) {
+        for (int entries = 0; entries < 2; entries++) {
+            tc_proc *p = new_proc(eras[e]);
+            tc_sched s;
+            tc_sched_init(&s);
+            tc_task t;
+            entry_state st = {.left = 8, .bump = 999, .s = &s};
+            tc_sched_spawn(&s, &t, p, entry_step, &st);
+            if (entries)
+                tc_sched_entry_steps(&t);
+            ck_assert(tc_sched_run(&s) == TC_OK);
+            ck_assert_int_ge(st.slices, 2);
+            ck_assert_int_eq(st.first[0], tc_proc_policy(p)->context_reds);
+            ck_assert_int_eq(st.first[1], (entries ? want[e] : tc_proc_policy(p)->context_reds));
+            tc_proc_free(p);
+            teardown();
+        }
+    }
+}
+END_TEST
+
+/* A receiver woken by a small message (no GC desired, so no cut) and what its slice has left
+ * right after the receive: OTP 25's loop_rec pays erts_proc_sig_receive_helper's fetch, 4,
+ * and with its receives traced one more (erts_proc_sig_handle_incoming moves the message from
+ * the middle queue); R10B-2's loop_rec nothing. */
+typedef struct fetch_state {
+    int64_t after;
+} fetch_state;
+
+static tc_step fetch_step(tc_task *t)
+{
+    fetch_state *st = t->state;
+    tc_term m;
+    if (!tc_sched_receive(t, &m))
+        return TC_STEP_WAIT;
+    st->after = t->reds_left;
+    return TC_STEP_DONE;
+}
+
+START_TEST(test_receive_pays_the_fetch)
+{
+    const char *eras[2] = {"otp25", "r10b"};
+    for (int e = 0; e < 2; e++) {
+        for (int traced = 0; traced < 2; traced++) {
+            tc_proc *sender = new_proc(eras[e]), *p = new_proc(eras[e]);
+            tc_proc_set_trace_receive(p, traced);
+            tc_sched s;
+            tc_sched_init(&s);
+            tc_task t;
+            fetch_state st = {0};
+            tc_sched_spawn(&s, &t, p, fetch_step, &st);
+            ck_assert(tc_sched_run(&s) == TC_OK); /* waits */
+            ck_assert(tc_fixture_send(sender, p, tc_make_small(7), TC_SEND_HEAP_OR_FRAG, false, NULL) == TC_OK);
+            tc_sched_wake(&t);
+            ck_assert(tc_sched_run(&s) == TC_OK);
+            int64_t ctx = tc_proc_policy(p)->context_reds;
+            ck_assert_int_eq(st.after, (e == 0 ? ctx - 4 - traced : ctx));
+            tc_proc_free(sender);
+            tc_proc_free(p);
+            teardown();
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_sched");
@@ -389,6 +491,8 @@ int main(void)
     tcase_add_test(tc, test_context_reds_per_era);
     tcase_add_test(tc, test_gc_cost_reds);
     tcase_add_test(tc, test_send_charge_reds);
+    tcase_add_test(tc, test_entry_yield_resumes_past_the_entry);
+    tcase_add_test(tc, test_receive_pays_the_fetch);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);
 }

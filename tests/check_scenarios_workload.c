@@ -310,6 +310,84 @@ START_TEST(long_gc_after_a_bif_ends_the_slice)
 }
 END_TEST
 
+/* The tester's GCs in the lookup pass: how many, the stacks they start at, and those of the
+ * ones that found nothing live (schedule-in GCs between lookups: the result dropped). */
+typedef struct lookup_gcs {
+    int n, n_at_39, idle;
+    uint64_t idle_stack[4];
+    long idle_op[4];
+} lookup_gcs;
+
+static void on_lookup_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                         const tc_heap_event *ev)
+{
+    (void)p;
+    lookup_gcs *g = ctx;
+    if (role != TC_EP_TESTER || ev->kind == TC_HEAP_EV_FRAG || where->test != TC_EP_LOOKUP || where->after)
+        return;
+    g->n++;
+    g->n_at_39 += ev->stack_before == 39;
+    if (ev->used_after == 0 && g->idle < 4) {
+        g->idle_stack[g->idle] = ev->stack_before;
+        g->idle_op[g->idle++] = where->op;
+    }
+}
+
+static lookup_gcs lookup_gcs_of(long len)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = TC_EP_INTS;
+    cfg.len = len;
+    cfg.iterations = 1000;
+    lookup_gcs g = {0};
+    cfg.trace = on_lookup_gc;
+    cfg.trace_ctx = &g;
+    cfg.trace_receive = true; /* as gctrace.erl --tester traces the VM's */
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    return g;
+}
+
+/*
+ * A lookup loop whose slice runs out at lookup_loop/3's entry resumes past that entry (the
+ * JIT's i_test_yield decrements, then yields: sched.h tc_sched_entry_steps), so the next slice
+ * reaches one reduction further. Ints L = 500: measured on OTP 25.2.3 with `tracediff.sh
+ * --tester ints --schedulers 1 500` (N 1000), the lookup pass's two schedule-in GCs start at
+ * op 534 with stack 35 (out at the loop's entry) and at op 803 with stack 38 (out at
+ * ets:lookup/2's call, the loop's 3-word frame pushed); a slice that paid the entry again
+ * ends at op 803's entry instead, stack 35.
+ */
+START_TEST(lookup_slice_resumes_past_the_entry)
+{
+    lookup_gcs g = lookup_gcs_of(500);
+    ck_assert_int_eq(g.n, 126);
+    ck_assert_int_eq(g.idle, 2);
+    ck_assert_int_eq(g.idle_op[0], 532); /* the loop's own counts (gctrace's words-based ops: 534, 803) */
+    ck_assert_uint_eq(g.idle_stack[0], 35);
+    ck_assert_int_eq(g.idle_op[1], 802);
+    ck_assert_uint_eq(g.idle_stack[1], 38);
+}
+END_TEST
+
+/*
+ * The reductions from the opening mark's reply to the lookup loop: the reply's receive pays
+ * its fetch (4, and 1 for the traced receive: sched.h policy.receive_fetch_reds), then
+ * mark/2's return, timer:tc's entry, monotonic_time, and the entry of the fun F (every
+ * function has its i_test_yield, ops.tab int_func_start) before lookup_loop/3's own. Ints
+ * L = 3000: measured on OTP 25.2.3 with `tracediff.sh --tester ints --schedulers 1 3000` (N
+ * 1000), the lookup pass has 100 GCs, every one after a lookup at stack 39: no slice ends
+ * with a fragment to collect. A model 6 reductions short of that runs to op 45's lookup call
+ * and collects there (stack 38, a 101st GC).
+ */
+START_TEST(lookup_slice_pays_the_receive_and_the_fun)
+{
+    lookup_gcs g = lookup_gcs_of(3000);
+    ck_assert_int_eq(g.n, 100);
+    ck_assert_int_eq(g.n_at_39, 100);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -326,6 +404,8 @@ int main(void)
     tcase_add_test(tc, map_from_list_fills_the_heap_first);
     tcase_add_test(tc, comprehension_returns_take_reductions);
     tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
+    tcase_add_test(tc, lookup_slice_resumes_past_the_entry);
+    tcase_add_test(tc, lookup_slice_pays_the_receive_and_the_fun);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
