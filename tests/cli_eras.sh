@@ -74,24 +74,7 @@ check "eras.csv: every row a known VM, benchmark and test, with its model" $?
 # ---- the Erlang sources on OTP 25
 if ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the Erlang part; apt-get install erlang-nox"
-    # --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh
-if command -v erl >/dev/null 2>&1; then
-    printf '%s\n' "# date: 2026-01-01T00:00:00Z" "# machine: somewhere" "# git: abc1234" "# load: load average 1 2 3" \
-        "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" "$want" \
-        "r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5,7,,,1,r10b,eptest --era r10b,2.0,0.5,7," >"$tmp/kept.csv"
-    bash "$eras/run.sh" --model "$1" --quick --keep r10b-2-32 --out "$tmp/kept.csv" >/dev/null 2>"$tmp/e"
-    ok=$?; check "--keep with OTP 25 alone runs ($(tail -n 1 "$tmp/e"))" $ok
-    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
-        grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
-    check "--keep: the kept row as it was, OTP 25's new" $?
-    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,$' "$tmp/kept.csv"
-    ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
-    grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
-        grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"
-    check "--keep: the kept rows' own date, machine and metadata" $?
-fi
-
-echo "cli_eras: $pass passed, $fails failed"
+    echo "cli_eras: $pass passed, $fails failed"
     [ "$fails" -eq 0 ] || exit 1
     exit 77
 fi

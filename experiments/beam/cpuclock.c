@@ -39,24 +39,28 @@ static ERL_NIF_TERM thread_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return enif_make_uint64(env, (ErlNifUInt64)t.tv_sec * 1000000000u + (ErlNifUInt64)t.tv_nsec);
 }
 
+/* One count of getrusage(RUSAGE_SELF), every thread's: its minor faults or its voluntary
+ * context switches. */
+static ERL_NIF_TERM rusage_count(ErlNifEnv *env, int voluntary_switches)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0)
+        return enif_make_badarg(env);
+    return enif_make_uint64(env, (ErlNifUInt64)(voluntary_switches ? u.ru_nvcsw : u.ru_minflt));
+}
+
 static ERL_NIF_TERM minflt(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     (void)argc;
     (void)argv;
-    struct rusage u;
-    if (getrusage(RUSAGE_SELF, &u) != 0)
-        return enif_make_badarg(env);
-    return enif_make_uint64(env, (ErlNifUInt64)u.ru_minflt);
+    return rusage_count(env, 0);
 }
 
 static ERL_NIF_TERM nvcsw(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
     (void)argc;
     (void)argv;
-    struct rusage u;
-    if (getrusage(RUSAGE_SELF, &u) != 0)
-        return enif_make_badarg(env);
-    return enif_make_uint64(env, (ErlNifUInt64)u.ru_nvcsw);
+    return rusage_count(env, 1);
 }
 
 static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0},
