@@ -293,9 +293,9 @@ int main(int argc, char **argv)
                 clk[c][nclk] = data[p][r].clock_ns[c];
     char clock_cost[256];
     (void)snprintf(clock_cost, sizeof clock_cost,
-             "%.0f ns (thread clock), %.0f ns (process clock) of CPU time per timed run, medians over "
-             "the points and rounds, taken out of every calibration run",
-             median(clk[0], nclk), median(clk[1], nclk));
+                   "%.0f ns (thread clock), %.0f ns (process clock) of CPU time per timed run, medians over "
+                   "the points and rounds, taken out of every calibration run",
+                   median(clk[0], nclk), median(clk[1], nclk));
     double load[3] = {0};
     if (getloadavg(load, 3) != 3)
         load[0] = load[1] = load[2] = 0;

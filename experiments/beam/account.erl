@@ -20,8 +20,9 @@
 %% Answers [{Unit, CpuNs, WallNs, Faults, Gcs, Words, Ops, Sleeps}]: the median CPU and wall ns
 %% of one operation, its mean faults and GCs (only the fixed units' loops collect inside their
 %% timed regions), the words it moves, the operations timed, its mean sleeps (voluntary context
-%% switches of the VM's threads). Every run's times are net of the clock's own cost (clock_thread, clock_process below):
-%% a calibration that times one GC would otherwise price the clock reads with it.
+%% switches of the VM's threads). Every run's times are net of the clock's own cost
+%% (clock_thread, clock_process below): a calibration that times one GC would otherwise price
+%% the clock reads with it.
 %%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip)
 %%   lookup_fixed  eptest's ets_lookup pass on {I, []}, I = 1..N (ns per lookup)
 %%   send          Pid ! {self(), Data} into a receiver suspended while they come (it runs
@@ -141,9 +142,9 @@ rts(_S, 0) -> ok;
 rts(S, K) -> S ! {self(), []}, receive {S, _} -> rts(S, K - 1) end.
 
 %% One run of F() timed, on the VM's CPU clock and the wall clock, with the faults and the
-%% threads' sleeps of the OS process around it: {CpuNs, WallNs, Faults, Sleeps}. The clock is the scheduler thread's own where
-%% the work stays on it (cheap to read: short runs), the whole process's where it does not
-%% (a dirty GC).
+%% threads' sleeps of the OS process around it: {CpuNs, WallNs, Faults, Sleeps}. The clock is
+%% the scheduler thread's own where the work stays on it (cheap to read: short runs), the whole
+%% process's where it does not (a dirty GC).
 timed(F) -> timed(F, thread_ns).
 
 timed(F, Clock) ->

@@ -205,16 +205,14 @@ slow_counters() ->
 %% CPU time of the VM's OS process (ns, all threads), when the cpuclock NIF is loaded (the
 %% account's session loads it: experiments/beam/cpuclock.erl); 0 otherwise, without trying to
 %% load the module (a code path search inside a pass's window).
-cpu_ns() ->
-    case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
-        true -> cpuclock:process_ns();
-        false -> 0
-    end.
+cpu_ns() -> from_nif(process_ns).
 
 %% The VM's threads' voluntary context switches (schedulers going to sleep), as cpu_ns/0.
-sleeps() ->
+sleeps() -> from_nif(nvcsw).
+
+from_nif(F) ->
     case erlang:module_loaded(cpuclock) andalso cpuclock:loaded() of
-        true -> cpuclock:nvcsw();
+        true -> cpuclock:F();
         false -> 0
     end.
 
