@@ -59,8 +59,9 @@
 %%                 between them; Ops: those sleeps
 %%   clock_thread, clock_process  a timed run of nothing on each CPU clock: what the clock
 %%                 reads themselves put inside a timed interval (a read of a CPU clock is a
-%%                 system call, and its own CPU time falls partly inside; this machine: about
-%%                 2 µs, more than a small heap's GC), taken out of every run of the rows above
+%%                 system call, and its own CPU time falls partly inside: on a virtual host it
+%%                 can exceed a small heap's GC; the CSVs' clock_cost says how much), taken out
+%%                 of every run of the rows above
 -module(account).
 -export([loop/3, prices/3, payload/2]).
 
