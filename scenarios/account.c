@@ -26,7 +26,7 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
                1000;
     ph.fault_us = c->faults * p->fault / 1000;
     ph.mmap_us = c->carriers * p->carrier / 1000;
-    ph.sleep_us = c->sleeps * p->sleep / 1000;
+    ph.sleep_us = c->sleeps < 0 ? 0 : (c->sleeps - c->ops * p->fixed_sleeps) * p->sleep / 1000;
     ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us;
     return ph;
 }
@@ -41,7 +41,8 @@ tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t 
                                .gc_copied = (double)(c->gc_words - c->gc_moved),
                                .gc_moved = (double)c->gc_moved,
                                .faults = (double)c->faults,
-                               .carriers = (double)c->carriers_mapped};
+                               .carriers = (double)c->carriers_mapped,
+                               .sleeps = -1};
 }
 
 /* The GC counts by kind are the traced run's, whose tracer can add collections of its own
@@ -154,8 +155,10 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     p.sleep = sleep ? sleep->cpu_ns : 0;
     unit_prices u = {fault_ns, p.sleep};
     p.gc_minor = net(gc[1], u);
-    /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's */
-    p.fixed = net(fixed, u) - fixed->gcs * p.gc_minor;
+    /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's;
+     * its sleeps stay in it (the sleep phase is the loop's beyond their rate) */
+    p.fixed = fixed->cpu_ns - fixed->faults * fault_ns - fixed->gcs * p.gc_minor;
+    p.fixed_sleeps = fixed->sleeps;
     p.word = per_word(copy, copy0, u);
     p.gc_word = per_word(gc[0], gc[1], u);
     p.gc_major = net(gc[3], u); /* Data live in the old heap: a major copies it */
@@ -174,18 +177,18 @@ tc_account_loop tc_account_loop_of_test(int test)
 
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
 {
-    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f,%.1f\n", shape, len, tc_account_loop_names[loop],
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f,%.1f,%.4f\n", shape, len, tc_account_loop_names[loop],
             p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word, p->gc_dirty, p->fault,
-            p->carrier, p->sleep);
+            p->carrier, p->sleep, p->fixed_sleeps);
 }
 
-/* One row of the prices CSV: shape, length, loop and the ten prices, every field whole (a
+/* One row of the prices CSV: shape, length, loop and the eleven prices, every field whole (a
  * number followed by anything else is not one). */
 static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
     double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
-                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier, &p->sleep};
+                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier, &p->sleep, &p->fixed_sleeps};
     enum { FIELDS = 3 + sizeof nums / sizeof *nums };
     char *field[FIELDS];
     int n = 0;

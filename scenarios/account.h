@@ -20,8 +20,10 @@
  *   mmap   one carrier's mmap + munmap, untouched (the same probe)
  *   sleep  one voluntary context switch of a VM thread: a scheduler with nothing to run goes to
  *          sleep (erl_process.c scheduler_wait) until a message for one of its processes wakes
- *          it. The model runs no scheduler threads and counts none: what the VM's sleeps cost
- *          is outside the model's priced time.
+ *          it. The fixed price keeps the sleeps of the [] loop (fixed_sleeps per operation); the
+ *          sleep phase is the loop's sleeps beyond that rate, which can be fewer. The model runs
+ *          no scheduler threads and counts none (sleeps -1): its sleep phase is 0, its fixed
+ *          price the [] loop's, sleeps included.
  * Every price is nanoseconds of CPU time: the VM's process CPU clock (experiments/beam/
  * cpuclock.c) in its calibrations, this process's in the probe; a shared machine changes a
  * loop's wall time with the share of the cores other programs leave it, not its CPU time.
@@ -60,6 +62,7 @@ typedef struct tc_account_prices {
     double fault;        /* one first-touch fault, its page's unmap included */
     double carrier;      /* one carrier mapped and unmapped */
     double sleep;        /* one scheduler thread's sleep and wake-up */
+    double fixed_sleeps; /* the sleeps per operation the fixed price holds */
 } tc_account_prices;
 
 /* What one loop did, in the units the prices are for. */
@@ -68,7 +71,7 @@ typedef struct tc_account_counts {
     double minor, major, dirty;
     double gc_copied, gc_moved; /* words */
     double faults, carriers;
-    double sleeps; /* the VM's; the model's are 0 */
+    double sleeps; /* the VM's; -1: not counted (the model's) */
 } tc_account_counts;
 
 /* Counts times prices, in microseconds; total is their sum. */
@@ -95,8 +98,8 @@ size_t tc_account_probe_region(double faults);
 
 /* The prices of `loop` from the VM's calibration rows (tc_vm_account_point's, this loop's
  * context), the fault and carrier prices of the probe, and the words of Data: each unit
- * its calibration's CPU ns less the faults it took at fault_ns and the sleeps at the "sleep"
- * row's price (0 without that row), per word as the difference
+ * its calibration's CPU ns less the faults it took at fault_ns and (but for the fixed unit)
+ * the sleeps at the "sleep" row's price (0 without that row), per word as the difference
  * to its [] or no-live-words run. A GC unit the loop's context did not need calibrated
  * (no messages moved) takes the collector's per-word price. false, after one line on stderr
  * naming it, when a row is missing. */
@@ -107,7 +110,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
  * tc_account_prices's fields in ns. */
 #define TC_ACCOUNT_PRICES_HEADER                                                                   \
     "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
-    "gc_dirty_ns,fault_ns,carrier_ns,sleep_ns"
+    "gc_dirty_ns,fault_ns,carrier_ns,sleep_ns,fixed_sleeps"
 /* Writes one row of it. */
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
 /* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and

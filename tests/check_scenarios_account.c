@@ -25,7 +25,8 @@ static const tc_account_prices prices = {.fixed = 100,
                                          .gc_dirty = 20000,
                                          .fault = 1500,
                                          .carrier = 6000,
-                                         .sleep = 16000};
+                                         .sleep = 16000,
+                                         .fixed_sleeps = 0.001};
 
 START_TEST(phases_are_counts_times_prices)
 {
@@ -39,7 +40,7 @@ START_TEST(phases_are_counts_times_prices)
     ck_assert_double_eq_tol(ph.gc_us, (10 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 20000) / 1000.0, 1e-9);
     ck_assert_double_eq_tol(ph.fault_us, 45.0, 1e-9);
     ck_assert_double_eq_tol(ph.mmap_us, 12.0, 1e-9);
-    ck_assert_double_eq_tol(ph.sleep_us, 48.0, 1e-9); /* 3 sleeps at 16 us */
+    ck_assert_double_eq_tol(ph.sleep_us, 32.0, 1e-9); /* 3 sleeps, 1 of them the [] loop's rate, at 16 us */
     ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us,
                             1e-9);
     /* a major whose copy is all of what the GCs copied leaves no word to charge twice */
@@ -118,15 +119,23 @@ START_TEST(prices_from_calibration_rows)
     a.nprices -= 2;
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
     ck_assert_double_eq_tol(p.gc_move_word, 2.5, 1e-9);
-    /* a sleep row: every calibration's own sleeps come out at its price, as its faults */
+    /* a sleep row: a calibration's own sleeps come out at its price, as its faults, but for
+     * the fixed unit's, which it keeps; the sleep phase is a loop's sleeps beyond their rate */
     add(&a, "rt", "sleep", 16000, 0, 0, 0);
-    a.price[0].sleeps = 0.01; /* rt_fixed: one sleep in 100 round trips */
+    a.price[0].sleeps = 0.01;                   /* rt_fixed: one sleep in 100 round trips */
+    a.price[4].sleeps = 0.1;                    /* gc_minor_nil: one in ten GCs */
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
     ck_assert_double_eq_tol(p.sleep, 16000, 1e-9);
-    ck_assert_double_eq_tol(p.fixed, 700 - 0.01 * 16000 - 0.1 * 3000, 1e-9);
+    ck_assert_double_eq_tol(p.fixed_sleeps, 0.01, 1e-12);
+    ck_assert_double_eq_tol(p.gc_minor, 3000 - 0.1 * 16000, 1e-9);
+    ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * p.gc_minor, 1e-9);
     tc_account_counts c = {.ops = 1000, .words = 0, .sleeps = 250};
-    ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 4000, 1e-9); /* 250 x 16 us */
-    ck_assert_double_eq_tol(tc_account_price(&c, &p).total_us, 1000 * p.fixed / 1000 + 4000, 1e-9);
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 240 * 16.0, 1e-9); /* 250 - 1000 x 0.01 */
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).total_us, 1000 * p.fixed / 1000 + 240 * 16.0, 1e-9);
+    c.sleeps = 4; /* fewer than the [] loop's rate: the phase takes them back */
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, -6 * 16.0, 1e-9);
+    c.sleeps = -1; /* not counted (the model's): no sleep phase, the fixed price as it is */
+    ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 0, 1e-12);
     /* the lookup loop has no rows here: one line on stderr, false */
     ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, 6000, &p));
 }
@@ -152,7 +161,8 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert(used == 1000 && got.word == 2); /* 2500 is nearer 1000 than 10000 by ratio */
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 4000, TC_ACCOUNT_LOOKUP, &got, &used), TC_OK);
     ck_assert(used == 10000 && got.word == 4);
-    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier && got.sleep == prices.sleep);
+    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier && got.sleep == prices.sleep &&
+              got.fixed_sleeps == prices.fixed_sleeps);
     ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
     ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
                      TC_EIO);
@@ -162,11 +172,11 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
     /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
-    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000,16000",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,7",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000",
-                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000,16000",
-                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000,16000"};
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000,16000,0.01",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,0.01,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,0.01",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000,16000,0.01"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);

@@ -20,7 +20,7 @@ vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mma
 model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm_carriers,model_minor,model_major,\
 model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps"
 prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
-fault_ns,carrier_ns,sleep_ns"
+fault_ns,carrier_ns,sleep_ns,fixed_sleeps"
 
 # Bad input: exit 2 and one line, before any VM is started.
 bad() { # bad NAME ARGS...
