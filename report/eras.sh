@@ -49,6 +49,29 @@ awk "$lib"'
 ' "$eras" | awk -F, 'NR == 1 { print; next } { o = ($1 == "r10b-2-32") ? 1 : ($1 == "r10b-2-64") ? 2 : 3; print o "," $0 }' |
     { IFS= read -r h; echo "$h"; sort -t, -k1,1n -k3,3n | cut -d, -f2-; } >"$der/eras-2005.csv"
 
+# The faults beside the GCs: per VM and length, the OS process's minor faults in a round-trip
+# pass (the median of the three), the lookup pass and the insert pass, the model's beside each
+# (rows whose VM run counted them: a row kept from an earlier run has none).
+awk "$lib"'
+    !csv_row() { next }
+    csv_get("benchmark") == "eptest" && csv_get("variant") == "base" && csv_has("faults") && csv_get("faults") != "" {
+        vm = csv_get("vm"); L = csv_get("payload_len"); t = csv_get("test"); k = vm SUBSEP L
+        if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+        f[k, t] = csv_get("faults"); mf[k, t] = csv_get("model_faults")
+    }
+    function median3(a, b, c) { a += 0; b += 0; c += 0; return (a > b) ? ((b > c) ? b : (a > c ? c : a)) : ((a > c) ? a : (b > c ? c : b)) }
+    function m3(arr, k) { return (arr[k, "proc1"] == "") ? "" : median3(arr[k, "proc1"], arr[k, "proc2"], arr[k, "proc3"]) }
+    END {
+        print "vm,payload_len,proc_faults,model_proc_faults,lookup_faults,model_lookup_faults,insert_faults,model_insert_faults"
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, p, SUBSEP)
+            printf "%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], m3(f, k), m3(mf, k), f[k, "ets_lookup"], mf[k, "ets_lookup"],
+                f[k, "ets_insert"], mf[k, "ets_insert"]
+        }
+    }
+' "$eras" | awk -F, 'NR == 1 { print; next } { o = ($1 == "r10b-2-64") ? 1 : ($1 == "r13b01-plain") ? 2 : ($1 == "r13b01-smp") ? 3 : 4; print o "," $0 }' |
+    { IFS= read -r h; echo "$h"; sort -t, -k1,1n -k3,3n | cut -d, -f2-; } >"$der/eras-faults.csv"
+
 # The bars in one row: R10B-2 (64-bit) lengths 1000..30000 within 15 %, passes with equal GCs.
 awk "$lib"'
     !csv_row() { next }

@@ -44,7 +44,7 @@
 #                         proc_us, lookup_us, ratio (times)
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
-#                         own collections); model_median_us, model_ratio; etsbench --meta-lock:
+#                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
 #                         model_ns_per_op (time)
 # The fingerprint is a sha256 over the model's sources as they are in the work tree (the
 # library's floors, the experiments' harness, eptest, ablate and etsbench, the build files) and
@@ -269,18 +269,19 @@ eras_cells() {
                 tag=counts; [ "$mode" = write ] && tag="r$r"
                 m=$(model "$tag" eptest --era "$a" --len "$c" --iterations "$d" --repeats "$([ "$mode" = write ] && echo "$rep" || echo 1)" ${sw[@]+"${sw[@]}"})
                 awk -v era="$a" -v variant="$b" "$lib"'!csv_row() { next }
-                    { t = csv_get("test"); us["x", t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); L = csv_get("payload_len"); n = csv_get("iterations") }
+                    { t = csv_get("test"); us["x", t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); fa[t] = csv_get("faults")
+                      L = csv_get("payload_len"); n = csv_get("iterations") }
                     END { ratio = rt_ratio(us, "x", "ets_lookup")
                           split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
-                          for (i = 1; i <= 7; i++) printf "eptest --era %s,%s,%s,%s,%s,%s,%s,%s,\n", era, variant, ts[i], L, n,
-                              us["x", ts[i]], ts[i] == "ets_lookup" ? sprintf("%.4f", ratio) : "", g[ts[i]] }' "$m" >>"$tmp/eras.rows"
+                          for (i = 1; i <= 7; i++) printf "eptest --era %s,%s,%s,%s,%s,%s,%s,%s,,%s\n", era, variant, ts[i], L, n,
+                              us["x", ts[i]], ts[i] == "ets_lookup" ? sprintf("%.4f", ratio) : "", g[ts[i]], fa[ts[i]] }' "$m" >>"$tmp/eras.rows"
             done
         else
             [ "$mode" = write ] || continue # etsbench rows have no counts
             for r in $(seq 1 "$b"); do
                 m=$(model "r$r" etsbench --iterations "$a" --repeats 1 --meta-lock)
                 awk -v n="$a" "$lib"'!csv_row() { next }
-                    { printf "etsbench %s/%s,base,%s,0,%s,%.1f,,,%s\n", csv_get("lock_mode"), csv_get("threads"), csv_get("op"), n,
+                    { printf "etsbench %s/%s,base,%s,0,%s,%.1f,,,%s,\n", csv_get("lock_mode"), csv_get("threads"), csv_get("op"), n,
                           csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$m" >>"$tmp/eras.rows"
             done
         fi
@@ -290,17 +291,18 @@ eras_cells() {
         function med(s,    a, n) { n = split(s, a, " "); return median(a, n) }
         function add(arr, k, v) { if (v != "") arr[k] = (k in arr) ? arr[k] " " v : v }
         FILENAME != csvfile { split($0, x, ","); k = x[1] SUBSEP x[2] SUBSEP x[3] SUBSEP x[4] SUBSEP x[5]
-            add(us, k, x[6]); add(ra, k, x[7]); add(gc, k, x[8]); add(ns, k, x[9]); next }
+            add(us, k, x[6]); add(ra, k, x[7]); add(gc, k, x[8]); add(ns, k, x[9]); add(fa, k, x[10]); next }
         !csv_row() { next }
         { r++; c = csv_get("model_config"); if (c == "") next
           t = csv_get("test"); cfg = c; sub(/ --meta-lock$/, "", cfg)
           if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : "put"
           k = cfg SUBSEP csv_get("variant") SUBSEP t SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
           if (k in gc) printf "%d,model_gcs,%d\n", r, med(gc[k])
+          if ((k in fa) && csv_has("model_faults")) printf "%d,model_faults,%d\n", r, med(fa[k])
           if (k in us) printf "%d,model_median_us,%.1f\n", r, med(us[k])
           if (k in ra) printf "%d,model_ratio,%.4f\n", r, med(ra[k])
           if (k in ns) printf "%d,model_ns_per_op,%.1f\n", r, med(ns[k]) }' csv_inputs=0 csvfile="$f" "$tmp/eras.rows" "$f" >"$tmp/cells"
-    counts="model_gcs" faults="" times="model_median_us model_ratio model_ns_per_op"
+    counts="model_gcs" faults="model_faults" times="model_median_us model_ratio model_ns_per_op"
 }
 
 # ---- compare, write --------------------------------------------------------------------------

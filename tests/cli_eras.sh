@@ -48,7 +48,9 @@ bash "$eras/run.sh" --help >"$tmp/o" 2>&1; rc=$?
 [ ! -e "$tmp/out.csv" ]; check "nothing written on bad input" $?
 
 # ---- the committed CSV: metadata, header, the row kinds and their model columns
-want="vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+# a file of the runs before faults were counted (the --keep fixture below is one)
+want_old="vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+want="$want_old,faults,model_faults"
 [ "$(grep -v '^#' "$csv" | head -n 1)" = "$want" ]; check "eras.csv: header" $?
 for key in source compiler cflags r10b-2_fixes_sha256 r13b01_fixes_sha256 r10b-2-32_beam_emu_flags r10b-2-64_beam_emu_flags \
     r13b01-plain_beam_emu_flags r13b01-smp_beam_emu_flags r10b-2-32_system_version r13b01-smp_system_version date git machine load; do
@@ -67,6 +69,10 @@ awk "$lib"'
       if (csv_get("variant") == "base" && vm ~ /^r1/ && (b == "eptest" || csv_get("iterations") == 1000000) &&
           csv_get("model_median_us") == "") { print "no model: " $0; bad = 1 }
       if (b == "eptest" && csv_get("gcs") == "") { print "no tester gcs: " $0; bad = 1 }
+      # faults: counted on every VM this run ran (the 32-bit rows are kept from a run before)
+      if (b == "eptest" && vm != "r10b-2-32" && csv_get("faults") !~ /^[0-9]+$/) { print "no faults: " $0; bad = 1 }
+      if (b == "eptest" && csv_get("variant") == "base" && vm ~ /^(r10b-2-64|r13b01-plain|otp25)$/ &&
+          csv_get("model_faults") !~ /^[0-9]+$/) { print "no model faults: " $0; bad = 1 }
       if (b == "eptest" && t == "ets_lookup" && csv_get("ratio") == "") { print "no ratio: " $0; bad = 1 } }
     END { for (v in seen) n++; if (n != 5) { print n " VMs, not 5"; bad = 1 }; exit bad }' "$csv"
 check "eras.csv: every row a known VM, benchmark and test, with its model" $?
@@ -89,6 +95,7 @@ awk "$lib"'
       if (csv_get("vm") != "otp25" || csv_get("benchmark") != "eptest") bad = 1
       if (t == "ets_lookup" && csv_get("ratio") + 0 <= 0) { print "no ratio"; bad = 1 }
       if (g !~ /^[0-9]+$/ || s !~ /^[0-9]+$/) { print "gcs not counts: " g " " s; bad = 1 }
+      if (csv_get("faults") !~ /^[0-9]+$/) { print "faults not a count: " csv_get("faults"); bad = 1 }
       # L = 1000: every lookup result (2003 words) overflows a fresh 233-word heap, so the tester collects
       if (t == "ets_lookup" && csv_get("payload_len") == 1000 && g + 0 == 0) { print "no lookup GC at L = 1000"; bad = 1 }
       # The empty loop allocates nothing, but a GC the lookup pass left desired (its results in
@@ -115,14 +122,14 @@ erl -noshell -pa "$tmp" -run eras_ets main otp25 >/dev/null 2>&1; [ $? -eq 2 ]; 
 # --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh
 if command -v erl >/dev/null 2>&1; then
     printf '%s\n' "# date: 2026-01-01T00:00:00Z" "# machine: somewhere" "# git: abc1234" "# load: load average 1 2 3" \
-        "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" "$want" \
+        "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" "$want_old" \
         "r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5,7,,,1,r10b,eptest --era r10b,2.0,0.5,7," >"$tmp/kept.csv"
     bash "$eras/run.sh" --model "$1" --quick --keep r10b-2-32 --out "$tmp/kept.csv" >/dev/null 2>"$tmp/e"
     ok=$?; check "--keep with OTP 25 alone runs ($(tail -n 1 "$tmp/e"))" $ok
     grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
         grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
     check "--keep: the kept row as it was, OTP 25's new" $?
-    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,$' "$tmp/kept.csv"
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,,,$' "$tmp/kept.csv"
     ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
     grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
         grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"

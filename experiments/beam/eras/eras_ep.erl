@@ -21,6 +21,14 @@
 %% tester): the tester receives the counts only after its last pass, so counting leaves its
 %% heap as in the timed runs.
 %%
+%% Faults. The OS process's minor faults per pass (field 10 of /proc/self/stat, every thread
+%% together), read by a meter process at the end of each pass of the timed runs (and once
+%% before the first): the tester sends it the pass's name (an atom: no words on the tester's
+%% heap) and waits for its answer (an atom too), so the reading falls between passes and the
+%% tester's heap history is unchanged. The meter reads through a raw file, which every one of
+%% the three VMs has; its own heap is sized and warmed before the first pass, so its reads
+%% take no faults of their own.
+%%
 %% Usage: erl -noshell -pa DIR -run eras_ep main VM L N REPEATS OUT [VARIANT]
 %% (VM is the label written in the rows; OUT a file, rows appended after a header if new).
 %% VARIANT, one variable changed at a time (default base):
@@ -29,7 +37,7 @@
 %%   heap_W       the tester is spawned with {min_heap_size, W} words (W a number): a heap
 %%                that holds the results, so lookups and replies land on it, not in fragments
 -module(eras_ep).
--export([main/1, tester/4, server/1, tracer/1]).
+-export([main/1, tester/4, server/1, tracer/1, meter/1]).
 %% Shared with eras_ets.erl.
 -export([median/1, fmt/1]).
 %% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
@@ -56,21 +64,49 @@ variant(Other) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W)
 
 tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 
-%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs}].
+%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs, Faults}] (Faults na
+%% in the traced run, which has no meter).
 run(L, N, {Keys, Opts}, Traced) ->
     Tracer = case Traced of
                  true -> Delivered = has_trace_delivered(),
                          {spawn(?MODULE, tracer, [Delivered]), Delivered};
-                 false -> none
+                 false -> {meter, spawn_opt(?MODULE, meter, [[]], [{min_heap_size, 4096}])}
              end,
     P = spawn_opt(?MODULE, tester, [self(), L, {N, Keys}, Tracer], Opts),
     tell(Tracer, P),
-    receive {P, Result} -> stop(Tracer), Result end.
+    receive {P, Result} -> faults(Result, readings(Tracer)) end.
 
-tell(none, _P) -> ok;
+%% Each pass's faults: its reading less the one before it.
+faults(Result, none) -> [{T, Us, A, M, S, na} || {T, Us, A, M, S} <- Result];
+faults(Result, [{start, F0} | Rs]) -> faults(Result, Rs, F0).
+faults([{T, Us, A, M, S} | Result], [{T, F} | Rs], F0) -> [{T, Us, A, M, S, F - F0} | faults(Result, Rs, F)];
+faults([], [], _F0) -> [].
+
+readings({meter, M}) -> M ! {take, self()}, receive {M, Rs} -> Rs end;
+readings(Tracer) -> stop(Tracer), none.
+
+%% The meter: told its tester, then a reading per pass name, answered with marked; {take,
+%% From} ends it.
+meter([]) ->
+    _ = minflt(),
+    receive {tester, P} -> meter(P, []) end.
+meter(P, Rs) ->
+    receive
+        {take, From} -> From ! {self(), lists:reverse(Rs)};
+        Test when is_atom(Test) -> F = minflt(), P ! marked, meter(P, [{Test, F} | Rs])
+    end.
+
+minflt() ->
+    {ok, Fd} = file:open("/proc/self/stat", [read, raw]),
+    {ok, Stat} = file:read(Fd, 4096),
+    ok = file:close(Fd),
+    %% the name in parentheses may hold spaces: count fields after its closing one
+    [_, After] = string:tokens(lists:last(string:tokens(Stat, "(")), ")"),
+    list_to_integer(lists:nth(8, string:tokens(After, " "))).
+
+tell({meter, M}, P) -> M ! {tester, P};
 tell({T, _}, P) -> T ! {tester, P}.
 
-stop(none) -> ok;
 stop({T, _}) -> T ! stop.
 
 %% Asked outside the tester: on R10B the call fails, and the caught error would be built on
@@ -86,6 +122,7 @@ tester(Parent, L, {N, Keys}, Tracer) ->
     S = spawn(?MODULE, server, [Data]),
     trace_on(Tracer, [self(), S]),
     T = ets:new(eras_ep, [set]),
+    _ = start(Tracer),
     Rows = [pass(Test, Keys, N, S, T, Data, Tracer) || Test <- tests()],
     Counts = take(Tracer),
     S ! stop,
@@ -96,7 +133,7 @@ zip([A | As], [B | Bs]) -> [{A, B} | zip(As, Bs)];
 zip([], []) -> [].
 
 
-trace_on(none, _) -> ok;
+trace_on({meter, _}, _) -> ok;
 trace_on({Tracer, _}, Pids) ->
     lists:foreach(fun(P) -> erlang:trace(P, true, [garbage_collection, {tracer, Tracer}]) end, Pids).
 
@@ -185,7 +222,11 @@ await_delivered(Ref, Counts) ->
 %% tester waits there until the tracer has had every event generated before the marker. The
 %% wait is one atom message, which takes no words on the tester's heap, and the tester runs
 %% no code of the benchmark meanwhile, so its heap history is that of the timed runs.
-mark(none, Test) -> Test;
+%% The meter's reading before the first pass.
+start({meter, _} = Meter) -> mark(Meter, start);
+start(_Tracer) -> ok.
+
+mark({meter, M}, Test) -> M ! Test, receive marked -> Test end;
 mark({Tracer, false}, Test) -> Tracer ! Test;
 mark({Tracer, true}, Test) -> Tracer ! Test, receive marked -> Test end.
 
@@ -205,7 +246,7 @@ count(P, Counts) ->
 %% Every pass's events were delivered before its marker was acknowledged (mark/2); asking
 %% erlang:trace_delivered from the tester instead put a message on its heap per pass and moved
 %% OTP 25's proc counts by a third.
-take(none) -> [{Test, none} || Test <- tests()];
+take({meter, _}) -> [{Test, none} || Test <- tests()];
 take({Tracer, _}) ->
     Tracer ! {take, self()},
     receive {Tracer, Passes} -> Passes end.
@@ -221,9 +262,10 @@ header(Out) ->
              "# wordsize: ", integer_to_list(erlang:system_info(wordsize)), "\n",
              "# gcs: the tester's own collections per pass (erlang:trace garbage_collection events, "
              "one extra untimed run); all_gcs: statistics(garbage_collection) over the pass, every "
-             "process, median of the timed runs\n",
+             "process, median of the timed runs; faults: the OS process's minor faults over the pass "
+             "(/proc/self/stat, read between passes by a meter process), median of the timed runs\n",
              "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
-             "ratio,gcs,server_gcs,all_gcs\n"]
+             "ratio,gcs,server_gcs,all_gcs,faults\n"]
     end.
 
 chomp(S) -> [C || C <- S, C =/= $\n].
@@ -234,16 +276,18 @@ rows(Vm, Variant, L, N, R, Timed, Traced) ->
     [begin
          Us = [us(Test, Run) || Run <- Timed],
          All = [all(Test, Run) || Run <- Timed],
-         {value, {Test, _, _, Mine, Server}} = lists:keysearch(Test, 1, Traced),
+         {value, {Test, _, _, Mine, Server, _}} = lists:keysearch(Test, 1, Traced),
+         Faults = [faults_of(Test, Run) || Run <- Timed],
          Med = median(Us),
          Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
-         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w~n",
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w~n",
                        [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
-                        ops(N, Med), Ratio, Mine, Server, round(median(All))])
+                        ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults))])
      end || Test <- tests()].
 
-us(Test, Run) -> {value, {Test, Us, _, _, _}} = lists:keysearch(Test, 1, Run), Us.
-all(Test, Run) -> {value, {Test, _, G, _, _}} = lists:keysearch(Test, 1, Run), G.
+us(Test, Run) -> {value, {Test, Us, _, _, _, _}} = lists:keysearch(Test, 1, Run), Us.
+all(Test, Run) -> {value, {Test, _, G, _, _, _}} = lists:keysearch(Test, 1, Run), G.
+faults_of(Test, Run) -> {value, {Test, _, _, _, _, F}} = lists:keysearch(Test, 1, Run), F.
 
 ops(_N, Us) when Us == 0 -> "";
 ops(N, Us) -> fmt(N * 1000000 / Us).

@@ -201,7 +201,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 started=$(date +%s) load0=$(load)
 say() { printf 'eras: [%4ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
 raw_model="$tmp/model.csv"
-echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op" >"$raw_model"
+echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op,faults" >"$raw_model"
 lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
 vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
 # The model's era for a VM's rows (R10B-2's 64-bit words are the model's; R13B01's r13b is its
@@ -216,15 +216,16 @@ model_eptest() {
         ${sw[@]+"${sw[@]}"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
     awk -v round="$1" -v src="eptest --era $2" -v variant="$3" "$lib"'
         !csv_row() { next }
-        { t = csv_get("test"); us[t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); L = csv_get("payload_len"); n = csv_get("iterations") }
+        { t = csv_get("test"); us[t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); fa[t] = csv_get("faults")
+          L = csv_get("payload_len"); n = csv_get("iterations") }
         END {
             a = us["proc1"]; b = us["proc2"]; c = us["proc3"]  # the round trip: the median of the three
             m = (a > b) ? ((b > c) ? b : (a > c ? c : a)) : ((a > c) ? a : (b > c ? c : b))
             split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
             for (i = 1; i <= 7; i++) {
                 t = ts[i]
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,\n", round, src, variant, t, L, n, us[t],
-                    (t == "ets_lookup" && m > 0) ? sprintf("%.4f", us[t] / m) : "", g[t]
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,,%s\n", round, src, variant, t, L, n, us[t],
+                    (t == "ets_lookup" && m > 0) ? sprintf("%.4f", us[t] / m) : "", g[t], fa[t]
             }
         }' "$tmp/m.csv" >>"$raw_model"
 }
@@ -236,7 +237,7 @@ model_ets() {
         >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
     awk -v round="$1" -v n="$ets_n" "$lib"'
         !csv_row() { next }
-        { printf "%s,etsbench %s/%s,base,%s,0,%s,%.1f,,,%s\n", round, csv_get("lock_mode"), csv_get("threads"),
+        { printf "%s,etsbench %s/%s,base,%s,0,%s,%.1f,,,%s,\n", round, csv_get("lock_mode"), csv_get("threads"),
               csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$tmp/e.csv" >>"$raw_model"
 }
 
@@ -306,7 +307,8 @@ fi
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post"
     echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
-    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
+    echo "# faults: the VM's OS process's minor faults per pass (/proc/self/stat read between the passes of the timed runs), median; model_faults: the model's eptest faults; empty where not measured (rows kept from a run before faults were counted)"
+    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults"
     awk "$lib"'
         function med(list,    a, n, i, j, t) {
             if (list == "") return ""
@@ -319,12 +321,13 @@ fi
         !csv_row() { next }
         csv_has("source") {
             m = csv_get("source") SUBSEP csv_get("variant") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
-            add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op"))
+            add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op")); add(mfa, m, csv_get("faults"))
             next
         }
         {   k = csv_get("vm") SUBSEP csv_get("variant") SUBSEP csv_get("benchmark") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
             if (!(k in nr)) order[++nk] = k
             add(us, k, csv_get("median_us")); if (csv_has("ratio")) add(ra, k, csv_get("ratio")); add(gc, k, csv_get("gcs")); add(op, k, csv_get("ops_per_s"))
+            if (csv_has("faults")) add(fa, k, csv_get("faults"))
             if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
             if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
             if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
@@ -332,6 +335,7 @@ fi
             if (csv_has("model_era"))  # a kept row: its model columns, where this run has no such model run
                 kept_model[k] = csv_get("model_era") "," csv_get("model_config") "," csv_get("model_median_us") "," \
                     csv_get("model_ratio") "," csv_get("model_gcs") "," csv_get("model_ns_per_op")
+            if (csv_has("model_faults")) kept_mfa[k] = csv_get("model_faults")
         }
         END {
             for (i = 1; i <= nk; i++) {
@@ -350,9 +354,10 @@ fi
                         f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", med(mns[mk]))
                 else
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n", vm, va, b, t, L, n,
+                mf = (mk in mfa) ? f("%d", med(mfa[mk])) : (k in kept_mfa) ? kept_mfa[k] : ""
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s\n", vm, va, b, t, L, n,
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
-                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model, f("%d", med(fa[k])), mf
             }
         }' "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
 } >"$out.tmp"
