@@ -46,8 +46,11 @@
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
 #                         model_ns_per_op (time)
+#   unitcost.csv, unitcost-quick.csv  unit, shape, words, dest, src -> unitcost [--quick] (the
+#                         model's side alone): model_faults; model_ns stays as measured, beside
+#                         the VM's in the same run
 # The fingerprint is a sha256 over the model's sources as they are in the work tree (the
-# library's floors, the experiments' harness, eptest, ablate and etsbench, the build files) and
+# library's floors, the experiments' harness, eptest, ablate, etsbench and unitcost, the build files) and
 # the compiler's version: two builds with the same fingerprint make the same counts.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,8 +73,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-# What the model's counts are built from: the library's floors, the harness, the three
-# experiments recompute runs (eptest, ablate, etsbench) and the build files; not the other
+# What the model's counts are built from: the library's floors, the harness, the four
+# experiments recompute runs (eptest, ablate, etsbench, unitcost) and the build files; not the other
 # experiments, the tools, the tests or the report, nor the session with the installed VM
 # (scenarios/vmside.[ch]: the instrument's other half, run only with --vm, never by recompute).
 fingerprint() {
@@ -80,7 +83,8 @@ fingerprint() {
         git ls-files -co --exclude-standard -- alloc codec copy heaps stores terms scenarios termcopy.h CMakeLists.txt \
             ':!scenarios/vmside.[ch]' \
             experiments/CMakeLists.txt 'experiments/harness.[ch]' 'experiments/output.[ch]' 'experiments/perf.[ch]' \
-            'experiments/profiler.[ch]' 'experiments/workload_cli.[ch]' experiments/eptest.c experiments/ablate.c experiments/etsbench.c |
+            'experiments/profiler.[ch]' 'experiments/workload_cli.[ch]' experiments/eptest.c experiments/ablate.c experiments/etsbench.c \
+            experiments/unitcost.c |
             LC_ALL=C sort | while IFS= read -r f; do [ -f "$f" ] && printf '%s %s\n' "$(sha256sum <"$f" | cut -c1-64)" "$f"; done
         "${CC:-cc}" --version 2>/dev/null | head -n 1
     ) | sha256sum | cut -c1-16
@@ -89,11 +93,11 @@ fp=$(fingerprint)
 [ "$mode" = fingerprint ] && { echo "$fp"; exit 0; }
 [ "$mode" = write ] || [ $stamp_only -eq 1 ] && [ $quick -eq 1 ] && die "--quick checks a part; --write and --stamp take every row"
 if [ ${#files[@]} -eq 0 ]; then
-    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds eras; do
+    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds eras unitcost unitcost-quick; do
         [ -f "$top/report/data/$f.csv" ] && files+=("$top/report/data/$f.csv")
     done
 fi
-for b in eptest ablate etsbench; do [ -x "$bin/$b" ] || die "no $bin/$b (cmake --build build/release)"; done
+for b in eptest ablate etsbench unitcost; do [ -x "$bin/$b" ] || die "no $bin/$b (cmake --build build/release)"; done
 lib="$(cat "$top/report/csv.awk" "$top/report/stats.awk") BEGIN { csv_who = \"recompute\" }"
 # the model's runs, once per fingerprint and configuration (TC_RECOMPUTE_CACHE: elsewhere)
 cache="${TC_RECOMPUTE_CACHE:-$top/build/recompute}/$fp"
@@ -305,6 +309,24 @@ eras_cells() {
     counts="model_gcs" faults="model_faults" times="model_median_us model_ratio model_ns_per_op"
 }
 
+# ---- unitcost.csv, unitcost-quick.csv ---------------------------------------------------------
+# The model's side of unitcost on the file's grid (--quick when its experiment line says so):
+# model_faults per row, matched by unit, shape, words, dest and src. model_ns is timed beside
+# the VM's unit in the same run (model_over_vm divides the two), so it stays as measured.
+unitcost_cells() {
+    local f="$1" q=() m
+    grep -q '^# experiment: unitcost --quick' "$f" && q=(--quick)
+    m=$(model counts unitcost ${q[@]+"${q[@]}"})
+    awk "$lib"'
+        function k() { return csv_get("unit") SUBSEP csv_get("shape") SUBSEP csv_get("words") SUBSEP csv_get("dest") SUBSEP csv_get("src") }
+        !csv_row() { next }
+        csv_file == 1 { now[k()] = csv_get("model_faults"); next }
+        { r++; if (k() in now) printf "%d,model_faults,%s\n", r, now[k()]
+               else { printf "%s: row %d: the current unitcost has no such unit\n", FILENAME, r > extra } }
+    ' extra="$tmp/extra" "$m" "$f" >"$tmp/cells"
+    counts="" faults="model_faults" times=""
+}
+
 # ---- compare, write --------------------------------------------------------------------------
 # apply FILE OUT: FILE with the recomputed cells in place (counts only in --check; every model
 # column in --write, with the stamp), to OUT; the differing count cells to $tmp/diff.
@@ -374,6 +396,7 @@ for f in "${files[@]}"; do
         vm-interventions-rounds*) rounds_cells "$f" ;;
         vm-interventions*) interventions_cells "$f" ;;
         eras*) eras_cells "$f" ;;
+        unitcost.csv | unitcost-quick.csv) unitcost_cells "$f" ;;
         *) die "$name: no model columns known (see --help)" ;;
         esac
         apply "$f" "$tmp/$name.now"

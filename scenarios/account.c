@@ -119,11 +119,11 @@ static const tc_vm_price *row(const tc_vm_account *a, const char *loop, const ch
     return NULL;
 }
 
-/* CPU ns of one operation less its faults. */
-/* A calibration's CPU ns less its own faults and sleeps at their prices. */
+/* The prices a calibration's own faults and sleeps are taken out at. */
 typedef struct unit_prices {
     double fault, sleep;
 } unit_prices;
+/* A calibration's CPU ns less its own faults and sleeps at their prices. */
 static double net(const tc_vm_price *r, unit_prices u) { return r->cpu_ns - r->faults * u.fault - r->sleeps * u.sleep; }
 
 /* Per word: the difference of a run and its base over the words between them. */
@@ -157,7 +157,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     p.gc_minor = net(gc[1], u);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's;
      * its sleeps stay in it (the sleep phase is the loop's beyond their rate) */
-    p.fixed = fixed->cpu_ns - fixed->faults * fault_ns - fixed->gcs * p.gc_minor;
+    p.fixed = net(fixed, (unit_prices){fault_ns, 0}) - fixed->gcs * p.gc_minor;
     p.fixed_sleeps = fixed->sleeps;
     p.word = per_word(copy, copy0, u);
     p.gc_word = per_word(gc[0], gc[1], u);

@@ -12,7 +12,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rc=$here/../report/recompute.sh cmp=$here/../report/compare.sh
 bin="$1/experiments"
-[ -x "$bin/ablate" ] && [ -x "$bin/eptest" ] && [ -x "$bin/etsbench" ] || { echo "cli_recompute: no ablate, eptest or etsbench in $bin"; exit 77; }
+[ -x "$bin/ablate" ] && [ -x "$bin/eptest" ] && [ -x "$bin/etsbench" ] && [ -x "$bin/unitcost" ] ||
+    { echo "cli_recompute: no ablate, eptest, etsbench or unitcost in $bin"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TC_RECOMPUTE_CACHE="$tmp/cache"
@@ -98,6 +99,20 @@ r=$?
 ok=$?; check "rounds: faults as no committed round's differ (exit $r: $(cat "$tmp/log"))" $ok
 bash "$rc" --bogus >/dev/null 2>&1; [ $? -eq 2 ]; check "--bogus exits 2" $?
 bash "$rc" --write --quick >/dev/null 2>&1; [ $? -eq 2 ]; check "--write --quick exits 2" $?
+
+# ---- unitcost: model_faults matched by unit, shape, words, dest and src ------------------------
+"$bin/unitcost" --quick --csv "$tmp/u.csv" >/dev/null 2>&1
+# a committed quick run: its header and two fresh rows with a fault count, the first 10 faults
+# off (past the 2-fault tolerance), in reverse order, and a unit the code does not have
+{ echo "# experiment: unitcost --quick --vm"; grep -v '^#' "$tmp/u.csv" | head -n 1
+  grep -v '^#' "$tmp/u.csv" | awk -F, '$8 == "fresh" && $10 ~ /^[0-9]+/' | head -n 2 |
+      awk -F, -v OFS=, 'NR == 1 { $10 = $10 + 10 } { l[NR] = $0 } END { print l[2]; print l[1] }'
+  echo "no_such_unit,ints,64,5.0,5.0,1.0,n/a,fresh,hot,3,3"; } >"$tmp/data/unitcost-quick.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/unitcost-quick.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 1 ] && grep -q 'unitcost-quick.csv: row 2 .*model_faults' "$tmp/log" && ! grep -q 'row 1 .*model_faults' "$tmp/log" &&
+    grep -q 'row 3: the current unitcost has no such unit' "$tmp/log"
+ok=$?; check "unitcost: the row 10 faults off and the unknown unit listed, the equal row not: exit $r ($(cat "$tmp/log"))" $ok
 
 # ---- compare.sh: two runs ----------------------------------------------------------------------
 run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the canonical table
