@@ -74,7 +74,7 @@ run(L, N, {Keys, Opts}, Traced) ->
              end,
     P = spawn_opt(?MODULE, tester, [self(), L, {N, Keys}, Tracer], Opts),
     tell(Tracer, P),
-    receive {P, Result} -> faults(Result, readings(Tracer)) end.
+    receive {P, Result} -> faults(Result, finish(Tracer)) end.
 
 %% Each pass's faults: its reading less the one before it.
 faults(Result, none) -> [{T, Us, A, M, S, na} || {T, Us, A, M, S} <- Result];
@@ -82,8 +82,9 @@ faults(Result, [{start, F0} | Rs]) -> faults(Result, Rs, F0).
 faults([{T, Us, A, M, S} | Result], [{T, F} | Rs], F0) -> [{T, Us, A, M, S, F - F0} | faults(Result, Rs, F)];
 faults([], [], _F0) -> [].
 
-readings({meter, M}) -> M ! {take, self()}, receive {M, Rs} -> Rs end;
-readings(Tracer) -> stop(Tracer), none.
+%% Ends the run's helper: the meter's readings, or none when the tracer was stopped.
+finish({meter, M}) -> M ! {take, self()}, receive {M, Rs} -> Rs end;
+finish(Tracer) -> stop(Tracer), none.
 
 %% The meter: told its tester, then a reading per pass name, answered with marked; {take,
 %% From} ends it.
@@ -100,8 +101,9 @@ minflt() ->
     {ok, Fd} = file:open("/proc/self/stat", [read, raw]),
     {ok, Stat} = file:read(Fd, 4096),
     ok = file:close(Fd),
-    %% the name in parentheses may hold spaces: count fields after its closing one
-    [_, After] = string:tokens(lists:last(string:tokens(Stat, "(")), ")"),
+    %% the name in parentheses may hold spaces or parentheses: the fields after the last ')'
+    %% start at the third (state), so minflt, the tenth, is their eighth
+    After = lists:reverse(lists:takewhile(fun(C) -> C =/= $) end, lists:reverse(Stat))),
     list_to_integer(lists:nth(8, string:tokens(After, " "))).
 
 tell({meter, M}, P) -> M ! {tester, P};
