@@ -94,6 +94,11 @@ static const tc_policy_field fields[] = {
      "(R10B-2 and R13B01 have none)",
      "a GC this large (words), after a BIF or at a schedule-in, goes to a dirty scheduler: the process "
      "yields, or is scheduled out, and is collected at its next schedule-in (0: never)"},
+    {"dirty_gc_first", BOOL(dirty_gc_first), ERAS("off", "off", "off"),
+     "OTP 25 erl_process.h erts_schedule_dirty_sys_execution; erl_process.c schedule_out_process "
+     "(check_enqueue_in_prio_queue: the dirty CPU run queue); the dirty scheduler thread beside the normal one",
+     "a long GC sent to a dirty scheduler runs before the tasks queued on the normal scheduler (on), "
+     "or after them at the process's next schedule-in (off); in the VM a race between two threads"},
     {"move_live_frags", BOOL(move_live_frags), ERAS("off", "off", "on"),
      "R13B01 erl_gc.c collect_heap_frags (traces from the roots); OTP 25 erl_gc.c collect_live_heap_frags "
      "(do_minor, major_collection: live_hf_end)",

@@ -161,6 +161,15 @@ typedef struct tc_policy {
      * (garbage_collect: delay_gc_after_start). Modelled at the GC-after-BIF safe point and a
      * schedule-in (see proc.h). */
     uint64_t long_gc_words;
+    /* Which of two threads goes first once a long GC is sent to a dirty CPU scheduler while
+     * another task waits on the normal one (erl_process.c schedule_out_process enqueues the
+     * process, ERTS_PSFLG_DIRTY_ACTIVE_SYS set by erl_process.h
+     * erts_schedule_dirty_sys_execution, on the dirty CPU run queue, and the dirty thread
+     * runs it beside the normal scheduler's next task): false, the normal scheduler's queued
+     * tasks run first and the GC at the process's next schedule-in (what the model does by
+     * default); true, the GC runs as the process leaves, before them. A race on thread
+     * wake-up in the VM, not a rule: the switch gives the other outcome (sched.h). */
+    bool dirty_gc_first;
     bool move_live_frags; /* fragments made by the BIF move whole into the new heap */
     /* S_REDZONE (erl_vm.h): words under the stack that runtime code leaves to the emulator.
      * HEAP_LIMIT (erl_process.h) is max(htop, stop - S_REDZONE): HAlloc (HAllocX via

@@ -136,7 +136,15 @@ tc_result tc_sched_run(tc_sched *s)
             s->stats.switches++;
             (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
             if (s->head && tc_proc_schedule_in_goes_dirty(p)) {
-                enqueue(s, t); /* its GC went to a dirty scheduler: the next task runs first */
+                /* its GC went to a dirty scheduler: the next task runs first, or, with
+                 * policy.dirty_gc_first, after the GC (which then costs no slice) */
+                if (pol->dirty_gc_first) {
+                    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+                    if (r != TC_OK)
+                        return r;
+                    (void)tc_proc_take_reds(p);
+                }
+                enqueue(s, t);
                 continue;
             }
             bool dirty = proc_dirty_gc_pending(p); /* a long GC runs on a dirty scheduler */
@@ -179,6 +187,14 @@ tc_result tc_sched_run(tc_sched *s)
             t->status = TC_TASK_WAITING;
             break;
         default: /* yielded or out of reductions */
+            if (pol->dirty_gc_first && s->head && proc_dirty_gc_pending(p)) {
+                /* a long GC asked for in the slice (a GC after a BIF): the dirty scheduler
+                 * collects before the queued tasks run (policy.dirty_gc_first) */
+                tc_result r = tc_proc_schedule_in_maybe_gc(p);
+                if (r != TC_OK)
+                    return r;
+                (void)tc_proc_take_reds(p);
+            }
             enqueue(s, t);
             break;
         }
