@@ -56,7 +56,20 @@
  *   eptest.erl's untraced tester shows at tuple L = 28000 (the server's reply lands before
  *   the GC: 10 runs of 10 at +S 1:1 and +S 2:2), while the same tester traced with
  *   system_profile's runnable_procs and receive events, which slow the server, has the dirty
- *   GC start first.
+ *   GC start first. policy.dirty_gc_first (off in every era) takes the other outcome: the GC
+ *   runs as the process leaves (a long GC after a BIF, or one a schedule-in sent dirty),
+ *   before the queued tasks. The race is the dirty CPU scheduler thread's wake-up against
+ *   the normal scheduler's switch to the next task and that task's work: at ints L = 18250
+ *   (eptest.erl's round trips, traced with running events and scheduler ids) the dirty
+ *   scheduler took the tester 100-350 us after it left, the server's reply took about 55 us;
+ *   untraced, the same point gives 250 or 500 GCs per pass from run to run at +S 1:1 and 2:2
+ *   (more often 250 on a loaded machine), and gctrace.erl's two traces are the model's with
+ *   the switch off and on, GC for GC. Each long GC is a new draw (ints 20000: server first at
+ *   proc1's 9th call, GC first at its 21st). At +S 2:2 there is a second race the one run
+ *   queue cannot give: the other normal scheduler may take the tester, queued behind the
+ *   server after its send's yield, and run its schedule-in GC while the server copies the
+ *   reply (the same trace: a GC of every call while the two ran on two schedulers), so a
+ *   run's count can exceed the switch's.
  *
  * Where this differs from erts: a long GC at a schedule-in with no other task queued runs in
  * place, its reductions charged and its heap from the normal scheduler's allocator instance
