@@ -1555,12 +1555,14 @@ static tc_result tester_runs_others(world *w)
  * the fun's entry and the resume past a loop's entry were modelled; the VM's own trace changes
  * from run to run at strings 5000, 10000 and 30000, floats 10000, ints 20000 and tuple 30000;
  * each found at a few lengths, not modelled yet):
- * - a reply that arrived while the tester was scheduled out: the VM counts and moves only the
- *   messages it has fetched into its private queue (erts_proc_sig_fetch at a GC after a BIF or
- *   a heap test, not at a schedule-in GC), the model every queued one (ints 20000, tuple
- *   30000, floats 10000, strings 5000: mbuf_size twice the VM's); at these lengths the VM's
- *   own GC count moves from run to run at +S 1:1 (ints 20000: 1108, 1109, 1159, 1395, 1543):
- *   its long GCs run on a dirty CPU scheduler, beside the server;
+ * - the race of a long GC sent to a dirty CPU scheduler against the server's reply (sched.h,
+ *   policy.dirty_gc_first): at ints 20000, tuple 30000, floats 10000 and strings 5000 the VM
+ *   takes the server first at some of these GCs and the GC first at others (its mbuf_size
+ *   there is one reply, the one just received and dead, where the model's has the queued
+ *   reply too); the model with the switch off diverges at the first GC-first one (ints 20000
+ *   proc1 call 21, tuple 30000 call 5, floats 10000 call 64, strings 5000 call 17), with it on
+ *   at an earlier server-first one (calls 9, 14, 16, 12). Which comes first is thread timing,
+ *   so the VM's own GC count moves from run to run there (ints 20000: 1108 ... 1543);
  * - a long GC a heap test asks for in the payload comprehension (check_for_possibly_long_gc
  *   outside a BIF): the VM starts it, goes on to the next return's yield and collects there on a
  *   dirty scheduler, the model collects in place (map 30000: 5 words and 3 stack words apart at
