@@ -48,6 +48,7 @@ typedef struct inst {
     freeblk *free_list;
     seg *cache;         /* oldest first, newest last */
     unsigned ncached;
+    size_t cmin, cmax;  /* best_whole: the remembered least and largest cached sizes */
     tc_mseg_stats st;
 } inst;
 
@@ -57,6 +58,7 @@ struct tc_mseg {
     unsigned cur; /* the calling thread's instance (erts_get_thr_alloc_ix) */
     inst *in;
     tc_mseg_stats total;
+    size_t min_seg; /* best_whole: the least segment size asked for (min_seg_size) */
     pthread_mutex_t lock; /* used when cfg.thread_safe */
 };
 
@@ -76,6 +78,8 @@ tc_mseg_config tc_mseg_default_config(void)
         .mbc_bytes = 1024 * 1024,
         .instances = 2,
         .thread_safe = false,
+        .fit = TC_MSEG_FIT_NEWEST_SPLIT,
+        .sbc_unit = TC_MSEG_SACRR_UNIT,
     };
     return c;
 }
@@ -157,11 +161,16 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
         m->cfg.instances = TC_MSEG_MAX_INSTANCES;
     m->cur = m->cfg.instances > 1 ? 1 : 0;
     m->page = (size_t)sysconf(_SC_PAGESIZE);
+    if (m->cfg.sbc_unit == 0)
+        m->cfg.sbc_unit = TC_MSEG_SACRR_UNIT;
+    m->min_seg = SIZE_MAX;
     if (m->cfg.lmbcs < m->cfg.smbcs)
         m->cfg.mbcgs = 0;
     m->in = tc_mem_calloc(m->cfg.instances, sizeof *m->in);
     if (!m->in)
         goto fail;
+    for (unsigned k = 0; k < m->cfg.instances; k++)
+        m->in[k].cmin = SIZE_MAX;
     for (unsigned k = 0; k < m->cfg.instances && m->cfg.cache_slots; k++)
         if (!(m->in[k].cache = tc_mem_calloc(m->cfg.cache_slots, sizeof *m->in[k].cache)))
             goto fail;
@@ -336,12 +345,78 @@ static int cache_take(tc_mseg *m, inst *i, size_t want, char **base, size_t *got
     return -1;
 }
 
+/* R10B-2 erl_mseg.c mseg_alloc's fit test: an excess above amcbf bytes or rmcbf % in pages. */
+static int bad_fit(const tc_mseg *m, size_t excess, size_t want)
+{
+    return excess > m->cfg.amcbf || 100 * (excess / m->page) > (size_t)m->cfg.rmcbf * (want / m->page);
+}
+
+static void widen(inst *i, size_t bytes)
+{
+    if (bytes < i->cmin)
+        i->cmin = bytes;
+    if (bytes > i->cmax)
+        i->cmax = bytes;
+}
+
+/* check_cache_limits: the remembered sizes made exact. */
+static void exact_limits(inst *i)
+{
+    i->cmin = SIZE_MAX;
+    i->cmax = 0;
+    for (unsigned s = 0; s < i->ncached; s++)
+        widen(i, i->cache[s].bytes);
+}
+
+/* R10B-2 and R13B01 erl_mseg.c mseg_alloc: turned away by the remembered sizes, else the
+ * smallest segment that holds `want` (newest first, so the newest of equals), taken whole when
+ * its excess is a good fit; the scan leaves the sizes it passed over remembered. Returns the
+ * slot taken, or -2. */
+static int cache_take_best(tc_mseg *m, inst *i, size_t want, char **base, size_t *got)
+{
+    if (want < m->min_seg)
+        m->min_seg = want;
+    if (want > i->cmax || (want < i->cmin && bad_fit(m, i->cmin - want, want)))
+        return -2;
+    size_t lo = SIZE_MAX, hi = 0;
+    int cand = -1;
+    for (int s = (int)i->ncached - 1; s >= 0; s--) {
+        size_t have = i->cache[s].bytes;
+        if (have >= want && (cand < 0 || have < i->cache[cand].bytes)) {
+            if (cand >= 0) {
+                lo = i->cache[cand].bytes < lo ? i->cache[cand].bytes : lo;
+                hi = i->cache[cand].bytes > hi ? i->cache[cand].bytes : hi;
+            }
+            cand = s;
+            continue;
+        }
+        lo = have < lo ? have : lo;
+        hi = have > hi ? have : hi;
+    }
+    i->cmin = lo;
+    i->cmax = hi;
+    if (cand < 0)
+        return -2;
+    if (bad_fit(m, i->cache[cand].bytes - want, want)) {
+        widen(i, i->cache[cand].bytes);
+        return -2;
+    }
+    *base = i->cache[cand].base;
+    *got = i->cache[cand].bytes;
+    memmove(&i->cache[cand], &i->cache[cand + 1], (i->ncached - (unsigned)cand - 1) * sizeof *i->cache);
+    i->ncached--;
+    return cand;
+}
+
 static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t want = round_up(bytes + HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
     char *base = NULL;
     size_t got = 0;
-    if (i->ncached && cache_take(m, i, want, &base, &got) != -2) {
+    int took = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(m, i, want, &base, &got)
+               : i->ncached                        ? cache_take(m, i, want, &base, &got)
+                                                   : -2;
+    if (took != -2) {
         COUNT(m, i, cache_hits, 1);
     } else {
         COUNT(m, i, cache_misses, 1);
@@ -356,8 +431,10 @@ static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
     return b;
 }
 
-/* cache_bless_segment: a free slot takes the segment as the newest; with none, the oldest
- * cached segment is unmapped to make room. */
+/* cache_bless_segment (R10B-2 mseg_dealloc): a free slot takes the segment as the newest;
+ * with none, the oldest cached segment is unmapped to make room. best_whole widens the
+ * remembered sizes by the segment, and makes them exact when the evicted one was at or
+ * beyond them. */
 static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
     COUNT(m, i, sbc_frees, 1);
@@ -365,14 +442,36 @@ static void sbc_free(tc_mseg *m, inst *i, blk *b)
         unmap(m, i, b, b->bytes, 1);
         return;
     }
+    int best = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE, exact = 0;
+    if (best)
+        widen(i, b->bytes);
     if (i->ncached == m->cfg.cache_slots) {
-        unmap(m, i, i->cache[0].base, i->cache[0].bytes, 1);
+        size_t old = i->cache[0].bytes;
+        exact = best && !(i->cmin < old && old < i->cmax);
+        unmap(m, i, i->cache[0].base, old, 1);
         memmove(&i->cache[0], &i->cache[1], (i->ncached - 1) * sizeof *i->cache);
         i->ncached--;
     }
     i->cache[i->ncached].base = (char *)b;
     i->cache[i->ncached].bytes = b->bytes;
     i->ncached++;
+    if (exact)
+        exact_limits(i);
+}
+
+/* R10B-2 erl_mseg.c mseg_realloc (CAN_PARTLY_DESTROY): a shrunk sbc's tail, when a descriptor
+ * is free and it is larger than the least segment asked for, stays mapped as the oldest
+ * cached segment, the remembered sizes unchanged; otherwise it is unmapped. */
+static void sbc_drop_tail(tc_mseg *m, inst *i, char *tail, size_t bytes)
+{
+    if (m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE && bytes > m->min_seg && i->ncached < m->cfg.cache_slots) {
+        memmove(&i->cache[1], &i->cache[0], i->ncached * sizeof *i->cache);
+        i->cache[0].base = tail;
+        i->cache[0].bytes = bytes;
+        i->ncached++;
+        return;
+    }
+    unmap(m, i, tail, bytes, 0);
 }
 
 /* ---- the block interface ------------------------------------------------------------- */
@@ -473,13 +572,15 @@ static void *move_block(tc_mseg *m, void *block, size_t bytes)
 /* resize_carrier + mseg_realloc for an sbc block of the calling instance. */
 static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
 {
-    size_t want = round_up(bytes + HDR, TC_MSEG_SACRR_UNIT); /* ERTS_SACRR_UNIT_CEILING */
+    size_t want = round_up(bytes + HDR, m->cfg.sbc_unit); /* ERTS_SACRR_UNIT_CEILING */
     COUNT(m, i, sbc_resizes, 1);
     if (want <= b->bytes) {
         size_t diff = b->bytes - want;
+        if (diff && want < m->min_seg)
+            m->min_seg = want;
         if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes))
             return (char *)b + HDR; /* small shrink: the carrier keeps its size */
-        unmap(m, i, (char *)b + want, diff, 0);
+        sbc_drop_tail(m, i, (char *)b + want, diff);
         b->bytes = want;
         COUNT(m, i, sbc_remaps, 1);
         return (char *)b + HDR;
@@ -508,7 +609,7 @@ static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
     if (!want_sbc) {
         /* do_erts_alcu_realloc: below sbct the block stays in its carrier unless the carrier
          * resized for it (super-aligned unit) would be rsbcmt % or more slack. */
-        size_t used = bytes + HDR, crr = round_up(used, TC_MSEG_SACRR_UNIT);
+        size_t used = bytes + HDR, crr = round_up(used, m->cfg.sbc_unit);
         if ((crr - used) * 100 >= (size_t)m->cfg.rsbcmt * crr)
             return move_block(m, block, bytes);
     }

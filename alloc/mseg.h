@@ -18,7 +18,7 @@
  * block stays in its sbc whatever its new size, even below sbct, unless the carrier resized
  * for it would be rsbcmt % (80) or more slack: only then is it copied into an mbc. A resized
  * sbc is sized in the super-aligned unit, 16 KiB on 64-bit (ERTS_SACRR_UNIT_CEILING,
- * ERTS_MMAP_SUPERALIGNED_BITS 14), not in pages. A shrink keeps the mapping while it is below
+ * ERTS_MMAP_SUPERALIGNED_BITS 14; cfg.sbc_unit), not in pages as in R10B-2. A shrink keeps the mapping while it is below
  * both asbcst bytes (4,145,152: ERTS_DEFAULT_ALLCTR_INIT's 2*1024*2024) and rsbcst % of the
  * carrier (eheap: 50 %, ets: 20 %), otherwise the tail is unmapped; a growth is mremap'ed
  * (mseg_recreate; it may move). An mbc block that grows to sbct or more is copied into a new
@@ -40,6 +40,23 @@
  * allocates a new block from the current instance, copies and frees the old one to its owner
  * (realloc_thr_pref).
  *
+ * Two designs of the cache and the resize unit, by era (cfg.fit, cfg.sbc_unit):
+ * - newest_split, 16 KiB: OTP 25, as above.
+ * - best_whole, the page: R10B-2 and R13B01 (sys/common/erl_mseg.c mseg_alloc, mseg_dealloc,
+ *   mseg_realloc with CAN_PARTLY_DESTROY; erl_alloc_util.c MSEG_UNIT_CEILING, whose unit is
+ *   erts_mseg_unit_size, the page). A request takes the smallest cached segment that holds it
+ *   (the newest of equals), whole, if its excess is at most rmcbf % (in pages) and amcbf
+ *   bytes; otherwise it maps a new one: nothing is split. Before looking, it is turned away
+ *   by the cache's remembered least and largest sizes, which mseg_alloc sets from the
+ *   segments it passed over, mseg_dealloc widens, and only an eviction of an extreme or an
+ *   empty scan makes exact again (check_cache_limits): a stale bound can send a request that
+ *   would fit to a new mapping, as in the VM. A freed segment is the newest; with the
+ *   descriptors all used the oldest is unmapped first. A shrink beyond the thresholds keeps
+ *   its tail mapped as a cached segment, the oldest, when a descriptor is free and the tail
+ *   is larger than the least segment ever asked for (min_seg_size), else unmaps it; the
+ *   remembered sizes do not see that tail. The cache is the instance's (in these VMs one
+ *   mseg serves every allocator; the model's r10b and r13b runs allocate from one instance).
+ *
  * Where this differs from erts, and why:
  * - Multiblock carriers stay mapped until the source is freed; erts returns an empty one to
  *   mseg. They are sized as erts sizes them (get_next_mbc_size, power-of-two segments) when
@@ -50,6 +67,16 @@
  * - Blocks inside mbcs are placed address-ordered first fit with coalescing (eheap_alloc is
  *   good fit, ets_alloc best fit); placement inside warm carriers does not change which
  *   pages are fresh.
+ * - best_whole has no segment watermark: R10B-2's and R13B01's mseg_alloc, before it maps,
+ *   unmaps cached segments (oldest first) while the cache holds more than the peak count of
+ *   mapped segments less the current one (adjust_cache_size), the peak falling by one a
+ *   second (check_cache). The counts are of every allocator's segments (the multiblock
+ *   carriers of ets_alloc, binary_alloc, ... too), which the model does not hold, and the
+ *   fall is timed. Without it the model's cache keeps segments the VM has unmapped; a request
+ *   they would serve is a hit here and a fresh mapping there. (At R10B-2's L = 30000 lookups
+ *   the VM empties its cache before each new heap; the model's cached tails are a page too
+ *   small for it, so both map: the heap shrunk in place keeps a page, where OTP 25's 16 KiB
+ *   unit would move it to an mbc and free the whole carrier for the next GC.)
  * - The cache is never drained by time: erts drops one cached segment per instance about
  *   once a second (mseg_cache_check, an aux-work timeout scheduled by mseg_dealloc) while the
  *   cache is not empty. The model has no clock, and none of its events stands for elapsed
@@ -74,6 +101,10 @@
 
 TC_BEGIN_DECLS
 
+/* The segment cache's design: OTP 25's (newest good fit, else split the least excess) or
+ * R10B-2's and R13B01's (best good fit whole, shrink tails cached; see above). */
+typedef enum { TC_MSEG_FIT_NEWEST_SPLIT, TC_MSEG_FIT_BEST_WHOLE } tc_mseg_fit;
+
 typedef struct tc_mseg_config {
     size_t sbct;          /* bytes: blocks at or above this get a single-block carrier */
     unsigned cache_slots; /* mseg "mcs": freed sbcs kept for reuse; 0 = none */
@@ -87,6 +118,8 @@ typedef struct tc_mseg_config {
     size_t smbcs, lmbcs;  /* with mbcgs > 0: the first and the largest mbc size, ... */
     unsigned mbcgs;       /* ... reached in this many growth stages (get_next_mbc_size) */
     unsigned instances;   /* allocator instances, 1..TC_MSEG_MAX_INSTANCES (0 counts as 1) */
+    tc_mseg_fit fit;      /* the segment cache's design (see above) */
+    size_t sbc_unit;      /* bytes: a resized sbc's size unit (0: TC_MSEG_SACRR_UNIT) */
     bool thread_safe;     /* every call under one mutex: the source is shared by threads */
 } tc_mseg_config;
 

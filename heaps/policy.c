@@ -27,6 +27,7 @@ static const char *const old_heap_sizes[] = {"mature", "young_use", "heap_use", 
 static const char *const minor_shorts[] = {"fullsweep", "grow", NULL};
 static const char *const tenures[] = {"flip", "second_survival", NULL};
 static const char *const gc_costs[] = {"live", "per_gc", NULL};
+static const char *const mseg_fits[] = {"newest_split", "best_whole", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
 static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
@@ -213,6 +214,16 @@ static const tc_policy_field fields[] = {
     {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", "5", "10"),
      "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 and R13B01 5, OTP 25 10); +MMmcs",
      "freed segments kept for reuse (0: every large heap freshly mapped)"},
+    {"mseg_fit", ENUM(mem.fit, mseg_fits), ERAS("best_whole", "best_whole", "newest_split"),
+     "R10B-2 and R13B01 sys/common/erl_mseg.c mseg_alloc, mseg_dealloc, mseg_realloc (CAN_PARTLY_DESTROY); "
+     "OTP 25 erl_mseg.c cache_get_segment, cache_bless_segment, mseg_realloc",
+     "the segment cache: the smallest segment that holds a request, whole if a good fit, a stale "
+     "remembered size turning requests away, a shrink's tail cached (best_whole); the newest good fit "
+     "whole, else the least excess split, a shrink's tail unmapped (newest_split)"},
+    {"sbc_unit", UINT(mem.sbc_unit, 4096, UINT64_C(1) << 30), ERAS("4096", "4096", "16384"),
+     "R10B-2 and R13B01 erl_alloc_util.c resize_carrier, do_erts_alcu_realloc (MSEG_UNIT_CEILING: "
+     "erts_mseg_unit_size, the page); OTP 25 erl_alloc_util.c (ERTS_SACRR_UNIT_CEILING, 16 KiB)",
+     "bytes: the unit a resized single-block carrier is sized in, and the sbc-to-mbc move test's"},
     {"copy_out", ENUM(copy_out, copy_outs), .proposal = 1u << TC_COPY_OUT_SHALLOW_FAST,
      ERAS("shallow", "shallow", "shallow"),
      "erl_db_hash.c build_term_list (R13B01 put_term_list), copy.c copy_shallow; shallow_fast: "

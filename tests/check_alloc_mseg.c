@@ -1,6 +1,7 @@
 /*
  * The memory source: which carrier a block lands in, the segment cache (hits, misses,
- * eviction, bad-fit splitting, newest first good fit, the strict bound), the sbc realloc
+ * eviction, bad-fit splitting, newest first good fit, the strict bound; R10B-2's smallest fit
+ * whole, cached shrink tails and stale bounds), the sbc realloc
  * keep/remap rule in its 16 KiB unit and asbcst, blocks crossing sbct, the instances and
  * their own caches, first-touch faults of fresh carriers against recycled ones, and
  * injected failures.
@@ -223,6 +224,80 @@ END_TEST
 
 /* asbcst is 4,145,152 bytes: a 10 MiB carrier shrunk by 254 units of 16 KiB (4,161,536
  * bytes, 40 %, under rsbcst 50 % and under 4 MiB) passes asbcst, so its tail is unmapped. */
+/* R10B-2's and R13B01's cache (best_whole, page units), 4 KiB pages assumed by the sizes. */
+static tc_mseg *old_source(tc_mseg_fit fit)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.cache_slots = 5;
+    c.fit = fit;
+    c.sbc_unit = fit == TC_MSEG_FIT_BEST_WHOLE ? 4 * KIB : TC_MSEG_SACRR_UNIT;
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    return m;
+}
+
+/* Cached: 1000 KiB (older) and 1100 KiB (newer, 10 % excess: a good fit too) for a 1000 KiB
+ * request. OTP 25 takes the newest good fit, R10B-2 the smallest; a 4 MiB segment for a
+ * 1 MiB request is split by OTP 25 and passed over (a bad fit) by R10B-2. */
+START_TEST(best_whole_takes_the_smallest_and_never_splits)
+{
+    for (int fit = 0; fit < 2; fit++) {
+        tc_mseg *m = old_source((tc_mseg_fit)fit);
+        const tc_mseg_stats *st = tc_mseg_stats_get(m);
+        void *a = tc_mseg_alloc_block(m, 1000 * KIB - 16), *b = tc_mseg_alloc_block(m, 1100 * KIB - 16);
+        ck_assert(a && b);
+        tc_mseg_free_block(m, a);
+        tc_mseg_free_block(m, b);
+        void *x = tc_mseg_alloc_block(m, 1000 * KIB - 16);
+        ck_assert_ptr_eq(x, fit == TC_MSEG_FIT_BEST_WHOLE ? a : b);
+        ck_assert_uint_eq(st->carriers_mapped, 2);
+        tc_mseg_free_block(m, x);
+        tc_mseg_free_block(m, tc_mseg_alloc_block(m, 4096 * KIB - 16));
+        uint64_t mapped = st->carriers_mapped;
+        void *y = tc_mseg_alloc_block(m, 100 * KIB + 512 * KIB - 16);
+        ck_assert(y != NULL);
+        ck_assert_uint_eq(st->carriers_mapped, mapped + (fit == TC_MSEG_FIT_BEST_WHOLE));
+        tc_mseg_free_block(m, y);
+        tc_mseg_free(m);
+    }
+}
+END_TEST
+
+/* R10B-2 mseg_realloc: a 1 MiB sbc shrunk to 20 KiB (5 pages; OTP 25: 32 KiB) keeps its
+ * 1004 KiB tail cached as the oldest segment, where OTP 25 unmaps it. The cache's remembered
+ * largest size never saw the tail, so a request of its size maps anew; once a scan has passed
+ * over it (the request after a freed segment of that size is taken), the next one gets it. */
+START_TEST(best_whole_caches_a_shrink_tail_behind_a_stale_bound)
+{
+    for (int fit = 0; fit < 2; fit++) {
+        int old = fit == TC_MSEG_FIT_BEST_WHOLE;
+        tc_mseg *m = old_source((tc_mseg_fit)fit);
+        const tc_mseg_stats *st = tc_mseg_stats_get(m);
+        char *a = tc_mseg_alloc_block(m, 1024 * KIB - 16);
+        ck_assert(a != NULL);
+        ck_assert_ptr_eq(tc_mseg_realloc_block(m, a, 20 * KIB - 16), a);
+        ck_assert_uint_eq(tc_mseg_block_bytes(a), (old ? 20 : 32) * KIB - 16);
+        ck_assert_uint_eq(tc_mseg_cached(m), (unsigned)old);
+        ck_assert_uint_eq(st->bytes_unmapped, old ? 0 : 992 * KIB);
+        if (old) {
+            void *y = tc_mseg_alloc_block(m, 1004 * KIB - 16);
+            ck_assert(y != NULL);
+            ck_assert_uint_eq(st->carriers_mapped, 2); /* turned away: the tail is cached */
+            ck_assert_uint_eq(tc_mseg_cached(m), 1);
+            tc_mseg_free_block(m, y);
+            ck_assert_ptr_eq(tc_mseg_alloc_block(m, 1004 * KIB - 16), y);
+            void *t = tc_mseg_alloc_block(m, 1004 * KIB - 16);
+            ck_assert_ptr_eq(t, a - 16 + 20 * KIB + 16); /* the tail, after a's 20 KiB */
+            ck_assert_uint_eq(st->carriers_mapped, 2);
+            tc_mseg_free_block(m, t);
+            tc_mseg_free_block(m, y);
+        }
+        tc_mseg_free_block(m, a);
+        tc_mseg_free(m);
+    }
+}
+END_TEST
+
 START_TEST(sbc_shrink_absolute_threshold)
 {
     tc_mseg *m = source(10);
@@ -367,6 +442,8 @@ static Suite *suite(void)
     tcase_add_test(tc, cache_first_good_fit_newest);
     tcase_add_test(tc, cache_good_fit_is_strict);
     tcase_add_test(tc, sbc_shrink_absolute_threshold);
+    tcase_add_test(tc, best_whole_takes_the_smallest_and_never_splits);
+    tcase_add_test(tc, best_whole_caches_a_shrink_tail_behind_a_stale_bound);
     tcase_add_test(tc, instances_have_own_caches);
     tcase_add_test(tc, multiblock_carriers_grow);
     tcase_add_test(tc, fresh_pages_fault);

@@ -130,6 +130,8 @@ START_TEST(the_presets_hold_the_eras_values)
     ck_assert(r.long_gc_words == 0 && o.long_gc_words == 128 * 1024);
     ck_assert(r.mem.cache_slots == 5 && o.mem.cache_slots == 10);
     ck_assert(r.mem.sbct == 512 * 1024 && o.mem.sbct == 512 * 1024);
+    ck_assert(r.mem.fit == TC_MSEG_FIT_BEST_WHOLE && o.mem.fit == TC_MSEG_FIT_NEWEST_SPLIT);
+    ck_assert(r.mem.sbc_unit == 4096 && o.mem.sbc_unit == 16384);
     ck_assert(r.min_heap_size == 233 && o.fullsweep_after == 65535);
     ck_assert(r.copy_out == TC_COPY_OUT_SHALLOW && !r.gc_stress && !o.gc_stress);
     /* R13B01 (erts 5.7.2): R10B-2's collector with OTP 25's shrink rules, its own heap table,
