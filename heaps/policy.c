@@ -214,6 +214,11 @@ static const tc_policy_field fields[] = {
     {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", "5", "10"),
      "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 and R13B01 5, OTP 25 10); +MMmcs",
      "freed segments kept for reuse (0: every large heap freshly mapped)"},
+    {"rsbcmt", UINT(mem.rsbcmt, 0, 100), ERAS("80", "80", "80"),
+     "erl_alloc_util.h ERTS_DEFAULT_ALLCTR_INIT rsbcmt (R10B-2, R13B01 and OTP 25); erl_alloc_util.c "
+     "do_erts_alcu_realloc; +MHrsbcmt",
+     "%: a single-block carrier's block realloc'd below sbct moves into a multiblock carrier when the "
+     "carrier resized for it would be at least this share slack"},
     {"mseg_fit", ENUM(mem.fit, mseg_fits), ERAS("best_whole", "best_whole", "newest_split"),
      "R10B-2 and R13B01 sys/common/erl_mseg.c mseg_alloc, mseg_dealloc, mseg_realloc (CAN_PARTLY_DESTROY); "
      "OTP 25 erl_mseg.c cache_get_segment, cache_bless_segment, mseg_realloc",

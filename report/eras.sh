@@ -102,17 +102,22 @@ awk "$lib"'
     csv_get("benchmark") == "eptest" && csv_get("test") == "ets_lookup" && csv_get("vm") ~ /^r10b/ {
         k = csv_get("vm") SUBSEP csv_get("payload_len"); va = csv_get("variant")
         r[k, va] = csv_get("ratio"); mr[k, va] = csv_get("model_ratio"); g[k, va] = csv_get("gcs"); mg[k, va] = csv_get("model_gcs")
+        f[k, va] = csv_has("faults") ? csv_get("faults") : ""; mf[k, va] = csv_has("model_faults") ? csv_get("model_faults") : ""
+        us[k, va] = csv_get("median_us"); mus[k, va] = csv_get("model_median_us")
         if (va != "base" && !((k, va) in seen)) { seen[k, va] = 1; order[++n] = k SUBSEP va }
     }
     END {
-        print "vm,payload_len,variant,ratio,base_ratio,lookup_gcs,base_lookup_gcs,model_ratio,model_base_ratio,model_lookup_gcs,ratio_moved"
+        print "vm,payload_len,variant,ratio,base_ratio,lookup_gcs,base_lookup_gcs,model_ratio,model_base_ratio,model_lookup_gcs,ratio_moved,lookup_faults,base_lookup_faults,model_lookup_faults,model_base_lookup_faults,lookup_us,base_lookup_us,model_lookup_us,model_base_lookup_us"
         for (i = 1; i <= n; i++) {
             split(order[i], p, SUBSEP); k = p[1] SUBSEP p[2]; va = p[3]
-            printf "%s,%s,%s,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", p[1], p[2], va, r[k, va], r[k, "base"], g[k, va], g[k, "base"],
+            printf "%s,%s,%s,%.2f,%.2f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], va, r[k, va], r[k, "base"], g[k, va], g[k, "base"],
                 mr[k, va] == "" ? "-" : sprintf("%.2f", mr[k, va]), mr[k, "base"] == "" ? "-" : sprintf("%.2f", mr[k, "base"]),
-                mg[k, va] == "" ? "-" : mg[k, va], (r[k, va] < r[k, "base"] / 1.15) ? "down" : (r[k, va] > r[k, "base"] * 1.15) ? "up" : "same"
+                mg[k, va] == "" ? "-" : mg[k, va], (r[k, va] < r[k, "base"] / 1.15) ? "down" : (r[k, va] > r[k, "base"] * 1.15) ? "up" : "same",
+                dash(f[k, va]), dash(f[k, "base"]), dash(mf[k, va]), dash(mf[k, "base"]),
+                dash(us[k, va]), dash(us[k, "base"]), dash(mus[k, va]), dash(mus[k, "base"])
         }
     }
+    function dash(x) { return x == "" ? "-" : x }
 ' "$eras" >"$der/eras-variants.csv"
 
 # ---- 2009: ns per operation on each VM, the model beside R13B01, the seed beside it too -----------

@@ -268,7 +268,7 @@ eras_cells() {
             [ $quick -eq 1 ] && [ "$c" -gt 3000 ] && continue
             [ "$mode" = write ] && rounds=$e
             local sw=()
-            case "$b" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${b#heap_}") ;; esac
+            case "$b" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${b#heap_}") ;; rsbcmt_*) sw=(--set "rsbcmt=${b#rsbcmt_}") ;; esac
             for r in $(seq 1 "$rounds"); do
                 tag=counts; [ "$mode" = write ] && tag="r$r"
                 m=$(model "$tag" eptest --era "$a" --len "$c" --iterations "$d" --repeats "$([ "$mode" = write ] && echo "$rep" || echo 1)" ${sw[@]+"${sw[@]}"})

@@ -117,6 +117,11 @@ check "eras_ets: ets_test and pdict, insert lookup update, no GC under +h" $?
 grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "eras_ets: the seed's table" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" cold >/dev/null 2>&1; [ $? -eq 2 ]
 check "eras_ep: an unknown variant exits 2" $?
+erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" rsbcmt_x >/dev/null 2>&1; [ $? -eq 2 ]
+check "eras_ep: rsbcmt_ without a percentage exits 2" $?
+erl +MHrsbcmt 40 -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/r.csv" rsbcmt_40 >/dev/null 2>&1 &&
+    grep -q '^otp25,rsbcmt_40,eptest,ets_lookup,100,10,' "$tmp/r.csv"
+check "eras_ep rsbcmt_40 runs and labels its rows" $?
 erl -noshell -pa "$tmp" -run eras_ets main otp25 >/dev/null 2>&1; [ $? -eq 2 ]; check "eras_ets: bad arguments exit 2" $?
 
 # --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh

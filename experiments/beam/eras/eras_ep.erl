@@ -36,6 +36,10 @@
 %%                temperature: one object in cache instead of N)
 %%   heap_W       the tester is spawned with {min_heap_size, W} words (W a number): a heap
 %%                that holds the results, so lookups and replies land on it, not in fragments
+%%   rsbcmt_P     the emulator runs with the eheap allocator's rsbcmt at P % (+MHrsbcmt P, given
+%%                by the launcher, not by this module): a heap shrunk below sbct moves into a
+%%                multiblock carrier when its carrier would be P % slack, freeing the whole
+%%                single-block carrier for the next collection's heap
 -module(eras_ep).
 -export([main/1, tester/4, server/1, tracer/1, meter/1]).
 %% Shared with eras_ets.erl.
@@ -53,14 +57,21 @@ main([Vm, Ls, Ns, Rs, Out, Variant]) ->
     ok = file:write_file(Out, [header(Out), Rows], [append]),
     halt(0);
 main(Args) ->
-    io:format("usage: eras_ep main VM L N REPEATS OUT [base|hot_key|heap_W] (got ~p)~n", [Args]),
+    io:format("usage: eras_ep main VM L N REPEATS OUT [base|hot_key|heap_W|rsbcmt_P] (got ~p)~n", [Args]),
     halt(2).
 
 %% {KeyMode, SpawnOpts}
 variant("base") -> {keys, []};
 variant("hot_key") -> {hot, []};
 variant("heap_" ++ W) -> {keys, [{min_heap_size, list_to_integer(W)}]};
-variant(Other) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W)~n", [Other]), halt(2).
+variant("rsbcmt_" ++ P) ->
+    case catch list_to_integer(P) of
+        N when is_integer(N), N >= 0, N =< 100 -> {keys, []};
+        _ -> unknown("rsbcmt_" ++ P)
+    end;
+variant(Other) -> unknown(Other).
+
+unknown(V) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W, rsbcmt_P with P 0..100)~n", [V]), halt(2).
 
 tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 

@@ -23,7 +23,10 @@
 #   --variants       also the one-variable runs, each beside the model's same switch where it
 #                    has one: R10B-2 at L = 1000 and 10000 (those of --lens) with hot_key (one
 #                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
-#                    words); R13B01 with plain_set (no write_concurrency) and with 20000 keys
+#                    words), and at L = 10000 and 30000 with rsbcmt_40 (+MHrsbcmt 40: a heap
+#                    shrunk below sbct moves into a multiblock carrier, its single-block carrier
+#                    freed whole for the next collection); R13B01 with plain_set (no
+#                    write_concurrency) and with 20000 keys
 #   --quick          lengths 100 1000, 100 calls, 20000 keys, 1 round, 1 repeat
 #   --keep NAME      keep NAME's rows from the --out file this run replaces, as they are, with
 #                    their own metadata (date, machine, load, git of the run that measured them
@@ -104,10 +107,12 @@ done
 command -v erl >/dev/null 2>&1 && vms+=(otp25) roots+=("")
 [ ${#vms[@]} -gt 0 ] || die "nothing to run: no NAME=ROOT given and no erl installed"
 
-# launcher NAME ROOT HEAP: the command that starts NAME with a min heap of HEAP words (0: the
-# default), without a shell, -noshell; arguments for init follow it.
+# launcher NAME ROOT HEAP [VARIANT]: the command that starts NAME with a min heap of HEAP words
+# (0: the default) and the emulator flags of VARIANT (rsbcmt_P: the eheap allocator's rsbcmt),
+# without a shell, -noshell; arguments for init follow it.
 launcher() {
-    local name=$1 root=$2 heap=$3 bin
+    local name=$1 root=$2 heap=$3 variant=${4:-base} bin flags=()
+    case "$variant" in rsbcmt_*) flags=(MHrsbcmt "${variant#rsbcmt_}") ;; esac
     case "$name" in
     r10b-*)
         bin=$(ls -d "$root"/bin/*-linux-gnu 2>/dev/null | head -n 1 || true)
@@ -117,6 +122,7 @@ launcher() {
         # R10B's beam takes emulator flags with '-' before the first '--' (erl would turn +h into -h)
         cmd=(env BINDIR="$bin" EMU=beam PROGNAME=erl ROOTDIR="$root/bootstrap" PATH="$bin:$PATH" "$bin/beam")
         [ "$heap" -gt 0 ] && cmd+=(-h "$heap")
+        [ ${#flags[@]} -eq 0 ] || cmd+=("-${flags[0]}" "${flags[1]}")
         cmd+=(-- -root "$root/bootstrap" -progname erl -- -home "${HOME:-/tmp}" -boot "$root/bootstrap/bin/start_clean" -noshell)
         ;;
     r13b01-*)
@@ -124,11 +130,13 @@ launcher() {
         cmd=("$root/bootstrap/bin/erl")
         case "$name" in r13b01-plain) cmd+=(-smp disable) ;; *) cmd+=(-smp enable +S 2) ;; esac
         [ "$heap" -gt 0 ] && cmd+=(+h "$heap")
+        [ ${#flags[@]} -eq 0 ] || cmd+=("+${flags[0]}" "${flags[1]}")
         cmd+=(-noshell)
         ;;
     otp25)
         cmd=(erl +S 2:2)
         [ "$heap" -gt 0 ] && cmd+=(+h "$heap")
+        [ ${#flags[@]} -eq 0 ] || cmd+=("+${flags[0]}" "${flags[1]}")
         cmd+=(-noshell)
         ;;
     esac
@@ -182,6 +190,11 @@ plan() {
                     case "$v" in r10b-*) echo "eptest $v hot_key $l"; echo "eptest $v heap_200000 $l" ;; esac
                 done ;;
             esac
+            case " 10000 30000 " in *" $l "*)
+                for v in "${vms[@]}"; do
+                    case "$v" in r10b-*) echo "eptest $v rsbcmt_40 $l" ;; esac
+                done ;;
+            esac
         fi
     done
     for v in "${vms[@]}"; do
@@ -211,7 +224,7 @@ era_of() { case "$1" in r10b-*) echo r10b ;; r13b01-*) echo r13b ;; *) echo otp2
 # model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
 model_eptest() {
     local sw=()
-    case "$3" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${3#heap_}") ;; esac
+    case "$3" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${3#heap_}") ;; rsbcmt_*) sw=(--set "rsbcmt=${3#rsbcmt_}") ;; esac
     "$model/experiments/eptest" --era "$2" --len "$4" --iterations "$iterations" --repeats "$repeats" \
         ${sw[@]+"${sw[@]}"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
     awk -v round="$1" -v src="eptest --era $2" -v variant="$3" "$lib"'
@@ -250,7 +263,7 @@ for r in $(seq 1 "$rounds"); do
         case "$kind" in
         eptest)
             say "$step/$steps round $r: eptest $variant L = $x on $v, then the model"
-            launcher "$v" "$(vm_of "$v")" 0
+            launcher "$v" "$(vm_of "$v")" 0 "$variant"
             "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" "$repeats" "$tmp/vm.$r.$step.csv" "$variant" \
                 >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
             # the model's r10b run follows the 64-bit row, its r13b run the plain emulator's
