@@ -378,23 +378,19 @@ static int cache_take_best(tc_mseg *m, inst *i, size_t want, char **base, size_t
         m->min_seg = want;
     if (want > i->cmax || (want < i->cmin && bad_fit(m, i->cmin - want, want)))
         return -2;
-    size_t lo = SIZE_MAX, hi = 0;
+    i->cmin = SIZE_MAX; /* the scan remembers the sizes it passes over */
+    i->cmax = 0;
     int cand = -1;
     for (int s = (int)i->ncached - 1; s >= 0; s--) {
         size_t have = i->cache[s].bytes;
         if (have >= want && (cand < 0 || have < i->cache[cand].bytes)) {
-            if (cand >= 0) {
-                lo = i->cache[cand].bytes < lo ? i->cache[cand].bytes : lo;
-                hi = i->cache[cand].bytes > hi ? i->cache[cand].bytes : hi;
-            }
+            if (cand >= 0)
+                widen(i, i->cache[cand].bytes);
             cand = s;
-            continue;
+        } else {
+            widen(i, have);
         }
-        lo = have < lo ? have : lo;
-        hi = have > hi ? have : hi;
     }
-    i->cmin = lo;
-    i->cmax = hi;
     if (cand < 0)
         return -2;
     if (bad_fit(m, i->cache[cand].bytes - want, want)) {

@@ -18,15 +18,16 @@
  * block stays in its sbc whatever its new size, even below sbct, unless the carrier resized
  * for it would be rsbcmt % (80) or more slack: only then is it copied into an mbc. A resized
  * sbc is sized in the super-aligned unit, 16 KiB on 64-bit (ERTS_SACRR_UNIT_CEILING,
- * ERTS_MMAP_SUPERALIGNED_BITS 14; cfg.sbc_unit), not in pages as in R10B-2. A shrink keeps the mapping while it is below
- * both asbcst bytes (4,145,152: ERTS_DEFAULT_ALLCTR_INIT's 2*1024*2024) and rsbcst % of the
- * carrier (eheap: 50 %, ets: 20 %), otherwise the tail is unmapped; a growth is mremap'ed
- * (mseg_recreate; it may move). An mbc block that grows to sbct or more is copied into a new
- * sbc. This is what makes the heaps of the 7.2 loop hit or miss the cache by payload length:
- * a GC's new heap above sbct shrunk below half its carrier leaves a small sbc, which the cache
- * keeps after the next GC but cannot hand to the next large new heap (on the VM: L=4250, 200
- * mseg creates, 199 mseg reallocs, 190 destroys per 1000 lookups; L=4500, whose new heaps stay
- * below sbct, none; experiments/beam/gctrace.erl).
+ * ERTS_MMAP_SUPERALIGNED_BITS 14; cfg.sbc_unit), not in pages as in R10B-2. A shrink keeps
+ * the mapping while it is below both asbcst bytes (4,145,152: ERTS_DEFAULT_ALLCTR_INIT's
+ * 2*1024*2024) and rsbcst % of the carrier (eheap: 50 %, ets: 20 %), otherwise the tail is
+ * unmapped; a growth is mremap'ed (mseg_recreate; it may move). An mbc block that grows to
+ * sbct or more is copied into a new sbc. This is what makes the heaps of the 7.2 loop hit or
+ * miss the cache by payload length: a GC's new heap above sbct shrunk below half its carrier
+ * leaves a small sbc, which the cache keeps after the next GC but cannot hand to the next
+ * large new heap (on the VM: L=4250, 200 mseg creates, 199 mseg reallocs, 190 destroys per
+ * 1000 lookups; L=4500, whose new heaps stay below sbct, none;
+ * experiments/beam/gctrace.erl).
  *
  * Instances (erl_alloc.c erts_alloc_register_scheduler, erl_alloc_util.c get_pref_allctr):
  * eheap_alloc and ets_alloc are thread-preferred; each normal scheduler N allocates from
@@ -88,6 +89,11 @@
  * - The source's instances share one lock when thread_safe (an ETS table used by several
  *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
  *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.
+ * - The era designs above are eheap_alloc's. The ETS store's ets_alloc keeps OTP 25's
+ *   settings (newest_split, 16 KiB unit, mbc growth stages) in every era: R10B-2's and
+ *   R13B01's ets_alloc caches its segments as their eheap does and, past its tenth multiblock
+ *   carrier (mmmbc), takes carriers from malloc (erl_alloc_util.c create_carrier), memory that
+ *   may be touched already, so an old era's insert faults are the model's fresh pages.
  * Every block request first asks tc_mem_inject_failure(), so tc_mem_fail_at reaches it.
  */
 #ifndef TC_MSEG_H

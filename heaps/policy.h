@@ -242,9 +242,8 @@ typedef struct tc_policy {
     bool ets_compressed;
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
-    /* sbct, rsbcmt, the segment cache (mcs, its design) and the sbc resize unit are table fields; the
-     * eheap allocator's other settings
-     * are tc_mseg_default_config()'s in every era. */
+    /* sbct, rsbcmt, the segment cache (mcs, its design) and the sbc resize unit are table
+     * fields; the eheap allocator's other settings are tc_mseg_default_config()'s in every era. */
     tc_mseg_config mem;
 } tc_policy;
 

@@ -123,6 +123,14 @@ static void sys_schedule(tc_sched *s)
     s->function_calls = 0;
 }
 
+/* The dirty scheduler runs p's pending long GC; its reductions are charged to no slice. */
+static tc_result collect_on_dirty(tc_proc *p)
+{
+    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+    (void)tc_proc_take_reds(p);
+    return r;
+}
+
 tc_result tc_sched_run(tc_sched *s)
 {
     tc_task *t;
@@ -139,10 +147,9 @@ tc_result tc_sched_run(tc_sched *s)
                 /* its GC went to a dirty scheduler: the next task runs first, or, with
                  * policy.dirty_gc_first, after the GC (which then costs no slice) */
                 if (pol->dirty_gc_first) {
-                    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+                    tc_result r = collect_on_dirty(p);
                     if (r != TC_OK)
                         return r;
-                    (void)tc_proc_take_reds(p);
                 }
                 enqueue(s, t);
                 continue;
@@ -190,10 +197,9 @@ tc_result tc_sched_run(tc_sched *s)
             if (pol->dirty_gc_first && s->head && proc_dirty_gc_pending(p)) {
                 /* a long GC asked for in the slice (a GC after a BIF): the dirty scheduler
                  * collects before the queued tasks run (policy.dirty_gc_first) */
-                tc_result r = tc_proc_schedule_in_maybe_gc(p);
+                tc_result r = collect_on_dirty(p);
                 if (r != TC_OK)
                     return r;
-                (void)tc_proc_take_reds(p);
             }
             enqueue(s, t);
             break;
