@@ -44,7 +44,8 @@ static const tc_bench_cli_spec spec = {
     .csv = "shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,fault_us,mmap_us,fixed_us,"
            "other_us, then the identity (priced_over_vm, within_15, round_min, round_max), the point's ratios, "
            "the wall and traced times, the model's C time and phases, both sides' counts, and the VM's "
-           "scheduler sleeps (sleep_us, vm_sleeps: a phase of vm_priced_us the model has no count for)",
+           "scheduler sleeps (sleep_us, vm_sleeps: a phase of vm_priced_us the model has no count for), the "
+           "dirty CPU schedulers' CPU time (vm_dirty_cpu_us, of vm_us) and the carriers mapped there",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -62,7 +63,7 @@ typedef struct point {
 /* What one round measured at one point. */
 typedef struct round_data {
     double vm_us[TC_VM_ACCOUNT_PASSES], wall_us[TC_VM_ACCOUNT_PASSES], traced_us[TC_VM_ACCOUNT_PASSES],
-        traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES];
+        traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES], dirty_cpu_us[TC_VM_ACCOUNT_PASSES];
     tc_account_counts vm[TC_VM_ACCOUNT_PASSES], model[TC_VM_ACCOUNT_PASSES];
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     double clock_ns[2]; /* the VM's thread and process CPU clocks' own cost per timed run */
@@ -135,12 +136,12 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
         /* the probe takes as much fresh memory as the loop faulted in */
         const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
-        double fault, carrier;
-        if (!tc_account_probe(tc_account_probe_region(p->faults), &fault, &carrier)) {
+        double fault;
+        if (!tc_account_probe(tc_account_probe_region(p->faults), &fault)) {
             fprintf(stderr, "account: the fault probe cannot map memory\n");
             return false;
         }
-        if (!tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, carrier, &rd->prices[k]))
+        if (!tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, &rd->prices[k]))
             return false;
     }
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
@@ -153,6 +154,7 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
         rd->wall_us[i] = p->wall_us;
         rd->traced_us[i] = p->traced_us;
         rd->traced_gc_us[i] = p->gc_us;
+        rd->dirty_cpu_us[i] = p->dirty_cpu_us;
         rd->exec_us[i] = c[tests[i]].us;
         rd->vm[i] = tc_account_of_vm(p, n, a.words);
         rd->model[i] = tc_account_of_model(&c[tests[i]], n, words);
@@ -205,7 +207,8 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     double vm_ratio = vm_us[3] / median(rt3, 3), model_ratio = model_us[3] / median(mrt3, 3);
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
-        double lo = INFINITY, hi = 0, wall[MAX_ROUNDS], traced[MAX_ROUNDS], tgc[MAX_ROUNDS], exec[MAX_ROUNDS];
+        double lo = INFINITY, hi = 0, wall[MAX_ROUNDS], traced[MAX_ROUNDS], tgc[MAX_ROUNDS], exec[MAX_ROUNDS],
+               dirty[MAX_ROUNDS];
         for (int r = 0; r < nr; r++) {
             double q = tc_account_price(&rounds[r].vm[i], &rounds[r].prices[loop]).total_us / rounds[r].vm_us[i];
             lo = q < lo ? q : lo;
@@ -214,6 +217,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
             traced[r] = rounds[r].traced_us[i];
             tgc[r] = rounds[r].traced_gc_us[i];
             exec[r] = rounds[r].exec_us[i];
+            dirty[r] = rounds[r].dirty_cpu_us[i];
         }
         tc_account_counts vc = {0}, mc = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
@@ -228,14 +232,15 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
         fprintf(csv,
                 "%s,%ld,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,"
                 "%.1f,%.1f,%.1f,%.1f,%.1f,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
-                "%.1f,%.0f\n",
+                "%.1f,%.0f,%.1f,%.0f,%.0f\n",
                 tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us,
                 model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
                 vm_us[i] - vp[i].total_us, q, within ? "yes" : "no", lo, hi, vm_ratio, model_ratio,
                 median(wall, nr), median(traced, nr), median(tgc, nr), median(exec, nr), mp[i].copy_us, mp[i].gc_us,
                 mp[i].fault_us, mp[i].mmap_us, mp[i].fixed_us, match ? "yes" : "no", model_within ? "yes" : "no",
                 vc.minor, vc.major, vc.dirty, vc.gc_copied, vc.gc_moved, vc.faults, vc.carriers, mc.minor, mc.major,
-                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps);
+                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps,
+                median(dirty, nr), vc.dirty_carriers, mc.dirty_carriers);
         printf("%-8s %6ld %-10s vm %10.1f priced %10.1f (%.2f, rounds %.2f-%.2f) model %10.1f | copy %9.1f gc %8.1f "
                "fault %8.1f mmap %6.1f sleep %8.1f fixed %7.1f other %9.1f\n",
                tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us, q, lo, hi,
@@ -319,7 +324,7 @@ int main(int argc, char **argv)
               "vm_traced_us,vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,"
               "model_fixed_us,counts_match,model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,"
               "vm_faults,vm_carriers,model_minor,model_major,model_dirty,model_gc_copied,model_gc_moved,"
-              "model_faults,model_carriers,sleep_us,vm_sleeps\n",
+              "model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,vm_dirty_carriers,model_dirty_carriers\n",
               csv);
     }
     if (pcsv) {
@@ -328,8 +333,9 @@ int main(int argc, char **argv)
         tc_bench_meta(pcsv, "vm", "%s", meta_vm);
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
-                                     "fault per page (its unmap included), carrier per mmap + munmap, sleep per "
-                                     "scheduler sleep and wake-up");
+                                     "fault per page (its unmap included), carrier and carrier_dirty per carrier "
+                                     "mapped, first written and unmapped in the VM's process on a scheduler and on "
+                                     "a dirty CPU scheduler (its fault out), sleep per scheduler sleep and wake-up");
         tc_bench_meta(pcsv, "clock_cost", "%s", clock_cost);
         fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
     }

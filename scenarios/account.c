@@ -21,11 +21,16 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
     ph.copy_us = c->ops * c->words * p->word / 1000;
     /* a major copies Data, which gc_major's calibration copied too: the rest at the word price */
     double rest = c->gc_copied - c->major * c->words;
-    ph.gc_us = (c->minor * p->gc_minor + c->major * p->gc_major + (rest > 0 ? rest : 0) * p->gc_word +
-                c->gc_moved * p->gc_move_word + c->dirty * p->gc_dirty) /
+    /* the loop's long GCs priced by its own calibration (minors first), their heaps within */
+    bool own = p->gc_long_gcs > 0;
+    double minor = own ? fmax(0, c->minor - c->dirty) : c->minor;
+    double major = own ? c->major - fmax(0, c->dirty - c->minor) : c->major;
+    ph.gc_us = (minor * p->gc_minor + major * p->gc_major + (rest > 0 ? rest : 0) * p->gc_word +
+                c->gc_moved * p->gc_move_word + c->dirty * (own ? p->gc_long : p->gc_dirty)) /
                1000;
     ph.fault_us = c->faults * p->fault / 1000;
-    ph.mmap_us = c->carriers * p->carrier / 1000;
+    ph.mmap_us = ((c->carriers - c->dirty_carriers) * p->carrier + (own ? 0 : c->dirty_carriers * p->carrier_dirty)) /
+                 1000;
     ph.sleep_us = c->sleeps < 0 ? 0 : (c->sleeps - c->ops * p->fixed_sleeps) * p->sleep / 1000;
     ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us;
     return ph;
@@ -42,6 +47,7 @@ tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t 
                                .gc_moved = (double)c->gc_moved,
                                .faults = (double)c->faults,
                                .carriers = (double)c->carriers_mapped,
+                               .dirty_carriers = (double)c->dirty_carriers,
                                .sleeps = -1};
 }
 
@@ -59,6 +65,7 @@ tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words
                                .gc_moved = p->moved,
                                .faults = p->faults,
                                .carriers = p->carriers,
+                               .dirty_carriers = p->dirty_carriers,
                                .sleeps = p->sleeps};
 }
 
@@ -72,7 +79,7 @@ static double cpu_now_ns(void)
 
 enum { PROBE_RUNS = 7 };
 
-bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
+bool tc_account_probe(size_t region_bytes, double *fault_ns)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (region_bytes < 16 * page)
@@ -100,7 +107,6 @@ bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns)
         faults[r] = (t2 - t1 - maps[r]) / ((double)region_bytes / (double)page);
     }
     *fault_ns = tc_timing_summarize(faults, PROBE_RUNS).median;
-    *carrier_ns = tc_timing_summarize(maps, PROBE_RUNS).median;
     return true;
 }
 
@@ -133,18 +139,18 @@ static double per_word(const tc_vm_price *r, const tc_vm_price *base, unit_price
     return w > 0 ? (net(r, u) - net(base, u)) / w : 0;
 }
 
-bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
+bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns,
                              tc_account_prices *out)
 {
     const char *l = tc_account_loop_names[loop];
     bool rt = loop == TC_ACCOUNT_RT;
     static const char *const needed[] = {"gc_minor", "gc_minor_nil", "gc_major", "gc_major_nil", "gc_dirty",
-                                         "gc_dirty_nil"};
+                                         "gc_dirty_nil", "carrier", "carrier_dirty"};
     const tc_vm_price *fixed = row(a, l, rt ? "rt_fixed" : "lookup_fixed"), *copy = row(a, l, rt ? "send" : "lookup"),
                       *copy0 = row(a, l, rt ? "send_nil" : "lookup_nil");
-    const tc_vm_price *gc[6];
+    const tc_vm_price *gc[8];
     bool ok = fixed && copy && copy0;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         ok = (gc[i] = row(a, l, needed[i])) != NULL && ok;
     if (!ok) {
         fprintf(stderr, "account: the VM's calibrations of the %s loop are incomplete\n", l);
@@ -165,7 +171,11 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     p.gc_dirty = net(gc[4], u) - net(gc[5], u);
     p.gc_move_word = move && move0 ? per_word(move, move0, u) : p.gc_word;
     p.fault = fault_ns;
-    p.carrier = carrier_ns;
+    p.carrier = net(gc[6], u);
+    p.carrier_dirty = net(gc[7], u);
+    const tc_vm_price *own = row(a, l, "gc_long");
+    p.gc_long = own ? net(own, u) : 0;
+    p.gc_long_gcs = own ? own->ops : 0;
     *out = p;
     return true;
 }
@@ -177,18 +187,19 @@ tc_account_loop tc_account_loop_of_test(int test)
 
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
 {
-    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.1f,%.1f,%.4f\n", shape, len, tc_account_loop_names[loop],
-            p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word, p->gc_dirty, p->fault,
-            p->carrier, p->sleep, p->fixed_sleeps);
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.4f\n", shape, len,
+            tc_account_loop_names[loop], p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word,
+            p->gc_dirty, p->gc_long, p->gc_long_gcs, p->fault, p->carrier, p->carrier_dirty, p->sleep, p->fixed_sleeps);
 }
 
-/* One row of the prices CSV: shape, length, loop and the eleven prices, every field whole (a
+/* One row of the prices CSV: shape, length, loop and the fourteen prices, every field whole (a
  * number followed by anything else is not one). */
 static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
     double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
-                      &p->gc_move_word, &p->gc_dirty, &p->fault,    &p->carrier, &p->sleep, &p->fixed_sleeps};
+                      &p->gc_move_word, &p->gc_dirty, &p->gc_long,  &p->gc_long_gcs, &p->fault,
+                      &p->carrier,      &p->carrier_dirty, &p->sleep, &p->fixed_sleeps};
     enum { FIELDS = 3 + sizeof nums / sizeof *nums };
     char *field[FIELDS];
     int n = 0;

@@ -13,11 +13,19 @@
  *   gc     per GC by kind (erl_gc.c minor_collection with nothing to copy, major_collection
  *          copying Data), per other word the collector copied, per queued message word moved onto
  *          the heap after it (move_msgs_to_heap), per GC sent to a dirty CPU scheduler and back
- *          (check_for_possibly_long_gc: 128 Ki words of young generation)
+ *          (check_for_possibly_long_gc: 128 Ki words of young generation); or, where the VM
+ *          calibrated the loop's own long GC in its context (the lookup loop: the dirty
+ *          scheduler's time for a GC of the results' fragments, which it frees, and of the
+ *          heap it maps and unmaps, mechanisms the unit GCs above leave out), each long GC at
+ *          that price instead of a minor's and a trip's, the dirty instance's carriers in it
  *   fault  a first-touch minor fault of a fresh page, the page's unmap with its carrier
  *          included (a probe here: a region of the loop's heap block size, every page touched,
  *          unmapped: the kernel's price, the same for the VM's process and the model's)
- *   mmap   one carrier's mmap + munmap, untouched (the same probe)
+ *   mmap   one carrier mapped, its first page written, unmapped, less that page's fault: the
+ *          mmap and munmap, the page tables made and freed, the TLB flush of the CPUs the
+ *          process's other threads ran on (the cpuclock NIF in the VM's process, on a
+ *          scheduler and, for the carriers a long GC maps, mseg instance 0's, on a dirty
+ *          CPU scheduler: its munmaps flush the CPU the process's scheduler runs on)
  *   sleep  one voluntary context switch of a VM thread: a scheduler with nothing to run goes to
  *          sleep (erl_process.c scheduler_wait) until a message for one of its processes wakes
  *          it. The fixed price keeps the sleeps of the [] loop (fixed_sleeps per operation); the
@@ -59,8 +67,13 @@ typedef struct tc_account_prices {
     double gc_word;      /* one word the collector copied */
     double gc_move_word; /* one queued message word moved onto the heap */
     double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back */
+    /* One long GC of the loop measured in the loop's own context: the dirty CPU scheduler's
+     * time for it (the collection, what it frees, the heaps it maps and unmaps), its faults
+     * out; and the long GCs its calibration saw (0: none, the unit prices above price them). */
+    double gc_long, gc_long_gcs;
     double fault;        /* one first-touch fault, its page's unmap included */
-    double carrier;      /* one carrier mapped and unmapped */
+    double carrier;      /* one carrier mapped, first written and unmapped, less its fault */
+    double carrier_dirty; /* the same on a dirty CPU scheduler (a long GC's heaps) */
     double sleep;        /* one scheduler thread's sleep and wake-up */
     double fixed_sleeps; /* the sleeps per operation the fixed price holds */
 } tc_account_prices;
@@ -71,7 +84,8 @@ typedef struct tc_account_counts {
     double minor, major, dirty;
     double gc_copied, gc_moved; /* words */
     double faults, carriers;
-    double sleeps; /* the VM's; -1: not counted (the model's) */
+    double dirty_carriers; /* of carriers, those mapped on a dirty scheduler */
+    double sleeps;         /* the VM's; -1: not counted (the model's) */
 } tc_account_counts;
 
 /* Counts times prices, in microseconds; total is their sum. */
@@ -86,31 +100,33 @@ tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t 
 /* The VM's counts of one pass (tc_vm_account_point's). */
 tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words);
 
-/* The fault and carrier prices of this machine for `region_bytes` of fresh memory: the
- * median over a few runs of mapping a fresh anonymous region, touching every page, unmapping
- * it (per page, on the process CPU clock), and of mapping and unmapping it untouched. A
- * fault's price grows with the fresh memory a run takes (the kernel's page allocator and, on
- * a virtual machine, the host's first touch): the account's region is what its loop faulted
- * in, tc_account_probe_region. false when mmap fails. */
-bool tc_account_probe(size_t region_bytes, double *fault_ns, double *carrier_ns);
+/* The fault price of this machine for `region_bytes` of fresh memory: the median over a few
+ * runs of mapping a fresh anonymous region, touching every page and unmapping it, less the
+ * same mapped and unmapped untouched, per page, on the process CPU clock. A fault's price
+ * grows with the fresh memory a run takes (the kernel's page allocator and, on a virtual
+ * machine, the host's first touch): the account's region is what its loop faulted in,
+ * tc_account_probe_region. false when mmap fails. */
+bool tc_account_probe(size_t region_bytes, double *fault_ns);
 /* The region for a loop that took `faults` faults: their pages, within 1 MiB and 64 MiB. */
 size_t tc_account_probe_region(double faults);
 
 /* The prices of `loop` from the VM's calibration rows (tc_vm_account_point's, this loop's
- * context), the fault and carrier prices of the probe, and the words of Data: each unit
- * its calibration's CPU ns less the faults it took at fault_ns and (but for the fixed unit)
- * the sleeps at the "sleep" row's price (0 without that row), per word as the difference
- * to its [] or no-live-words run. A GC unit the loop's context did not need calibrated
- * (no messages moved) takes the collector's per-word price. false, after one line on stderr
- * naming it, when a row is missing. */
-bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns, double carrier_ns,
+ * context), the fault price of the probe, and the words of Data: each unit its
+ * calibration's CPU ns less the faults it took at fault_ns and (but for the fixed unit) the
+ * sleeps at the "sleep" row's price (0 without that row), per word as the difference to its
+ * [] or no-live-words run. The carrier units are the VM's own process's (the cpuclock NIF on
+ * a scheduler and on a dirty CPU scheduler: a munmap there flushes the TLBs of the CPUs the
+ * VM's other threads ran on, where a one-threaded probe's flushes none). A GC unit the
+ * loop's context did not need calibrated (no messages moved) takes the collector's per-word
+ * price. false, after one line on stderr naming it, when a row is missing. */
+bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, double fault_ns,
                              tc_account_prices *out);
 
 /* The header row of a prices CSV (experiments/account --prices): shape, length, loop, then
  * tc_account_prices's fields in ns. */
 #define TC_ACCOUNT_PRICES_HEADER                                                                   \
     "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
-    "gc_dirty_ns,fault_ns,carrier_ns,sleep_ns,fixed_sleeps"
+    "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps"
 /* Writes one row of it. */
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
 /* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and

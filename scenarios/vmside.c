@@ -266,10 +266,14 @@ static bool ask(tc_vm *vm, const char *cmd, char lines[][LINE], int max, int *n)
 /* The number after `key` and a space in `line`; false when there is none. */
 static bool field(const char *line, const char *key, double *out)
 {
-    const char *p = strstr(line, key);
-    if (!p || p[strlen(key)] != ' ')
+    size_t k = strlen(key);
+    const char *p = line;
+    /* the key as a whole word: "dirty" is not "dirty_carriers" */
+    while ((p = strstr(p, key)) != NULL && ((p != line && p[-1] != ' ') || p[k] != ' '))
+        p += k;
+    if (!p)
         return false;
-    p += strlen(key) + 1;
+    p += k + 1;
     char *end;
     *out = strtod(p, &end);
     return end != p;
@@ -358,12 +362,12 @@ bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm
         } else if (strncmp(l, "pass ", 5) == 0 && out->npasses < TC_VM_ACCOUNT_PASSES) {
             tc_vm_pass *p = &out->pass[out->npasses];
             static const char *const keys[] = {"cpu_us", "wall_us", "traced_us", "faults", "gcs", "carriers",
-                                               "unmapped", "minor", "major", "dirty", "copied", "moved",
-                                               "mbuf", "gc_us", "heap", "sleeps"};
+                                               "unmapped", "dirty_carriers", "dirty_cpu_us", "minor", "major",
+                                               "dirty", "copied", "moved", "mbuf", "gc_us", "heap", "sleeps"};
             double *const slots[] = {&p->cpu_us, &p->wall_us, &p->traced_us, &p->faults, &p->gcs, &p->carriers,
-                                     &p->unmapped, &p->minor, &p->major, &p->dirty, &p->copied, &p->moved,
-                                     &p->mbuf, &p->gc_us, &p->heap, &p->sleeps};
-            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 16))
+                                     &p->unmapped, &p->dirty_carriers, &p->dirty_cpu_us, &p->minor, &p->major,
+                                     &p->dirty, &p->copied, &p->moved, &p->mbuf, &p->gc_us, &p->heap, &p->sleeps};
+            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 18))
                 break;
             out->npasses++;
         } else if (strncmp(l, "price ", 6) == 0 && out->nprices < TC_VM_ACCOUNT_PRICES) {

@@ -81,6 +81,8 @@ typedef struct tc_vm_pass {
     char test[16];
     double cpu_us, wall_us, traced_us;
     double faults, gcs, carriers, unmapped;
+    double dirty_carriers; /* of carriers, those mseg instance 0 mapped: a dirty scheduler's */
+    double dirty_cpu_us;   /* of cpu_us, the dirty CPU schedulers' threads' */
     double minor, major, dirty, copied, moved, mbuf, gc_us, heap;
     double sleeps; /* the VM's threads' voluntary context switches: schedulers going to sleep */
 } tc_vm_pass;

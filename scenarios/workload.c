@@ -531,6 +531,8 @@ tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const
 {
     tc__ep_snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(mem), .copy = *copy,
                          .sched = *sched, .ets_carriers = table ? tc_mseg_stats_get(tc_ets_mem(table))->carriers_mapped : 0};
+    if (tc_mseg_instances(mem) > 1) /* one instance: every thread's, none the dirty schedulers' own */
+        s.dirty_carriers = tc_mseg_instance_stats(mem, TC_MSEG_DIRTY_INSTANCE)->carriers_mapped;
     add_proc(&s, tester);
     s.tester_gcs = s.gcs;
     if (other)
@@ -556,6 +558,7 @@ tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
     c.words_copied = b->copy.words_written - a->copy.words_written;
     c.fragments = (b->copy.fragments - a->copy.fragments) + (b->frags - a->frags);
     c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped + (b->ets_carriers - a->ets_carriers);
+    c.dirty_carriers = b->dirty_carriers - a->dirty_carriers;
     c.switches = b->sched.switches - a->sched.switches;
     c.io_polls = b->sched.io_polls - a->sched.io_polls;
     c.minor_gcs = b->minor - a->minor;

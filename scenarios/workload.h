@@ -152,6 +152,9 @@ typedef struct tc_ep_counts {
      * a dirty CPU scheduler (tc_proc_stats.long_gcs), and of gc_words the queued messages'
      * words moved onto the heap after a collection (the rest the collector copied). */
     uint64_t minor_gcs, major_gcs, long_gcs, gc_moved;
+    /* Of carriers_mapped, those of the memory source's dirty-scheduler instance
+     * (TC_MSEG_DIRTY_INSTANCE: the heaps long GCs make; 0 with a single instance). */
+    uint64_t dirty_carriers;
 } tc_ep_counts;
 
 /* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of

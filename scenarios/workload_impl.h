@@ -17,6 +17,7 @@ typedef struct tc__ep_snapshot {
     long faults;
     tc_mseg_stats mem;
     uint64_t ets_carriers;
+    uint64_t dirty_carriers; /* mapped by the dirty schedulers' instance (tc_ep_counts) */
     tc_copy_stats copy;
     tc_sched_stats sched;
     uint64_t gcs, gc_words, frags; /* of the processes in the pass */

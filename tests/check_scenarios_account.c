@@ -15,6 +15,7 @@
 
 #include "fixtures.h"
 #include "scenarios/account.h"
+#include "workload_fixture.h"
 
 static const tc_account_prices prices = {.fixed = 100,
                                          .word = 2,
@@ -25,6 +26,7 @@ static const tc_account_prices prices = {.fixed = 100,
                                          .gc_dirty = 20000,
                                          .fault = 1500,
                                          .carrier = 6000,
+                                         .carrier_dirty = 200000,
                                          .sleep = 16000,
                                          .fixed_sleeps = 0.001};
 
@@ -40,6 +42,20 @@ START_TEST(phases_are_counts_times_prices)
     ck_assert_double_eq_tol(ph.gc_us, (10 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 20000) / 1000.0, 1e-9);
     ck_assert_double_eq_tol(ph.fault_us, 45.0, 1e-9);
     ck_assert_double_eq_tol(ph.mmap_us, 12.0, 1e-9);
+    /* a carrier a dirty scheduler mapped (a long GC's heap) at the dirty price, the other at its own */
+    c.dirty_carriers = 1;
+    ck_assert_double_eq_tol(tc_account_price(&c, &prices).mmap_us, (6000 + 200000) / 1000.0, 1e-9);
+    c.dirty_carriers = 0;
+    /* the loop's long GCs calibrated: each at that price instead of a minor's and a trip's,
+     * the dirty instance's carrier within it */
+    tc_account_prices own = prices;
+    own.gc_long = 300000;
+    own.gc_long_gcs = 12;
+    c.dirty_carriers = 1;
+    tc_account_phases po = tc_account_price(&c, &own);
+    ck_assert_double_eq_tol(po.gc_us, (8 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 300000) / 1000.0, 1e-9);
+    ck_assert_double_eq_tol(po.mmap_us, 6.0, 1e-9);
+    c.dirty_carriers = 0;
     ck_assert_double_eq_tol(ph.sleep_us, 32.0, 1e-9); /* 3 sleeps, 1 of them the [] loop's rate, at 16 us */
     ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us,
                             1e-9);
@@ -59,19 +75,21 @@ START_TEST(model_counts_in_account_units)
     e.gc_moved = 600;
     e.faults = 12;
     e.carriers_mapped = 3;
+    e.dirty_carriers = 1;
     tc_account_counts c = tc_account_of_model(&e, 1000, 250);
     ck_assert(c.ops == 1000 && c.words == 250 && c.minor == 7 && c.major == 2 && c.dirty == 1);
-    ck_assert(c.gc_copied == 300 && c.gc_moved == 600 && c.faults == 12 && c.carriers == 3);
+    ck_assert(c.gc_copied == 300 && c.gc_moved == 600 && c.faults == 12 && c.carriers == 3 && c.dirty_carriers == 1);
 }
 END_TEST
 
 START_TEST(vm_counts_take_the_untraced_gc_count)
 {
     tc_vm_pass p = {.gcs = 250, .minor = 400, .major = 3, .dirty = 5, .copied = 10, .moved = 20, .faults = 9,
-                    .carriers = 1};
+                    .carriers = 4, .dirty_carriers = 3};
     tc_account_counts c = tc_account_of_vm(&p, 1000, 2000);
     ck_assert(c.minor == 247 && c.major == 3); /* the traced run's extra collections left out */
-    ck_assert(c.dirty == 5 && c.gc_copied == 10 && c.gc_moved == 20 && c.faults == 9 && c.carriers == 1);
+    ck_assert(c.dirty == 5 && c.gc_copied == 10 && c.gc_moved == 20 && c.faults == 9 && c.carriers == 4 &&
+              c.dirty_carriers == 3);
 }
 END_TEST
 
@@ -103,10 +121,13 @@ START_TEST(prices_from_calibration_rows)
     add(&a, "rt", "gc_major_nil", 6000, 0, 0, 1000);
     add(&a, "rt", "gc_dirty", 43000, 0, 0, 0);
     add(&a, "rt", "gc_dirty_nil", 3000, 0, 0, 0);
+    add(&a, "rt", "carrier", 7000 + 1500, 1, 0, 0); /* its page's fault at the fault price */
+    add(&a, "rt", "carrier_dirty", 190000 + 1500, 1, 0, 0);
+    add(&a, "lookup", "gc_long", 250000 + 2 * 1500, 2, 0, 0); /* the lookup loop's long GC: not the rt loop's */
     add(&a, "rt", "gc_move", 3000 + 2000 * 1.5, 0, 0, 2003);
     add(&a, "rt", "gc_move_nil", 3000, 0, 0, 3);
     tc_account_prices p;
-    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
     ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * 3000, 1e-9); /* the [] loop's own GCs are the gc phase's */
     ck_assert_double_eq_tol(p.word, 2.0, 1e-9);               /* (2600 - 600) / 1000 */
     ck_assert_double_eq_tol(p.gc_minor, 3000, 1e-9);
@@ -114,17 +135,20 @@ START_TEST(prices_from_calibration_rows)
     ck_assert_double_eq_tol(p.gc_major, 6000, 1e-9);
     ck_assert_double_eq_tol(p.gc_dirty, 40000, 1e-9);
     ck_assert_double_eq_tol(p.gc_move_word, 1.5, 1e-9); /* 3000 ns over the 2000 words between */
-    ck_assert(p.fault == 1500 && p.carrier == 6000);
+    ck_assert(p.fault == 1500);
+    ck_assert_double_eq_tol(p.carrier, 7000, 1e-9);
+    ck_assert_double_eq_tol(p.carrier_dirty, 190000, 1e-9);
+    ck_assert(p.gc_long == 0 && p.gc_long_gcs == 0);
     /* no message move calibrated (the loop moved none per GC): the collector's word price */
     a.nprices -= 2;
-    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
     ck_assert_double_eq_tol(p.gc_move_word, 2.5, 1e-9);
     /* a sleep row: a calibration's own sleeps come out at its price, as its faults, but for
      * the fixed unit's, which it keeps; the sleep phase is a loop's sleeps beyond their rate */
     add(&a, "rt", "sleep", 16000, 0, 0, 0);
     a.price[0].sleeps = 0.01;                   /* rt_fixed: one sleep in 100 round trips */
     a.price[4].sleeps = 0.1;                    /* gc_minor_nil: one in ten GCs */
-    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, 6000, &p));
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
     ck_assert_double_eq_tol(p.sleep, 16000, 1e-9);
     ck_assert_double_eq_tol(p.fixed_sleeps, 0.01, 1e-12);
     ck_assert_double_eq_tol(p.gc_minor, 3000 - 0.1 * 16000, 1e-9);
@@ -136,8 +160,18 @@ START_TEST(prices_from_calibration_rows)
     ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, -6 * 16.0, 1e-9);
     c.sleeps = -1; /* not counted (the model's): no sleep phase, the fixed price as it is */
     ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 0, 1e-12);
-    /* the lookup loop has no rows here: one line on stderr, false */
-    ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, 6000, &p));
+    /* the lookup loop has only its own GC's row here: one line on stderr, false */
+    ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, &p));
+    /* given the unit rows too, its own GC's price is the row's, net of its faults, and the
+     * GCs its calibration saw */
+    static const char *const units[] = {"lookup_fixed", "lookup",       "lookup_nil", "gc_minor",
+                                        "gc_minor_nil", "gc_major",     "gc_major_nil", "gc_dirty",
+                                        "gc_dirty_nil", "carrier",      "carrier_dirty"};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        add(&a, "lookup", units[i], 1000, 0, 0, 0);
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, &p));
+    ck_assert_double_eq_tol(p.gc_long, 250000, 1e-9);
+    ck_assert_double_eq_tol(p.gc_long_gcs, 10, 1e-9);
 }
 END_TEST
 
@@ -161,7 +195,8 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert(used == 1000 && got.word == 2); /* 2500 is nearer 1000 than 10000 by ratio */
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 4000, TC_ACCOUNT_LOOKUP, &got, &used), TC_OK);
     ck_assert(used == 10000 && got.word == 4);
-    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier && got.sleep == prices.sleep &&
+    ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier &&
+              got.carrier_dirty == prices.carrier_dirty && got.sleep == prices.sleep &&
               got.fixed_sleeps == prices.fixed_sleeps);
     ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
     ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
@@ -172,11 +207,11 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
     /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
-    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,1500,6000,16000,0.01",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,0.01,7",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,1500,6000,16000",
-                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,1500,6000,16000,0.01",
-                                      "ints,1000,rt,100,,1000,5000,3,1,20000,1500,6000,16000,0.01"};
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);
@@ -188,11 +223,30 @@ START_TEST(prices_csv_round_trip_nearest_length)
 }
 END_TEST
 
+/* At L = 30000 the lookups' GCs go to a dirty scheduler (a young heap past 128 Ki words), and
+ * the heaps they make are the dirty instance's carriers; with one instance (R10B) none is. */
+START_TEST(model_counts_dirty_carriers)
+{
+    tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 30000, 40);
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    const tc_ep_counts *l = &c[TC_EP_LOOKUP];
+    ck_assert_uint_gt(l->long_gcs, 0);
+    ck_assert_uint_gt(l->dirty_carriers, 0);
+    ck_assert_uint_le(l->dirty_carriers, l->carriers_mapped);
+    ck_assert(tc_account_of_model(l, 40, 60000).dirty_carriers == (double)l->dirty_carriers);
+    cfg = ep_config("r10b", TC_EP_INTS, 30000, 40);
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    for (int t = 0; t < TC_EP_TESTS; t++)
+        ck_assert_uint_eq(c[t].dirty_carriers, 0);
+}
+END_TEST
+
 START_TEST(probe_prices_are_positive)
 {
-    double fault = 0, carrier = 0;
-    ck_assert(tc_account_probe(tc_account_probe_region(10), &fault, &carrier));
-    ck_assert(fault > 0 && carrier > 0 && isfinite(fault) && isfinite(carrier));
+    double fault = 0;
+    ck_assert(tc_account_probe(tc_account_probe_region(10), &fault));
+    ck_assert(fault > 0 && isfinite(fault));
     ck_assert_uint_eq(tc_account_probe_region(10), (size_t)1 << 20);
     ck_assert_uint_eq(tc_account_probe_region(1e9), (size_t)64 << 20);
 }
@@ -216,6 +270,7 @@ static Suite *suite(void)
     tcase_add_test(tc, vm_counts_take_the_untraced_gc_count);
     tcase_add_test(tc, prices_from_calibration_rows);
     tcase_add_test(tc, prices_csv_round_trip_nearest_length);
+    tcase_add_test(tc, model_counts_dirty_carriers);
     tcase_add_test(tc, probe_prices_are_positive);
     tcase_add_test(tc, loops_of_tests);
     suite_add_tcase(s, tc);

@@ -10,21 +10,12 @@ enum { MARK_WORDS = 2 * 3 };
 #include <stdio.h>
 
 #include "scenarios/workload.h"
+#include "workload_fixture.h"
 
 /* The era's eptest at one shape, length and number of calls per pass. */
-static tc_ep_config config(const char *era, tc_ep_shape shape, long len, long n)
-{
-    tc_ep_config cfg;
-    ck_assert_int_eq(tc_ep_config_for_era(era, &cfg), TC_OK);
-    cfg.shape = shape;
-    cfg.len = len;
-    cfg.iterations = n;
-    return cfg;
-}
-
 static void run(tc_ep_shape shape, long len, long n, tc_ep_counts c[TC_EP_TESTS])
 {
-    tc_ep_config cfg = config("otp25", shape, len, n);
+    tc_ep_config cfg = ep_config("otp25", shape, len, n);
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
 }
 
@@ -179,7 +170,7 @@ END_TEST
  */
 START_TEST(r10b_lookup_gcs_map_fresh_heaps)
 {
-    tc_ep_config cfg = config("r10b", TC_EP_INTS, 30000, 40);
+    tc_ep_config cfg = ep_config("r10b", TC_EP_INTS, 30000, 40);
     tc_ep_counts c[TC_EP_TESTS];
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
     ck_assert_uint_eq(c[TC_EP_LOOKUP].gcs, 39);
@@ -193,7 +184,7 @@ END_TEST
 
 START_TEST(dirty_gc_first_is_the_other_outcome)
 {
-    tc_ep_config cfg = config("otp25", TC_EP_INTS, 18250, 200);
+    tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 18250, 200);
     tc_ep_counts c[TC_EP_TESTS];
     ck_assert(!cfg.policy.dirty_gc_first);
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);

@@ -18,9 +18,10 @@ header="shape,payload_len,loop,vm_us,vm_priced_us,model_priced_us,copy_us,gc_us,
 priced_over_vm,within_15,round_min,round_max,point_vm_ratio,point_model_ratio,vm_wall_us,vm_traced_us,\
 vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,model_fixed_us,counts_match,\
 model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm_carriers,model_minor,model_major,\
-model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps"
+model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,\
+vm_dirty_carriers,model_dirty_carriers"
 prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
-fault_ns,carrier_ns,sleep_ns,fixed_sleeps"
+gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps"
 
 # Bad input: exit 2 and one line, before any VM is started.
 bad() { # bad NAME ARGS...
@@ -64,6 +65,28 @@ check "cpuclock.erl and the probe compile" $?
 n=$(nif=$(cd "$dir" && pwd) && cd "$tmp" && erl -noshell -pa "$tmp" -run minflt_pairs main "$nif" 2>&1) # a crash dump, if any, stays in tmp
 [ "$n" -ge 0 ] 2>/dev/null && [ "$n" -le 20 ]; check "cpuclock:minflt/0: at most 20 faults in 1000 read pairs on a fresh heap (got '$n')" $?
 
+# The dirty schedulers' clock and faults, and the carrier probes on either kind of scheduler: a
+# long GC's work (a minor of a young generation past 128 Ki words) shows on the dirty clock.
+cat >"$tmp/dirty_probe.erl" <<'EOF'
+-module(dirty_probe).
+-export([main/1]).
+main([Dir]) ->
+    ok = cpuclock:load(Dir),
+    {P, R} = spawn_opt(fun() -> _ = lists:seq(1, 100000),
+                                D0 = cpuclock:dirty_ns(), F0 = cpuclock:dirty_faults(),
+                                true = erlang:garbage_collect(self(), [{type, minor}]),
+                                exit({d, cpuclock:dirty_ns() - D0, cpuclock:dirty_faults() - F0})
+                       end, [monitor, {min_heap_size, 300000}]),
+    D = receive {'DOWN', R, process, P, {d, Ns, Fs}} -> {Ns, Fs} end,
+    C = [cpuclock:F(1 bsl 20) || F <- [carrier, carrier_dirty]],
+    io:format("~w~n", [{D, C}]),
+    halt().
+EOF
+erlc -o "$tmp" "$tmp/dirty_probe.erl"
+d=$(nif=$(cd "$dir" && pwd) && cd "$tmp" && erl -noshell -pa "$tmp" -run dirty_probe main "$nif" 2>&1)
+echo "$d" | grep -Eq '^\{\{[1-9][0-9]*,[0-9]+\},\[\{[1-9][0-9]*,[1-9][0-9]*\},\{[1-9][0-9]*,[1-9][0-9]*\}\]\}$'
+check "cpuclock: a long GC's time on the dirty clock, both carrier probes timed (got '$d')" $?
+
 "$dir/account" --points "ints:100" --iterations 50 --repeats 1 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
     >"$tmp/a.out" 2>"$tmp/a.err"
 ok=$?; check "account on one point runs (exit $ok: $(tail -n 2 "$tmp/a.err"))" "$ok"
@@ -77,7 +100,7 @@ awk "$lib"'
     function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
     !csv_row() { next }
     {
-        n = split("vm_us vm_priced_us model_priced_us copy_us gc_us fault_us mmap_us fixed_us other_us sleep_us vm_sleeps", col, " ")
+        n = split("vm_us vm_priced_us model_priced_us copy_us gc_us fault_us mmap_us fixed_us other_us sleep_us vm_sleeps vm_dirty_cpu_us", col, " ")
         for (i = 1; i <= n; i++) if (!num(csv_get(col[i]))) bad = bad " " col[i]
         sum = csv_get("copy_us") + csv_get("gc_us") + csv_get("fault_us") + csv_get("mmap_us") + csv_get("fixed_us") + csv_get("sleep_us")
         if (sum - csv_get("vm_priced_us") > 0.7 || csv_get("vm_priced_us") - sum > 0.7) bad = bad " phases"

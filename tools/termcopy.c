@@ -845,7 +845,7 @@ static const char *verdict_word(double ratio) { return ratio > 1 ? "slower" : "f
 
 /* The time account of TERM: the VM's loops and unit prices for it in one account session
  * (the modules and the cpuclock NIF beside eptest.erl, else the build tree's NIF), each
- * loop's prices with this machine's fault and carrier probe on the memory the loop faulted in. */
+ * loop's prices with this machine's fault probe on the memory the loop faulted in. */
 typedef struct explain_account {
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     tc_account_counts vm[TC_ACCOUNT_LOOPS]; /* proc2's, the lookup's */
@@ -865,9 +865,9 @@ static bool explain_account_run(const explain_vm *vm, long iterations, explain_a
     tc_vm_stop(s);
     for (int k = 0; ok && k < TC_ACCOUNT_LOOPS; k++) {
         const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
-        double fault, carrier;
-        ok = tc_account_probe(tc_account_probe_region(p->faults), &fault, &carrier) &&
-             tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, carrier, &out->prices[k]);
+        double fault;
+        ok = tc_account_probe(tc_account_probe_region(p->faults), &fault) &&
+             tc_account_prices_of_vm(&a, (tc_account_loop)k, fault, &out->prices[k]);
         out->vm[k] = tc_account_of_vm(p, iterations, a.words);
         out->vm_us[k] = p->cpu_us;
     }

@@ -40,10 +40,18 @@
 %%                 size (at least one result), warm, collected untimed after every run;
 %%                 words: flat_size(Data) per lookup
 %%   lookup_nil    the same with {I, []}
+%%   gc_long       the lookup loop's long GC in its context (gc_long/3 says how): the dirty
+%%                 CPU scheduler's time for the collection, what it frees (the results'
+%%                 fragments), the heaps it maps and unmaps; CpuNs, Faults per long GC
 %%   gc_minor      erlang:garbage_collect(self(), [{type, minor}]) of a process whose young
 %%                 heap holds Live words of fresh data (Live the loop's median words copied
 %%                 per GC) and whose heap block is the loop's; gc_minor_nil the same with none
 %%   gc_major      the same, type major, with Data live in the old heap too (a major copies it)
+%%   carrier       a fresh carrier of the loop's heap block mapped, its first page written, and
+%%                 unmapped, on this scheduler's thread (the kernel's mmap, page-table set-up,
+%%                 munmap and the TLB flush of the process's other CPUs); its fault is the
+%%                 fault price's; carrier_dirty the same on a dirty CPU scheduler, where a long
+%%                 GC maps and unmaps the heaps it makes and frees
 %%   gc_dirty      a minor GC of a young heap holding just over 128 Ki words of garbage
 %%                 (erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE): it runs on a dirty CPU scheduler,
 %%                 the process's trip there and back; gc_dirty_nil just under, on its own
@@ -66,6 +74,8 @@
 -export([loop/3, prices/3, payload/2]).
 
 -define(PASSES, [proc1, proc2, proc3, ets_insert, ets_lookup]).
+%% erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE: from this young-generation use a GC runs dirty.
+-define(LONG_GC, (128 * 1024)).
 
 %% eptest's payload, or a user's term given as external format.
 payload({ext, Bin}, _L) -> binary_to_term(Bin);
@@ -97,9 +107,9 @@ prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
     Clk = maps:from_list([{Clock, {C, T}} || {{_, C, T, _, _, _, _, _}, Clock} <- Clocks]),
     Copy = case Loop of
                rt -> send(Data, W, Heap, Clk);
-               lookup -> lookup(Payload, L, N, W, Heap, Clk)
+               lookup -> lookup(Payload, L, N, W, Heap, Clk) ++ gc_long(Data, N, Heap)
            end,
-    [R || {R, _} <- Clocks] ++ [sleep()] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk).
+    [R || {R, _} <- Clocks] ++ [sleep()] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk) ++ carriers(Heap).
 
 -define(CLOCK_REPS, 201).
 
@@ -259,10 +269,71 @@ lookup_runs(Make, N, K, Opts) ->
 lookup_k(_T, _I, 0) -> ok;
 lookup_k(T, I, K) -> _ = ets:lookup(T, I), lookup_k(T, I + 1, K - 1).
 
+%% The lookup loop's long GCs: a process of the loop's heap block holding Data in its old
+%% heap, as the tester holds its payload (two minor GCs promote it: erl_gc.c minor_collection;
+%% without an old heap the collector grows the young heap instead and the lookups collect at
+%% other points), looks up the loop's keys in order, twice, from a table filled as the loop
+%% fills its own, nothing else between the lookups (a BIF or NIF call after one would test
+%% the heap as the loop's next lookup does, and collect earlier); its GCs traced, those of a
+%% young generation past 128 Ki words counted as long (erl_gc.c check_for_possibly_long_gc:
+%% they run on a dirty CPU scheduler), and the dirty schedulers' CPU time and faults read
+%% around the two passes (cpuclock.c). The row: the dirty CPU ns and faults per long GC; ops:
+%% the long GCs seen. None (a loop whose GCs stay on its scheduler): no row.
+gc_long(Data, N, Heap) ->
+    T = ets:new(account, [set]),
+    [ets:insert(T, {I, Data}) || _ <- [insert, overwrite], I <- lists:seq(1, N)],
+    {Ns, Faults, Long} =
+        in_process(fun() ->
+                           Held = Data,
+                           [erlang:garbage_collect(self(), [{type, minor}]) || _ <- [1, 2]],
+                           Self = self(),
+                           Tr = spawn_link(fun() -> long_gcs(Self, 0) end),
+                           erlang:trace(Self, true, [garbage_collection, {tracer, Tr}]),
+                           D0 = cpuclock:dirty_ns(),
+                           F0 = cpuclock:dirty_faults(),
+                           lookup_k(T, 1, N),
+                           lookup_k(T, 1, N),
+                           F1 = cpuclock:dirty_faults(),
+                           D1 = cpuclock:dirty_ns(),
+                           erlang:trace(Self, false, [garbage_collection]),
+                           Ref = erlang:trace_delivered(Self),
+                           receive {trace_delivered, Self, Ref} -> ok end,
+                           Tr ! {take, Self},
+                           G = receive {Tr, Count} -> Count end,
+                           _ = erts_debug:flat_size(Held),
+                           {D1 - D0, F1 - F0, G}
+                   end, [{min_heap_size, Heap}]),
+    ets:delete(T),
+    [{gc_long, Ns / Long, 0, Faults / Long, 0, 0, Long, 0} || Long > 0].
+
+%% The traced process's GCs whose young generation (heap, fragments, stack; and the old heap
+%% for a major) reaches ERTS_POTENTIALLY_LONG_GC_HSIZE.
+long_gcs(Pid, N) ->
+    receive
+        {trace, Pid, Start, Info} when Start =:= gc_minor_start; Start =:= gc_major_start ->
+            Use = lists:sum([V || {K, V} <- Info, lists:member(K, [heap_size, mbuf_size, stack_size])])
+                + case Start of gc_major_start -> proplists:get_value(old_heap_size, Info, 0); _ -> 0 end,
+            long_gcs(Pid, N + case Use >= ?LONG_GC of true -> 1; false -> 0 end);
+        {trace, Pid, _, _} -> long_gcs(Pid, N);
+        {take, Pid} -> Pid ! {self(), N}
+    end.
+
+-define(CARRIER_RUNS, 41).
+
+%% A carrier of the loop's heap block, mapped, first written and unmapped by the NIF on this
+%% scheduler and on a dirty CPU scheduler (cpuclock.c); the thread's own CPU time, so neither
+%% the trip to the dirty scheduler nor the caller's sleep meanwhile is in it (no sleeps).
+carriers(Heap) ->
+    Bytes = Heap * erlang:system_info(wordsize),
+    Run = fun(F) -> F0 = cpuclock:minflt(),
+                    {C, T} = cpuclock:F(Bytes),
+                    {C, T, cpuclock:minflt() - F0, 0}
+          end,
+    [row(Unit, [Run(F) || _ <- lists:seq(1, ?CARRIER_RUNS)], 1, 0, #{}, none)
+     || {Unit, F} <- [{carrier, carrier}, {carrier_dirty, carrier_dirty}]].
+
 -define(GC_REPS, 41).
 -define(GC_MIN_LIVE, 4096).
-%% erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE: from this young-generation use a GC runs dirty.
--define(LONG_GC, (128 * 1024)).
 
 %% The loop's GC, rebuilt: a heap block of its size, Live words of fresh data, Msgs queued
 %% messages of Data; each forced GC timed alone (in a process that allocates nothing else).

@@ -12,12 +12,30 @@
  * terms on the caller's heap, and a calibration's fresh heap pages then fault for the reading.
  * nvcsw/0 is its threads' voluntary context switches (getrusage): a scheduler thread with
  * nothing to run goes to sleep (erl_process.c scheduler_wait) and another wakes it.
+ * dirty_ns/0 is the CPU time the dirty CPU schedulers' threads have used (their names in
+ * /proc/self/task: "N_dirty_cpu_sch", erl_process.c's "dirty_cpu_scheduler" cut to 15
+ * characters), read through each thread's CPU clock: the part of a loop's time its long GCs
+ * take there (erl_gc.c check_for_possibly_long_gc), which the process clock does not part;
+ * dirty_faults/0 their minor faults.
+ * carrier/1 and carrier_dirty/1 do to a fresh mapping of Bytes what the allocators do to a
+ * carrier their thread maps for a heap (erl_mseg.c mseg_create, mseg_destroy): mmap it, write
+ * its first page, munmap it; carrier_dirty runs on a dirty CPU scheduler, as a long GC does
+ * (erl_gc.c check_for_possibly_long_gc). They answer {ThreadNs, WallNs} of that work on the
+ * thread that did it: the kernel's price of a carrier in the VM's own process, whose other
+ * threads' CPUs a munmap must flush, which a one-threaded probe does not see.
  *
  * Models no erts mechanism: an instrument.
  */
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
+#include <dirent.h>
 #include <erl_nif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static ERL_NIF_TERM process_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
@@ -63,9 +81,96 @@ static ERL_NIF_TERM nvcsw(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     return rusage_count(env, 1);
 }
 
+static ErlNifUInt64 clock_ns(clockid_t id)
+{
+    struct timespec t;
+    (void)clock_gettime(id, &t);
+    return (ErlNifUInt64)t.tv_sec * 1000000000u + (ErlNifUInt64)t.tv_nsec;
+}
+
+/* A thread of this process by its id: its CPU clock (the kernel's per-thread CPU-clock id,
+ * what glibc's pthread_getcpuclockid makes: CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED). */
+static clockid_t thread_clock(long tid) { return (clockid_t)((~(unsigned long)tid << 3) | 6u); }
+
+/* Over the dirty CPU schedulers' threads: the sum of their CPU time in ns (faults 0) or of
+ * their minor faults (faults 1: field 10 of /proc/self/task/TID/stat); -1 when /proc fails. */
+static long long dirty_sum(int faults)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    long long sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[64], buf[512] = "";
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid <= 0)
+            continue;
+        (void)snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        (void)fclose(f);
+        buf[n] = '\0';
+        const char *name = strchr(buf, '('), *rest = strrchr(buf, ')');
+        if (!name || !rest || !strstr(name, "_dirty_cpu_") || strstr(name, "_dirty_cpu_") > rest)
+            continue;
+        if (faults) {
+            unsigned long minflt = 0; /* after ") ": state ppid pgrp session tty tpgid flags minflt */
+            if (sscanf(rest + 1, " %*c %*d %*d %*d %*d %*d %*u %lu", &minflt) == 1)
+                sum += (long long)minflt;
+        } else {
+            struct timespec t;
+            if (clock_gettime(thread_clock(tid), &t) == 0)
+                sum += (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+        }
+    }
+    (void)closedir(d);
+    return sum;
+}
+
+static ERL_NIF_TERM dirty_ns(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    long long v = dirty_sum(0);
+    return v < 0 ? enif_make_badarg(env) : enif_make_uint64(env, (ErlNifUInt64)v);
+}
+
+static ERL_NIF_TERM dirty_faults(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    long long v = dirty_sum(1);
+    return v < 0 ? enif_make_badarg(env) : enif_make_uint64(env, (ErlNifUInt64)v);
+}
+
+static ERL_NIF_TERM carrier(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    ErlNifUInt64 bytes;
+    long page = sysconf(_SC_PAGESIZE);
+    if (!enif_get_uint64(env, argv[0], &bytes) || bytes == 0 || bytes > ((ErlNifUInt64)1 << 32) || page <= 0)
+        return enif_make_badarg(env);
+    size_t len = (size_t)((bytes + (ErlNifUInt64)page - 1) / (ErlNifUInt64)page * (ErlNifUInt64)page);
+    ErlNifUInt64 c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ns(CLOCK_MONOTONIC);
+    volatile char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == (volatile char *)MAP_FAILED)
+        return enif_make_badarg(env);
+    m[0] = 1;
+    (void)munmap((void *)m, len);
+    ErlNifUInt64 c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID), w1 = clock_ns(CLOCK_MONOTONIC);
+    return enif_make_tuple2(env, enif_make_uint64(env, c1 - c0), enif_make_uint64(env, w1 - w0));
+}
+
 static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0},
                              {"thread_ns", 0, thread_ns, 0},
                              {"minflt", 0, minflt, 0},
-                             {"nvcsw", 0, nvcsw, 0}};
+                             {"nvcsw", 0, nvcsw, 0},
+                             {"dirty_ns", 0, dirty_ns, 0},
+                             {"dirty_faults", 0, dirty_faults, 0},
+                             {"carrier", 1, carrier, 0},
+                             {"carrier_dirty", 1, carrier, ERL_NIF_DIRTY_JOB_CPU_BOUND}};
 
 ERL_NIF_INIT(cpuclock, funcs, NULL, NULL, NULL, NULL)

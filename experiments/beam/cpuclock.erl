@@ -3,9 +3,13 @@
 %% erlang-dev). load/1 loads it from a directory; process_ns/0 then reads the process's clock,
 %% thread_ns/0 the calling scheduler thread's, minflt/0 the OS process's minor faults (without
 %% allocating on the caller's heap), nvcsw/0 its threads' voluntary context switches (a
-%% scheduler going to sleep), and loaded/0 says whether they can.
+%% scheduler going to sleep), dirty_ns/0 and dirty_faults/0 the CPU time and minor faults of
+%% its dirty CPU schedulers' threads, carrier/1 and carrier_dirty/1 {ThreadNs, WallNs} of a
+%% fresh mapping of Bytes mapped, its first page written and unmapped, on this scheduler or on
+%% a dirty CPU scheduler (cpuclock.c says why); loaded/0 says whether they can.
 -module(cpuclock).
--export([load/1, loaded/0, process_ns/0, thread_ns/0, minflt/0, nvcsw/0]).
+-export([load/1, loaded/0, process_ns/0, thread_ns/0, minflt/0, nvcsw/0, dirty_ns/0, dirty_faults/0, carrier/1,
+         carrier_dirty/1]).
 
 load(Dir) ->
     case erlang:load_nif(filename:join(Dir, "cpuclock"), 0) of
@@ -28,3 +32,11 @@ thread_ns() -> erlang:nif_error(nif_not_loaded).
 minflt() -> erlang:nif_error(nif_not_loaded).
 
 nvcsw() -> erlang:nif_error(nif_not_loaded).
+
+dirty_ns() -> erlang:nif_error(nif_not_loaded).
+
+dirty_faults() -> erlang:nif_error(nif_not_loaded).
+
+carrier(_Bytes) -> erlang:nif_error(nif_not_loaded).
+
+carrier_dirty(_Bytes) -> erlang:nif_error(nif_not_loaded).

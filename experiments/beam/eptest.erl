@@ -179,19 +179,23 @@ pairs([]) -> [].
 %% own heap, so the few words the node-wide reads take fit without a collection, and reads them
 %% last; an end mark reads them first. (Read in the other order, the meter's own collections
 %% added about three GCs to every pass, the empty loop's too.) The VM's CPU time (cpu_ns/0) is
-%% read innermost of all: last at a start mark, first at an end mark.
+%% read innermost of all: last at a start mark, first at an end mark; the dirty CPU
+%% schedulers' CPU time (dirty_ns) next to it.
 read_mark(true, Tracer, Pids) ->
     Tr = trace_counts(Tracer, Pids),
     Slow = slow_counters(),
     true = erlang:garbage_collect(),
     Node = node_counters(),
-    {maps:merge(Slow, Node#{cpu_ns => cpu_ns(), sleeps => sleeps()}), Tr};
+    Sleeps = sleeps(),
+    Dirty = from_nif(dirty_ns),
+    {maps:merge(Slow, Node#{sleeps => Sleeps, dirty_ns => Dirty, cpu_ns => cpu_ns()}), Tr};
 read_mark(false, Tracer, Pids) ->
     Cpu = cpu_ns(),
+    Dirty = from_nif(dirty_ns),
     Sleeps = sleeps(),
     Node = node_counters(),
     Tr = trace_counts(Tracer, Pids),
-    {maps:merge(Node#{cpu_ns => Cpu, sleeps => Sleeps}, slow_counters()), Tr}.
+    {maps:merge(Node#{cpu_ns => Cpu, dirty_ns => Dirty, sleeps => Sleeps}, slow_counters()), Tr}.
 
 node_counters() ->
     {Gcs, Reclaimed, _} = erlang:statistics(garbage_collection),

@@ -37,10 +37,12 @@
 %%                          unit prices calibrated for each loop's context (the round trip's from
 %%                          proc2's GCs, the lookup's from its own); answers a line per pass
 %%                          "pass TEST cpu_us C wall_us W traced_us T faults F gcs G carriers M
-%%                          unmapped D minor N major J dirty Y copied X moved V mbuf B gc_us U
-%%                          heap H" (faults, gcs, carriers, unmapped from the untraced run: the OS
+%%                          unmapped D dirty_carriers I dirty_cpu_us Z minor N major J dirty Y
+%%                          copied X moved V mbuf B gc_us U heap H" (faults, gcs, carriers,
+%%                          unmapped, dirty_carriers, dirty_cpu_us from the untraced run: the OS
 %%                          process's minor faults, erlang:statistics GCs, mseg_alloc's creates
-%%                          and destroys; the rest from the traced run's GC events, summed over
+%%                          and destroys, the creates of mseg instance 0, the dirty schedulers',
+%%                          and those schedulers' CPU time (of cpu_us); the rest from the traced run's GC events, summed over
 %%                          tester and server), a line "payload words W" (flat_size), and a
 %%                          line per price "price LOOP UNIT cpu_ns C wall_ns T faults F gcs G
 %%                          words W ops O" (LOOP rt or lookup); needs the cpuclock NIF (started with
@@ -186,9 +188,11 @@ account_point(Payload, L, N) ->
                            P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
     [io_lib:format("payload words ~b~n", [W])]
         ++ [io_lib:format("pass ~s cpu_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
-                          " minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b gc_us ~.1f heap ~b sleeps ~b~n",
+                          " dirty_carriers ~b dirty_cpu_us ~.1f minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b"
+                          " gc_us ~.1f heap ~b sleeps ~b~n",
                           [T, maps:get(cpu_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
                            maps:get(gcs, C), maps:get(mseg_create, C), maps:get(mseg_destroy, C),
+                           proplists:get_value("i0_mseg_create", maps:get(alloc, C), 0), maps:get(dirty_ns, C) / 1000,
                            maps:get(minor, G), maps:get(major, G), maps:get(dirty, G), maps:get(copied, G),
                            maps:get(moved, G), maps:get(mbuf, G), float(maps:get(gc_us, G)), maps:get(heap_max, G),
                            maps:get(sleeps, C)])
