@@ -227,15 +227,15 @@ END_TEST
  * the heaps they make are the dirty instance's carriers; with one instance (R10B) none is. */
 START_TEST(model_counts_dirty_carriers)
 {
-    tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 30000, 40);
+    tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 30000, 16);
     tc_ep_counts c[TC_EP_TESTS];
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
     const tc_ep_counts *l = &c[TC_EP_LOOKUP];
     ck_assert_uint_gt(l->long_gcs, 0);
     ck_assert_uint_gt(l->dirty_carriers, 0);
     ck_assert_uint_le(l->dirty_carriers, l->carriers_mapped);
-    ck_assert(tc_account_of_model(l, 40, 60000).dirty_carriers == (double)l->dirty_carriers);
-    cfg = ep_config("r10b", TC_EP_INTS, 30000, 40);
+    ck_assert(tc_account_of_model(l, 16, 60000).dirty_carriers == (double)l->dirty_carriers);
+    cfg = ep_config("r10b", TC_EP_INTS, 30000, 16);
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
     for (int t = 0; t < TC_EP_TESTS; t++)
         ck_assert_uint_eq(c[t].dirty_carriers, 0);
@@ -265,6 +265,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("scenarios_account");
     TCase *tc = tcase_create("account");
+    tcase_set_timeout(tc, 60); /* two eptest runs at L = 30000 (model_counts_dirty_carriers) */
     tcase_add_test(tc, phases_are_counts_times_prices);
     tcase_add_test(tc, model_counts_in_account_units);
     tcase_add_test(tc, vm_counts_take_the_untraced_gc_count);
