@@ -615,6 +615,11 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
         p->stats.long_gcs++;
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
+    if (p->hf_saved && !p->aheap) { /* garbage_collect: p->live_hf_end unless the heap is abandoned */
+        live_frags = true;
+        live_hf_end = p->hf_saved_end;
+    }
+    p->hf_saved = false; /* garbage_collect's end: p->live_hf_end = ERTS_INVALID_HFRAG_PTR */
     tc_result r = collect_heaps(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
     if (r == TC_OK && p->policy.gc_cost == TC_GC_COST_LIVE) /* R10B-2 ggc.c: live words / 10 */
         p->reds += (int64_t)((p->htop - p->heap) / 10);

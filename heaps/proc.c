@@ -382,6 +382,14 @@ tc_heapfrag *tc_proc_bif_enter(tc_proc *p)
     return p->mbuf;
 }
 
+void tc_proc_bif_trap(tc_proc *p, tc_heapfrag *live_hf_end)
+{
+    if (p->hf_saved)
+        return; /* a later trap keeps the first one's */
+    p->hf_saved = true;
+    p->hf_saved_end = live_hf_end;
+}
+
 /* ERTS_IS_GC_DESIRED: fragments outgrew the free heap, the binaries the binary virtual heap,
  * or a delayed GC is pending (F_FORCE_GC). */
 bool tc_proc_gc_desired(const tc_proc *p)

@@ -239,6 +239,12 @@ bool tc_proc_trace_receive(const tc_proc *p);
  * light-BIF glue's return address is on the stack (policy.gc_call_words): HAlloc's
  * HeapWordsLeft is that much smaller (HEAP_LIMIT from the stop the glue stored). */
 tc_heapfrag *tc_proc_bif_enter(tc_proc *p);
+/* The BIF entered at `live_hf_end` traps with its GC disabled (erl_process.c
+ * erts_set_gc_state): at its first such trap erl_gc.c erts_gc_after_bif_call_lhf saves the
+ * marker in p->live_hf_end, and garbage_collect takes it over the one it is given, so the
+ * collection after the BIF's last continuation (and a long one delayed from there) moves
+ * every fragment made since the first call whole. It is cleared when a collection ends. */
+void tc_proc_bif_trap(tc_proc *p, tc_heapfrag *live_hf_end);
 /* ERTS_IS_GC_DESIRED: the fragments outgrew the free heap (words), the binaries' words
  * exceed the binary virtual heap (policy.bin_vheap), or a delayed GC is pending, so the next
  * safe point collects. */

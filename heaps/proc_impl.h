@@ -58,6 +58,10 @@ struct tc_proc {
     bool delayed_started;
     tc_heap_event delayed_start;
     bool in_bif;             /* between tc_proc_bif_enter and its return: the glue's return address is pushed */
+    /* erts p->live_hf_end: the marker a BIF's first trap saved (tc_proc_bif_trap), which the
+     * next collection, wherever it runs, takes as its live_hf_end */
+    bool hf_saved;
+    tc_heapfrag *hf_saved_end;
     int64_t reds;            /* BUMP_REDS by the runtime (GC cost, message size) not yet taken */
     const tc_term *lit_start[TC_PROC_MAX_LITERAL_AREAS], *lit_end[TC_PROC_MAX_LITERAL_AREAS];
     unsigned nlit;

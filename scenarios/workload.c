@@ -693,7 +693,7 @@ const tc_ep_frame tc_ep_frames[TC_EP_FRAMES] = {
 
 /* ERL_FUN_SIZE (erl_fun.h) and ERTS_MAGIC_REF_THING_SIZE (erl_term.h: header, the binary,
  * the off-heap link): the words of a fun before its environment and of a magic reference
- * (ets:new's table, persistent_term:put's state). */
+ * (ets:new's table, persistent_term:put's state, maps:from_list's trap state). */
 enum { ERL_FUN_SIZE = 5, MAGIC_REF_WORDS = 3 };
 
 static unsigned fw(int f) { return tc_ep_frames[f].words; }
@@ -1385,11 +1385,46 @@ static tc_result build_lc(world *w, tc_ep_shape sh, long len)
 typedef struct map_copy {
     tc_proc *p;
     tc_term *leaf; /* the next free leaf cons in the 2-words-per-pair block */
+    /* maps:from_list's trap (below), counted when `count`: YCF reductions spent so far, the
+     * budget they trap at, the leaves walked, the pairs, the opens waiting for the next leaf,
+     * the fragment words when the builders began (more: the factory has left the heap) */
+    bool count, trapped;
+    uint64_t units, budget, leaves, pairs, opens, frag0;
 } map_copy;
 
 enum { MAP_NODE_XTRA = 200, MAP_LEVEL_DEPTHS = 8 };
 
 static tc_result map_level(map_copy *c, const tc_term *node, unsigned base, tc_term *out);
+
+/* A leaf of hashmap_from_chunked_array's walk: the main loop's reduction (leaves 2 to n-1)
+ * and the levels pushed for the nodes whose first leaf it is (`while (slot == maskval)` for
+ * the first leaf, one each; `while (d < dn)` after, two each: YCF puts its consume into a
+ * nested loop once per enclosing loop). */
+static void map_leaf_units(map_copy *c)
+{
+    uint64_t i = c->leaves++;
+    c->units += (i > 0 && i + 1 < c->pairs) + c->opens * (i == 0 ? 1 : 2);
+    c->opens = 0;
+}
+
+/* The trap's magic reference (utils.c erts_ycf_trap_driver: HAlloc(p,
+ * ERTS_MAGIC_REF_THING_SIZE)) once the work reaches the budget: in a fragment while the
+ * heap factory holds the heap (erl_message.c erts_factory_proc_init sets HEAP_TOP to
+ * HEAP_LIMIT until its first reserve past the heap gives the rest back), else as HAlloc. */
+static tc_result map_trap_due(map_copy *c)
+{
+    if (!c->count || c->trapped || c->units < c->budget)
+        return TC_OK;
+    c->trapped = true;
+    bool held = tc_proc_frag_size(c->p) == c->frag0;
+    tc_term *hp = held ? tc_proc_halloc_frag(c->p, MAGIC_REF_WORDS) : tc_proc_halloc(c->p, MAGIC_REF_WORDS);
+    if (!hp)
+        return TC_ENOMEM;
+    /* a 2-tuple of smalls stands for it, as light_bif's does: dead once the BIF returns */
+    hp[0] = TC_MAKE_HEADER(MAGIC_REF_WORDS - 1, TC_SUBTAG_ARITYVAL);
+    hp[1] = hp[2] = tc_make_small(0);
+    return TC_OK;
+}
 
 /* The subtrees one salt level down (nodes at depth base + 8), built first, in the walk's
  * order, into q. NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
@@ -1420,8 +1455,10 @@ static tc_result map_nodes(map_copy *c, const tc_term *node, unsigned depth, uns
     const tc_term *kids = tc_layout_map_terms(node[0], node, &n);
     size_t head = (size_t)(kids - node);
     tc_term made[16];
+    c->opens += depth > 0; /* a node opens at its first leaf */
     for (size_t k = n; k-- > 0;) {
         if (tc_is_list(kids[k])) {
+            map_leaf_units(c);
             const tc_term *cell = tc_list_val(kids[k]);
             if (!tc_is_immed(cell[0]) || !tc_is_immed(cell[1]))
                 return TC_EUNSUPPORTED;
@@ -1437,12 +1474,20 @@ static tc_result map_nodes(map_copy *c, const tc_term *node, unsigned depth, uns
                 return r;
         }
     }
+    /* the node closes: its last leaf is the last of all (the tail loop) or not (the main
+     * loop's drop), or it is the head; the trap may come just before it is made */
+    bool tail = c->leaves == c->pairs;
+    c->units += depth == 0 ? 0 : tail ? 1 : 2;
+    tc_result r = map_trap_due(c);
+    if (r != TC_OK)
+        return r;
     tc_term *hp = tc_proc_halloc_x(c->p, head + n, depth == base ? 0 : MAP_NODE_XTRA);
     if (!hp)
         return TC_ENOMEM;
     memcpy(hp, node, head * sizeof *hp);
     memcpy(hp + head, made, n * sizeof *hp);
     *out = tc_make_boxed(hp);
+    c->units += (n - 1) * (depth == 0 ? 1 : tail ? 2 : 4); /* `while (sz--)` pops the others */
     return TC_OK;
 }
 
@@ -1459,13 +1504,151 @@ static tc_result map_level(map_copy *c, const tc_term *node, unsigned base, tc_t
     return r;
 }
 
-/* The hashmap `m` (an arena copy) built into x0 as maps:from_list builds it (above). */
-static tc_result map_from_list(tc_proc *p, tc_term m)
+/* ---- maps:from_list's YCF work ---- */
+
+/* The trie's shape as hashmap_from_chunked_array walks it (leaves in descending swizzled
+ * hash order: slots descending, the model's map_nodes order). */
+typedef struct map_walk {
+    uint64_t nonroot;    /* inner nodes */
+    uint64_t d_first;    /* inner nodes on the first leaf's path */
+    uint64_t d_last;     /* inner nodes on the last leaf's path */
+    uint64_t kids_main;  /* sum of (children - 1) over inner nodes not on the last path */
+    uint64_t kids_tail;  /* the same over the inner nodes on the last path */
+    uint64_t kids_root;  /* the head's children */
+    bool collisions;     /* a level past depth 7: not counted */
+} map_walk;
+
+/* NOLINTNEXTLINE(misc-no-recursion): depth < TC_HAMT_MAX_DEPTH */
+static void map_walk_node(const tc_term *node, unsigned depth, bool first, bool last, map_walk *u)
 {
-    map_copy c = {.p = p, .leaf = tc_proc_halloc(p, 2 * (size_t)tc_map_size(m))};
-    if (!c.leaf)
-        return TC_ENOMEM;
-    return map_level(&c, tc_boxed_val(m), 0, &tc_proc_x(p)[0]);
+    size_t n;
+    const tc_term *kids = tc_layout_map_terms(node[0], node, &n);
+    if (depth >= MAP_LEVEL_DEPTHS) {
+        u->collisions = true;
+        return;
+    }
+    if (depth == 0) {
+        u->kids_root = n;
+    } else {
+        u->nonroot++;
+        u->d_first += first;
+        u->d_last += last;
+        *(last ? &u->kids_tail : &u->kids_main) += n - 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!tc_is_list(kids[k]))
+            map_walk_node(tc_boxed_val(kids[k]), depth + 1, first && k == n - 1, last && k == 0, u);
+}
+
+/* erts_fit_in_bits_int64 (utils.c fit_in_bits): the bits of a positive value, 1 for 0. */
+static unsigned fit_in_bits(uint64_t v)
+{
+    unsigned b = 0;
+    while (v >>= 1)
+        b++;
+    return b + 1;
+}
+
+/* The YCF reductions erts_qsort spends on n distinct items (utils.c erts_qsort_helper,
+ * erts_qsort_partion_array: one per item the partition loop passes, m * bits(m) * 2 for a
+ * run of m <= 16 sorted by insertion), averaged over the pivot, which the VM draws from a
+ * hash of the array's address and a per-scheduler counter: E(m) = m - 1 + (2/m) sum E(j<m). */
+static double qsort_units(uint64_t n)
+{
+    enum { CUT_OFF = 16 }; /* erts_qsort_helper's qsort_cut_off */
+    double sum = 0, e = 0;
+    for (uint64_t m = 0; m <= n; m++) {
+        e = m <= CUT_OFF ? (double)(m * fit_in_bits(m) * 2) : (double)(m - 1) + 2.0 * sum / (double)m;
+        sum += e;
+    }
+    return e;
+}
+
+/* The hashmap `m` (an arena copy) built into x0 as maps:from_list builds it (above), with
+ * `budget` YCF reductions before it traps (0: not counted, no trap). *units: the work. */
+static tc_result map_from_list(tc_proc *p, tc_term m, uint64_t budget, uint64_t *units, bool *trapped)
+{
+    uint64_t n = tc_map_size(m);
+    map_walk u = {0};
+    map_walk_node(tc_boxed_val(m), 0, true, true, &u);
+    /* maps_from_list_1_helper's check and hashmap_from_validated_list's hash loop, a
+     * reduction a pair each; the factory's builders: erts_qsort, the compaction loop of
+     * hashmap_from_unsorted_array and hashmap_from_sorted_unique_array's, one a pair each */
+    uint64_t before = 2 * n + (uint64_t)qsort_units(n) + 2 * (n - 1);
+    map_copy c = {.p = p, .count = budget > 0 && !u.collisions, .budget = budget, .pairs = n, .units = before};
+    tc_result r = TC_OK;
+    if (c.count && budget <= n) /* in the check, before any HAlloc */
+        r = map_trap_due(&(map_copy){.p = p, .count = true, .frag0 = UINT64_MAX});
+    c.trapped = c.count && budget <= n;
+    if (r != TC_OK || !(c.leaf = tc_proc_halloc(p, 2 * (size_t)n)))
+        return r != TC_OK ? r : TC_ENOMEM;
+    if (c.count && !c.trapped && budget <= 2 * n) /* in the hash loop, the conses made */
+        r = map_trap_due(&(map_copy){.p = p, .count = true, .frag0 = UINT64_MAX});
+    c.trapped = c.trapped || (c.count && budget <= 2 * n);
+    c.frag0 = tc_proc_frag_size(p); /* erts_factory_proc_init: the factory takes the heap */
+    if (r == TC_OK)
+        r = map_trap_due(&c); /* in the sort or the loops before the first node */
+    if (r == TC_OK)
+        r = map_level(&c, tc_boxed_val(m), 0, &tc_proc_x(p)[0]);
+    if (r == TC_OK)
+        r = map_trap_due(&c); /* past the last node: the head's `while (sz--)` */
+    *units = c.count ? c.units : 0;
+    *trapped = c.trapped;
+    return r;
+}
+
+/*
+ * maps:from_list/1 on the tester's slice (erl_map.c maps_from_list_1 through utils.c
+ * erts_ycf_trap_driver): the YCF builders may spend 40 (iterations_per_red) reductions of
+ * theirs per reduction left (ERTS_BIF_REDS_LEFT, the slice after the light BIF's own), and
+ * BUMP_REDS what they spent over 40. Past that budget they yield: the driver makes the
+ * magic reference (map_trap_due), disables GC (erts_set_gc_state) and traps, which the light
+ * BIF's glue takes as a context switch (instr_bif.cpp emit_call_light_bif_shared,
+ * context_switch_simplified) with the slice spent (BUMP_REDS stops at 0). With +S 1:1 the
+ * tester is straight back, with no GC at the schedule-in (GC disabled), and the trap export
+ * runs the continuation as a heavy BIF (emit_call_bif: no reduction test) on a new slice's
+ * budget, trapping again while its work is not less than that. The GC after it starts from
+ * the live_hf_end marker the first trap saved (erl_gc.c erts_gc_after_bif_call_lhf), the
+ * light call's entry, as tc_proc_bif_return_maybe_gc's (tc_proc_bif_trap), and moves the
+ * magic reference whole too. The work is counted as the YCF-generated loops consume it
+ * (map_from_list, map_nodes), with qsort_units' mean for the sort: the VM's pivots make it
+ * vary from call to call, so the trap is only as certain as the budget is far from the work.
+ * Measured on OTP 25.2.3 (+S 1:1, eptest's list, a fresh process with a heap no GC needs,
+ * 12 calls each, process_info reductions less the 2 of an empty call): the BIF's own
+ * reductions are 50 at L = 100 (the model 52), 298 to 319 at 500 (308), 622 to 673 at
+ * 1000 (649), 1309 to 1377 at 2000 (1363), 2006 to 2181 at 3000 (2114). The tester calls it
+ * with 773 reductions left at L = 1000 (30920 against 24880 ... 26960: no trap), 1146 at
+ * 2000 (45840 against 52360 ... 55080: a trap in the trie's build, before the factory left
+ * the heap), 1710 at 3000, 2192 at 5000, 2802 at 10000 and 3257 at 20000 (traps, from 5000
+ * in the sort); VM runs with a burnt-down slice agree (L = 1000: a context switch and the
+ * running trace's out/in at the call with 494 left, none with 894). A map with a level past
+ * depth 7 is built untrapped and uncharged (not counted).
+ */
+static tc_result map_from_list_bif(world *w, tc_term m, tc_heapfrag *fentry)
+{
+    tc_proc *p = w->tester;
+    const int64_t per_red = 40; /* maps_from_list_1's iterations_per_red */
+    int64_t slice = tc_proc_policy(p)->context_reds;
+    uint64_t units = 0;
+    bool trapped = false;
+    tc_result r = map_from_list(p, m, (uint64_t)(per_red * w->tester_reds), &units, &trapped);
+    if (r != TC_OK || units == 0)
+        return r;
+    if (!trapped) {
+        spend(w, (int64_t)units / per_red);
+        return TC_OK;
+    }
+    tc_proc_bif_trap(p, fentry);
+    /* each trap spends the slice it began with (the consume that crosses the budget may pass
+     * it by up to an insertion sort's 160, which the model does not carry over); the
+     * continuations' budget is a new slice's */
+    uint64_t left = units - (uint64_t)(per_red * w->tester_reds);
+    uint64_t budget = (uint64_t)(per_red * slice);
+    w->sched.stats.switches++;
+    for (; left >= budget; left -= budget)
+        w->sched.stats.switches++;
+    w->tester_reds = slice - (int64_t)left / per_red;
+    return TC_OK;
 }
 
 /* payload/2, called from tester_body (its return address pushed), Data left in x0: ints
@@ -1504,7 +1687,7 @@ static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_co
         return r;
     tc_heapfrag *fentry = tc_proc_bif_enter(p);
     if (tc_is_hashmap(arena_copy)) {
-        r = map_from_list(p, arena_copy);
+        r = map_from_list_bif(w, arena_copy, fentry);
     } else { /* flatmap_from_validated_list: one HAlloc */
         uint64_t words;
         if ((r = tc_term_flat_size(arena_copy, &words)) != TC_OK)
@@ -1555,7 +1738,8 @@ static tc_result tester_runs_others(world *w)
  * Where the model still differs from the VM's +S 1:1 trace of this tester (tracediff.sh
  * --grid --schedulers 1: identical at 42 of the 55 points of ints, tuple, floats, strings and
  * map at L = 10 ... 30000 against the same VM traces that gave 38 before the receive's fetch,
- * the fun's entry and the resume past a loop's entry were modelled; the VM's own trace changes
+ * the fun's entry and the resume past a loop's entry were modelled, and at 47 with
+ * maps:from_list's trap (map_from_list_bif: map 2000 ... 20000); the VM's own trace changes
  * from run to run at strings 5000, 10000 and 30000, floats 10000, ints 20000 and tuple 30000;
  * each found at a few lengths, not modelled yet):
  * - the race of a long GC sent to a dirty CPU scheduler against the server's reply (sched.h,
@@ -1570,23 +1754,6 @@ static tc_result tester_runs_others(world *w)
  *   outside a BIF): the VM starts it, goes on to the next return's yield and collects there on a
  *   dirty scheduler, the model collects in place (map 30000: 5 words and 3 stack words apart at
  *   the GC's end); floats 20000's spawn GC starts 2 stack words apart;
- * - maps:from_list's trap (erts_ycf_trap_driver, utils.c): its work (YCF reductions: one per
- *   pair checked and per leaf made, then erts_qsort's and the trie builders' loops) is
- *   budgeted at 40 per reduction left; past the budget it yields, allocating a 3-word magic
- *   reference (ERTS_MAGIC_REF_THING_SIZE) that, made while the heap factory holds the heap,
- *   lands in a fragment which the GC after the BIF moves whole (collect_live_heap_frags, from
- *   the live_hf_end marker saved at the first trap): map 2000 ... 20000, 3 words more in the
- *   VM's fragments and live heap. Whether it traps is not a function of L and the slice alone:
- *   erts_qsort_partion_array draws its pivots from a hash of the array's address, so the sort's
- *   reductions vary from run to run. Modelled: no trap, and none of the work's BUMP_REDS.
- *   Measured on this VM (+S 1:1, a fresh process per call): the BIF's own reductions are 1.0
- *   to 1.07 per pair at L = 500 ... 3000 (494-508 at 500, 997-1039 at 1000, 3152-3334 at
- *   3000, six calls each), a whole slice at 5000; with a fresh slice it traps once at 10000
- *   and four times at 20000 (running events). The model's tester calls it with 773
- *   reductions left at L = 1000 (a budget of 30920 against about 40000), yet the VM's trace
- *   there has no extra words: where the magic reference lands when the trap comes before the
- *   heap factory has left the heap (erts_factory_proc_init takes htop without moving it) is
- *   the next thing to read.
  */
 /*
  * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a

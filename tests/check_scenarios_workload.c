@@ -272,7 +272,7 @@ END_TEST
  * how many, and the heap and fragment words the last one found. */
 typedef struct spawn_gcs {
     int n;
-    uint64_t used, frag, stack;
+    uint64_t used, frag, stack, used_after;
 } spawn_gcs;
 
 static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p, const tc_heap_event *ev)
@@ -285,6 +285,7 @@ static void on_spawn_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, co
     g->used = ev->used_before;
     g->frag = ev->frag_before;
     g->stack = ev->stack_before;
+    g->used_after = ev->used_after;
 }
 
 static spawn_gcs spawn_gcs_of(tc_ep_shape shape, long len, long n)
@@ -356,6 +357,35 @@ START_TEST(long_gc_after_a_bif_ends_the_slice)
     spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
     ck_assert_int_eq(g.n, 24);
     ck_assert_uint_eq(g.stack, 11);
+}
+END_TEST
+
+/*
+ * maps:from_list traps when its YCF work (about 27 reductions of its own a pair) outgrows 40
+ * per reduction left in the slice (utils.c erts_ycf_trap_driver): the tester calls it with
+ * 773 left at L = 1000 (no trap: 25966 of 30920), 1146 at 2000 (54554 of 45840: a trap
+ * during the trie's build, before the heap factory gave back the heap) and 3257 at 20000
+ * (four traps, the first in the sort). The trap's 3-word magic reference then lies in a
+ * fragment of its own, and the GC after the BIF moves it whole with the other fragments,
+ * from the marker the first trap saved, also when that GC is a long one delayed to a dirty
+ * scheduler (L = 20000). Measured on OTP 25.2.3 with `tracediff.sh --tester map --schedulers 1
+ * L` (N 1000): at 2000 the spawn phase's 16th and last GC starts with 10941 heap and 6372
+ * fragment words and ends with 7313 (the model without the trap: 6369 and 7310); at 20000
+ * the 24th ends with 73875 (without: 73872).
+ */
+START_TEST(map_from_list_traps_past_its_budget)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 2000, 1);
+    ck_assert_int_eq(g.n, 16);
+    ck_assert_uint_eq(g.used, 10941);
+    ck_assert_uint_eq(g.frag, 6372);
+    ck_assert_uint_eq(g.used_after, 7313);
+    g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
+    ck_assert_int_eq(g.n, 24);
+    ck_assert_uint_eq(g.frag, 52356);
+    ck_assert_uint_eq(g.used_after, 73875);
+    g = spawn_gcs_of(TC_EP_MAP, 1000, 1);
+    ck_assert_uint_eq(g.frag, 3596); /* no trap */
 }
 END_TEST
 
@@ -455,6 +485,7 @@ int main(void)
     tcase_add_test(tc, map_from_list_fills_the_heap_first);
     tcase_add_test(tc, comprehension_returns_take_reductions);
     tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
+    tcase_add_test(tc, map_from_list_traps_past_its_budget);
     tcase_add_test(tc, lookup_slice_resumes_past_the_entry);
     tcase_add_test(tc, lookup_slice_pays_the_receive_and_the_fun);
     suite_add_tcase(s, tc);
