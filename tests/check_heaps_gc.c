@@ -379,6 +379,36 @@ START_TEST(literals_never_move)
 }
 END_TEST
 
+/* A BIF that trapped with its GC disabled (erl_gc.c erts_gc_after_bif_call_lhf saves
+ * p->live_hf_end at the first trap): the next collection, here one a heap test asks for,
+ * moves every fragment made since the BIF's entry whole, the dead words too; the one after
+ * it traces them again. */
+START_TEST(trap_marker_moves_fragments_whole)
+{
+    tc_policy pol = tc_preset_ok("otp25");
+    tc_mseg *mem = tc_mseg_new(&pol.mem);
+    ck_assert(mem != NULL);
+    tc_proc *p;
+    ck_assert(tc_proc_new(mem, &pol, &p) == TC_OK);
+    for (int trapped = 1; trapped >= 0; trapped--) {
+        tc_heapfrag *entry = tc_proc_bif_enter(p);
+        tc_term *dead = tc_proc_halloc_frag(p, 3); /* {0, 0}, as the trap's magic reference */
+        ck_assert(dead != NULL);
+        dead[0] = TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL);
+        dead[1] = dead[2] = tc_make_small(0);
+        p->in_bif = false;
+        if (trapped)
+            tc_proc_bif_trap(p, entry);
+        ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK); /* no roots */
+        ck_assert_uint_eq(tc_proc_frag_size(p), 0);
+        ck_assert_uint_eq(tc_proc_heap_used(p), trapped ? 3 : 0);
+        ck_assert(tc_heap_verify(p, NULL));
+    }
+    tc_proc_free(p);
+    tc_mseg_free(mem);
+}
+END_TEST
+
 /* The verifier must catch what a broken GC would leave behind. */
 START_TEST(verifier_catches_damage)
 {
@@ -440,6 +470,7 @@ static Suite *suite(void)
     tcase_add_test(tc, r10b_property_stress);
     tcase_add_test(tc, otp25_property_small_sbct);
     tcase_add_test(tc, literals_never_move);
+    tcase_add_test(tc, trap_marker_moves_fragments_whole);
     tcase_add_test(tc, verifier_catches_damage);
     suite_add_tcase(s, tc);
     return s;

@@ -357,6 +357,10 @@ START_TEST(long_gc_after_a_bif_ends_the_slice)
     spawn_gcs g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
     ck_assert_int_eq(g.n, 24);
     ck_assert_uint_eq(g.stack, 11);
+    /* maps:from_list trapped (map_from_list_traps_past_its_budget): its magic reference is
+     * in the fragments, and the delayed GC moves them whole from the first trap's marker */
+    ck_assert_uint_eq(g.frag, 52356);
+    ck_assert_uint_eq(g.used_after, 73875);
 }
 END_TEST
 
@@ -371,7 +375,7 @@ END_TEST
  * scheduler (L = 20000). Measured on OTP 25.2.3 with `tracediff.sh --tester map --schedulers 1
  * L` (N 1000): at 2000 the spawn phase's 16th and last GC starts with 10941 heap and 6372
  * fragment words and ends with 7313 (the model without the trap: 6369 and 7310); at 20000
- * the 24th ends with 73875 (without: 73872).
+ * the 24th ends with 73875 (without: 73872; long_gc_after_a_bif_ends_the_slice).
  */
 START_TEST(map_from_list_traps_past_its_budget)
 {
@@ -380,10 +384,6 @@ START_TEST(map_from_list_traps_past_its_budget)
     ck_assert_uint_eq(g.used, 10941);
     ck_assert_uint_eq(g.frag, 6372);
     ck_assert_uint_eq(g.used_after, 7313);
-    g = spawn_gcs_of(TC_EP_MAP, 20000, 1);
-    ck_assert_int_eq(g.n, 24);
-    ck_assert_uint_eq(g.frag, 52356);
-    ck_assert_uint_eq(g.used_after, 73875);
     g = spawn_gcs_of(TC_EP_MAP, 1000, 1);
     ck_assert_uint_eq(g.frag, 3596); /* no trap */
 }
