@@ -624,7 +624,7 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
     if (r == TC_OK && p->policy.gc_cost == TC_GC_COST_LIVE) /* R10B-2 ggc.c: live words / 10 */
         p->reds += (int64_t)((p->htop - p->heap) / 10);
     if (r == TC_OK)
-        p->flags &= ~TC_PROC_FORCE_GC; /* garbage_collect clears F_FORCE_GC when done */
+        p->flags &= ~(TC_PROC_FORCE_GC | TC_PROC_DIRTY_GC); /* garbage_collect clears F_FORCE_GC (and a dirty one its F_DIRTY_*_GC) when done */
     PROC_VERIFY_TRANSITION(p, objv, nobj);
     return r;
 }
@@ -657,19 +657,19 @@ static tc_result collect_from_call(tc_proc *p, uint64_t need, tc_term *objv, uns
 }
 
 /*
- * delay_garbage_collection (erl_gc.c) for a heap test inside a receive (F_DELAY_GC): no GC
- * here. The process moves onto a heap fragment of stack + need + ERTS_DELAY_GC_EXTRA_FREE
- * (40) + S_RESERVED words (a previous one becomes an ordinary fragment, its words now
- * counted in mbuf_sz), F_FORCE_GC is set and the slice ends at the next reduction test
- * (FCALLS less all but ERTS_ABANDON_HEAP_COST reductions), so the GC runs at the next
- * schedule-in. The model keeps the stack in the old block (its words are counted as erts
- * counts the copy at the fragment's top).
+ * delay_garbage_collection (erl_gc.c) with need > 0, reached from a heap test or an allocate
+ * (the x86-64 JIT's emit_gc_test: fragment_call to the garbage_collect glue, whose return
+ * address is on the stack, `ra` words, when erts_garbage_collect_nobump runs): no GC here.
+ * The process moves onto a heap fragment of ssz + need + ERTS_DELAY_GC_EXTRA_FREE (40) +
+ * S_RESERVED words, ssz = hend - stop with that return address (a previous delayed heap
+ * becomes an ordinary fragment, its words now counted in mbuf_sz), F_FORCE_GC is set and
+ * the slice ends at the next reduction test (FCALLS less all but ERTS_ABANDON_HEAP_COST
+ * reductions), so the GC runs at the next schedule-in. The model keeps the stack in the old
+ * block (its words are counted as erts counts the copy at the fragment's top).
  */
-static bool delay_gc(tc_proc *p, uint64_t need)
+static bool abandon_heap(tc_proc *p, uint64_t need, unsigned ra)
 {
-    if (!(p->flags & TC_PROC_DELAY_GC) || !p->policy.receive_delays_gc || p->policy.gc_stress)
-        return false;
-    size_t stack = tc_proc_stack_size(p);
+    size_t stack = tc_proc_stack_size(p) + ra;
     tc_heapfrag *f = tc_heapfrag_new(p->mem, stack + need + 40 + p->policy.reserved);
     if (!f)
         return false; /* collect at once instead */
@@ -686,11 +686,53 @@ static bool delay_gc(tc_proc *p, uint64_t need)
     return true;
 }
 
+/* A heap test inside a receive (F_DELAY_GC): garbage_collect delays before anything else. */
+static bool delay_gc(tc_proc *p, uint64_t need)
+{
+    if (!(p->flags & TC_PROC_DELAY_GC) || !p->policy.receive_delays_gc || p->policy.gc_stress)
+        return false;
+    return abandon_heap(p, need, gc_call_words(p));
+}
+
+/*
+ * A heap test's or an allocate's GC that would be long (policy.long_gc_words): erl_gc.c
+ * garbage_collect on a normal scheduler asks check_for_possibly_long_gc (young generation +
+ * hend - stop, the glue's return address among the stack's words, + the old heap's use when
+ * major) and, long, sets F_DIRTY_MAJOR_GC or F_DIRTY_MINOR_GC and goes to
+ * delay_gc_before_start; a minor that passed the check and then finds the old heap short
+ * (minor_collection returns -1) has traced its gc_minor_start and gc_minor_end, sets
+ * F_NEED_FULLSWEEP, asks again as major and goes to delay_gc_after_start. Either way
+ * delay_garbage_collection(need) abandons the heap (abandon_heap): the process goes on
+ * building on the fragment until its next reduction test yields, and the GC runs on a dirty
+ * CPU scheduler (erl_process.c erts_execute_dirty_system_task: F_DIRTY_MAJOR_GC sets
+ * F_NEED_FULLSWEEP, then erts_garbage_collect_nobump with the registers the yield saved),
+ * so what it copies and the stack it sees are those of the yield, not the heap test's.
+ */
+static bool delay_long_gc(tc_proc *p, uint64_t need)
+{
+    if (p->policy.long_gc_words == 0 || p->policy.gc_stress || (p->flags & TC_PROC_DELAY_GC))
+        return false;
+    unsigned ra = gc_call_words(p);
+    p->stop -= ra; /* the glue's return address, counted in hend - stop */
+    bool now = long_gc(p), after_start = !now && long_after_minor_start(p);
+    tc_heap_event start = gc_event(p, need);
+    p->stop += ra;
+    if (!(now || after_start) || !abandon_heap(p, need, ra))
+        return false;
+    if (after_start) { /* the dirty major reports the start the minor traced here */
+        p->delayed_start = start;
+        p->delayed_started = true;
+        p->flags |= TC_PROC_NEED_FULLSWEEP;
+    }
+    p->flags |= TC_PROC_DIRTY_GC;
+    return true;
+}
+
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t)
 {
     /* the model's stack stays in the old block: a push needs a word there too */
     bool block_full = p->stop == p->htop;
-    if (tc_proc_heap_room(p) < 1 + p->policy.reserved && !block_full && delay_gc(p, 1)) {
+    if (tc_proc_heap_room(p) < 1 + p->policy.reserved && !block_full && (delay_gc(p, 1) || delay_long_gc(p, 1))) {
         *--p->stop = t;
         return TC_OK;
     }
@@ -713,7 +755,7 @@ tc_result tc_proc_test_heap_maybe_gc(tc_proc *p, uint64_t need)
 {
     if (tc_proc_heap_room(p) >= need + p->policy.reserved && !p->policy.gc_stress)
         return TC_OK;
-    if (delay_gc(p, need))
+    if (delay_gc(p, need) || delay_long_gc(p, need))
         return TC_OK;
     tc_result r = collect_from_call(p, need, p->x, p->arity, false, NULL);
     if (r == TC_OK)
@@ -786,6 +828,8 @@ bool tc_proc_schedule_in_goes_dirty(tc_proc *p)
     p->stats.gcs_delayed++;
     return true;
 }
+
+bool tc_proc_dirty_gc_pending(const tc_proc *p) { return proc_dirty_gc_pending(p); }
 
 tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
 {

@@ -93,7 +93,11 @@ TC_BEGIN_DECLS
 tc_result tc_gc_collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj) TC_MUST_CHECK;
 
 /* Pushes t on the stack; needs one free word beyond policy.reserved (allocate's heap test,
- * emit_gc_test with Ns 1) and may collect first, with the live x registers (and t) as roots. */
+ * emit_gc_test with Ns 1) and may collect first, with the live x registers (and t) as roots.
+ * Here and in tc_proc_test_heap_maybe_gc a GC inside a receive (F_DELAY_GC) or one that would
+ * be long (OTP 25, policy.long_gc_words: erl_gc.c check_for_possibly_long_gc) is delayed
+ * instead (delay_garbage_collection: the process goes on on a fragment heap, F_FORCE_GC, a
+ * yield asked for; proc.h), the long one to a dirty scheduler (tc_proc_dirty_gc_pending). */
 tc_result tc_proc_push_maybe_gc(tc_proc *p, tc_term t) TC_MUST_CHECK;
 
 /* TestHeap: collects (roots: stack, x[0..arity), messages) when stop - htop < need +
@@ -139,6 +143,13 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
  * (inside a receive, a GC already pending or delayed onto a fragment heap, no GC desired, a
  * short one, or R10B's and R13B's schedule test). */
 bool tc_proc_schedule_in_goes_dirty(tc_proc *p);
+
+/* A long GC delayed to a dirty CPU scheduler is pending (after a BIF, a heap test, or a
+ * schedule-in that sent it there): tc_proc_schedule_in_maybe_gc runs it as the dirty one, and
+ * its cost is no slice's (erl_process.c erts_execute_dirty_system_task ignores what
+ * erts_garbage_collect_nobump returns; the process comes back to a normal scheduler with a
+ * whole one). */
+bool tc_proc_dirty_gc_pending(const tc_proc *p);
 
 /*
  * erts_offset_heap: adds `offs` words to every list or boxed pointer in the area

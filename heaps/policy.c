@@ -93,8 +93,9 @@ static const tc_policy_field fields[] = {
      "OTP 25 erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE; erl_gc.c check_for_possibly_long_gc, "
      "delay_garbage_collection; erl_process.c erts_schedule (scheduler_gc_proc, then sched_out_proc) "
      "(R10B-2 and R13B01 have none)",
-     "a GC this large (words), after a BIF or at a schedule-in, goes to a dirty scheduler: the process "
-     "yields, or is scheduled out, and is collected at its next schedule-in (0: never)"},
+     "a GC this large (words), after a BIF, at a heap test or at a schedule-in, goes to a dirty scheduler: "
+     "the process yields (after a heap test, building on a fragment of stack + need + 40 + reserved words "
+     "until its next reduction test), or is scheduled out, and is collected at its next schedule-in (0: never)"},
     {"dirty_gc_first", BOOL(dirty_gc_first), ERAS("off", "off", "off"),
      "OTP 25 erl_process.h erts_schedule_dirty_sys_execution; erl_process.c schedule_out_process "
      "(check_enqueue_in_prio_queue: the dirty CPU run queue); the dirty scheduler thread beside the normal one",
@@ -124,7 +125,8 @@ static const tc_policy_field fields[] = {
      "R13B01 have no F_DELAY_GC (R13B01 beam_emu.c i_loop_rec_fr, remove_message: a TestHeap between "
      "them collects at once)",
      "a heap test between a receive's loop_rec and remove_message delays its GC to the next "
-     "schedule-in (the process moves onto a fragment of stack + need + 40 + reserved words); no GC at a "
+     "schedule-in (the process moves onto a fragment of stack + need + 40 + reserved words, the stack with "
+     "the GC glue's return address); no GC at a "
      "schedule-in while it waits"},
     {"shrink", BOOL(shrink), ERAS("on", "on", "on"),
      "R10B-2 ggc.c erts_garbage_collect, adjust_after_fullsweep; R13B01 and OTP 25 erl_gc.c "

@@ -158,7 +158,8 @@ typedef struct tc_policy {
      * on a dirty scheduler when it next runs, with the x registers live at its yield point
      * (erl_gc.c check_for_possibly_long_gc, delay_garbage_collection with need 0), asked as
      * a minor and, when the minor would find the old heap short of room, again as a major
-     * (garbage_collect: delay_gc_after_start). Modelled at the GC-after-BIF safe point and a
+     * (garbage_collect: delay_gc_after_start). Modelled at the GC-after-BIF safe point, at heap
+     * tests and allocates (delay_garbage_collection with need > 0: a fragment heap) and at a
      * schedule-in (see proc.h). */
     uint64_t long_gc_words;
     /* Which of two threads goes first once a long GC is sent to a dirty CPU scheduler while

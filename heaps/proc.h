@@ -57,13 +57,15 @@
  *   copied onto the new heap (move_msgq_to_heap, whose callee was not read [I]).
  * - The long-GC check (policy.long_gc_words) is made at the GC-after-BIF safe point and at
  *   a schedule-in (gc.h tc_proc_schedule_in_goes_dirty), where erts' delay needs no heap
- *   (need 0). At the GC-after-BIF it is also made the second time erts makes it: as a major,
- *   when the minor it passed as would find the old heap short of room (erl_gc.c
- *   garbage_collect, minor_collection returning -1, delay_gc_after_start); the dirty major
- *   then reports the start the minor traced (gc_minor_start/gc_minor_end there). At a
- *   schedule-in the model does not make that second check. At TestHeap and stack pushes
- *   (need > 0) erts would also delay, by abandoning the heap for a fragment of `need` words;
- *   the model collects there at once. The check
+ *   (need 0), and at TestHeap and stack pushes, where it needs `need` words: the process
+ *   abandons its heap for a fragment of stack (with the GC glue's return address) + need +
+ *   ERTS_DELAY_GC_EXTRA_FREE + S_RESERVED words (erl_gc.c delay_garbage_collection), builds
+ *   on it until its next reduction test yields, and the dirty GC collects there (gc.c
+ *   delay_long_gc). At the GC-after-BIF and the heap tests it is also made the second time
+ *   erts makes it: as a major, when the minor it passed as would find the old heap short of
+ *   room (erl_gc.c garbage_collect, minor_collection returning -1, delay_gc_after_start);
+ *   the dirty major then reports the start the minor traced (gc_minor_start/gc_minor_end
+ *   there). At a schedule-in the model does not make that second check. The check
  *   ignores the on-heap message count erts adds.
  *   Reductions are counted as sched.h says (calls, the GC's cost, the send charge), so a
  *   slice ends where the VM's does and a GC desired then runs at the schedule-in.

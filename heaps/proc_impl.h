@@ -76,6 +76,9 @@ struct tc_proc {
 #define TC_PROC_HEAP_GROW 0x2u
 #define TC_PROC_FORCE_GC 0x4u /* a delayed GC runs at the next safe point */
 #define TC_PROC_DELAY_GC 0x8u /* F_DELAY_GC: inside a receive, a heap test's GC is delayed */
+/* F_DIRTY_MAJOR_GC / F_DIRTY_MINOR_GC set by a heap test: the long GC it delayed onto a
+ * fragment heap (gc.c delay_long_gc) runs on a dirty scheduler */
+#define TC_PROC_DIRTY_GC 0x10u
 
 /*
  * The root set (erts: setup_rootset and its Rootset in erl_gc.c): the stack, the registers
@@ -128,10 +131,10 @@ static inline bool proc_bin_vheap_full(const tc_proc *p)
 }
 
 /* A GC delayed as long (check_for_possibly_long_gc) is pending: it runs on a dirty scheduler.
- * A receive's delayed GC (aheap set) runs on the normal one. */
+ * A receive's delayed GC (aheap set, no TC_PROC_DIRTY_GC) runs on the normal one. */
 static inline bool proc_dirty_gc_pending(const tc_proc *p)
 {
-    return (p->flags & TC_PROC_FORCE_GC) && !p->aheap;
+    return (p->flags & TC_PROC_FORCE_GC) && (!p->aheap || (p->flags & TC_PROC_DIRTY_GC));
 }
 /* Frees a list of fragments. */
 void tc__proc_free_frags(tc_mseg *mem, tc_heapfrag *f);

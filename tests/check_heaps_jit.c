@@ -170,6 +170,53 @@ START_TEST(test_delay_gc_in_receive)
 }
 END_TEST
 
+START_TEST(test_long_gc_at_heap_test_delayed)
+{
+    /* OTP 25: a heap test whose GC would be long (young generation + stack with the glue's
+     * return address >= long_gc_words) collects nothing: the process moves onto a fragment of
+     * stack + 1 + need + 40 + reserved words, outside mbuf_sz, F_FORCE_GC and a yield are
+     * asked for, and the GC, a dirty one, runs at the schedule-in with the registers and the
+     * stack the process has there. With long_gc_words=0 the same test collects at once. */
+    static const char *const sets[] = {NULL, "long_gc_words=0"};
+    for (int k = 0; k < 2; k++) {
+        tc_proc *p = proc_set("otp25", sets[k]);
+        seen s = {0};
+        tc_proc_set_trace(p, on_gc, &s);
+        tc_term *garbage = tc_proc_halloc(p, 140000); /* in a fragment: young words */
+        ck_assert(garbage != NULL);
+        for (size_t i = 0; i < 140000; i++)
+            garbage[i] = TC_NIL;
+        fill(p, 3, 2);
+        uint64_t frags = tc_proc_frag_size(p);
+        ck_assert(tc_proc_test_heap_maybe_gc(p, 8) == TC_OK);
+        if (k == 1) {
+            ck_assert_uint_eq(s.gcs, 1);
+            ck_assert(!tc_proc_dirty_gc_pending(p));
+            continue;
+        }
+        ck_assert_uint_eq(s.gcs, 0);
+        ck_assert(tc_proc_yield_requested(p));
+        ck_assert(tc_proc_dirty_gc_pending(p));
+        ck_assert_uint_eq(tc_proc_heap_room(p), 1 + 8 + 40 + p->policy.reserved);
+        ck_assert_uint_eq(tc_proc_frag_size(p), frags);
+        tc_term e[2] = {tc_make_small(1), tc_make_small(2)};
+        tc_proc_x(p)[0] = tc_term_tuple(tc_proc_alloc(p), e, 2);
+        tc_proc_set_arity(p, 1);
+        ck_assert(tc_proc_x(p)[0] != TC_NON_VALUE);
+        ck_assert_uint_eq(tc_proc_heap_room(p), 1 + 5 + 40 + p->policy.reserved);
+        tc_proc_pop(p, 2); /* deallocate and return: the yield is two words up */
+        verify(p);
+        ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+        ck_assert_uint_eq(s.gcs, 1);
+        ck_assert_uint_eq(s.stack[0], 1);
+        ck_assert_uint_eq(tc_proc_stats_get(p)->long_gcs, 1);
+        ck_assert(!tc_proc_dirty_gc_pending(p));
+        ck_assert(tc_is_tuple(tc_proc_x(p)[0]));
+        verify(p);
+    }
+}
+END_TEST
+
 START_TEST(test_spawn_heap)
 {
     /* erl_create_process: next_heap_size(args + S_RESERVED), min_heap_size when smaller. */
@@ -272,6 +319,7 @@ int main(void)
     tcase_add_test(tc, test_gc_call_word);
     tcase_add_test(tc, test_bif_room);
     tcase_add_test(tc, test_delay_gc_in_receive);
+    tcase_add_test(tc, test_long_gc_at_heap_test_delayed);
     tcase_add_test(tc, test_spawn_heap);
     tcase_add_test(tc, test_send_reductions);
     tcase_add_test(tc, test_guard_bif_fragment);

@@ -389,6 +389,107 @@ START_TEST(map_from_list_traps_past_its_budget)
 }
 END_TEST
 
+/*
+ * Every function's entry and every `return` takes a reduction (i_test_yield, emit_return);
+ * beam_run_process's i_apply_only takes none. Floats L = 20000: lists:seq's return into
+ * payload/2 is one of the slice's reductions, and the slice that ends in the comprehension's
+ * descent collects at its schedule-in with 2866 floats in fragments and 2866 levels on the
+ * stack. Measured on OTP 25.2.3 with `tracediff.sh --tester floats --schedulers 1 20000` (N
+ * 1000): the spawn phase's 18th GC starts at stack 5744 with 5732 fragment words, the 19th
+ * and last at stack 26120 with 20376 (a model without seq's return: 5746, 5734 and 26122). At
+ * L = 2000 the whole build fits the first slice, counted from the tester's first entry
+ * (comprehension_returns_take_reductions: a sixth reduction for the apply ends it a level
+ * early, stack 3769).
+ */
+START_TEST(seq_return_takes_a_reduction)
+{
+    spawn_gcs g = spawn_gcs_of(TC_EP_FLOATS, 20000, 1);
+    ck_assert_int_eq(g.n, 19);
+    ck_assert_uint_eq(g.stack, 26120);
+    ck_assert_uint_eq(g.frag, 20376);
+}
+END_TEST
+
+/* The k-th GC of the tester's spawn phase: its event, the stack and the old heap's words
+ * when it ended. */
+typedef struct spawn_gc_at {
+    int k, n;
+    tc_heap_event ev;
+    uint64_t stack_after, old_used_after;
+} spawn_gc_at;
+
+static void on_spawn_gc_at(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
+                           const tc_heap_event *ev)
+{
+    spawn_gc_at *g = ctx;
+    if (role != TC_EP_TESTER || ev->kind == TC_HEAP_EV_FRAG || where->test != -1 || ++g->n != g->k)
+        return;
+    g->ev = *ev;
+    g->stack_after = tc_proc_stack_size(p);
+    g->old_used_after = tc_proc_old_heap_used(p);
+}
+
+static spawn_gc_at spawn_gc_at_of(tc_ep_shape shape, long len, int k)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.shape = shape;
+    cfg.len = len;
+    cfg.iterations = 1;
+    spawn_gc_at g = {.k = k};
+    cfg.trace = on_spawn_gc_at;
+    cfg.trace_ctx = &g;
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    ck_assert_int_ge(g.n, k);
+    return g;
+}
+
+/*
+ * A heap test's GC that would be long is delayed (erl_gc.c garbage_collect,
+ * delay_garbage_collection with need > 0): the process goes on on a fragment heap until its
+ * next reduction test yields, and the GC runs there on a dirty scheduler. Map L = 30000: on
+ * the comprehension's way up, the heap test (test_heap 5) at stack 2230 finds 119300 heap
+ * words and 70059 old ones: as a minor it passes the check (119300 + 2231 < 128 Ki), its
+ * minor finds the old heap short, and as a major it is long (delay_gc_after_start). The level
+ * builds its {I, I} and cons on the fragment heap, deallocates and returns, and yields:
+ * the dirty major copies those 5 words too and ends at stack 2228. Measured on OTP 25.2.3
+ * with `tracediff.sh --tester map --schedulers 1 30000` (N 1000): the spawn phase's 24th GC,
+ * a major, 119300 heap words at stack 2231 (the minor's start) -> 144460 at stack 2228 (a
+ * model collecting at the heap test: 144455 at stack 2231).
+ */
+START_TEST(long_gc_at_a_heap_test_is_delayed)
+{
+    spawn_gc_at g = spawn_gc_at_of(TC_EP_MAP, 30000, 24);
+    ck_assert_int_eq(g.ev.kind, TC_HEAP_EV_MAJOR);
+    ck_assert_uint_eq(g.ev.used_before, 119300);
+    ck_assert_uint_eq(g.ev.stack_before, 2231);
+    ck_assert_uint_eq(g.ev.used_after, 144460);
+    ck_assert_uint_eq(g.stack_after, 2228);
+}
+END_TEST
+
+/*
+ * The same delay met by an `allocate` in strings' comprehension going down, then
+ * integer_to_list/1's call (a light BIF: emit_call_light_bif_shared tests FCALLS before
+ * the BIF) yields with the level's frame pushed and the BIF not run. Strings L = 30000:
+ * measured on OTP 25.2.3 with `tracediff.sh --tester strings --schedulers 1 30000` (N 1000),
+ * the spawn phase's 25th GC, a minor, starts at stack 30471 and ends with 32830 heap words
+ * and 126788 old ones (a model collecting at the allocate: 126790 old, the list cell x0 held
+ * there promoted too; one yielding at the next entry instead, after the BIF: stack 30472,
+ * 32840 words).
+ */
+START_TEST(long_gc_at_an_allocate_yields_at_the_bif_call)
+{
+    spawn_gc_at g = spawn_gc_at_of(TC_EP_STRINGS, 30000, 25);
+    ck_assert_int_eq(g.ev.kind, TC_HEAP_EV_MINOR);
+    ck_assert_uint_eq(g.ev.stack_before, 30471);
+    ck_assert_uint_eq(g.ev.used_after, 32830);
+    ck_assert_uint_eq(g.old_used_after, 126788);
+    ck_assert_uint_eq(g.stack_after, 30471);
+}
+END_TEST
+
 /* The tester's GCs in the lookup pass: how many, the stacks they start at, and those of the
  * ones that found nothing live (schedule-in GCs between lookups: the result dropped). */
 typedef struct lookup_gcs {
@@ -486,6 +587,9 @@ int main(void)
     tcase_add_test(tc, comprehension_returns_take_reductions);
     tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
     tcase_add_test(tc, map_from_list_traps_past_its_budget);
+    tcase_add_test(tc, seq_return_takes_a_reduction);
+    tcase_add_test(tc, long_gc_at_a_heap_test_is_delayed);
+    tcase_add_test(tc, long_gc_at_an_allocate_yields_at_the_bif_call);
     tcase_add_test(tc, lookup_slice_resumes_past_the_entry);
     tcase_add_test(tc, lookup_slice_pays_the_receive_and_the_fun);
     suite_add_tcase(s, tc);
