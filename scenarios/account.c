@@ -148,10 +148,11 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
                                          "gc_dirty_nil", "carrier", "carrier_dirty"};
     const tc_vm_price *fixed = row(a, l, rt ? "rt_fixed" : "lookup_fixed"), *copy = row(a, l, rt ? "send" : "lookup"),
                       *copy0 = row(a, l, rt ? "send_nil" : "lookup_nil");
-    const tc_vm_price *gc[8];
+    enum { NEEDED = sizeof needed / sizeof *needed };
+    const tc_vm_price *unit[NEEDED]; /* needed's rows, in its order */
     bool ok = fixed && copy && copy0;
-    for (int i = 0; i < 8; i++)
-        ok = (gc[i] = row(a, l, needed[i])) != NULL && ok;
+    for (int i = 0; i < NEEDED; i++)
+        ok = (unit[i] = row(a, l, needed[i])) != NULL && ok;
     if (!ok) {
         fprintf(stderr, "account: the VM's calibrations of the %s loop are incomplete\n", l);
         return false;
@@ -160,19 +161,19 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     tc_account_prices p;
     p.sleep = sleep ? sleep->cpu_ns : 0;
     unit_prices u = {fault_ns, p.sleep};
-    p.gc_minor = net(gc[1], u);
+    p.gc_minor = net(unit[1], u);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's;
      * its sleeps stay in it (the sleep phase is the loop's beyond their rate) */
     p.fixed = net(fixed, (unit_prices){fault_ns, 0}) - fixed->gcs * p.gc_minor;
     p.fixed_sleeps = fixed->sleeps;
     p.word = per_word(copy, copy0, u);
-    p.gc_word = per_word(gc[0], gc[1], u);
-    p.gc_major = net(gc[3], u); /* Data live in the old heap: a major copies it */
-    p.gc_dirty = net(gc[4], u) - net(gc[5], u);
+    p.gc_word = per_word(unit[0], unit[1], u);
+    p.gc_major = net(unit[3], u); /* Data live in the old heap: a major copies it */
+    p.gc_dirty = net(unit[4], u) - net(unit[5], u);
     p.gc_move_word = move && move0 ? per_word(move, move0, u) : p.gc_word;
     p.fault = fault_ns;
-    p.carrier = net(gc[6], u);
-    p.carrier_dirty = net(gc[7], u);
+    p.carrier = net(unit[6], u);
+    p.carrier_dirty = net(unit[7], u);
     const tc_vm_price *own = row(a, l, "gc_long");
     p.gc_long = own ? net(own, u) : 0;
     p.gc_long_gcs = own ? own->ops : 0;

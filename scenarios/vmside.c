@@ -367,7 +367,7 @@ bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm
             double *const slots[] = {&p->cpu_us, &p->wall_us, &p->traced_us, &p->faults, &p->gcs, &p->carriers,
                                      &p->unmapped, &p->dirty_carriers, &p->dirty_cpu_us, &p->minor, &p->major,
                                      &p->dirty, &p->copied, &p->moved, &p->mbuf, &p->gc_us, &p->heap, &p->sleeps};
-            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, 18))
+            if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, (int)(sizeof keys / sizeof *keys)))
                 break;
             out->npasses++;
         } else if (strncmp(l, "price ", 6) == 0 && out->nprices < TC_VM_ACCOUNT_PRICES) {

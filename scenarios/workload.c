@@ -1415,22 +1415,27 @@ static void map_leaf_units(map_copy *c)
 }
 
 /* The trap's magic reference (utils.c erts_ycf_trap_driver: HAlloc(p,
- * ERTS_MAGIC_REF_THING_SIZE)) once the work reaches the budget: in a fragment while the
- * heap factory holds the heap (erl_message.c erts_factory_proc_init sets HEAP_TOP to
- * HEAP_LIMIT until its first reserve past the heap gives the rest back), else as HAlloc. */
-static tc_result map_trap_due(map_copy *c)
+ * ERTS_MAGIC_REF_THING_SIZE)): in a fragment while the heap factory holds the heap (`held`:
+ * erl_message.c erts_factory_proc_init sets HEAP_TOP to HEAP_LIMIT until its first reserve
+ * past the heap gives the rest back), else as HAlloc. */
+static tc_result map_trap_ref(tc_proc *p, bool held)
 {
-    if (!c->count || c->trapped || c->units < c->budget)
-        return TC_OK;
-    c->trapped = true;
-    bool held = tc_proc_frag_size(c->p) == c->frag0;
-    tc_term *hp = held ? tc_proc_halloc_frag(c->p, MAGIC_REF_WORDS) : tc_proc_halloc(c->p, MAGIC_REF_WORDS);
+    tc_term *hp = held ? tc_proc_halloc_frag(p, MAGIC_REF_WORDS) : tc_proc_halloc(p, MAGIC_REF_WORDS);
     if (!hp)
         return TC_ENOMEM;
     /* a 2-tuple of smalls stands for it, as light_bif's does: dead once the BIF returns */
     hp[0] = TC_MAKE_HEADER(MAGIC_REF_WORDS - 1, TC_SUBTAG_ARITYVAL);
     hp[1] = hp[2] = tc_make_small(0);
     return TC_OK;
+}
+
+/* The builders' trap, once their work reaches the budget. */
+static tc_result map_trap_due(map_copy *c)
+{
+    if (!c->count || c->trapped || c->units < c->budget)
+        return TC_OK;
+    c->trapped = true;
+    return map_trap_ref(c->p, tc_proc_frag_size(c->p) == c->frag0);
 }
 
 /* The subtrees one salt level down (nodes at depth base + 8), built first, in the walk's
@@ -1583,18 +1588,16 @@ static tc_result map_from_list(tc_proc *p, tc_term m, uint64_t budget, uint64_t 
      * hashmap_from_unsorted_array and hashmap_from_sorted_unique_array's, one a pair each */
     uint64_t before = 2 * n + (uint64_t)qsort_units(n) + 2 * (n - 1);
     map_copy c = {.p = p, .count = budget > 0 && !u.collisions, .budget = budget, .pairs = n, .units = before};
-    tc_result r = TC_OK;
-    if (c.count && budget <= n) /* in the check, before any HAlloc */
-        r = map_trap_due(&(map_copy){.p = p, .count = true, .frag0 = UINT64_MAX});
-    c.trapped = c.count && budget <= n;
-    if (r != TC_OK || !(c.leaf = tc_proc_halloc(p, 2 * (size_t)n)))
-        return r != TC_OK ? r : TC_ENOMEM;
-    if (c.count && !c.trapped && budget <= 2 * n) /* in the hash loop, the conses made */
-        r = map_trap_due(&(map_copy){.p = p, .count = true, .frag0 = UINT64_MAX});
-    c.trapped = c.trapped || (c.count && budget <= 2 * n);
+    tc_result r;
+    if (c.count && budget <= n && (r = map_trap_ref(p, false)) != TC_OK) /* in the check, before any HAlloc */
+        return r;
+    if (!(c.leaf = tc_proc_halloc(p, 2 * (size_t)n)))
+        return TC_ENOMEM;
+    if (c.count && n < budget && budget <= 2 * n && (r = map_trap_ref(p, false)) != TC_OK) /* the hash loop's */
+        return r;
+    c.trapped = c.count && budget <= 2 * n;
     c.frag0 = tc_proc_frag_size(p); /* erts_factory_proc_init: the factory takes the heap */
-    if (r == TC_OK)
-        r = map_trap_due(&c); /* in the sort or the loops before the first node */
+    r = map_trap_due(&c); /* in the sort or the loops before the first node */
     if (r == TC_OK)
         r = map_level(&c, tc_boxed_val(m), 0, &tc_proc_x(p)[0]);
     if (r == TC_OK)

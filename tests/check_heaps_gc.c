@@ -385,11 +385,7 @@ END_TEST
  * it traces them again. */
 START_TEST(trap_marker_moves_fragments_whole)
 {
-    tc_policy pol = tc_preset_ok("otp25");
-    tc_mseg *mem = tc_mseg_new(&pol.mem);
-    ck_assert(mem != NULL);
-    tc_proc *p;
-    ck_assert(tc_proc_new(mem, &pol, &p) == TC_OK);
+    tc_proc *p = tc_fixture_proc(tc_preset_ok("otp25"), 0, NULL);
     for (int trapped = 1; trapped >= 0; trapped--) {
         tc_heapfrag *entry = tc_proc_bif_enter(p);
         tc_term *dead = tc_proc_halloc_frag(p, 3); /* {0, 0}, as the trap's magic reference */
@@ -404,8 +400,7 @@ START_TEST(trap_marker_moves_fragments_whole)
         ck_assert_uint_eq(tc_proc_heap_used(p), trapped ? 3 : 0);
         ck_assert(tc_heap_verify(p, NULL));
     }
-    tc_proc_free(p);
-    tc_mseg_free(mem);
+    tc_fixture_procs_done();
 }
 END_TEST
 

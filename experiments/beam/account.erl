@@ -74,8 +74,6 @@
 -export([loop/3, prices/3, payload/2]).
 
 -define(PASSES, [proc1, proc2, proc3, ets_insert, ets_lookup]).
-%% erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE: from this young-generation use a GC runs dirty.
--define(LONG_GC, (128 * 1024)).
 
 %% eptest's payload, or a user's term given as external format.
 payload({ext, Bin}, _L) -> binary_to_term(Bin);
@@ -274,11 +272,12 @@ lookup_k(T, I, K) -> _ = ets:lookup(T, I), lookup_k(T, I + 1, K - 1).
 %% without an old heap the collector grows the young heap instead and the lookups collect at
 %% other points), looks up the loop's keys in order, twice, from a table filled as the loop
 %% fills its own, nothing else between the lookups (a BIF or NIF call after one would test
-%% the heap as the loop's next lookup does, and collect earlier); its GCs traced, those of a
-%% young generation past 128 Ki words counted as long (erl_gc.c check_for_possibly_long_gc:
-%% they run on a dirty CPU scheduler), and the dirty schedulers' CPU time and faults read
-%% around the two passes (cpuclock.c). The row: the dirty CPU ns and faults per long GC; ops:
-%% the long GCs seen. None (a loop whose GCs stay on its scheduler): no row.
+%% the heap as the loop's next lookup does, and collect earlier); its GCs traced by eptest's
+%% tracer, whose `dirty` counts the long ones as the loop's are counted (young generation past
+%% 128 Ki words: erl_gc.c check_for_possibly_long_gc sends them to a dirty CPU scheduler), and
+%% the dirty schedulers' CPU time and faults read around the two passes (cpuclock.c). The
+%% row: the dirty CPU ns and faults per long GC; ops: the long GCs seen. None (a loop whose
+%% GCs stay on its scheduler): no row.
 gc_long(Data, N, Heap) ->
     T = ets:new(account, [set]),
     [ets:insert(T, {I, Data}) || _ <- [insert, overwrite], I <- lists:seq(1, N)],
@@ -287,8 +286,8 @@ gc_long(Data, N, Heap) ->
                            Held = Data,
                            [erlang:garbage_collect(self(), [{type, minor}]) || _ <- [1, 2]],
                            Self = self(),
-                           Tr = spawn_link(fun() -> long_gcs(Self, 0) end),
-                           erlang:trace(Self, true, [garbage_collection, {tracer, Tr}]),
+                           Tr = spawn_link(fun() -> eptest:tracer(#{}) end),
+                           erlang:trace(Self, true, [garbage_collection, monotonic_timestamp, {tracer, Tr}]),
                            D0 = cpuclock:dirty_ns(),
                            F0 = cpuclock:dirty_faults(),
                            lookup_k(T, 1, N),
@@ -296,27 +295,13 @@ gc_long(Data, N, Heap) ->
                            F1 = cpuclock:dirty_faults(),
                            D1 = cpuclock:dirty_ns(),
                            erlang:trace(Self, false, [garbage_collection]),
-                           Ref = erlang:trace_delivered(Self),
-                           receive {trace_delivered, Self, Ref} -> ok end,
-                           Tr ! {take, Self},
-                           G = receive {Tr, Count} -> Count end,
+                           [#{dirty := G}] = eptest:trace_counts(Tr, [Self]),
+                           eptest:stop_tracer(Tr),
                            _ = erts_debug:flat_size(Held),
                            {D1 - D0, F1 - F0, G}
                    end, [{min_heap_size, Heap}]),
     ets:delete(T),
     [{gc_long, Ns / Long, 0, Faults / Long, 0, 0, Long, 0} || Long > 0].
-
-%% The traced process's GCs whose young generation (heap, fragments, stack; and the old heap
-%% for a major) reaches ERTS_POTENTIALLY_LONG_GC_HSIZE.
-long_gcs(Pid, N) ->
-    receive
-        {trace, Pid, Start, Info} when Start =:= gc_minor_start; Start =:= gc_major_start ->
-            Use = lists:sum([V || {K, V} <- Info, lists:member(K, [heap_size, mbuf_size, stack_size])])
-                + case Start of gc_major_start -> proplists:get_value(old_heap_size, Info, 0); _ -> 0 end,
-            long_gcs(Pid, N + case Use >= ?LONG_GC of true -> 1; false -> 0 end);
-        {trace, Pid, _, _} -> long_gcs(Pid, N);
-        {take, Pid} -> Pid ! {self(), N}
-    end.
 
 -define(CARRIER_RUNS, 41).
 
@@ -334,6 +319,8 @@ carriers(Heap) ->
 
 -define(GC_REPS, 41).
 -define(GC_MIN_LIVE, 4096).
+%% erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE: from this young-generation use a GC runs dirty.
+-define(LONG_GC, (128 * 1024)).
 
 %% The loop's GC, rebuilt: a heap block of its size, Live words of fresh data, Msgs queued
 %% messages of Data; each forced GC timed alone (in a process that allocates nothing else).

@@ -42,8 +42,8 @@
 %%                          unmapped, dirty_carriers, dirty_cpu_us from the untraced run: the OS
 %%                          process's minor faults, erlang:statistics GCs, mseg_alloc's creates
 %%                          and destroys, the creates of mseg instance 0, the dirty schedulers',
-%%                          and those schedulers' CPU time (of cpu_us); the rest from the traced run's GC events, summed over
-%%                          tester and server), a line "payload words W" (flat_size), and a
+%%                          and those schedulers' CPU time (of cpu_us); the rest from the traced
+%%                          run's GC events, summed over tester and server), a line "payload words W" (flat_size), and a
 %%                          line per price "price LOOP UNIT cpu_ns C wall_ns T faults F gcs G
 %%                          words W ops O" (LOOP rt or lookup); needs the cpuclock NIF (started with
 %%                          -extra --nif DIR)
