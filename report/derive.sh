@@ -509,13 +509,31 @@ fi
 # Per shape and criterion, the lengths where the model misses the VM, as ranges of the grid,
 # and the worst of them: GCs within 3 % (lookup and round trip), minor faults within 15 % or 200
 # (both), carriers within 2 per 1000 operations (both), and the same side of the round trip
-# where the VM is below 0.9 or above 1.1.
+# where the VM is below 0.9 or above 1.1. A sweep whose VM side ran several times (vm_*_lo and
+# vm_*_hi, sweep.sh --rounds) also gives, per criterion, the points where the VM's runs all meet
+# it against their own median (vm_self: the most one deterministic model can match) and where the
+# model lies inside the runs' range widened by it (model_in_runs); per miss, how many of its
+# points are ones where the VM's runs disagree among themselves (vm_runs_disagree).
 if [ -f "$data/fidelity-sweep.csv" ]; then
     awk "$lib"'
         function rel(m, v) { return v > 0 ? (m - v) / v : (m > 0 ? 1 : 0) }
+        function near(x, v, r, a,    d) { d = x - v; if (d < 0) d = -d; return d <= r * v || d <= a }
+        function run(k, e) { return csv_get("vm_" k "_" e) + 0 }
+        # the VM runs of both loops within tolerance r (or a) of their median
+        function agree(k, r, a) {
+            return near(run("lookup_" k, "lo"), csv_get("vm_lookup_" k) + 0, r, a) && near(run("lookup_" k, "hi"), csv_get("vm_lookup_" k) + 0, r, a) &&
+                   near(run("rt_" k, "lo"), csv_get("vm_rt_" k) + 0, r, a) && near(run("rt_" k, "hi"), csv_get("vm_rt_" k) + 0, r, a)
+        }
+        function inruns1(k, r, a,    m, lo, hi, t) {
+            m = csv_get("model_" k) + 0; lo = run(k, "lo"); hi = run(k, "hi")
+            t = r * lo > a ? r * lo : a; if (m < lo - t) return 0
+            t = r * hi > a ? r * hi : a; return m <= hi + t
+        }
+        function inruns(k, r, a) { return inruns1("lookup_" k, r, a) && inruns1("rt_" k, r, a) }
         function miss(crit, L, how, m, v, badness,    k, n) {
             k = shape SUBSEP crit
             if (!(k in nmiss)) keys[++nk] = k
+            if (runs && !ok[crit]) nracy[k]++
             n = ++nmiss[k]; ml[k, n] = L; mi[k, n] = pts[shape]
             if (badness >= worst[k]) { worst[k] = badness; worstat[k] = sprintf("L = %d: %s", L, how) }
         }
@@ -536,6 +554,18 @@ if [ -f "$data/fidelity-sweep.csv" ]; then
           mc = csv_get("model_lookup_carriers") + 0; vc = csv_get("vm_lookup_carriers") + 0
           mrc = csv_get("model_rt_carriers") + 0; vrc = csv_get("vm_rt_carriers") + 0
           mr = csv_get("model_ratio") + 0; vr = csv_get("vm_ratio") + 0
+          runs = csv_has("vm_rounds")
+          if (runs) {
+              ok["GCs within 3 %"] = agree("gcs", 0.03, 0); ok["faults within 15 % or 200"] = agree("faults", 0.15, 200)
+              ok["carriers within 2"] = agree("carriers", 0, 2)
+              ok["same side"] = (run("ratio", "lo") < 1) == (vr < 1) && (run("ratio", "hi") < 1) == (vr < 1)
+              self["GCs within 3 %"] += ok["GCs within 3 %"]; self["faults within 15 % or 200"] += ok["faults within 15 % or 200"]
+              self["carriers within 2"] += ok["carriers within 2"]
+              if (vr < 0.9 || vr > 1.1) self["same side"] += ok["same side"]
+              inr["GCs within 3 %"] += inruns("gcs", 0.03, 0); inr["faults within 15 % or 200"] += inruns("faults", 0.15, 200)
+              inr["carriers within 2"] += inruns("carriers", 0, 2)
+              if (vr < 0.9 || vr > 1.1) inr["same side"] += (mr < 1) == (run("ratio", "lo") < 1) || (mr < 1) == (run("ratio", "hi") < 1)
+          }
           a = rel(mg, vg); b = rel(mrg, vrg); if (a < 0) a = -a; if (b < 0) b = -b
           if (a > 0.03 || b > 0.03)
               miss("GCs within 3 %", L, sprintf("lookup %d / %d, round trip %d / %d", mg, vg, mrg, vrg), 0, 0, a > b ? a : b)
@@ -550,18 +580,19 @@ if [ -f "$data/fidelity-sweep.csv" ]; then
               miss("same side", L, sprintf("ratio %.2f / %.2f", mr, vr), 0, 0, (mr - vr) * (mr - vr))
         }
         END {
-            print "criterion,met,points" > sumf
+            print "criterion,met,points,vm_self,model_in_runs" > sumf
             split("GCs within 3 %|faults within 15 % or 200|carriers within 2|same side", crit, "|")
             for (c = 1; c <= 4; c++) {
                 missed = 0
                 for (i = 1; i <= ns; i++) missed += nmiss[shapes[i], crit[c]]
-                printf "%s,%d,%d\n", crit[c], (c == 4 ? clear : total) - missed, c == 4 ? clear : total > sumf
+                printf "%s,%d,%d,%s,%s\n", crit[c], (c == 4 ? clear : total) - missed, c == 4 ? clear : total,
+                    runs ? self[crit[c]] + 0 : "n/a", runs ? inr[crit[c]] + 0 : "n/a" > sumf
             }
-            print "shape,criterion,missed,points,lengths,worst"
-            if (nk == 0) print "-,none,0,0,-,-"
+            print "shape,criterion,missed,vm_runs_disagree,points,lengths,worst"
+            if (nk == 0) print "-,none,0,0,0,-,-"
             for (i = 1; i <= nk; i++) {
                 k = keys[i]; split(k, p, SUBSEP); r = ranges(k)
-                printf "%s,%s,%d,%d,\"%s\",\"%s\"\n", p[1], p[2], nmiss[k], pts[p[1]], r, worstat[k]
+                printf "%s,%s,%d,%s,%d,\"%s\",\"%s\"\n", p[1], p[2], nmiss[k], runs ? nracy[k] + 0 : "n/a", pts[p[1]], r, worstat[k]
             }
         }' sumf="$der/sweep-summary.csv" "$data/fidelity-sweep.csv" >"$der/sweep-wrong.csv"
 fi

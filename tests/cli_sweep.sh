@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # experiments/beam/sweep.sh and bands.sh from the outside, without running the grid: the
-# summary of a hand-made sweep CSV (each criterion met by a known set of rows), bad arguments
+# summary of a hand-made sweep CSV (each criterion met by a known set of rows; with several VM
+# runs per point, the VM against itself and the model inside the runs), bad arguments
 # (one line, exit 2), bands.sh on a sweep with no band edge (the table's header alone; it
 # needs erl, else it says so and exits 0), and bands.sh --model-only (the model's edge bisected,
 # the VM's read from a bands CSV; no erl). $1: build directory root; $2: tests/data.
@@ -33,12 +34,38 @@ grep -q 'faults within 15% or 200.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: 
 grep -q 'carriers mapped within 2.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: carriers, $(grep carriers "$tmp/out")" $ok
 grep -q "side of the round trip.*: 2 of 3$" "$tmp/out"; ok=$?; check "summary: side, $(grep side "$tmp/out")" $ok
 
+# A sweep with several VM runs per point (vm_*_lo, vm_*_hi): the VM against its own median and
+# the model inside the runs' range. 1: every run alike, the model on them; 2: the VM's round
+# trip GCs 250 or 500 from run to run and its ratio on either side of 1, the model at 500 and
+# 1.2 (off the median, inside the runs); 3: the VM's lookup carriers 0 to 10, the model at 5;
+# 4: every run alike at 100 lookup GCs, the model at 120 (off the median and off the runs).
+runs="vm_rounds,vm_lookup_gcs_lo,vm_lookup_gcs_hi,vm_rt_gcs_lo,vm_rt_gcs_hi,vm_lookup_faults_lo,vm_lookup_faults_hi,vm_rt_faults_lo,vm_rt_faults_hi,vm_lookup_carriers_lo,vm_lookup_carriers_hi,vm_rt_carriers_lo,vm_rt_carriers_hi,vm_ratio_lo,vm_ratio_hi"
+{
+    echo "$header,$runs"
+    echo "ints,1000,100,100,250,250,10,12,0,0,0,0,0,0,0.8,0.7,3,100,100,250,250,12,12,0,0,0,0,0,0,0.7,0.7"
+    echo "ints,2000,100,100,500,250,10,12,0,0,0,0,0,0,1.2,0.7,3,100,100,250,500,12,12,0,0,0,0,0,0,0.6,1.3"
+    echo "ints,3000,100,100,250,250,10,12,0,0,5,0,0,0,0.8,0.7,3,100,100,250,250,12,12,0,0,0,10,0,0,0.7,0.7"
+    echo "ints,4000,120,100,250,250,10,12,0,0,0,0,0,0,0.8,0.7,3,100,100,250,250,12,12,0,0,0,0,0,0,0.7,0.7"
+} >"$tmp/runs.csv"
+"$beam/sweep.sh" --summary "$tmp/runs.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'GCs within 3%.* 2 of 4$' "$tmp/out" && grep -q "side of the round trip.*: 3 of 4$" "$tmp/out"
+ok=$?; check "summary of runs: against the median (exit $rc): $(cat "$tmp/out" "$tmp/err")" $ok
+grep -A1 '^the VM against itself' "$tmp/out" | grep -q '^  GCs 3, faults 4, carriers 3 of 4; same side 3 of 4$'
+ok=$?; check "summary of runs: the VM against itself: $(grep -A1 '^the VM against itself' "$tmp/out")" $ok
+grep -A1 '^the model inside the range' "$tmp/out" | grep -q '^  GCs 3, faults 4, carriers 4 of 4$'
+ok=$?; check "summary of runs: the model inside the runs: $(grep -A1 '^the model inside' "$tmp/out")" $ok
+! grep -q 'against itself' <("$beam/sweep.sh" --summary "$tmp/sweep.csv"); check "summary of one run: no line on runs" $?
+
 "$beam/sweep.sh" --bogus >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh unknown option: exit $rc" $?
 "$beam/sweep.sh" --iterations 0 >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --iterations 0: exit $rc" $?
+"$beam/sweep.sh" --rounds x >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --rounds x: exit $rc" $?
 "$beam/sweep.sh" --summary "$tmp/none.csv" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --summary of a missing file: exit $rc" $?

@@ -7,8 +7,13 @@
 # Then a summary on standard output: at how many lengths the model is within 3 % of the VM's
 # GCs (both loops), 15 % (or 200) of its faults, 2 carriers per 1000 operations, and on the
 # same side of 1 where the VM is clearly on one side (ratio < 0.9 or > 1.1).
+# With two schedulers the VM's counts at a point change from run to run (which of the tester and
+# the server runs first, where a dirty GC finishes): the VM side runs R times, each in a fresh
+# VM, and its columns are the medians, with each count's lowest and highest run beside them
+# (vm_*_lo, vm_*_hi); the summary then also says at how many points the VM's own runs agree
+# with their median by the same criteria, the most any single deterministic model can match.
 #
-# usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--out FILE]
+# usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R] [--out FILE]
 #        experiments/beam/sweep.sh --summary FILE
 #   (no option)     the full grid: ints every 250 from 250 to 30000; floats, tuple and
 #                   strings every 1000 from 1000 to 30000 (210 points, 10 min measured on the
@@ -18,26 +23,30 @@
 #   --bin DIR       where the model's eptest is (default build/release/experiments)
 #   --iterations N  calls per pass on both sides (default 1000, the seed's); counts are scaled
 #                   to 1000 operations
+#   --rounds R      VM runs per point, each a fresh VM (default 3); the model runs once (its
+#                   counts are the same every run)
 #   --out FILE      write the CSV there instead
 #   --summary FILE  only print the summary of an existing sweep CSV
 # Progress goes to standard error. Without erl it says so and exits 0.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" iterations=1000 quick=0 out="" summary_only=""
+bin="$root/build/release/experiments" iterations=1000 rounds=3 quick=0 out="" summary_only=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
     --bin) bin="${2:?--bin needs a directory}"; shift ;;
     --iterations) iterations="${2:?--iterations needs a number}"; shift ;;
+    --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
     --summary) summary_only="${2:?--summary needs a CSV}"; shift ;;
-    --help|-h) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 case "$iterations" in '' | *[!0-9]* | 0) echo "sweep.sh: --iterations must be a positive integer, not '$iterations'" >&2; exit 2 ;; esac
+case "$rounds" in '' | *[!0-9]* | 0) echo "sweep.sh: --rounds must be a positive integer, not '$rounds'" >&2; exit 2 ;; esac
 lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"sweep.sh\" }" || exit 2
 
 # The summary of a sweep CSV (its columns by name).
@@ -45,6 +54,13 @@ summary() {
     awk "$lib"'
         function within(m, v, rel, abs_) { d = m - v; if (d < 0) d = -d; return d <= rel * v || d <= abs_ }
         function gcs_ok(m, v) { d = m - v; if (d < 0) d = -d; return d <= 0.03 * v }
+        function lohi(k, end_) { return csv_get("vm_" k "_" end_) + 0 }
+        function self(k, rel, abs_) { return within(lohi(k, "lo"), csv_get("vm_" k), rel, abs_) && within(lohi(k, "hi"), csv_get("vm_" k), rel, abs_) }
+        function inside(k, rel, abs_,    m, lo, hi, t) {
+            m = csv_get("model_" k) + 0; lo = lohi(k, "lo"); hi = lohi(k, "hi")
+            t = rel * lo > abs_ ? rel * lo : abs_; if (m < lo - t) return 0
+            t = rel * hi > abs_ ? rel * hi : abs_; return m <= hi + t
+        }
         !csv_row() { next }
         {
             n++
@@ -55,6 +71,18 @@ summary() {
                 within(csv_get("model_rt_carriers"), csv_get("vm_rt_carriers"), 0, 2)) c++
             v = csv_get("vm_ratio") + 0; m = csv_get("model_ratio") + 0
             if (v < 0.9 || v > 1.1) { clear++; if ((v < 1) == (m < 1)) side++ }
+            if (!csv_has("vm_rounds")) next
+            # the VM against itself: its lowest and highest run against its median
+            runs = 1
+            if (gcs_ok(lohi("lookup_gcs", "lo"), csv_get("vm_lookup_gcs")) && gcs_ok(lohi("lookup_gcs", "hi"), csv_get("vm_lookup_gcs")) &&
+                gcs_ok(lohi("rt_gcs", "lo"), csv_get("vm_rt_gcs")) && gcs_ok(lohi("rt_gcs", "hi"), csv_get("vm_rt_gcs"))) sg++
+            if (self("lookup_faults", 0.15, 200) && self("rt_faults", 0.15, 200)) sf++
+            if (self("lookup_carriers", 0, 2) && self("rt_carriers", 0, 2)) sc++
+            if (v < 0.9 || v > 1.1) { if ((lohi("ratio", "lo") < 1) == (v < 1) && (lohi("ratio", "hi") < 1) == (v < 1)) sside++ }
+            # the model inside the range of the VM runs (widened by the same tolerances)
+            if (inside("lookup_gcs", 0.03, 0) && inside("rt_gcs", 0.03, 0)) ig++
+            if (inside("lookup_faults", 0.15, 200) && inside("rt_faults", 0.15, 200)) if_++
+            if (inside("lookup_carriers", 0, 2) && inside("rt_carriers", 0, 2)) ic++
         }
         END {
             printf "sweep summary (%d points):\n", n
@@ -62,6 +90,11 @@ summary() {
             printf "  minor faults within 15%% or 200 (lookup and round trip):  %d of %d\n", f, n
             printf "  carriers mapped within 2 per 1000 ops (both loops):      %d of %d\n", c, n
             printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d\n", side, clear
+            if (!runs) exit
+            printf "the VM against itself (every run within the criterion of the runs'"'"' median; the most a deterministic model can match):\n"
+            printf "  GCs %d, faults %d, carriers %d of %d; same side %d of %d\n", sg, sf, sc, n, sside, clear
+            printf "the model inside the range of the VM'"'"'s runs (widened by the same tolerances):\n"
+            printf "  GCs %d, faults %d, carriers %d of %d\n", ig, if_, ic, n
         }' "$1"
 }
 
@@ -107,6 +140,24 @@ side() {
         }' "$1"
 }
 
+# The VM's runs of one point (side lines): each column's median, then each column's lowest and
+# highest run (lookup GCs, rt GCs, lookup faults, rt faults, lookup carriers, rt carriers, ratio).
+vm_runs() {
+    awk -F, '
+        { n++; for (c = 1; c <= 7; c++) v[c, n] = $c + 0 }
+        END {
+            for (c = 1; c <= 7; c++) {
+                for (i = 1; i <= n; i++) x[i] = v[c, i]
+                for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+                med[c] = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2; lo[c] = x[1]; hi[c] = x[n]
+            }
+            f = "%.1f"
+            for (c = 1; c <= 7; c++) printf (c > 1 ? "," : "") (c == 7 ? "%.3f" : f), med[c]
+            for (c = 1; c <= 7; c++) printf "," (c == 7 ? "%.3f,%.3f" : f "," f), lo[c], hi[c]
+            printf "\n"
+        }' "$1"
+}
+
 total=$(echo $points | wc -w) k=0 start=$(date +%s)
 : >"$tmp/rows"
 for pt in $points; do
@@ -114,14 +165,18 @@ for pt in $points; do
     echo "sweep.sh: $shape L = $len ($k of $total, $(($(date +%s) - start)) s)" >&2
     "$bin/eptest" --era otp25 --shape "$shape" --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/m.csv" >/dev/null 2>&1 \
         || { echo "sweep.sh: the model's eptest failed at $shape $len" >&2; exit 1; }
-    # shellcheck disable=SC2086 # flags are words by design
-    erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" --shape "$shape" \
-        --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/v.csv" >/dev/null 2>&1 \
-        || { echo "sweep.sh: eptest.erl failed at $shape $len" >&2; exit 1; }
-    m=$(side "$tmp/m.csv") && v=$(side "$tmp/v.csv") || exit 1
+    : >"$tmp/runs"
+    for r in $(seq 1 "$rounds"); do
+        # shellcheck disable=SC2086 # flags are words by design
+        erl -noshell $flags -pa "$tmp" -s eptest main -extra --flags "-noshell $flags" --shape "$shape" \
+            --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/v.csv" >/dev/null 2>&1 \
+            || { echo "sweep.sh: eptest.erl failed at $shape $len (run $r)" >&2; exit 1; }
+        side "$tmp/v.csv" >>"$tmp/runs" || exit 1
+    done
+    m=$(side "$tmp/m.csv") && v=$(vm_runs "$tmp/runs") || exit 1
     IFS=, read -r mlg mrg mlf mrf mlc mrc mra <<<"$m"
-    IFS=, read -r vlg vrg vlf vrf vlc vrc vra <<<"$v"
-    echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra" >>"$tmp/rows"
+    IFS=, read -r vlg vrg vlf vrf vlc vrc vra spread <<<"$v"
+    echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra,$rounds,$spread" >>"$tmp/rows"
 done
 meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
 {
@@ -133,11 +188,12 @@ meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
     echo "# flags: $(meta flags "$tmp/m.csv")"
     echo "# debug_level: $(meta debug_level "$tmp/m.csv")"
     echo "# erts: $(meta erts "$tmp/v.csv") (OTP $(meta otp_release "$tmp/v.csv"), $(meta emu_flavor "$tmp/v.csv")); emulator_flags: -noshell $flags"
-    echo "# points: $total; $iterations calls per pass, 1 fresh tester per side per point; counts per 1000 operations"
+    echo "# points: $total; $iterations calls per pass, 1 fresh tester per run; counts per 1000 operations"
+    echo "# rounds: $rounds VM runs per point, each a fresh VM; vm_* columns are their medians, vm_*_lo and vm_*_hi their lowest and highest run; the model runs once"
     echo "# columns: rt = the round trip (proc2's counts); ratio = ets_lookup / median(proc1..3) us"
     echo "# duration_s: $(($(date +%s) - start))"
     echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (at the end of the run: the machine is shared)"
-    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio"
+    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,vm_rounds,vm_lookup_gcs_lo,vm_lookup_gcs_hi,vm_rt_gcs_lo,vm_rt_gcs_hi,vm_lookup_faults_lo,vm_lookup_faults_hi,vm_rt_faults_lo,vm_rt_faults_hi,vm_lookup_carriers_lo,vm_lookup_carriers_hi,vm_rt_carriers_lo,vm_rt_carriers_hi,vm_ratio_lo,vm_ratio_hi"
     cat "$tmp/rows"
 } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }
 echo "sweep.sh: wrote $out ($(($(date +%s) - start)) s)" >&2
