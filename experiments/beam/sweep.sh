@@ -16,10 +16,10 @@
 # usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R] [--out FILE]
 #        experiments/beam/sweep.sh --summary FILE
 #   (no option)     the full grid: ints every 250 from 250 to 30000; floats, tuple and
-#                   strings every 1000 from 1000 to 30000 (210 points, 10 min measured on the
+#                   strings every 1000 from 1000 to 30000 (210 points, 43 min measured on the
 #                   shared 2-core machine) into report/data/fidelity-sweep.csv
 #   --quick         ints 1000 3000 10000 30000 and floats, tuple, strings at 10000 into
-#                   results/fidelity-sweep-quick.csv (about 40 s)
+#                   results/fidelity-sweep-quick.csv (about 45 s with 3 rounds)
 #   --bin DIR       where the model's eptest is (default build/release/experiments)
 #   --iterations N  calls per pass on both sides (default 1000, the seed's); counts are scaled
 #                   to 1000 operations
