@@ -11,7 +11,7 @@
 # the server runs first, where a dirty GC finishes): the VM side runs R times, each in a fresh
 # VM, and its columns are the medians, with each count's lowest and highest run beside them
 # (vm_*_lo, vm_*_hi); the summary then also says at how many points the VM's own runs agree
-# with their median by the same criteria, the most any single deterministic model can match.
+# with their median by the same criteria (where the VM repeats itself, a miss is the model's).
 #
 # usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R] [--out FILE]
 #        experiments/beam/sweep.sh --summary FILE
@@ -91,7 +91,7 @@ summary() {
             printf "  carriers mapped within 2 per 1000 ops (both loops):      %d of %d\n", c, n
             printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d\n", side, clear
             if (!runs) exit
-            printf "the VM against itself (every run within the criterion of the runs'"'"' median; the most a deterministic model can match):\n"
+            printf "the VM against itself (every run within the criterion of the runs'"'"' median: the points where it repeats itself):\n"
             printf "  GCs %d, faults %d, carriers %d of %d; same side %d of %d\n", sg, sf, sc, n, sside, clear
             printf "the model inside the range of the VM'"'"'s runs (widened by the same tolerances):\n"
             printf "  GCs %d, faults %d, carriers %d of %d\n", ig, if_, ic, n
