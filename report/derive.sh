@@ -511,7 +511,7 @@ fi
 # (both), carriers within 2 per 1000 operations (both), and the same side of the round trip
 # where the VM is below 0.9 or above 1.1. A sweep whose VM side ran several times (vm_*_lo and
 # vm_*_hi, sweep.sh --rounds) also gives, per criterion, the points where the VM's runs all meet
-# it against their own median (vm_self: where the VM repeats itself, a miss is the model's) and where the
+# it against their own median (vm_self: where the VM repeated itself in this sweep) and where the
 # model lies inside the runs' range widened by it (model_in_runs); per miss, how many of its
 # points are ones where the VM's runs disagree among themselves (vm_runs_disagree).
 if [ -f "$data/fidelity-sweep.csv" ]; then

@@ -11,7 +11,7 @@
 # the server runs first, where a dirty GC finishes): the VM side runs R times, each in a fresh
 # VM, and its columns are the medians, with each count's lowest and highest run beside them
 # (vm_*_lo, vm_*_hi); the summary then also says at how many points the VM's own runs agree
-# with their median by the same criteria (where the VM repeats itself, a miss is the model's).
+# with their median by the same criteria (where the VM repeated itself in this sweep).
 #
 # usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R] [--out FILE]
 #        experiments/beam/sweep.sh --summary FILE
