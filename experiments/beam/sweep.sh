@@ -91,7 +91,7 @@ summary() {
             printf "  carriers mapped within 2 per 1000 ops (both loops):      %d of %d\n", c, n
             printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d\n", side, clear
             if (!runs) exit
-            printf "the VM against itself (every run within the criterion of the runs'"'"' median: the points where it repeats itself):\n"
+            printf "the VM against itself (every run within the criterion of the runs'"'"' median: the points where it repeated itself in this sweep):\n"
             printf "  GCs %d, faults %d, carriers %d of %d; same side %d of %d\n", sg, sf, sc, n, sside, clear
             printf "the model inside the range of the VM'"'"'s runs (widened by the same tolerances):\n"
             printf "  GCs %d, faults %d, carriers %d of %d\n", ig, if_, ic, n
@@ -143,13 +143,12 @@ side() {
 # The VM's runs of one point (side lines): each column's median, then each column's lowest and
 # highest run (lookup GCs, rt GCs, lookup faults, rt faults, lookup carriers, rt carriers, ratio).
 vm_runs() {
-    awk -F, '
+    awk -F, -v csv_inputs=0 "$lib"'
         { n++; for (c = 1; c <= 7; c++) v[c, n] = $c + 0 }
         END {
             for (c = 1; c <= 7; c++) {
                 for (i = 1; i <= n; i++) x[i] = v[c, i]
-                for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-                med[c] = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2; lo[c] = x[1]; hi[c] = x[n]
+                med[c] = median(x, n); lo[c] = x[1]; hi[c] = x[n] # median() sorts x
             }
             f = "%.1f"
             for (c = 1; c <= 7; c++) printf (c > 1 ? "," : "") (c == 7 ? "%.3f" : f), med[c]
