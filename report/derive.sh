@@ -517,19 +517,13 @@ fi
 if [ -f "$data/fidelity-sweep.csv" ]; then
     awk "$lib"'
         function rel(m, v) { return v > 0 ? (m - v) / v : (m > 0 ? 1 : 0) }
-        function near(x, v, r, a,    d) { d = x - v; if (d < 0) d = -d; return d <= r * v || d <= a }
         function run(k, e) { return csv_get("vm_" k "_" e) + 0 }
         # the VM runs of both loops within tolerance r (or a) of their median
         function agree(k, r, a) {
-            return near(run("lookup_" k, "lo"), csv_get("vm_lookup_" k) + 0, r, a) && near(run("lookup_" k, "hi"), csv_get("vm_lookup_" k) + 0, r, a) &&
-                   near(run("rt_" k, "lo"), csv_get("vm_rt_" k) + 0, r, a) && near(run("rt_" k, "hi"), csv_get("vm_rt_" k) + 0, r, a)
+            return sweep_near(run("lookup_" k, "lo"), csv_get("vm_lookup_" k) + 0, r, a) && sweep_near(run("lookup_" k, "hi"), csv_get("vm_lookup_" k) + 0, r, a) &&
+                   sweep_near(run("rt_" k, "lo"), csv_get("vm_rt_" k) + 0, r, a) && sweep_near(run("rt_" k, "hi"), csv_get("vm_rt_" k) + 0, r, a)
         }
-        function inruns1(k, r, a,    m, lo, hi, t) {
-            m = csv_get("model_" k) + 0; lo = run(k, "lo"); hi = run(k, "hi")
-            t = r * lo > a ? r * lo : a; if (m < lo - t) return 0
-            t = r * hi > a ? r * hi : a; return m <= hi + t
-        }
-        function inruns(k, r, a) { return inruns1("lookup_" k, r, a) && inruns1("rt_" k, r, a) }
+        function inruns(k, r, a) { return sweep_in_runs("lookup_" k, r, a) && sweep_in_runs("rt_" k, r, a) }
         function miss(crit, L, how, m, v, badness,    k, n) {
             k = shape SUBSEP crit
             if (!(k in nmiss)) keys[++nk] = k

@@ -18,6 +18,18 @@ function median(a, n) {
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 
+# The fidelity sweep's bounds (experiments/beam/sweep.sh, report/derive.sh): x within the
+# fraction r of v, or within a of it.
+function sweep_near(x, v, r, a,    d) { d = x - v; if (d < 0) d = -d; return d <= r * v || d <= a }
+
+# The current sweep row's model count K (model_K) inside the range of the VM's runs (vm_K_lo to
+# vm_K_hi) widened at each end by r of that end, or by a.
+function sweep_in_runs(k, r, a,    m, lo, hi, t) {
+    m = csv_get("model_" k) + 0; lo = csv_get("vm_" k "_lo") + 0; hi = csv_get("vm_" k "_hi") + 0
+    t = r * lo > a ? r * lo : a; if (m < lo - t) return 0
+    t = r * hi > a ? r * hi : a; return m <= hi + t
+}
+
 # KEY as errors show it: its SUBSEP-joined parts separated by spaces.
 function _stats_key(key) { gsub(SUBSEP, " ", key); return key }
 

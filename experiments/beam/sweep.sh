@@ -52,23 +52,17 @@ lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"
 # The summary of a sweep CSV (its columns by name).
 summary() {
     awk "$lib"'
-        function within(m, v, rel, abs_) { d = m - v; if (d < 0) d = -d; return d <= rel * v || d <= abs_ }
         function gcs_ok(m, v) { d = m - v; if (d < 0) d = -d; return d <= 0.03 * v }
         function lohi(k, end_) { return csv_get("vm_" k "_" end_) + 0 }
-        function self(k, rel, abs_) { return within(lohi(k, "lo"), csv_get("vm_" k), rel, abs_) && within(lohi(k, "hi"), csv_get("vm_" k), rel, abs_) }
-        function inside(k, rel, abs_,    m, lo, hi, t) {
-            m = csv_get("model_" k) + 0; lo = lohi(k, "lo"); hi = lohi(k, "hi")
-            t = rel * lo > abs_ ? rel * lo : abs_; if (m < lo - t) return 0
-            t = rel * hi > abs_ ? rel * hi : abs_; return m <= hi + t
-        }
+        function self(k, rel, abs_) { return sweep_near(lohi(k, "lo"), csv_get("vm_" k), rel, abs_) && sweep_near(lohi(k, "hi"), csv_get("vm_" k), rel, abs_) }
         !csv_row() { next }
         {
             n++
             if (gcs_ok(csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs")) && gcs_ok(csv_get("model_rt_gcs"), csv_get("vm_rt_gcs"))) g++
-            if (within(csv_get("model_lookup_faults"), csv_get("vm_lookup_faults"), 0.15, 200) &&
-                within(csv_get("model_rt_faults"), csv_get("vm_rt_faults"), 0.15, 200)) f++
-            if (within(csv_get("model_lookup_carriers"), csv_get("vm_lookup_carriers"), 0, 2) &&
-                within(csv_get("model_rt_carriers"), csv_get("vm_rt_carriers"), 0, 2)) c++
+            if (sweep_near(csv_get("model_lookup_faults"), csv_get("vm_lookup_faults"), 0.15, 200) &&
+                sweep_near(csv_get("model_rt_faults"), csv_get("vm_rt_faults"), 0.15, 200)) f++
+            if (sweep_near(csv_get("model_lookup_carriers"), csv_get("vm_lookup_carriers"), 0, 2) &&
+                sweep_near(csv_get("model_rt_carriers"), csv_get("vm_rt_carriers"), 0, 2)) c++
             v = csv_get("vm_ratio") + 0; m = csv_get("model_ratio") + 0
             if (v < 0.9 || v > 1.1) { clear++; if ((v < 1) == (m < 1)) side++ }
             if (!csv_has("vm_rounds")) next
@@ -80,9 +74,9 @@ summary() {
             if (self("lookup_carriers", 0, 2) && self("rt_carriers", 0, 2)) sc++
             if (v < 0.9 || v > 1.1) { if ((lohi("ratio", "lo") < 1) == (v < 1) && (lohi("ratio", "hi") < 1) == (v < 1)) sside++ }
             # the model inside the range of the VM runs (widened by the same tolerances)
-            if (inside("lookup_gcs", 0.03, 0) && inside("rt_gcs", 0.03, 0)) ig++
-            if (inside("lookup_faults", 0.15, 200) && inside("rt_faults", 0.15, 200)) if_++
-            if (inside("lookup_carriers", 0, 2) && inside("rt_carriers", 0, 2)) ic++
+            if (sweep_in_runs("lookup_gcs", 0.03, 0) && sweep_in_runs("rt_gcs", 0.03, 0)) ig++
+            if (sweep_in_runs("lookup_faults", 0.15, 200) && sweep_in_runs("rt_faults", 0.15, 200)) if_++
+            if (sweep_in_runs("lookup_carriers", 0, 2) && sweep_in_runs("rt_carriers", 0, 2)) ic++
         }
         END {
             printf "sweep summary (%d points):\n", n
