@@ -109,6 +109,21 @@ if [ -x "$model" ]; then
     [ ! -e "$tmp/x.csv" ]; check "fidelity.sh wrote nothing on bad input" $?
 fi
 
+# The tester's spawn: eptest.erl's main hands tester/2 literal lists, as gctrace.erl and the
+# model's twin do; spawn copies a list built at run time onto the tester's heap, and the 12 words
+# the passes' list added moved strings at L = 3000 from the model's lookup collections (143 per
+# 1000) to 125 on the VM. One scheduler: no other normal scheduler can take the tester.
+erl -noshell +S 1:1 -pa "$tmp/build" -s eptest main -extra --shape strings --len 3000 --repeats 1 \
+    --csv "$tmp/s3000-vm.csv" >/dev/null 2>"$tmp/s3000.err"
+rc=$?
+"$1/experiments/eptest" --era otp25 --shape strings --len 3000 --iterations 1000 --repeats 1 --csv "$tmp/s3000-model.csv" >/dev/null
+rc2=$?
+vm=$(awk "$lib"'!csv_row() { next } csv_get("test") == "ets_lookup" { print csv_get("gcs") }' "$tmp/s3000-vm.csv")
+mo=$(awk "$lib"'!csv_row() { next } csv_get("test") == "ets_lookup" { print csv_get("gcs") }' "$tmp/s3000-model.csv")
+[ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && [ -n "$vm" ] && [ "$vm" = "$mo" ]
+check "strings L 3000, +S 1:1: the VM's lookup GCs ($vm) are the model's ($mo) (rc $rc, $rc2; $(head -c 200 "$tmp/s3000.err"))" $?
+grep -q '^# tester: spawn_opt(Fun, \[monitor\])' "$tmp/s3000-vm.csv"; check "eptest.erl's metadata names the tester's spawn" $?
+
 # Usage errors exit 2; the build stayed out of the source tree.
 erl -noshell -pa "$tmp/build" -s eptest main -extra --shape cube >/dev/null 2>&1; [ $? -eq 2 ]
 check "eptest --shape cube exits 2" $?

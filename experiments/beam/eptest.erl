@@ -364,16 +364,27 @@ stop_tracer(Tracer) -> unlink(Tracer), Tracer ! stop.
 
 %% ---- repeats and summaries --------------------------------------------------------------
 
-passes(#opt{variants = V}) ->
-    [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup]
-        ++ [T || V, T <- [ets_lookup_hot_key, ets_lookup_element]] ++ [empty, pt_get].
+%% The passes and the table's options are literals: the tester's fun captures them, and spawn
+%% copies a captured term onto the new process's heap unless it is a literal (erl_process.c
+%% erl_create_process: size_object_litopt and copy_struct_litopt leave literals in place). A list
+%% built at run time (`A ++ B`) put 12 more words on the tester's heap than gctrace.erl's,
+%% account.erl's and crossover.erl's literal lists, and the model's twin (which spawns with
+%% the fun alone), and that moved whole passes: strings L = 17000, 125 lookup GCs against 497.
+passes(#opt{variants = false}) ->
+    [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty, pt_get];
+passes(#opt{variants = true}) ->
+    [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, ets_lookup_hot_key, ets_lookup_element,
+     empty, pt_get].
+
+tab_opts(#opt{compressed = false}) -> [set];
+tab_opts(#opt{compressed = true}) -> [set, compressed].
 
 spawn_opts(#opt{min_heap = W, off_heap = Off}) ->
     [{min_heap_size, W} || W =/= undefined] ++ [{message_queue_data, off_heap} || Off].
 
 run_once(O = #opt{shape = Sh, len = L, iterations = N, ext = Ext}, Traced) ->
     Payload = case Ext of undefined -> Sh; _ -> {ext, Ext} end,
-    tester({Payload, L, N, spawn_opts(O), Traced, [set] ++ [compressed || O#opt.compressed]}, passes(O)).
+    tester({Payload, L, N, spawn_opts(O), Traced, tab_opts(O)}, passes(O)).
 
 %% [[Row]] (one list per run) -> [{Test, MedianUs, IqrUs, MedianCounts}]
 summarise(O, Runs) ->
