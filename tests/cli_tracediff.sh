@@ -7,7 +7,9 @@
 # summary; identity is not asserted). Whole lives (gctrace --tester): hand-made tester and
 # server rows (identical; a server field changed -> exit 1 naming the process, phase and op;
 # an unknown phase -> exit 2), the model's rows per pass as many as eptest counts GCs in it,
-# and tracediff.sh --tester when erl is installed. $1: build directory root; $2: tests/data.
+# and tracediff.sh --tester when erl is installed (with the gcnif tracer where it was built:
+# each pass's rows are the node's GCs in it; --tracer nif without it exits 2 with one line).
+# $1: build directory root; $2: tests/data.
 set -u
 exp="$1/experiments"
 data="$2/tracediff"
@@ -105,6 +107,29 @@ if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
     { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q "^tracediff.sh: eptest's tester, ints L 300, N 40, +S 1:1" "$tmp/out" &&
         grep -q '^  tester GCs per phase (model / VM): spawn ' "$tmp/out"
     ok=$?; check "tracediff.sh --tester ints 300 40: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
+    # The gcnif tracer (the default where it was built): every GC of the tester and the server
+    # is a row, and with no tracer process nothing else collects, so the passes' rows are the
+    # GCs the meter counted on the whole node in their windows.
+    if [ -f "$exp/gcnif.so" ]; then
+        "$here/../experiments/beam/tracediff.sh" --bin "$exp" --tester ints --schedulers 1 --keep "$tmp/nif" 300 40 >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q "^tracediff.sh: eptest's tester, ints L 300, N 40, +S 1:1, tracer nif" "$tmp/out" &&
+            grep -q '^# tracer: the gcnif tracer module' "$tmp/nif/vm-300.csv"
+        ok=$?; check "tracediff.sh --tester with the gcnif tracer: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
+        # (a GC at a pass's closing mark is its row, and the next window's count)
+        bad=$(awk -F, '/^# pass_[a-z0-9_]*_gcs: / { split($0, a, ": "); k = substr(a[1], 8); sub(/_gcs$/, "", k); want[k] = a[2]; tw += a[2] }
+                       !/^#/ && $1 != "proc" { got[$2]++ }
+                       END { for (k in want) { tg += got[k]; d = got[k] - want[k]; if (d > 1 || d < -1) print k, want[k], got[k] + 0 }
+                             if (tg != tw) print "all", tw, tg }' "$tmp/nif/vm-300.csv")
+        [ -z "$bad" ]; check "gcnif: the passes' rows are the node's GCs in them (differing: ${bad:-none})" $?
+    else
+        echo "cli_tracediff: no gcnif.so in $exp: the gcnif tracer not run"
+    fi
+    mkdir -p "$tmp/nonif" && cp "$exp/gctrace" "$exp/tracediff" "$tmp/nonif/"
+    "$here/../experiments/beam/tracediff.sh" --bin "$tmp/nonif" --tester ints --tracer nif 300 40 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'gcnif.so not built' "$tmp/err" && [ ! -s "$tmp/out" ]
+    ok=$?; check "--tracer nif without the module: exit $rc, $(cat "$tmp/err")" "$ok"
     "$here/../experiments/beam/tracediff.sh" --bin "$exp" --tester cubes 300 >/dev/null 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "tracediff.sh bad shape: exit $rc" $?

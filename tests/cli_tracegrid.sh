@@ -29,17 +29,17 @@ rows=$(awk 'NR > 1 && NR < 4 && $1 == "ints" && ($2 == 10 || $2 == 100) &&
             $9 ~ /^[0-9]+$/ && $10 ~ /^[0-9]+$/' "$tmp/out" | wc -l)
 [ "$rows" -eq 2 ]; check "each row: shape, L, yes/no, the divergence's columns, both GC counts" $?
 same=$(awk 'NR > 1 && $3 == "yes"' "$tmp/out" | wc -l)
-grep -q "^grid summary (+S 1:1, N 20): 2 points, identical $same, GCs within 3 % [0-2]\$" "$tmp/out"
+grep -q "^grid summary (+S 1:1, N 20, tracer \(nif\|process\)): 2 points, identical $same, GCs within 3 % [0-2]\$" "$tmp/out"
 check "the summary counts the rows' identical points" $?
 { [ "$same" -eq 2 ] && [ "$rc" -eq 0 ]; } || { [ "$same" -lt 2 ] && [ "$rc" -eq 1 ]; }
 check "exit $rc: 0 only when every point is identical ($same of 2)" $?
-[ "$(grep -c '^tracediff.sh: grid point [12]: ints L [0-9]* (+S 1:1)$' "$tmp/err")" -eq 2 ]
+[ "$(grep -c '^tracediff.sh: grid point [12]: ints L [0-9]* (+S 1:1, tracer \(nif\|process\))$' "$tmp/err")" -eq 2 ]
 check "progress on standard error, a line per point" $?
 [ -s "$tmp/keep/ints-10.txt" ] && [ -s "$tmp/keep/vm-ints-100.csv" ] && [ -s "$tmp/keep/model-ints-100.csv" ]
 check "--keep leaves each point's report and CSVs" $?
 
 for bad in "--grid --shapes cubes" "--grid --lens 0" "--grid --lens x1" "--grid --shapes ''" \
-    "--grid --tester ints" "--grid --schedulers 3" "--grid 10 20" "--grid 0" "--grid --bogus"; do
+    "--grid --tester ints" "--grid --schedulers 3" "--grid 10 20" "--grid 0" "--grid --bogus" "--grid --tracer file"; do
     eval "\"\$td\" --bin \"\$exp\" $bad" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]

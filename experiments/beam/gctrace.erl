@@ -48,12 +48,16 @@
 %% mark: inferred, since the loop cannot expose its counter without a call that changes its
 %% reductions or heap; other phases 0. Metadata: the passes' counters (eptest's meter, read
 %% before and after each pass: gcs, faults, mseg_create, ... and per allocator instance) as
-%% `# pass_TEST_KEY: value`.
+%% `# pass_TEST_KEY: value`. --nif DIR: the events go to the gcnif tracer module loaded from
+%% DIR (gcnif.c) instead of a tracer process: erts calls it in the traced process, so no
+%% process is woken by an event (with a tracer process, every GC and receive event makes it
+%% runnable beside the tester and the server, and it collects in the passes' windows too);
+%% the same rows, the monotonic clock's microseconds as time_us; not with --running.
 %%
 %% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
 %%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
 %%        erl -noshell -pa DIR -s gctrace main -extra --tester SHAPE --rows [--len L]
-%%            [--lookups N] [--csv FILE|-] [--flags F] [--running]
+%%            [--lookups N] [--csv FILE|-] [--flags F] [--running | --nif NIFDIR]
 %% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
 %%       Kind: minor_start, minor_end, major_start, major_end (the trace's words)
@@ -96,7 +100,7 @@ main() ->
     case {lists:member("--rows", Args), lists:member("--perturbation", Args)} of
         {true, _} when Tester =/= none ->
             tester_rows(Tester, Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()),
-                        lists:member("--running", Args));
+                        lists:member("--running", Args), sarg("--nif", Args, none));
         {true, _} -> rows(Len, N, sarg("--csv", Args, "-"), sarg("--flags", Args, flags()));
         {_, true} -> perturbation(Len, N);
         _ -> events(Len, N, Args)
@@ -200,17 +204,15 @@ flags() ->
 %% The passes the tester runs (eptest.erl's, without the variants).
 tester_passes() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty, pt_get].
 
-tester_rows(Shape, Len, N, File, Flags, Running) ->
+tester_rows(Shape, Len, N, File, Flags, Running, Nif) ->
     Passes = tester_passes(),
-    Collector = spawn_link(fun() -> tcollect([]) end),
-    TFlags = [garbage_collection, 'receive', timestamp] ++ [running || Running],
-    erlang:trace(new_processes, true, [{tracer, Collector} | TFlags]),
+    {Tracer, TFlags, Take} = tester_tracer(Nif, Running),
+    erlang:trace(new_processes, true, [Tracer | TFlags]),
     Result = eptest:tester({Shape, Len, N, [], false}, Passes),
     erlang:trace(new_processes, false, TFlags),
     Ref = erlang:trace_delivered(all),
     receive {trace_delivered, all, Ref} -> ok end,
-    Collector ! {take, self()},
-    Events = receive {Collector, Es} -> Es end,
+    Events = Take(),
     Tester = only([P || {P, recv, marked, _} <- Events]),
     Server = only([P || {P, recv, get, _} <- Events]),
     T0 = case Events of [{_, _, _, T} | _] -> T; [] -> 0 end,
@@ -221,6 +223,10 @@ tester_rows(Shape, Len, N, File, Flags, Running) ->
         ++ [{"loop_len", integer_to_list(Len)}, {"loop_lookups", integer_to_list(N)},
             {"loop_shape", atom_to_list(Shape)},
             {"trace_flags", io_lib:format("~w", [TFlags])},
+            {"tracer", case Nif of
+                           none -> "a process (every event a message to it)";
+                           _ -> "the gcnif tracer module (events kept in the traced process's own context)"
+                       end},
             {"op", "proc passes: the tester's replies received + 1, the server's requests received "
                    "(the loop's own receive events); other passes: the words allocated since the "
                    "previous GC over the words one operation allocates (ets_lookup: its result, "
@@ -243,6 +249,24 @@ only([]) -> none.
 
 %% The words one ets:lookup allocates: its result [{I, Data}] (cons 2, tuple 3, Data).
 result_words(Shape, Len) -> erts_debug:flat_size(eptest:payload(Shape, Len)) + 5.
+
+%% The tracer, its flags and how to take its events: a collector process, or with --nif DIR
+%% the gcnif module loaded from DIR (gcnif.c: no process woken; running events would need
+%% the collector, so --running excludes it).
+tester_tracer(none, Running) ->
+    Collector = spawn_link(fun() -> tcollect([]) end),
+    Take = fun() -> Collector ! {take, self()}, receive {Collector, Es} -> Es end end,
+    {{tracer, Collector}, [garbage_collection, 'receive', timestamp] ++ [running || Running], Take};
+tester_tracer(_Dir, true) ->
+    io:format(standard_error, "gctrace: --running needs the tracer process, not --nif~n", []), halt(2);
+tester_tracer(Dir, false) ->
+    case gcnif:load(Dir) of
+        ok -> ok;
+        {error, Why} ->
+            io:format(standard_error, "gctrace: cannot load the gcnif tracer from ~s: ~p~n", [Dir, Why]), halt(2)
+    end,
+    _ = gcnif:take(),
+    {{tracer, gcnif, []}, [garbage_collection, 'receive'], fun gcnif:take/0}.
 
 %% Trace events kept by the collector, with the messages classified (a reply holds Data:
 %% only its kind is kept).

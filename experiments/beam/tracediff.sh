@@ -23,6 +23,10 @@
 #   --lens "L ..."    the grid's lengths (default: 10 100 250 500 1000 2000 3000 5000 10000
 #               20000 30000, the grid issue 26's +S 1:1 work is measured on)
 #   --schedulers S  the VM's +S S:S (default 2, as the benchmark runs; 1: one scheduler)
+#   --tracer T  --tester and --grid: who keeps the VM's events: nif (the default where --bin
+#               holds the gcnif tracer module, experiments/beam/gcnif.c: erts calls it in the
+#               traced process, so tracing wakes no process) or process (a tracer process
+#               gets every event as a message; the default where gcnif was not built)
 #   --bin DIR   where the model's gctrace and tracediff are (default build/release/experiments
 #               in the checkout: cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release ...)
 #   --keep DIR  also leave the two CSVs there (vm-L.csv, model-L.csv; --grid: also each
@@ -33,7 +37,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0
+bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
+
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
@@ -46,13 +51,15 @@ while [ $# -gt 0 ]; do
     --shapes) value --shapes "${2-}" "shapes"; shapes=$2; shift ;;
     --lens) value --lens "${2-}" "lengths"; lens=$2; shift ;;
     --schedulers) value --schedulers "${2-}" "1 or 2"; scheds=$2; shift ;;
-    --help|-h) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --tracer) value --tracer "${2-}" "nif or process"; tracer=$2; shift ;;
+    --help|-h) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tracediff.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) args+=("$1") ;;
     esac
     shift
 done
 case "$scheds" in 1|2) ;; *) echo "tracediff.sh: --schedulers must be 1 or 2, got '$scheds'" >&2; exit 2 ;; esac
+case "$tracer" in '' | nif | process) ;; *) echo "tracediff.sh: --tracer must be nif or process, got '$tracer'" >&2; exit 2 ;; esac
 good_shape() { case "$1" in ints|floats|tuple|nested|strings|binary|map) return 0 ;; esac; return 1; }
 good_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 if [ "$grid" -eq 1 ]; then
@@ -78,9 +85,15 @@ fi
 for b in gctrace tracediff; do
     [ -x "$bin/$b" ] || { echo "tracediff.sh: $bin/$b not built (see --help)" >&2; exit 2; }
 done
+if [ -z "$tracer" ]; then
+    tracer=process
+    [ -f "$bin/gcnif.so" ] && tracer=nif
+elif [ "$tracer" = nif ] && [ ! -f "$bin/gcnif.so" ]; then
+    echo "tracediff.sh: --tracer nif: $bin/gcnif.so not built (apt-get install erlang-dev, then rebuild)" >&2; exit 2
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
+erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" "$here/gcnif.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
 flags="-noshell +S $scheds:$scheds"
 
 # One comparison: both traces of SHAPE (empty: the lookup loop) at L with N into $tmp, then
@@ -88,6 +101,7 @@ flags="-noshell +S $scheds:$scheds"
 point() {
     local shape=$1 len=$2 n=$3 tester_vm=() tester_model=()
     [ -n "$shape" ] && tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
+    [ -n "$shape" ] && [ "$tracer" = nif ] && tester_vm+=(--nif "$(cd "$bin" && pwd)")
     # shellcheck disable=SC2086 # the emulator flags are words
     (cd "$tmp" && erl $flags -pa "$tmp" -s gctrace main -extra --len "$len" --lookups "$n" "${tester_vm[@]}" --rows --flags "$flags" --csv "$tmp/vm.csv") \
         || { echo "tracediff.sh: gctrace.erl failed" >&2; return 2; }
@@ -98,7 +112,7 @@ point() {
         mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$tag.csv" && cp "$tmp/model.csv" "$keep/model-$tag.csv" || return 2
     fi
     if [ -n "$shape" ]; then
-        echo "tracediff.sh: eptest's tester, $shape L $len, N $n, +S $scheds:$scheds"
+        echo "tracediff.sh: eptest's tester, $shape L $len, N $n, +S $scheds:$scheds, tracer $tracer"
     else
         echo "tracediff.sh: L $len, $n lookups, +S $scheds:$scheds"
     fi
@@ -157,7 +171,7 @@ total=0 same=0 near=0 failed=0
 for s in $shapes; do
     for l in $lens; do
         total=$((total + 1))
-        echo "tracediff.sh: grid point $total: $s L $l (+S $scheds:$scheds)" >&2
+        echo "tracediff.sh: grid point $total: $s L $l (+S $scheds:$scheds, tracer $tracer)" >&2
         point "$s" "$l" "$n" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         [ -n "$keep" ] && cp "$tmp/out" "$keep/$s-$l.txt"
@@ -174,6 +188,6 @@ for s in $shapes; do
         [[ "$m" =~ ^[0-9]+$ && "$v" =~ ^[0-9]+$ ]] && awk -v m="$m" -v v="$v" 'BEGIN { d = m - v; if (d < 0) d = -d; exit !(d <= 0.03 * v) }' && near=$((near + 1))
     done
 done
-echo "grid summary (+S $scheds:$scheds, N $n): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
+echo "grid summary (+S $scheds:$scheds, N $n, tracer $tracer): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
 [ "$failed" -eq 0 ] || exit 2
 [ "$same" -eq "$total" ]
