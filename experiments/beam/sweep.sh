@@ -13,7 +13,10 @@
 # (vm_*_lo, vm_*_hi); the summary then also says at how many points the VM's own runs agree
 # with their median by the same criteria (where the VM repeated itself in this sweep).
 #
-# usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R] [--out FILE]
+# usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R]
+#                                  [--set NAME=VALUE]... [--out FILE]
+#        experiments/beam/sweep.sh --remodel FILE --set NAME=VALUE... [--bin DIR]
+#                                  [--iterations N] --out FILE
 #        experiments/beam/sweep.sh --summary FILE
 #   (no option)     the full grid: ints every 250 from 250 to 30000; floats, tuple and
 #                   strings every 1000 from 1000 to 30000 (210 points, 43 min measured on the
@@ -25,13 +28,20 @@
 #                   to 1000 operations
 #   --rounds R      VM runs per point, each a fresh VM (default 3); the model runs once (its
 #                   counts are the same every run)
+#   --set NAME=VALUE  one field of the model's policy table over OTP 25's (eptest --set;
+#                   repeatable): the model of one mechanism changed, e.g. dirty_gc_first=on,
+#                   the other outcome of the race heaps/sched.h describes
+#   --remodel FILE  keep FILE's VM columns and run only the model again at FILE's points (with
+#                   the --set fields): the sweep's summary for a changed model, without the VM
+#                   (about 5 min for the full grid); needs --out
 #   --out FILE      write the CSV there instead
 #   --summary FILE  only print the summary of an existing sweep CSV
 # Progress goes to standard error. Without erl it says so and exits 0.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" iterations=1000 rounds=3 quick=0 out="" summary_only=""
+bin="$root/build/release/experiments" iterations=1000 rounds=3 quick=0 out="" summary_only="" remodel=""
+sets=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
@@ -40,7 +50,14 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="${2:?--rounds needs a number}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
     --summary) summary_only="${2:?--summary needs a CSV}"; shift ;;
-    --help|-h) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --remodel) remodel="${2:?--remodel needs a CSV}"; shift ;;
+    --set)
+        case "${2-}" in
+        [a-z]*=?*) sets+=(--set "$2") ;;
+        *) echo "sweep.sh: --set needs NAME=VALUE, not '${2-}'" >&2; exit 2 ;;
+        esac
+        shift ;;
+    --help|-h) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -98,25 +115,17 @@ if [ -n "$summary_only" ]; then
     exit $?
 fi
 [ -x "$bin/eptest" ] || { echo "sweep.sh: $bin/eptest not built (cmake --build build/release)" >&2; exit 2; }
-if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
-    echo "erl not found: skipping the fidelity sweep; apt-get install erlang-nox"
-    exit 0
-fi
-if [ $quick = 1 ]; then
-    points="ints:1000 ints:3000 ints:10000 ints:30000 floats:10000 tuple:10000 strings:10000"
-    : "${out:=$root/results/fidelity-sweep-quick.csv}"
-else
-    points="$(for l in $(seq 250 250 30000); do printf 'ints:%s ' "$l"; done)"
-    for s in floats tuple strings; do points="$points $(for l in $(seq 1000 1000 30000); do printf '%s:%s ' "$s" "$l"; done)"; done
-    : "${out:=$root/report/data/fidelity-sweep.csv}"
-fi
-mkdir -p "$(dirname "$out")" || exit 2
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-sweep.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
-erlc -o "$tmp" "$here/eptest.erl" || exit 1
-flags="+S 2:2"
+# A policy field the model does not have (or a bad value) fails here, once, with eptest's line.
+if [ ${#sets[@]} -gt 0 ] && ! "$bin/eptest" "${sets[@]}" --list-policy >/dev/null 2>"$tmp/set.err"; then
+    echo "sweep.sh: $(head -n 1 "$tmp/set.err")" >&2; exit 2
+fi
+if [ -n "$remodel" ]; then
+    [ -r "$remodel" ] || { echo "sweep.sh: cannot read $remodel" >&2; exit 2; }
+    [ -n "$out" ] || { echo "sweep.sh: --remodel needs --out FILE" >&2; exit 2; }
+    [ ${#sets[@]} -gt 0 ] || { echo "sweep.sh: --remodel needs --set NAME=VALUE (the model's columns are recomputed by report/recompute.sh)" >&2; exit 2; }
+fi
 
 # side CSV: lookup gcs, faults, carriers; proc2's; the ratio (per 1000 operations).
 side() {
@@ -151,13 +160,69 @@ vm_runs() {
         }' "$1"
 }
 
+# model POINT: the model's side line at SHAPE:L (with the --set fields)
+model() {
+    "$bin/eptest" --era otp25 --shape "${1%%:*}" --len "${1##*:}" --iterations "$iterations" --repeats 1 \
+        ${sets[@]+"${sets[@]}"} --csv "$tmp/m.csv" >/dev/null 2>&1 \
+        || { echo "sweep.sh: the model's eptest failed at ${1%%:*} ${1##*:}" >&2; return 1; }
+    side "$tmp/m.csv"
+}
+
+if [ -n "$remodel" ]; then
+    start=$(date +%s) k=0
+    pts=$(awk "$lib"'!csv_row() { next } { printf "%s:%s ", csv_get("shape"), csv_get("payload_len") }' "$remodel") || exit 2
+    total=$(echo $pts | wc -w)
+    [ "$total" -gt 0 ] || { echo "sweep.sh: no rows in $remodel" >&2; exit 2; }
+    : >"$tmp/model"
+    for pt in $pts; do
+        k=$((k + 1))
+        echo "sweep.sh: model at ${pt%%:*} L = ${pt##*:} ($k of $total, $(($(date +%s) - start)) s)" >&2
+        m=$(model "$pt") || exit 1
+        echo "$m" >>"$tmp/model"
+    done
+    # FILE's rows in order, the model's seven columns (found by name) replaced by this run's
+    awk -F, -v OFS=, '
+        FNR == 1 { file++ }
+        file == 1 { m[++nm] = $0; next }
+        /^#/ || /^[ \t]*$/ { next }
+        !head { head = 1; for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+        { split(m[++r], c, ",")
+          $col["model_lookup_gcs"] = c[1]; $col["model_rt_gcs"] = c[2]
+          $col["model_lookup_faults"] = c[3]; $col["model_rt_faults"] = c[4]
+          $col["model_lookup_carriers"] = c[5]; $col["model_rt_carriers"] = c[6]
+          $col["model_ratio"] = c[7]; print }' "$tmp/model" "$remodel" >"$tmp/rows" || exit 2
+    {
+        grep '^#' "$remodel"
+        echo "# remodel: the model's columns from eptest --era otp25 ${sets[*]} ($(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)); the VM's as measured above"
+        grep -v '^#' "$tmp/rows"
+    } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }
+    echo "sweep.sh: wrote $out ($(($(date +%s) - start)) s)" >&2
+    summary "$out"
+    exit $?
+fi
+
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "erl not found: skipping the fidelity sweep; apt-get install erlang-nox"
+    exit 0
+fi
+if [ $quick = 1 ]; then
+    points="ints:1000 ints:3000 ints:10000 ints:30000 floats:10000 tuple:10000 strings:10000"
+    : "${out:=$root/results/fidelity-sweep-quick.csv}"
+else
+    points="$(for l in $(seq 250 250 30000); do printf 'ints:%s ' "$l"; done)"
+    for s in floats tuple strings; do points="$points $(for l in $(seq 1000 1000 30000); do printf '%s:%s ' "$s" "$l"; done)"; done
+    : "${out:=$root/report/data/fidelity-sweep.csv}"
+fi
+mkdir -p "$(dirname "$out")" || exit 2
+export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
+erlc -o "$tmp" "$here/eptest.erl" || exit 1
+flags="+S 2:2"
+
 total=$(echo $points | wc -w) k=0 start=$(date +%s)
 : >"$tmp/rows"
 for pt in $points; do
     shape=${pt%%:*} len=${pt##*:} k=$((k + 1))
     echo "sweep.sh: $shape L = $len ($k of $total, $(($(date +%s) - start)) s)" >&2
-    "$bin/eptest" --era otp25 --shape "$shape" --len "$len" --iterations "$iterations" --repeats 1 --csv "$tmp/m.csv" >/dev/null 2>&1 \
-        || { echo "sweep.sh: the model's eptest failed at $shape $len" >&2; exit 1; }
     : >"$tmp/runs"
     for r in $(seq 1 "$rounds"); do
         # shellcheck disable=SC2086 # flags are words by design
@@ -166,7 +231,7 @@ for pt in $points; do
             || { echo "sweep.sh: eptest.erl failed at $shape $len (run $r)" >&2; exit 1; }
         side "$tmp/v.csv" >>"$tmp/runs" || exit 1
     done
-    m=$(side "$tmp/m.csv") && v=$(vm_runs "$tmp/runs") || exit 1
+    m=$(model "$pt") && v=$(vm_runs "$tmp/runs") || exit 1
     IFS=, read -r mlg mrg mlf mrf mlc mrc mra <<<"$m"
     IFS=, read -r vlg vrg vlf vrf vlc vrc vra spread <<<"$v"
     echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra,$rounds,$spread" >>"$tmp/rows"
@@ -182,6 +247,7 @@ meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
     echo "# debug_level: $(meta debug_level "$tmp/m.csv")"
     echo "# erts: $(meta erts "$tmp/v.csv") (OTP $(meta otp_release "$tmp/v.csv"), $(meta emu_flavor "$tmp/v.csv")); emulator_flags: -noshell $flags"
     echo "# points: $total; $iterations calls per pass, 1 fresh tester per run; counts per 1000 operations"
+    [ ${#sets[@]} -eq 0 ] || echo "# model_set: ${sets[*]} (the model's policy fields over OTP 25's)"
     echo "# rounds: $rounds VM runs per point, each a fresh VM; vm_* columns are their medians, vm_*_lo and vm_*_hi their lowest and highest run; the model runs once"
     echo "# columns: rt = the round trip (proc2's counts); ratio = ets_lookup / median(proc1..3) us"
     echo "# duration_s: $(($(date +%s) - start))"
