@@ -234,6 +234,23 @@ phase_end
 phase derive
 # The sweep and the seeds' own VMs from results/ like every other CSV.
 [ -f "$res/data/fidelity-sweep.csv" ] && cp "$res/data/fidelity-sweep.csv" "$res/fidelity-sweep.csv"
+# The points where the sweep's model misses the VM's collections, the model alone again with the
+# other outcome of the dirty-GC race (heaps/sched.h, policy dirty_gc_first; §5.1): its rows whose
+# lookup or round-trip GCs are more than 3 % off, through sweep.sh --remodel (seconds per point;
+# not in --quick).
+rm -f "$res/fidelity-sweep-gcfirst.csv"
+if [ -f "$res/fidelity-sweep.csv" ] && [ $quick -eq 0 ]; then
+    awk -F, '/^#/ { print; next }
+        !head { head = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+        function off(m, v) { d = m - v; if (d < 0) d = -d; return d > 0.03 * v }
+        off($c["model_lookup_gcs"], $c["vm_lookup_gcs"]) || off($c["model_rt_gcs"], $c["vm_rt_gcs"])' \
+        "$res/fidelity-sweep.csv" >"$res/sweep-gc-missed.csv"
+    if [ "$(grep -vc '^#' "$res/sweep-gc-missed.csv")" -gt 1 ]; then
+        say "the sweep's GC misses with the race's other outcome (sweep.sh --remodel --set dirty_gc_first=on)"
+        experiments/beam/sweep.sh --remodel "$res/sweep-gc-missed.csv" --set dirty_gc_first=on --bin "$bin" \
+            --out "$res/fidelity-sweep-gcfirst.csv" >"$res/sweep-gcfirst.log" 2>&1 || die "sweep.sh --remodel failed (log: $res/sweep-gcfirst.log)"
+    fi
+fi
 [ -f "$res/data/eras.csv" ] && cp "$res/data/eras.csv" "$res/eras.csv"
 report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
