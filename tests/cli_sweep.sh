@@ -108,7 +108,7 @@ fi
 # --remodel: the VM's columns kept, the model's run again with a policy field changed (its
 # columns then those of eptest --set at the same point), and a '# remodel:' line.
 if [ -x "$1/experiments/eptest" ]; then
-    { echo "# experiment: hand-made"; echo "$header"
+    { echo "# experiment: hand-made"; echo "# model_sources: 0123456789abcdef (a stamp the remodelled file must not keep)"; echo "$header"
       echo "ints,300,1,2,3,4,5,6,7,8,9,10,11,12,0.5,0.6"
       echo "tuple,1000,1,2,3,4,5,6,7,8,9,10,11,12,0.5,0.6"; } >"$tmp/re.csv"
     "$beam/sweep.sh" --remodel "$tmp/re.csv" --set gc_trigger=schedule --bin "$1/experiments" --out "$tmp/re-out.csv" >"$tmp/out" 2>"$tmp/err"
@@ -116,7 +116,7 @@ if [ -x "$1/experiments/eptest" ]; then
     "$1/experiments/eptest" --era otp25 --shape tuple --len 1000 --iterations 1000 --repeats 1 --set gc_trigger=schedule --csv "$tmp/ep.csv" >/dev/null
     want=$(awk -F, '$1 == "ets_lookup" { printf "%.1f", $9 }' "$tmp/ep.csv")
     got=$(awk -F, '$1 == "tuple" { print $3 "," $4 "," $6 "," $8 "," $16 }' "$tmp/re-out.csv")
-    [ "$rc" -eq 0 ] && [ "$got" = "$want,2,4,6,0.6" ] && grep -q '^# remodel: .*--set gc_trigger=schedule' "$tmp/re-out.csv" &&
+    [ "$rc" -eq 0 ] && [ "$got" = "$want,2,4,6,0.6" ] && grep -q '^# remodel: .*--set gc_trigger=schedule' "$tmp/re-out.csv" && ! grep -q '^# model_sources:' "$tmp/re-out.csv" &&
         grep -q '^sweep summary (2 points):$' "$tmp/out" && [ "$(grep -vc '^#' "$tmp/re-out.csv")" -eq 3 ]
     ok=$?; check "sweep.sh --remodel: model columns from eptest --set ($got; eptest: $want), the VM's kept (exit $rc, $(tail -n 1 "$tmp/err"))" $ok
     for bad in "--remodel $tmp/re.csv --out $tmp/x.csv" "--remodel $tmp/re.csv --set gc_trigger=schedule" \

@@ -192,7 +192,8 @@ if [ -n "$remodel" ]; then
           $col["model_lookup_carriers"] = c[5]; $col["model_rt_carriers"] = c[6]
           $col["model_ratio"] = c[7]; print }' "$tmp/model" "$remodel" >"$tmp/rows" || exit 2
     {
-        grep '^#' "$remodel"
+        # FILE's metadata, less the recompute stamp: these model columns are not the current code's defaults
+        grep '^#' "$remodel" | grep -v '^# model_\(sources\|git\|date\|load\):'
         echo "# remodel: the model's columns from eptest --era otp25 ${sets[*]} ($(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)); the VM's as measured above"
         grep -v '^#' "$tmp/rows"
     } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }

@@ -38,7 +38,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
-
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
