@@ -240,10 +240,11 @@ phase derive
 # not in --quick).
 rm -f "$res/fidelity-sweep-gcfirst.csv"
 if [ -f "$res/fidelity-sweep.csv" ] && [ $quick -eq 0 ]; then
-    awk -F, '/^#/ { print; next }
-        !head { head = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
-        function off(m, v) { d = m - v; if (d < 0) d = -d; return d > 0.03 * v }
-        off($c["model_lookup_gcs"], $c["vm_lookup_gcs"]) || off($c["model_rt_gcs"], $c["vm_rt_gcs"])' \
+    awk "$(cat report/csv.awk report/stats.awk)"'
+        /^#/ { print; next }
+        !csv_row() { print; next }
+        !sweep_near(csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs"), 0.03, 0) ||
+            !sweep_near(csv_get("model_rt_gcs"), csv_get("vm_rt_gcs"), 0.03, 0)' \
         "$res/fidelity-sweep.csv" >"$res/sweep-gc-missed.csv"
     if [ "$(grep -vc '^#' "$res/sweep-gc-missed.csv")" -gt 1 ]; then
         say "the sweep's GC misses with the race's other outcome (sweep.sh --remodel --set dirty_gc_first=on)"

@@ -180,17 +180,17 @@ if [ -n "$remodel" ]; then
         m=$(model "$pt") || exit 1
         echo "$m" >>"$tmp/model"
     done
-    # FILE's rows in order, the model's seven columns (found by name) replaced by this run's
-    awk -F, -v OFS=, '
-        FNR == 1 { file++ }
-        file == 1 { m[++nm] = $0; next }
-        /^#/ || /^[ \t]*$/ { next }
-        !head { head = 1; for (i = 1; i <= NF; i++) col[$i] = i; print; next }
+    # FILE's rows in order, the model's seven columns (by name) replaced by this run's lines
+    awk -v model="$tmp/model" "$lib"'
+        BEGIN { while ((getline line < model) > 0) m[++nm] = line; close(model)
+                split("model_lookup_gcs model_rt_gcs model_lookup_faults model_rt_faults model_lookup_carriers model_rt_carriers model_ratio", cols, " ") }
+        /^#/ { next }
+        !csv_row() { if (NF) print; next }
         { split(m[++r], c, ",")
-          $col["model_lookup_gcs"] = c[1]; $col["model_rt_gcs"] = c[2]
-          $col["model_lookup_faults"] = c[3]; $col["model_rt_faults"] = c[4]
-          $col["model_lookup_carriers"] = c[5]; $col["model_rt_carriers"] = c[6]
-          $col["model_ratio"] = c[7]; print }' "$tmp/model" "$remodel" >"$tmp/rows" || exit 2
+          for (i = 1; i <= csv_nf; i++) f[i] = csv_f[i]
+          for (j = 1; j <= 7; j++) f[csv_col_of(FILENAME, cols[j])] = c[j]
+          line = f[1]; for (i = 2; i <= csv_nf; i++) line = line "," f[i]; print line }
+        END { if (r != nm) csv_die(FILENAME ": " r " rows, " nm " model lines") }' "$remodel" >"$tmp/rows" || exit 2
     {
         # FILE's metadata, less the recompute stamp: these model columns are not the current code's defaults
         grep '^#' "$remodel" | grep -v '^# model_\(sources\|git\|date\|load\):'
