@@ -108,8 +108,9 @@ if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
         grep -q '^  tester GCs per phase (model / VM): spawn ' "$tmp/out"
     ok=$?; check "tracediff.sh --tester ints 300 40: exit $rc, $(head -c 300 "$tmp/out" "$tmp/err")" "$ok"
     # The gcnif tracer (the default where it was built): every GC of the tester and the server
-    # is a row, and with no tracer process nothing else collects, so the passes' rows are the
-    # GCs the meter counted on the whole node in their windows.
+    # is a row, and with no tracer process nothing else of this run collects, so the passes'
+    # rows are the GCs the meter counted on the whole node in their windows (the VM's own
+    # processes may add a few there: up to 2 in all are allowed, no row may be missing).
     if [ -f "$exp/gcnif.so" ]; then
         "$here/../experiments/beam/tracediff.sh" --bin "$exp" --tester ints --schedulers 1 --keep "$tmp/nif" 300 40 >"$tmp/out" 2>"$tmp/err"
         rc=$?
@@ -120,7 +121,7 @@ if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
         bad=$(awk -F, '/^# pass_[a-z0-9_]*_gcs: / { split($0, a, ": "); k = substr(a[1], 8); sub(/_gcs$/, "", k); want[k] = a[2]; tw += a[2] }
                        !/^#/ && $1 != "proc" { got[$2]++ }
                        END { for (k in want) { tg += got[k]; d = got[k] - want[k]; if (d > 1 || d < -1) print k, want[k], got[k] + 0 }
-                             if (tg != tw) print "all", tw, tg }' "$tmp/nif/vm-300.csv")
+                             if (tg > tw || tw - tg > 2) print "all", tw, tg }' "$tmp/nif/vm-300.csv")
         [ -z "$bad" ]; check "gcnif: the passes' rows are the node's GCs in them (differing: ${bad:-none})" $?
     else
         echo "cli_tracediff: no gcnif.so in $exp: the gcnif tracer not run"
