@@ -4,20 +4,53 @@
 # (shape, L, yes or no, and for a divergent point its process, pass, op, GC kind and the
 # fields as name=model/VM; the GCs of both sides) and the summary line, with progress on
 # standard error; which points are identical is not asserted (that is the model's fidelity,
-# not the command's). Bad arguments exit 2 with one line. Skips (77) without erl.
-# $1: build directory root.
+# not the command's). Bad arguments exit 2 with one line. --replay and --set first, without
+# erl: a kept trace is compared again with the model under a changed policy field. The rest
+# skips (77) without erl. $1: build directory root.
 set -u
 exp="$1/experiments"
 here=$(cd "$(dirname "$0")" && pwd)
 td="$here/../experiments/beam/tracediff.sh"
-if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
-    echo "cli_tracegrid: erl not found: skipped"
-    exit 77
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
+
+# --replay: a kept "VM" trace (here the model's own, written as --keep names it) against the
+# model again: identical; with --set dirty_gc_first=on the model's strings L = 5000 tester
+# starts its long GC of proc1's 12th call before the server's reply is in its queue (one
+# fragment of Data where the kept trace has two), so the point differs there; a point
+# with no kept trace fails with one line and exit 2.
+mkdir -p "$tmp/rp" && "$exp/gctrace" --tester --shape strings --len 5000 --iterations 20 --csv "$tmp/rp/vm-strings-5000.csv" >/dev/null 2>&1
+check "gctrace --tester writes the trace to replay" $?
+"$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/rp" 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && awk 'NR == 2 && $1 == "strings" && $2 == 5000 && $3 == "yes"' "$tmp/out" | grep -q . &&
+    grep -q "^grid summary (VM traces of $tmp/rp, N 20): 1 points, identical 1, GCs within 3 % 1\$" "$tmp/out" &&
+    grep -q "^tracediff.sh: grid point 1: strings L 5000 (VM traces of $tmp/rp)\$" "$tmp/err"
+ok=$?; check "--replay with the model's own trace: identical, exit $rc: $(head -c 400 "$tmp/out" "$tmp/err")" $ok
+"$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/rp" --set dirty_gc_first=on 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && awk 'NR == 2 && $3 == "no" && $4 == "tester" && $5 == "proc1" && $6 == 12 && $8 ~ /^mbuf_size_s=47789\/95578/' "$tmp/out" | grep -q . &&
+    grep -q "^grid summary (VM traces of $tmp/rp, N 20; model --set dirty_gc_first=on): 1 points, identical 0," "$tmp/out"
+ok=$?; check "--set dirty_gc_first=on: the model's GC at proc1 op 12 has one reply's fragment, exit $rc: $(head -c 600 "$tmp/out" "$tmp/err")" $ok
+"$td" --bin "$exp" --grid --shapes strings --lens "5000 6000" --replay "$tmp/rp" 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && awk 'NR == 3 && $2 == 6000 && $3 == "failed"' "$tmp/out" | grep -q "no VM trace $tmp/rp/vm-strings-6000.csv" &&
+    grep -q ", failed 1\$" "$tmp/out"
+ok=$?; check "--replay without a kept trace for a point: that row failed, exit $rc" $ok
+for bad in "--grid --replay $tmp/none" "--grid --set dirty_gc_first" "--grid --set =on" "--grid --replay $tmp/rp --tracer nif"; do
+    "$td" --bin "$exp" $bad >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]
+    ok=$?; check "bad arguments '$bad': exit $rc, $(cat "$tmp/err")" $ok
+done
+
+if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+    echo "cli_tracegrid: $pass passed, $fails failed; the rest skipped: erl not found"
+    [ "$fails" -eq 0 ] || exit 1
+    exit 77
+fi
 
 "$td" --bin "$exp" --grid --schedulers 1 --shapes ints --lens "10 100" --keep "$tmp/keep" 20 >"$tmp/out" 2>"$tmp/err"
 rc=$?

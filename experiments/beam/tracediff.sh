@@ -31,13 +31,22 @@
 #               in the checkout: cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release ...)
 #   --keep DIR  also leave the two CSVs there (vm-L.csv, model-L.csv; --grid: also each
 #               point's tracediff report, SHAPE-L.txt, and the CSVs as vm-SHAPE-L.csv ...)
+#   --set NAME=VALUE  the model's trace with one field of the policy table changed (gctrace
+#               --set; repeatable, applied in order), e.g. dirty_gc_first=on, the dirty-GC
+#               race's other outcome (heaps/sched.h)
+#   --replay DIR  compare with the VM's traces an earlier --keep DIR left (vm-L.csv; --grid:
+#               vm-SHAPE-L.csv) instead of running the VM: only the model runs, so a policy
+#               field's effect on every point of a measured grid takes a minute; erl is not
+#               needed. The VM's trace keeps its own metadata (flags, date, tracer)
 # Exit status: tracediff's (0 identical, 1 different; --grid: 0 when every point is
-# identical), 2 on a failure. Without erl it prints that it skips and exits 0, as run.sh does.
+# identical), 2 on a failure. Without erl (and without --replay) it prints that it skips and
+# exits 0, as run.sh does.
 # The VM runs `-noshell +S 2:2` unless --schedulers 1, like run.sh's base runs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
+replay="" sets=() sets_txt=""
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
@@ -51,7 +60,11 @@ while [ $# -gt 0 ]; do
     --lens) value --lens "${2-}" "lengths"; lens=$2; shift ;;
     --schedulers) value --schedulers "${2-}" "1 or 2"; scheds=$2; shift ;;
     --tracer) value --tracer "${2-}" "nif or process"; tracer=$2; shift ;;
-    --help|-h) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --set) value --set "${2-}" "NAME=VALUE"; [[ "$2" == ?*=?* ]] || { echo "tracediff.sh: --set needs NAME=VALUE, got '$2'" >&2; exit 2; }
+        sets+=(--set "$2") sets_txt="$sets_txt --set $2"; shift ;;
+    --replay) value --replay "${2-}" "a directory"; [ -d "$2" ] || { echo "tracediff.sh: --replay: no directory '$2'" >&2; exit 2; }
+        replay=$(cd "$2" && pwd); shift ;;
+    --help|-h) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tracediff.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) args+=("$1") ;;
     esac
@@ -77,14 +90,16 @@ else
     len=${args[0]} n=${args[1]:-$([ -n "$shape" ] && echo 1000 || echo 200)}
     good_count "$len" && good_count "$n" || { echo "tracediff.sh: L and N must be positive integers, got '$len' '$n'" >&2; exit 2; }
 fi
-if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
+if [ -z "$replay" ] && { ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; }; then
     echo "erl not found: skipping the real-VM trace; apt-get install erlang-nox"
     exit 0
 fi
 for b in gctrace tracediff; do
     [ -x "$bin/$b" ] || { echo "tracediff.sh: $bin/$b not built (see --help)" >&2; exit 2; }
 done
-if [ -z "$tracer" ]; then
+if [ -n "$replay" ]; then
+    [ -z "$tracer" ] || { echo "tracediff.sh: --tracer and --replay exclude each other (the kept traces say which tracer)" >&2; exit 2; }
+elif [ -z "$tracer" ]; then
     tracer=process
     [ -f "$bin/gcnif.so" ] && tracer=nif
 elif [ "$tracer" = nif ] && [ ! -f "$bin/gcnif.so" ]; then
@@ -92,8 +107,17 @@ elif [ "$tracer" = nif ] && [ ! -f "$bin/gcnif.so" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" "$here/gcnif.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
+if [ -z "$replay" ]; then
+    erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" "$here/gcnif.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
+fi
 flags="-noshell +S $scheds:$scheds"
+# The headings' account of both sides: this run's flags, N (N: empty to leave it out) and
+# tracer, or the kept traces; then the model's policy changes.
+label() {
+    local n=${1:+, N $1}
+    if [ -n "$replay" ]; then printf 'VM traces of %s%s' "$replay" "$n"; else printf '+S %s%s, tracer %s' "$scheds:$scheds" "$n" "$tracer"; fi
+    [ -z "$sets_txt" ] || printf '; model%s' "$sets_txt"
+}
 
 # One comparison: both traces of SHAPE (empty: the lookup loop) at L with N into $tmp, then
 # tracediff's report on standard output; its status (2 on a failure).
@@ -101,19 +125,23 @@ point() {
     local shape=$1 len=$2 n=$3 tester_vm=() tester_model=()
     [ -n "$shape" ] && tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
     [ -n "$shape" ] && [ "$tracer" = nif ] && tester_vm+=(--nif "$(cd "$bin" && pwd)")
-    # shellcheck disable=SC2086 # the emulator flags are words
-    (cd "$tmp" && erl $flags -pa "$tmp" -s gctrace main -extra --len "$len" --lookups "$n" "${tester_vm[@]}" --rows --flags "$flags" --csv "$tmp/vm.csv") \
-        || { echo "tracediff.sh: gctrace.erl failed" >&2; return 2; }
-    "$bin/gctrace" "${tester_model[@]}" --len "$len" --iterations "$n" --csv "$tmp/model.csv" >/dev/null || { echo "tracediff.sh: gctrace failed" >&2; return 2; }
+    local tag=$len
+    [ "$grid" -eq 1 ] && tag="$shape-$len"
+    if [ -n "$replay" ]; then
+        cp "$replay/vm-$tag.csv" "$tmp/vm.csv" 2>/dev/null || { echo "tracediff.sh: --replay: no VM trace $replay/vm-$tag.csv" >&2; return 2; }
+    else
+        # shellcheck disable=SC2086 # the emulator flags are words
+        (cd "$tmp" && erl $flags -pa "$tmp" -s gctrace main -extra --len "$len" --lookups "$n" "${tester_vm[@]}" --rows --flags "$flags" --csv "$tmp/vm.csv") \
+            || { echo "tracediff.sh: gctrace.erl failed" >&2; return 2; }
+    fi
+    "$bin/gctrace" "${tester_model[@]}" --len "$len" --iterations "$n" "${sets[@]}" --csv "$tmp/model.csv" >/dev/null || { echo "tracediff.sh: gctrace failed" >&2; return 2; }
     if [ -n "$keep" ]; then
-        local tag=$len
-        [ "$grid" -eq 1 ] && tag="$shape-$len"
         mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$tag.csv" && cp "$tmp/model.csv" "$keep/model-$tag.csv" || return 2
     fi
     if [ -n "$shape" ]; then
-        echo "tracediff.sh: eptest's tester, $shape L $len, N $n, +S $scheds:$scheds, tracer $tracer"
+        echo "tracediff.sh: eptest's tester, $shape L $len, $(label "$n")"
     else
-        echo "tracediff.sh: L $len, $n lookups, +S $scheds:$scheds"
+        echo "tracediff.sh: L $len, $n lookups, $(label "")"
     fi
     "$bin/tracediff" --vm "$tmp/vm.csv" --model "$tmp/model.csv"
 }
@@ -170,7 +198,7 @@ total=0 same=0 near=0 failed=0
 for s in $shapes; do
     for l in $lens; do
         total=$((total + 1))
-        echo "tracediff.sh: grid point $total: $s L $l (+S $scheds:$scheds, tracer $tracer)" >&2
+        echo "tracediff.sh: grid point $total: $s L $l ($(label ""))" >&2
         point "$s" "$l" "$n" >"$tmp/out" 2>"$tmp/err"
         rc=$?
         [ -n "$keep" ] && cp "$tmp/out" "$keep/$s-$l.txt"
@@ -187,6 +215,6 @@ for s in $shapes; do
         [[ "$m" =~ ^[0-9]+$ && "$v" =~ ^[0-9]+$ ]] && awk -v m="$m" -v v="$v" 'BEGIN { d = m - v; if (d < 0) d = -d; exit !(d <= 0.03 * v) }' && near=$((near + 1))
     done
 done
-echo "grid summary (+S $scheds:$scheds, N $n, tracer $tracer): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
+echo "grid summary ($(label "$n")): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
 [ "$failed" -eq 0 ] || exit 2
 [ "$same" -eq "$total" ]
