@@ -96,11 +96,13 @@ static const tc_policy_field fields[] = {
      "a GC this large (words), after a BIF, at a heap test or at a schedule-in, goes to a dirty scheduler: "
      "the process yields (after a heap test, building on a fragment of stack + need + 40 + reserved words "
      "until its next reduction test), or is scheduled out, and is collected at its next schedule-in (0: never)"},
-    {"dirty_gc_first", BOOL(dirty_gc_first), ERAS("off", "off", "off"),
+    {"dirty_gc_first", BOOL(dirty_gc_first), ERAS("off", "off", "on"),
      "OTP 25 erl_process.h erts_schedule_dirty_sys_execution; erl_process.c schedule_out_process "
-     "(check_enqueue_in_prio_queue: the dirty CPU run queue); the dirty scheduler thread beside the normal one",
-     "a long GC sent to a dirty scheduler runs before the tasks queued on the normal scheduler (on), "
-     "or after them at the process's next schedule-in (off); in the VM a race between two threads"},
+     "(check_enqueue_in_prio_queue: the dirty CPU run queue); the dirty scheduler thread beside the normal one; "
+     "erts_execute_dirty_system_task holds the main lock for the GC",
+     "a long GC sent to a dirty scheduler runs before the tasks queued on the normal scheduler, the process "
+     "locked until it is scheduled in again (on), or after them at the process's next schedule-in (off); "
+     "in the VM a race between two threads"},
     {"move_live_frags", BOOL(move_live_frags), ERAS("off", "off", "on"),
      "R13B01 erl_gc.c collect_heap_frags (traces from the roots); OTP 25 erl_gc.c collect_live_heap_frags "
      "(do_minor, major_collection: live_hf_end)",

@@ -167,9 +167,11 @@ typedef struct tc_policy {
      * process, ERTS_PSFLG_DIRTY_ACTIVE_SYS set by erl_process.h
      * erts_schedule_dirty_sys_execution, on the dirty CPU run queue, and the dirty thread
      * runs it beside the normal scheduler's next task): false, the normal scheduler's queued
-     * tasks run first and the GC at the process's next schedule-in (what the model does by
-     * default); true, the GC runs as the process leaves, before them. A race on thread
-     * wake-up in the VM, not a rule: the switch gives the other outcome (sched.h). */
+     * tasks run first and the GC at the process's next schedule-in; true, the GC runs as the
+     * process leaves, before them, and the process stays locked until it is scheduled in
+     * again. A race on thread wake-up in the VM, not a rule of erts: OTP 25's value is the
+     * outcome the installed VM's traces take on this machine at most of these GCs (sched.h);
+     * the switch gives the other. */
     bool dirty_gc_first;
     bool move_live_frags; /* fragments made by the BIF move whole into the new heap */
     /* S_REDZONE (erl_vm.h): words under the stack that runtime code leaves to the emulator.

@@ -111,6 +111,8 @@ void tc_sched_remove_message(tc_task *t)
 
 bool tc_sched_is_running(const tc_task *t) { return t->sched->current == t; }
 
+bool tc_sched_is_locked(const tc_task *t) { return tc_sched_is_running(t) || t->on_dirty; }
+
 bool tc_sched_slice_spent(const tc_task *t) { return t->reds_left - 1 - t->proc->reds <= 0; }
 
 /* erl_sys_schedule in a non-SMP R10B-2: check I/O without blocking and read the clock. */
@@ -123,11 +125,13 @@ static void sys_schedule(tc_sched *s)
     s->function_calls = 0;
 }
 
-/* The dirty scheduler runs p's pending long GC; its reductions are charged to no slice. */
-static tc_result collect_on_dirty(tc_proc *p)
+/* The dirty scheduler runs t's pending long GC; its reductions are charged to no slice, and
+ * t's main lock stays taken until the normal scheduler takes t again (tc_sched_is_locked). */
+static tc_result collect_on_dirty(tc_task *t)
 {
-    tc_result r = tc_proc_schedule_in_maybe_gc(p);
-    (void)tc_proc_take_reds(p);
+    tc_result r = tc_proc_schedule_in_maybe_gc(t->proc);
+    (void)tc_proc_take_reds(t->proc);
+    t->on_dirty = true;
     return r;
 }
 
@@ -138,6 +142,7 @@ tc_result tc_sched_run(tc_sched *s)
         tc_proc *p = t->proc;
         const tc_policy *pol = tc_proc_policy(p);
         int64_t context_reds = pol->context_reds;
+        t->on_dirty = false;
         if (t->running) {
             t->running = false; /* it goes on with the slice it has: no schedule-in */
         } else {
@@ -147,7 +152,7 @@ tc_result tc_sched_run(tc_sched *s)
                 /* its GC went to a dirty scheduler: the next task runs first, or, with
                  * policy.dirty_gc_first, after the GC (which then costs no slice) */
                 if (pol->dirty_gc_first) {
-                    tc_result r = collect_on_dirty(p);
+                    tc_result r = collect_on_dirty(t);
                     if (r != TC_OK)
                         return r;
                 }
@@ -197,7 +202,7 @@ tc_result tc_sched_run(tc_sched *s)
             if (pol->dirty_gc_first && s->head && proc_dirty_gc_pending(p)) {
                 /* a long GC asked for in the slice (a GC after a BIF): the dirty scheduler
                  * collects before the queued tasks run (policy.dirty_gc_first) */
-                tc_result r = collect_on_dirty(p);
+                tc_result r = collect_on_dirty(t);
                 if (r != TC_OK)
                     return r;
             }

@@ -17,10 +17,10 @@ pass=0 fails=0
 check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1"; fi; }
 
 # --replay: a kept "VM" trace (here the model's own, written as --keep names it) against the
-# model again: identical; with --set dirty_gc_first=on the model's strings L = 5000 tester
-# starts its long GC of proc1's 12th call before the server's reply is in its queue (one
-# fragment of Data where the kept trace has two), so the point differs there; a point
-# with no kept trace fails with one line and exit 2.
+# model again: identical; with --set dirty_gc_first=off the model's strings L = 5000 tester
+# starts its long GC of proc1's 12th call after the server's reply is in its queue (two
+# fragments of Data where the kept trace, GC first, has one), so the point differs there; a
+# point with no kept trace fails with one line and exit 2.
 mkdir -p "$tmp/rp" && "$exp/gctrace" --tester --shape strings --len 5000 --iterations 20 --csv "$tmp/rp/vm-strings-5000.csv" >/dev/null 2>&1
 check "gctrace --tester writes the trace to replay" $?
 "$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/rp" 20 >"$tmp/out" 2>"$tmp/err"
@@ -29,11 +29,11 @@ rc=$?
     grep -q "^grid summary (VM traces of $tmp/rp, N 20): 1 points, identical 1, GCs within 3 % 1\$" "$tmp/out" &&
     grep -q "^tracediff.sh: grid point 1: strings L 5000 (VM traces of $tmp/rp)\$" "$tmp/err"
 ok=$?; check "--replay with the model's own trace: identical, exit $rc: $(head -c 400 "$tmp/out" "$tmp/err")" $ok
-"$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/rp" --set dirty_gc_first=on 20 >"$tmp/out" 2>"$tmp/err"
+"$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/rp" --set dirty_gc_first=off 20 >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq 1 ] && awk 'NR == 2 && $3 == "no" && $4 == "tester" && $5 == "proc1" && $6 == 12 && $8 ~ /^mbuf_size_s=47789\/95578/' "$tmp/out" | grep -q . &&
-    grep -q "^grid summary (VM traces of $tmp/rp, N 20; model --set dirty_gc_first=on): 1 points, identical 0," "$tmp/out"
-ok=$?; check "--set dirty_gc_first=on: the model's GC at proc1 op 12 has one reply's fragment, exit $rc: $(head -c 600 "$tmp/out" "$tmp/err")" $ok
+[ "$rc" -eq 1 ] && awk 'NR == 2 && $3 == "no" && $4 == "tester" && $5 == "proc1" && $6 == 12 && $8 ~ /^mbuf_size_s=95578\/47789/' "$tmp/out" | grep -q . &&
+    grep -q "^grid summary (VM traces of $tmp/rp, N 20; model --set dirty_gc_first=off): 1 points, identical 0," "$tmp/out"
+ok=$?; check "--set dirty_gc_first=off: the model's GC at proc1 op 12 has two replies' fragments, exit $rc: $(head -c 600 "$tmp/out" "$tmp/err")" $ok
 "$td" --bin "$exp" --grid --shapes strings --lens "5000 6000" --replay "$tmp/rp" 20 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && awk 'NR == 3 && $2 == 6000 && $3 == "failed"' "$tmp/out" | grep -q "no VM trace $tmp/rp/vm-strings-6000.csv" &&

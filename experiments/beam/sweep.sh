@@ -29,7 +29,7 @@
 #   --rounds R      VM runs per point, each a fresh VM (default 3); the model runs once (its
 #                   counts are the same every run)
 #   --set NAME=VALUE  one field of the model's policy table over OTP 25's (eptest --set;
-#                   repeatable): the model of one mechanism changed, e.g. dirty_gc_first=on,
+#                   repeatable): the model of one mechanism changed, e.g. dirty_gc_first=off,
 #                   the other outcome of the race heaps/sched.h describes
 #   --remodel FILE  keep FILE's VM columns and run only the model again at FILE's points (with
 #                   the --set fields): the sweep's summary for a changed model, without the VM

@@ -32,7 +32,7 @@
 #   --keep DIR  also leave the two CSVs there (vm-L.csv, model-L.csv; --grid: also each
 #               point's tracediff report, SHAPE-L.txt, and the CSVs as vm-SHAPE-L.csv ...)
 #   --set NAME=VALUE  the model's trace with one field of the policy table changed (gctrace
-#               --set; repeatable, applied in order), e.g. dirty_gc_first=on, the dirty-GC
+#               --set; repeatable, applied in order), e.g. dirty_gc_first=off, the dirty-GC
 #               race's other outcome (heaps/sched.h)
 #   --replay DIR  compare with the VM's traces an earlier --keep DIR left (vm-L.csv; --grid:
 #               vm-SHAPE-L.csv) instead of running the VM: only the model runs, so a policy
@@ -139,7 +139,7 @@ point() {
         mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$tag.csv" && cp "$tmp/model.csv" "$keep/model-$tag.csv" || return 2
     fi
     if [ -n "$shape" ]; then
-        echo "tracediff.sh: eptest's tester, $shape L $len, $(label "$n")"
+        echo "tracediff.sh: eptest's tester, $shape L $len, N $n, $(label "")"
     else
         echo "tracediff.sh: L $len, $n lookups, $(label "")"
     fi
