@@ -149,24 +149,13 @@ START_TEST(long_schedule_in_gc_lets_the_server_reply_first)
 END_TEST
 
 /*
- * The same delay met by a GC after the send (policy.dirty_gc_first, sched.h): ints L = 18250,
- * 36503-word replies. The tester receives a reply in a fragment beside its 121536-word heap,
- * remove_message leaves it 5 reductions, and the GC after its next send (young use 153871
- * words) goes to a dirty CPU scheduler while the server, woken by that send, copies the next
- * reply on the normal one. Server first (off): the GC finds that reply queued and keeps it,
- * the heap stays 121536 words and the tester collects every 4th call, 50 GCs in 200. GC first
- * (on): nothing is live, the heap shrinks to 6772 words and from then every other call
- * collects, 100. The VM runs either from run to run (eptest.erl on the installed OTP 25.2.3,
- * 1000 calls, untraced: 250 or 500 per pass at +S 1:1 and +S 2:2; gctrace.erl --tester at +S
- * 1:1 gives both traces, each identical GC for GC to one of the two settings).
- */
-/*
  * GC first at tuple L = 28000 (28004-word replies): the GC after proc1's 113th-call send goes
  * dirty and frees everything, its heap shrinks to 28690 words, and the server's reply, sent
  * while the dirty scheduler holds the tester's main lock, goes to a fragment
- * (tc_sched_is_locked). The next reply fits the small heap; the one after it collects at the
- * schedule-in with that reply live, the heap grows back to 75113 words and the 5-call cycle
- * of the server-first run returns: one GC more in proc1, the same 40 per 200 calls after.
+ * (tc_sched_is_locked). The next reply is built on the small heap and fills it; the
+ * schedule-in after it collects with that reply live, the heap grows back to 75113 words and
+ * the 5-call cycle of the server-first run returns: one GC more in proc1, the same 40 per 200
+ * calls after.
  * gctrace.erl --tester at +S 1:1 on the installed OTP 25.2.3 (1000 calls) has this trace GC
  * for GC, 844 GCs. With the reply on the freed heap instead (the lock free at once) the heap
  * stays at 28690 words and every other call collects.
@@ -210,6 +199,18 @@ START_TEST(r10b_lookup_gcs_map_fresh_heaps)
 }
 END_TEST
 
+/*
+ * The same delay met by a GC after the send (policy.dirty_gc_first, sched.h): ints L = 18250,
+ * 36503-word replies. The tester receives a reply in a fragment beside its 121536-word heap,
+ * remove_message leaves it 5 reductions, and the GC after its next send (young use 153871
+ * words) goes to a dirty CPU scheduler while the server, woken by that send, copies the next
+ * reply on the normal one. Server first (off): the GC finds that reply queued and keeps it,
+ * the heap stays 121536 words and the tester collects every 4th call, 50 GCs in 200. GC first
+ * (on): nothing is live, the heap shrinks to 6772 words and from then every other call
+ * collects, 100. The VM runs either from run to run (eptest.erl on the installed OTP 25.2.3,
+ * 1000 calls, untraced: 250 or 500 per pass at +S 1:1 and +S 2:2; gctrace.erl --tester at +S
+ * 1:1 gives both traces, each identical GC for GC to one of the two settings).
+ */
 START_TEST(dirty_gc_first_is_the_other_outcome)
 {
     tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 18250, 200);
