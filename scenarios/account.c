@@ -31,7 +31,10 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
     ph.fault_us = c->faults * p->fault / 1000;
     ph.mmap_us = ((c->carriers - c->dirty_carriers) * p->carrier + (own ? 0 : c->dirty_carriers * p->carrier_dirty)) /
                  1000;
-    ph.sleep_us = c->sleeps < 0 ? 0 : (c->sleeps - c->ops * p->fixed_sleeps) * p->sleep / 1000;
+    /* the sleeps of the [] loop's rate and of the dirty trips are in their prices */
+    double trips = own ? 0 : c->dirty;
+    ph.sleep_us =
+        c->sleeps < 0 ? 0 : (c->sleeps - c->ops * p->fixed_sleeps - trips * p->dirty_sleeps) * p->sleep / 1000;
     ph.total_us = ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us;
     return ph;
 }
@@ -169,7 +172,10 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     p.word = per_word(copy, copy0, u);
     p.gc_word = per_word(unit[0], unit[1], u);
     p.gc_major = net(unit[3], u); /* Data live in the old heap: a major copies it */
-    p.gc_dirty = net(unit[4], u) - net(unit[5], u);
+    /* the trip's sleeps stay in its price, as the fixed unit's do */
+    unit_prices faults_only = {fault_ns, 0};
+    p.gc_dirty = net(unit[4], faults_only) - net(unit[5], faults_only);
+    p.dirty_sleeps = unit[4]->sleeps - unit[5]->sleeps;
     p.gc_move_word = move && move0 ? per_word(move, move0, u) : p.gc_word;
     p.fault = fault_ns;
     p.carrier = net(unit[6], u);
@@ -188,19 +194,19 @@ tc_account_loop tc_account_loop_of_test(int test)
 
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
 {
-    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.4f\n", shape, len,
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f\n", shape, len,
             tc_account_loop_names[loop], p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word,
-            p->gc_dirty, p->gc_long, p->gc_long_gcs, p->fault, p->carrier, p->carrier_dirty, p->sleep, p->fixed_sleeps);
+            p->gc_dirty, p->gc_long, p->gc_long_gcs, p->fault, p->carrier, p->carrier_dirty, p->sleep, p->fixed_sleeps, p->dirty_sleeps);
 }
 
-/* One row of the prices CSV: shape, length, loop and the fourteen prices, every field whole (a
+/* One row of the prices CSV: shape, length, loop and the fifteen prices, every field whole (a
  * number followed by anything else is not one). */
 static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
     double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
                       &p->gc_move_word, &p->gc_dirty, &p->gc_long,  &p->gc_long_gcs, &p->fault,
-                      &p->carrier,      &p->carrier_dirty, &p->sleep, &p->fixed_sleeps};
+                      &p->carrier,      &p->carrier_dirty, &p->sleep, &p->fixed_sleeps, &p->dirty_sleeps};
     enum { FIELDS = 3 + sizeof nums / sizeof *nums };
     char *field[FIELDS];
     int n = 0;

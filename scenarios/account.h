@@ -13,7 +13,8 @@
  *   gc     per GC by kind (erl_gc.c minor_collection with nothing to copy, major_collection
  *          copying Data), per other word the collector copied, per queued message word moved onto
  *          the heap after it (move_msgs_to_heap), per GC sent to a dirty CPU scheduler and back
- *          (check_for_possibly_long_gc: 128 Ki words of young generation); or, where the VM
+ *          (check_for_possibly_long_gc: 128 Ki words of young generation: the scheduler
+ *          and the dirty one each go to sleep in it, priced with the trip); or, where the VM
  *          calibrated the loop's own long GC in its context (the lookup loop: the dirty
  *          scheduler's time for a GC of the results' fragments, which it frees, and of the
  *          heap it maps and unmaps, mechanisms the unit GCs above leave out), each long GC at
@@ -31,7 +32,10 @@
  *          it. The fixed price keeps the sleeps of the [] loop (fixed_sleeps per operation); the
  *          sleep phase is the loop's sleeps beyond that rate, which can be fewer. The model runs
  *          no scheduler threads and counts none (sleeps -1): its sleep phase is 0, its fixed
- *          price the [] loop's, sleeps included.
+ *          price the [] loop's, sleeps included. Likewise a trip to a dirty scheduler keeps the
+ *          sleeps its calibration saw (dirty_sleeps a trip), and the phase is the sleeps beyond
+ *          them: a thread's sleep costs what its context makes it cost, and the trip's are
+ *          cheaper than the round trips' the sleep price comes from.
  * Every price is nanoseconds of CPU time: the VM's process CPU clock (experiments/beam/
  * cpuclock.c) in its calibrations, this process's in the probe; a shared machine changes a
  * loop's wall time with the share of the cores other programs leave it, not its CPU time.
@@ -66,7 +70,8 @@ typedef struct tc_account_prices {
     double gc_major;     /* one major GC copying Data (live in the old heap) and nothing else */
     double gc_word;      /* one word the collector copied */
     double gc_move_word; /* one queued message word moved onto the heap */
-    double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back */
+    double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back, its sleeps in it */
+    double dirty_sleeps; /* the sleeps per trip that price holds */
     /* One long GC of the loop measured in the loop's own context: the dirty CPU scheduler's
      * time for it (the collection, what it frees, the heaps it maps and unmaps), its faults
      * out; and the long GCs its calibration saw (0: none, the unit prices above price them). */
@@ -114,7 +119,8 @@ size_t tc_account_probe_region(double faults);
  * context), the fault price of the probe, and the words of Data: each unit its
  * calibration's CPU ns less the faults it took at fault_ns and (but for the fixed unit) the
  * sleeps at the "sleep" row's price (0 without that row), per word as the difference to its
- * [] or no-live-words run. The carrier units are the VM's own process's (the cpuclock NIF on
+ * [] or no-live-words run; the dirty trip keeps its sleeps (dirty_sleeps: the trip's less the
+ * same GC's on its scheduler). The carrier units are the VM's own process's (the cpuclock NIF on
  * a scheduler and on a dirty CPU scheduler: a munmap there flushes the TLBs of the CPUs the
  * VM's other threads ran on, where a one-threaded probe's flushes none). A GC unit the
  * loop's context did not need calibrated (no messages moved) takes the collector's per-word
@@ -126,7 +132,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
  * tc_account_prices's fields in ns. */
 #define TC_ACCOUNT_PRICES_HEADER                                                                   \
     "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
-    "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps"
+    "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
 /* Writes one row of it. */
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
 /* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and

@@ -28,7 +28,8 @@ static const tc_account_prices prices = {.fixed = 100,
                                          .carrier = 6000,
                                          .carrier_dirty = 200000,
                                          .sleep = 16000,
-                                         .fixed_sleeps = 0.001};
+                                         .fixed_sleeps = 0.001,
+                                         .dirty_sleeps = 0.5};
 
 START_TEST(phases_are_counts_times_prices)
 {
@@ -56,7 +57,10 @@ START_TEST(phases_are_counts_times_prices)
     ck_assert_double_eq_tol(po.gc_us, (8 * 1000 + 5000 + 200 * 3 + 4000 * 1 + 2 * 300000) / 1000.0, 1e-9);
     ck_assert_double_eq_tol(po.mmap_us, 6.0, 1e-9);
     c.dirty_carriers = 0;
-    ck_assert_double_eq_tol(ph.sleep_us, 32.0, 1e-9); /* 3 sleeps, 1 of them the [] loop's rate, at 16 us */
+    /* 3 sleeps: 1 the [] loop's rate, 1 the two dirty trips' (half a sleep each), 1 at 16 us */
+    ck_assert_double_eq_tol(ph.sleep_us, 16.0, 1e-9);
+    /* the loop's own long GCs' calibration holds no trip's sleeps: 2 at 16 us */
+    ck_assert_double_eq_tol(po.sleep_us, 32.0, 1e-9);
     ck_assert_double_eq_tol(ph.total_us, ph.fixed_us + ph.copy_us + ph.gc_us + ph.fault_us + ph.mmap_us + ph.sleep_us,
                             1e-9);
     /* a major whose copy is all of what the GCs copied leaves no word to charge twice */
@@ -152,6 +156,13 @@ START_TEST(prices_from_calibration_rows)
     ck_assert_double_eq_tol(p.sleep, 16000, 1e-9);
     ck_assert_double_eq_tol(p.fixed_sleeps, 0.01, 1e-12);
     ck_assert_double_eq_tol(p.gc_minor, 3000 - 0.1 * 16000, 1e-9);
+    /* the dirty trip keeps its sleeps in its price, and says how many: its own less the
+     * same GC's on its scheduler */
+    a.price[7].sleeps = 2.25; /* gc_dirty */
+    a.price[8].sleeps = 0.25; /* gc_dirty_nil */
+    ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
+    ck_assert_double_eq_tol(p.gc_dirty, 40000, 1e-9);
+    ck_assert_double_eq_tol(p.dirty_sleeps, 2, 1e-12);
     ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * p.gc_minor, 1e-9);
     tc_account_counts c = {.ops = 1000, .words = 0, .sleeps = 250};
     ck_assert_double_eq_tol(tc_account_price(&c, &p).sleep_us, 240 * 16.0, 1e-9); /* 250 - 1000 x 0.01 */
@@ -197,7 +208,7 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert(used == 10000 && got.word == 4);
     ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier &&
               got.carrier_dirty == prices.carrier_dirty && got.sleep == prices.sleep &&
-              got.fixed_sleeps == prices.fixed_sleeps);
+              got.fixed_sleeps == prices.fixed_sleeps && got.dirty_sleeps == prices.dirty_sleeps);
     ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
     ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
                      TC_EIO);
@@ -207,11 +218,11 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
     /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
-    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,7",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000",
-                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
-                                      "ints,1000,rt,100,,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01"};
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);

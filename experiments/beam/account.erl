@@ -55,10 +55,19 @@
 %%   gc_dirty      a minor GC of a young heap holding just over 128 Ki words of garbage
 %%                 (erl_gc.h ERTS_POTENTIALLY_LONG_GC_HSIZE): it runs on a dirty CPU scheduler,
 %%                 the process's trip there and back; gc_dirty_nil just under, on its own
-%%   gc_move       a process blocked in a receive that matches none of K queued messages of
-%%                 Data (in fragments), woken to collect itself: the GC moves them onto the
-%%                 heap (erl_gc.c move_msgs_to_heap); K the loop's messages moved per GC;
-%%                 gc_move_nil K of []
+%%   gc_move       a process that was running on the other scheduler while K messages of Data
+%%                 came (a running process holds its main lock, so each was built in a heap
+%%                 fragment: erl_message.c erts_try_alloc_message_on_heap; the cpuclock NIF's
+%%                 hold/1 keeps it running, without the gaps of a loop's reschedules), then collects
+%%                 itself: after the GC, erts_proc_sig_move_msgs_to_heap copies each fragment
+%%                 onto the heap word by word (erl_gc.c erts_copy_one_frag) and frees it, as the
+%%                 tester's GC does to a reply the server sent while the tester ran; K the
+%%                 loop's messages moved per GC (one at least where the loop moved any), or
+%%                 as many as hold 4096 words (?GC_MIN_LIVE) where that is more;
+%%                 gc_move_nil K of []. Runs in which a message found the receiver's heap
+%%                 anyway (its mbuf_size short of K messages) are redone. With one scheduler
+%%                 no receiver can run while a message comes: no row (the collector's word
+%%                 price stands in)
 %%   sleep         one scheduler thread's sleep and wake-up: a round trip on [] between a
 %%                 process and a server bound to the other scheduler (spawn_opt's {scheduler, N}:
 %%                 erl_process.c's spawn options, SPO_SCHEDULER) sends each scheduler to sleep
@@ -337,12 +346,13 @@ gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}, Clk) ->
      row(gc_major, Major(Live), 1, Live + W, Clk, process_ns), row(gc_major_nil, Major(0), 1, W, Clk, process_ns),
      row(gc_dirty, gc_usage(?LONG_GC + 1024), 1, 0, Clk, process_ns),
      row(gc_dirty_nil, gc_usage(?LONG_GC - 1024), 1, 0, Clk, process_ns)]
-        ++ case Msgs of
-               0 -> [];
-               _ -> [row(gc_move, [gc_move_once(Data, Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * (W + 3),
-                         Clk, process_ns),
-                     row(gc_move_nil, [gc_move_once([], Msgs, Heap) || _ <- lists:seq(1, ?GC_REPS)], 1, Msgs * 3,
-                         Clk, process_ns)]
+        ++ case Msgs > 0 andalso erlang:system_info(schedulers_online) > 1 of
+               false -> [];
+               true ->
+                   %% enough messages for a per-word price to stand out of the GC's own cost
+                   K = max(Msgs, (?GC_MIN_LIVE + W + 2) div (W + 3)),
+                   [row(gc_move, gc_moves(Data, K, Heap), 1, K * (W + 3), Clk, process_ns),
+                    row(gc_move_nil, gc_moves([], K, Heap), 1, K * 3, Clk, process_ns)]
            end.
 
 %% Live words of fresh data (a list of small integers: 2 words a cell) kept live across one
@@ -363,14 +373,36 @@ gc_usage(Use) ->
                                timed(fun() -> erlang:garbage_collect(self(), [{type, minor}]) end, process_ns)
                          end || _ <- lists:seq(1, ?GC_REPS)]
                end, [{min_heap_size, ?LONG_GC + 8192}]).
+%% ?GC_REPS runs of gc_move_once whose messages all sat in fragments; the sender bound to
+%% scheduler 1 and the receiver to scheduler 2, so the receiver is running when they come.
+gc_moves(Data, Msgs, Heap) ->
+    Frag = Msgs * erts_debug:flat_size({self(), Data}),
+    in_process(fun() -> gc_moves(Data, Msgs, Heap, Frag, ?GC_REPS, 3 * ?GC_REPS) end, [{scheduler, 1}]).
+
+gc_moves(_Data, _Msgs, _Heap, _Frag, 0, _Tries) -> [];
+gc_moves(_Data, _Msgs, _Heap, _Frag, _Left, 0) -> error(gc_move_messages_not_in_fragments);
+gc_moves(Data, Msgs, Heap, Frag, Left, Tries) ->
+    case gc_move_once(Data, Msgs, Heap) of
+        {Mbuf, R} when Mbuf >= Frag -> [R | gc_moves(Data, Msgs, Heap, Frag, Left - 1, Tries - 1)];
+        _ -> gc_moves(Data, Msgs, Heap, Frag, Left, Tries - 1)
+    end.
+
+%% One run: the receiver is held running (cpuclock:hold/1) until the messages are sent, takes
+%% them with go, reads its heap fragments' size, then one minor GC, timed.
 gc_move_once(Data, Msgs, Heap) ->
     Parent = self(),
     P = spawn_opt(fun() ->
+                          Parent ! {self(), running},
+                          _ = cpuclock:hold(1000),
                           receive go -> ok end,
-                          Parent ! {self(), timed(fun() -> erlang:garbage_collect(self(), [{type, minor}]) end,
-                                                  process_ns)},
+                          {mbuf_size, Mbuf} = lists:keyfind(mbuf_size, 1,
+                                                            element(2, process_info(self(), garbage_collection_info))),
+                          Parent ! {self(), {Mbuf, timed(fun() -> erlang:garbage_collect(self(), [{type, minor}]) end,
+                                                         process_ns)}},
                           receive stop -> ok end
-                  end, [{min_heap_size, Heap}]),
+                  end, [{min_heap_size, Heap}, {scheduler, 2}]),
+    receive {P, running} -> ok end,
     [P ! {self(), Data} || _ <- lists:seq(1, Msgs)],
+    ok = cpuclock:release(),
     P ! go,
     receive {P, R} -> exit(P, kill), R end.

@@ -23,12 +23,18 @@
  * (erl_gc.c check_for_possibly_long_gc). They answer {ThreadNs, WallNs} of that work on the
  * thread that did it: the kernel's price of a carrier in the VM's own process, whose other
  * threads' CPUs a munmap must flush, which a one-threaded probe does not see.
+ * hold/1 keeps the calling process running (a NIF runs with the process's main lock held)
+ * until another process calls release/0, or Ms milliseconds pass: messages sent to it
+ * meanwhile cannot go on its heap and are built in heap fragments (erl_message.c
+ * erts_try_alloc_message_on_heap), as a reply that comes while the tester runs; it answers
+ * released or timeout.
  *
  * Models no erts mechanism: an instrument.
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include <dirent.h>
 #include <erl_nif.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +177,30 @@ static ERL_NIF_TERM carrier(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
     return enif_make_tuple2(env, enif_make_uint64(env, c1 - c0), enif_make_uint64(env, w1 - w0));
 }
 
+/* hold/1's flag: release/0 sets it, hold/1 takes it back. */
+static atomic_int released;
+
+static ERL_NIF_TERM hold(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    unsigned ms;
+    if (!enif_get_uint(env, argv[0], &ms) || ms > 10000)
+        return enif_make_badarg(env);
+    ErlNifUInt64 end = clock_ns(CLOCK_MONOTONIC) + (ErlNifUInt64)ms * 1000000u;
+    while (!atomic_exchange(&released, 0))
+        if (clock_ns(CLOCK_MONOTONIC) >= end)
+            return enif_make_atom(env, "timeout");
+    return enif_make_atom(env, "released");
+}
+
+static ERL_NIF_TERM release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+    (void)argc;
+    (void)argv;
+    atomic_store(&released, 1);
+    return enif_make_atom(env, "ok");
+}
+
 static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0},
                              {"thread_ns", 0, thread_ns, 0},
                              {"minflt", 0, minflt, 0},
@@ -178,6 +208,8 @@ static ErlNifFunc funcs[] = {{"process_ns", 0, process_ns, 0},
                              {"dirty_ns", 0, dirty_ns, 0},
                              {"dirty_faults", 0, dirty_faults, 0},
                              {"carrier", 1, carrier, 0},
-                             {"carrier_dirty", 1, carrier, ERL_NIF_DIRTY_JOB_CPU_BOUND}};
+                             {"carrier_dirty", 1, carrier, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+                             {"hold", 1, hold, 0},
+                             {"release", 0, release, 0}};
 
 ERL_NIF_INIT(cpuclock, funcs, NULL, NULL, NULL, NULL)

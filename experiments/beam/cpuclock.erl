@@ -6,10 +6,12 @@
 %% scheduler going to sleep), dirty_ns/0 and dirty_faults/0 the CPU time and minor faults of
 %% its dirty CPU schedulers' threads, carrier/1 and carrier_dirty/1 {ThreadNs, WallNs} of a
 %% fresh mapping of Bytes mapped, its first page written and unmapped, on this scheduler or on
-%% a dirty CPU scheduler (cpuclock.c says why); loaded/0 says whether they can.
+%% a dirty CPU scheduler (cpuclock.c says why); hold/1 keeps the caller running until another
+%% process calls release/0 or Ms pass (messages to it meanwhile go to heap fragments);
+%% loaded/0 says whether they can.
 -module(cpuclock).
 -export([load/1, loaded/0, process_ns/0, thread_ns/0, minflt/0, nvcsw/0, dirty_ns/0, dirty_faults/0, carrier/1,
-         carrier_dirty/1]).
+         carrier_dirty/1, hold/1, release/0]).
 
 load(Dir) ->
     case erlang:load_nif(filename:join(Dir, "cpuclock"), 0) of
@@ -40,3 +42,7 @@ dirty_faults() -> erlang:nif_error(nif_not_loaded).
 carrier(_Bytes) -> erlang:nif_error(nif_not_loaded).
 
 carrier_dirty(_Bytes) -> erlang:nif_error(nif_not_loaded).
+
+hold(_Ms) -> erlang:nif_error(nif_not_loaded).
+
+release() -> erlang:nif_error(nif_not_loaded).

@@ -182,7 +182,7 @@ account_point(Payload, L, N) ->
                   {_, _, _, C, G} = lists:keyfind(Test, 1, Loops),
                   Gcs = max(1, maps:get(gcs, C)),
                   #{n => N, heap => max(233, maps:get(heap_max, G)), live => maps:get(copied, G) div Gcs,
-                    msgs => round(maps:get(moved, G) / Gcs / (W + 3))}
+                    msgs => moved_per_gc(maps:get(moved, G), Gcs, W)}
           end,
     Prices = [{Loop, P} || {Loop, Test} <- [{rt, proc2}, {lookup, ets_lookup}],
                            P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
@@ -200,6 +200,11 @@ account_point(Payload, L, N) ->
         ++ [io_lib:format("price ~s ~s cpu_ns ~.1f wall_ns ~.1f faults ~.4f gcs ~.4f words ~b ops ~b sleeps ~.4f~n",
                           [Loop, U, float(Cpu), float(Wall), float(F), float(G), Words, Ops, float(S)])
             || {Loop, {U, Cpu, Wall, F, G, Words, Ops, S}} <- Prices].
+
+%% Messages moved onto the heap per GC, one at least where the loop moved any (a loop whose
+%% GCs move a message now and then still needs the move's price).
+moved_per_gc(0, _Gcs, _W) -> 0;
+moved_per_gc(Moved, Gcs, W) -> max(1, round(Moved / Gcs / (W + 3))).
 
 %% ---- the fixed per-operation costs ------------------------------------------------------
 
