@@ -29,10 +29,18 @@
  * proc, phase (spawn, PASS, after_PASS: the region each pass's counters cover) and the op
  * from the loops' own counters, and the passes' GCs, faults and carriers as
  * `# pass_TEST_KEY` lines (the model's per-instance counters per pass are not written).
+ * --tester --term FILE: Data is the term FILE holds as text (termcopy's reader) instead of a
+ * shape's payload, which the tester decodes from its external format (workload.h payload); the
+ * twin of gctrace.erl --ext-file FILE --rows (tracediff.sh --term), the way a term a user
+ * brings to termcopy explain --vm is run.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc/faults.h"
+#include "codec/reader.h"
 #include "harness.h"
 #include "scenarios/lookuploop.h"
 #include "scenarios/progress.h"
@@ -40,7 +48,7 @@
 #include "terms/size.h"
 #include "workload_cli.h"
 
-enum { X_TESTER, X_FRAMES };
+enum { X_TESTER, X_FRAMES, X_TERM };
 static const tc_bench_cli_extra extras[] = {
     {"tester", NULL, "trace eptest's tester and server (the workload of eptest, every pass, spawn to "
                      "exit) instead of the lookup loop: the rows of gctrace.erl --tester --rows",
@@ -49,6 +57,8 @@ static const tc_bench_cli_extra extras[] = {
                      "instruction, words: tc_ep_frames) and exit; tests/cli_frames.sh checks it "
                      "against erlc -S",
      {0}},
+    {"term", "FILE", "with --tester: Data is the term FILE holds as text (as termcopy explain reads it) "
+                     "instead of a shape's payload", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -65,7 +75,7 @@ static const tc_bench_cli_spec spec = {
     .nshapes = TC_EP_SHAPES,
     .shape_dflt = "ints (--tester)",
     .extras = extras,
-    .nextras = 2,
+    .nextras = 3,
 };
 
 enum { NFIELDS = 7 };
@@ -201,6 +211,34 @@ static uint64_t inferred_op(const gc_row *w, const gc_row *prev, uint64_t base, 
     return base + (words > 0 ? (uint64_t)words : 0) / per;
 }
 
+/* The term the text file at `path` holds, read into `arena`; false after one line on stderr. */
+static bool read_term_file(const char *path, tc_arena *arena, tc_term *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "gctrace: --term: cannot open '%s': %s\n", path, strerror(errno));
+        return false;
+    }
+    /* a regular file: its size, then its bytes in one read */
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    bool sized = size >= 0 && fseek(f, 0, SEEK_SET) == 0;
+    char *text = sized ? malloc((size_t)size + 1) : NULL;
+    if (sized && !text)
+        tc_bench_oom("gctrace", "the --term text");
+    bool ok = sized && fread(text, 1, (size_t)size, f) == (size_t)size;
+    (void)fclose(f);
+    tc_read_error err = {0};
+    tc_result r = ok ? tc_term_read(tc_arena_alloc(arena), text, (size_t)size, out, &err) : TC_EIO;
+    free(text);
+    if (!ok)
+        fprintf(stderr, "gctrace: --term: cannot read '%s' (a regular file)\n", path);
+    else if (r == TC_ENOMEM)
+        tc_bench_oom("gctrace", "the --term term");
+    else if (r != TC_OK)
+        fprintf(stderr, "gctrace: --term: bad term in '%s' at byte %zu: %s\n", path, err.offset, err.message);
+    return ok && r == TC_OK;
+}
+
 /* --tester: eptest's whole run on the model (workload.h), one row per GC of the tester and
  * of the servers, with the phase and op the workload's loops say. */
 static int run_tester(const tc_bench_cli *cli, FILE *out)
@@ -209,8 +247,21 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
     tc_result r = tc_ep_cli_config(cli, 0, 1000, cli->quick ? 100 : 1000, &cfg);
     if (r != TC_OK)
         return fail("era", r);
-    if (cfg.len < TC_EP_MIN_LEN || cfg.len > TC_EP_MAX_LEN)
+    const char *term_path = cli->extra[X_TERM].given ? cli->extra[X_TERM].value : NULL;
+    uint64_t term_words = 0;
+    tc_arena *term_arena = NULL;
+    if (term_path) {
+        if (!(term_arena = tc_arena_new(0)))
+            tc_bench_oom("gctrace", "the --term arena");
+        if (!read_term_file(term_path, term_arena, &cfg.payload) ||
+            tc_term_flat_size(cfg.payload, &term_words) != TC_OK) {
+            tc_arena_free(term_arena);
+            return 2;
+        }
+        cfg.len = (long)term_words; /* not read with a payload; what the rows' metadata shows */
+    } else if (cfg.len < TC_EP_MIN_LEN || cfg.len > TC_EP_MAX_LEN) {
         return tc_bench_cli_bad(cli, "--len", "a length from 10 to 30000 with --tester", "");
+    }
     trace_acc acc = {0};
     cfg.trace = on_tester_event;
     cfg.trace_ctx = &acc;
@@ -227,15 +278,17 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
         n[acc.rows[i].role]++;
     if (status == EXIT_SUCCESS)
         printf("gctrace --tester: era %s, %s L %ld, N %ld: %zu GCs of the tester, %zu of the servers\n",
-               cfg.policy.name, tc_ep_shape_names[cfg.shape], cfg.len, cfg.iterations, n[TC_EP_TESTER],
-               n[TC_EP_SERVER]);
+               cfg.policy.name, term_path ? "term of flat size" : tc_ep_shape_names[cfg.shape], cfg.len,
+               cfg.iterations, n[TC_EP_TESTER], n[TC_EP_SERVER]);
     if (out && status == EXIT_SUCCESS) {
         tc_bench_meta_standard(out);
         tc_ep_meta_config(out, &cfg);
         tc_bench_meta(out, "experiment", "gctrace --tester (eptest's tester and servers on the model)");
         tc_bench_meta(out, "loop_len", "%ld", cfg.len);
         tc_bench_meta(out, "loop_lookups", "%ld", cfg.iterations);
-        tc_bench_meta(out, "loop_shape", "%s", tc_ep_shape_names[cfg.shape]);
+        tc_bench_meta(out, "loop_shape", "%s", term_path ? "term" : tc_ep_shape_names[cfg.shape]);
+        if (term_path)
+            tc_bench_meta(out, "loop_term", "%s (flat size %llu words)", term_path, (unsigned long long)term_words);
         tc_bench_meta(out, "op", "from the loops' own counters (a call: replies received + 1; the server: "
                                "requests received; a loop: its iteration)");
         for (int k = 0; k < TC_EP_TESTS; k++) {
@@ -248,8 +301,8 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
             tc_bench_meta(out, key, "%llu", (unsigned long long)c[k].carriers_mapped);
         }
         write_header(out, true);
-        uint64_t result_words = 0;
-        tc_arena *ar = tc_arena_new(0);
+        uint64_t result_words = term_path ? term_words + 5 : 0;
+        tc_arena *ar = term_path ? NULL : tc_arena_new(0);
         tc_term data;
         if (ar && tc_ep_build_payload(tc_arena_alloc(ar), cfg.shape, cfg.len, &data) == TC_OK &&
             tc_term_flat_size(data, &result_words) == TC_OK)
@@ -284,6 +337,7 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
         }
     }
     free(acc.rows);
+    tc_arena_free(term_arena);
     return status;
 }
 
@@ -315,6 +369,8 @@ int main(int argc, char **argv)
             status = 2;
         return tc_bench_exit_status("gctrace", status);
     }
+    if (cli.extra[X_TERM].given)
+        return tc_bench_cli_bad(&cli, "--term", "--tester beside it (the lookup loop stores lists:seq)", cli.extra[X_TERM].value);
     if (cli.shape >= 0 && cli.shape != TC_EP_INTS)
         return tc_bench_cli_bad(&cli, "--shape", "ints (the lookup loop stores lists:seq) or --tester", tc_ep_shape_names[cli.shape]);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../copy/copy_struct.h"
+#include "../codec/ext.h"
 #include "../copy/literal.h"
 #include "timing.h"
 #include "../alloc/faults.h"
@@ -1713,6 +1714,50 @@ static tc_result ep_payload(world *w, tc_ep_shape sh, long len, tc_term arena_co
     return r == TC_OK ? tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0]) : r;
 }
 
+/* eptest.erl's tester gets a caller's term as {ext, Bin} among its spawn arguments
+ * (termcopy explain --vm and the fixed-cost runs pass its external format), where a shape
+ * passes an atom: spawn copies the 3-tuple and the binary onto the tester's heap, a ProcBin
+ * linked into its off-heap list (its bytes counted in the binary virtual heap) or a heap
+ * binary up to 64 bytes. Its bytes: term_to_binary with minor version 2, as termcopy encodes
+ * it. Dead once payload/2 has decoded it. */
+static tc_result ext_spawn_arg(tc_proc *p, const unsigned char *ext, size_t len)
+{
+    tc_term tag, e[2];
+    tc_result r = tc_atom_intern("ext", 3, &tag);
+    if (r != TC_OK)
+        return r;
+    e[0] = tag;
+    e[1] = tc_term_binary(tc_proc_alloc(p), ext, len);
+    return e[1] == TC_NON_VALUE || tc_term_tuple(tc_proc_alloc(p), e, 2) == TC_NON_VALUE ? TC_ENOMEM : TC_OK;
+}
+
+/* binary_to_term(Bin), eptest.erl's payload({ext, Bin}, _): a tail call to a BIF, which the
+ * loader makes a light BIF call with a zero-word frame around it (its reduction test before
+ * the BIF, its `return` after). The BIF takes the term's words with HAlloc (external.c
+ * binary_to_term_int, erl_message.c erts_factory_proc_prealloc_init: a fragment when the heap
+ * is short), builds the term there and returns through the GC-after-BIF test, the term the
+ * only live register. Where the model differs: decoded_size's estimate for a map (and a
+ * bignum's or a binary's spare word) is the flat size here, as the factory trims it at its
+ * close; a term large enough to trap (more terms than the slice's reductions times 128) is
+ * decoded in one go; the BIF's own reductions (one per 64 terms decoded) are not charged. */
+static tc_result decode_x0(world *w, tc_term t)
+{
+    tc_proc *p = w->tester;
+    uint64_t words;
+    tc_result r = tc_term_flat_size(t, &words);
+    if (r != TC_OK || (r = bif_call(w, 1)) != TC_OK)
+        return r;
+    tc_heapfrag *fentry = tc_proc_bif_enter(p);
+    tc_term *hp = tc_proc_halloc(p, (size_t)words);
+    if (!hp)
+        return TC_ENOMEM;
+    tc_proc_x(p)[0] = tc_copy_struct_fill(t, hp, words, tc_proc_offheap(p), NULL);
+    tc_proc_set_arity(p, 1);
+    if ((r = tc_proc_bif_return_maybe_gc(p, fentry, &tc_proc_x(p)[0])) != TC_OK)
+        return r;
+    return ret(w);
+}
+
 static tc_result tester_runs_others(world *w);
 
 static tc_step yield_step(tc_task *t)
@@ -1792,14 +1837,26 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     w->meter_task = &w->meter_t;
     tc_sched_spawn(&w->sched, w->meter_task, w->meter, meter_step, w);
     /* the tester, its spawn arguments and the frames down to payload/2 */
-    uint64_t spawn_words = 2 + ERL_FUN_SIZE + fw(TC_EP_F_FUN_TESTER);
-    if ((r = tc_proc_spawn(w->mem, &cfg->policy, spawn_words, &w->tester)) != TC_OK)
+    uint64_t spawn_words = 2 + ERL_FUN_SIZE + fw(TC_EP_F_FUN_TESTER), ext_words = 0;
+    unsigned char *ext = NULL;
+    size_t ext_len = 0;
+    if (cfg->payload != TC_NON_VALUE) {
+        if ((r = tc_ext_encode(cfg->payload, 2, &ext, &ext_len)) != TC_OK)
+            return r;
+        /* the 3-tuple and the binary (erl_binary.h PROC_BIN_SIZE, heap_bin_size) */
+        ext_words = 3 + (ext_len > TC_HEAP_BIN_LIMIT ? TC_PROC_BIN_SIZE : 2 + (ext_len + sizeof(tc_term) - 1) / sizeof(tc_term));
+    }
+    if ((r = tc_proc_spawn(w->mem, &cfg->policy, spawn_words + ext_words, &w->tester)) != TC_OK) {
+        free(ext);
         return r;
+    }
     traced(w, w->tester);
     tc_proc *p = w->tester;
     tc_term *hp = tc_proc_halloc(p, spawn_words);
-    if (!hp)
-        return TC_ENOMEM;
+    r = !hp ? TC_ENOMEM : ext ? ext_spawn_arg(p, ext, ext_len) : TC_OK;
+    free(ext);
+    if (r != TC_OK)
+        return r;
     for (uint64_t i = 0; i < spawn_words; i++)
         hp[i] = TC_NIL;
     if ((r = tc_proc_push_cp(p)) != TC_OK || (r = allocate(p, fw(TC_EP_F_TESTER_FUN), 0)) != TC_OK ||
@@ -1811,7 +1868,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
      * i_apply_only takes none (instr_call.cpp emit_variable_apply: the C apply(), then a
      * jump to erlang:apply/2's entry) */
     spend(w, 5);
-    r = cfg->payload != TC_NON_VALUE ? place_x0(p, cfg->payload) : ep_payload(w, cfg->shape, cfg->len, payload);
+    r = cfg->payload != TC_NON_VALUE ? decode_x0(w, cfg->payload) : ep_payload(w, cfg->shape, cfg->len, payload);
     if (r != TC_OK)
         return r;
     tc_proc_pop(p, 1);

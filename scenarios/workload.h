@@ -105,9 +105,11 @@ typedef struct tc_ep_config {
     tc_ep_shape shape;
     tc_policy policy; /* the era's rules, the send path and the tester among them */
     /* A term of the caller's used as Data instead of the shape's payload (len and shape are
-     * then not read): placed on the tester's heap as a spawn argument is, since a user's term
-     * has no building expression to replay. It must outlive the run. TC_NON_VALUE (0, what
-     * a zeroed config holds): the shape's. */
+     * then not read): the tester decodes it from its external format, as eptest.erl's
+     * payload({ext, Bin}, _) does with the bytes termcopy explain --vm gives the VM
+     * (binary_to_term: one allocation, a fragment when the heap is short, then the
+     * GC-after-BIF test). It must outlive the run. TC_NON_VALUE (0, what a zeroed config
+     * holds): the shape's. */
     tc_term payload;
     bool hot_key;     /* look up key 1 N times instead of keys 1..N */
     bool keep_result; /* the lookup result stays live until the next lookup */

@@ -10,6 +10,8 @@ enum { MARK_WORDS = 2 * 3 };
 #include <stdio.h>
 
 #include "scenarios/workload.h"
+#include "terms/arena.h"
+#include "terms/term.h"
 #include "workload_fixture.h"
 
 /* The era's eptest at one shape, length and number of calls per pass. */
@@ -439,6 +441,93 @@ START_TEST(seq_return_takes_a_reduction)
 }
 END_TEST
 
+/*
+ * A caller's term (termcopy explain --vm) reaches eptest.erl's tester as {ext, Bin} among its
+ * spawn arguments, and payload/2 decodes it with binary_to_term: one HAlloc of the term's
+ * words, a fragment when the heap is short, then the GC after the BIF, which moves the
+ * fragment whole and leaves the term as the heap's survivors. Measured on OTP 25.2.3 with
+ * `tracediff.sh --term FILE --schedulers 1` on lists:seq(1, 8190) (16380 words; external
+ * format 40192 bytes, a ProcBin): the spawn phase's one GC starts with 23 heap words (the
+ * 14 of a shape's tester, the 3-tuple and the 6-word ProcBin), 16380 fragment words and a
+ * 13-word stack and ends with 16380 heap words (the model placing the term after a GC of its
+ * own: 14, 0 and 0); the whole life then matches GC for GC (747; a run of N = 1 here).
+ */
+/* eptest's run on a caller's term, n calls a pass, its GCs given to `fn`. */
+static void run_term(tc_term t, long n, tc_ep_trace_fn fn, void *ctx)
+{
+    tc_ep_config cfg;
+    ck_assert_int_eq(tc_ep_config_for_era("otp25", &cfg), TC_OK);
+    cfg.payload = t;
+    cfg.iterations = n;
+    cfg.trace = fn;
+    cfg.trace_ctx = ctx;
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+}
+
+START_TEST(a_callers_term_is_decoded_by_binary_to_term)
+{
+    tc_arena *ar = tc_arena_new(0);
+    ck_assert_ptr_nonnull(ar);
+    tc_term cells = TC_NIL;
+    for (long i = 8190; i >= 1; i--)
+        ck_assert((cells = tc_term_cons(tc_arena_alloc(ar), tc_make_small(i), cells)) != TC_NON_VALUE);
+    spawn_gcs g = {0};
+    run_term(cells, 1, on_spawn_gc, &g);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_uint_eq(g.used, 23);
+    ck_assert_uint_eq(g.frag, 16380);
+    ck_assert_uint_eq(g.stack, 13);
+    ck_assert_uint_eq(g.used_after, 16380);
+    tc_arena_free(ar);
+}
+END_TEST
+
+/* The tester's first GC: where, and the heap, fragment and stack words it started with. */
+typedef struct first_gc {
+    bool seen;
+    tc_ep_where where;
+    uint64_t used, frag, stack;
+} first_gc;
+
+static void on_first_gc(void *ctx, tc_ep_role role, const tc_ep_where *where, const tc_proc *p, const tc_heap_event *ev)
+{
+    (void)p;
+    first_gc *g = ctx;
+    if (role != TC_EP_TESTER || ev->kind == TC_HEAP_EV_FRAG || g->seen)
+        return;
+    *g = (first_gc){true, *where, ev->used_before, ev->frag_before, ev->stack_before};
+}
+
+/*
+ * A small term's external format is a heap binary in the tester's spawn arguments (up to 64
+ * bytes: file:read_file's enif_make_binary, erl_nif.c, makes one), and the term fits the
+ * fresh heap: no GC before the passes, so every word spawn and binary_to_term left counts
+ * when proc1 fills the heap. {1, 2, 3} (9 bytes, a 4-word heap binary; the term 4 words):
+ * measured on OTP 25.2.3 with `tracediff.sh --term FILE --schedulers 1` (N 1000), the
+ * tester's first GC is at proc1's 15th call with 201 heap words, two replies (14 words) in
+ * fragments and a 27-word stack; with the bytes a refc binary (binary:decode_hex's, 2 words
+ * more) it comes earlier in that call, with 200, one reply and 26.
+ */
+START_TEST(a_small_terms_binary_is_a_heap_binary)
+{
+    tc_arena *ar = tc_arena_new(0);
+    ck_assert_ptr_nonnull(ar);
+    tc_term e[3] = {tc_make_small(1), tc_make_small(2), tc_make_small(3)};
+    tc_term t = tc_term_tuple(tc_arena_alloc(ar), e, 3);
+    ck_assert(t != TC_NON_VALUE);
+    first_gc g = {0};
+    run_term(t, 20, on_first_gc, &g);
+    ck_assert(g.seen);
+    ck_assert_int_eq(g.where.test, TC_EP_PROC1);
+    ck_assert_int_eq(g.where.op, 15);
+    ck_assert_uint_eq(g.used, 201);
+    ck_assert_uint_eq(g.frag, 14);
+    ck_assert_uint_eq(g.stack, 27);
+    tc_arena_free(ar);
+}
+END_TEST
+
 /* The k-th GC of the tester's spawn phase: its event, the stack and the old heap's words
  * when it ended. */
 typedef struct spawn_gc_at {
@@ -618,6 +707,8 @@ int main(void)
     tcase_add_test(tc, long_gc_after_a_bif_ends_the_slice);
     tcase_add_test(tc, map_from_list_traps_past_its_budget);
     tcase_add_test(tc, seq_return_takes_a_reduction);
+    tcase_add_test(tc, a_callers_term_is_decoded_by_binary_to_term);
+    tcase_add_test(tc, a_small_terms_binary_is_a_heap_binary);
     tcase_add_test(tc, long_gc_at_a_heap_test_is_delayed);
     tcase_add_test(tc, long_gc_at_an_allocate_yields_at_the_bif_call);
     tcase_add_test(tc, lookup_slice_resumes_past_the_entry);

@@ -4,8 +4,9 @@
 # (shape, L, yes or no, and for a divergent point its process, pass, op, GC kind and the
 # fields as name=model/VM; the GCs of both sides) and the summary line, with progress on
 # standard error; which points are identical is not asserted (that is the model's fidelity,
-# not the command's). Bad arguments exit 2 with one line. --replay and --set first, without
-# erl: a kept trace is compared again with the model under a changed policy field. The rest
+# not the command's). Bad arguments exit 2 with one line. --replay, --set and --term first,
+# without erl: a kept trace is compared again with the model under a changed policy field,
+# and a caller's term's trace with the model's of it. The rest
 # skips (77) without erl. $1: build directory root.
 set -u
 exp="$1/experiments"
@@ -39,7 +40,32 @@ rc=$?
 [ "$rc" -eq 2 ] && awk 'NR == 3 && $2 == 6000 && $3 == "failed"' "$tmp/out" | grep -q "no VM trace $tmp/rp/vm-strings-6000.csv" &&
     grep -q ", failed 1\$" "$tmp/out"
 ok=$?; check "--replay without a kept trace for a point: that row failed, exit $rc" $ok
-for bad in "--grid --replay $tmp/none" "--grid --set dirty_gc_first" "--grid --set =on" "--grid --replay $tmp/rp --tracer nif"; do
+# --term FILE: the tester's run on a caller's term (termcopy explain's), replayed against the
+# model's own trace of it: identical; the same trace against another term's run fails as a
+# comparison of different loops. gctrace --term reads the term's text, and says why it cannot.
+printf '{user, 42, <<"ann@example.org">>, [admin, dev], 1.5e3}\n' >"$tmp/rec.txt"
+printf '[1, 2, 3, 4]\n' >"$tmp/other.txt"
+mkdir -p "$tmp/rt" && "$exp/gctrace" --tester --term "$tmp/rec.txt" --iterations 20 --csv "$tmp/rt/vm-term.csv" >/dev/null 2>&1 &&
+    grep -q '^# loop_shape: term$' "$tmp/rt/vm-term.csv"
+check "gctrace --tester --term writes a trace of the term" $?
+"$td" --bin "$exp" --term "$tmp/rec.txt" --replay "$tmp/rt" 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^tracediff.sh: eptest's tester, the term of $tmp/rec.txt, N 20, VM traces of $tmp/rt\$" "$tmp/out" &&
+    grep -q '^tester: identical: ' "$tmp/out"
+ok=$?; check "--term --replay with the model's own trace: identical, exit $rc: $(head -c 400 "$tmp/out" "$tmp/err")" $ok
+"$td" --bin "$exp" --term "$tmp/other.txt" --replay "$tmp/rt" 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'different loops' "$tmp/out" "$tmp/err"
+ok=$?; check "--term --replay with another term's trace: not comparable, exit $rc: $(head -c 400 "$tmp/out" "$tmp/err")" $ok
+printf '{unclosed, 1\n' >"$tmp/bad.txt"
+for bad in "--term $tmp/rec.txt" "--tester --term $tmp/none.txt" "--tester --term $tmp/bad.txt"; do
+    "$exp/gctrace" $bad --iterations 5 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]
+    ok=$?; check "gctrace $bad: exit $rc, one line: $(cat "$tmp/err")" $ok
+done
+for bad in "--grid --replay $tmp/none" "--grid --set dirty_gc_first" "--grid --set =on" "--grid --replay $tmp/rp --tracer nif" \
+    "--term $tmp/none.txt" "--term $tmp/rec.txt --grid" "--term $tmp/rec.txt --tester ints" "--term $tmp/rec.txt 5 6"; do
     "$td" --bin "$exp" $bad >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ]

@@ -53,10 +53,14 @@
 %% process is woken by an event (with a tracer process, every GC and receive event makes it
 %% runnable beside the tester and the server, and it collects in the passes' windows too);
 %% the same rows, the monotonic clock's microseconds as time_us; not with --running.
+%% --ext-file FILE --rows: --tester's run with Data binary_to_term of the external-format
+%% bytes in FILE instead of a shape's payload, read as eptest.erl --ext-file reads the term
+%% termcopy explain --vm brings (file:read_file: a heap binary up to 64 bytes, else a refc
+%% binary, which the tester's spawn copies as it is); the shape in the metadata is `term`.
 %%
 %% Usage: erl -noshell -pa DIR -s gctrace main -extra [--len L] [--lookups N]
 %%            [--summary | --rows [--csv FILE|-] [--flags F] | --perturbation]
-%%        erl -noshell -pa DIR -s gctrace main -extra --tester SHAPE --rows [--len L]
+%%        erl -noshell -pa DIR -s gctrace main -extra (--tester SHAPE | --ext-file FILE) --rows [--len L]
 %%            [--lookups N] [--csv FILE|-] [--flags F] [--running | --nif NIFDIR]
 %% Output, CSV lines on stdout (without a mode flag, every event first):
 %%   gc,Kind,heap_size,heap_block_size,old_heap_size,old_heap_block_size,mbuf_size,recent_size
@@ -90,12 +94,15 @@ main() ->
     Args = init:get_plain_arguments(),
     Len = arg("--len", Args, 10000),
     N = arg("--lookups", Args, 20),
-    Tester = case sarg("--tester", Args, none) of
-                 none -> none;
-                 Sh -> case [S || S <- eptest:shapes(), atom_to_list(S) =:= Sh] of
-                           [S] -> S;
-                           [] -> io:format(standard_error, "gctrace: bad --tester shape '~s'~n", [Sh]), halt(2)
-                       end
+    Tester = case {sarg("--tester", Args, none), sarg("--ext-file", Args, none)} of
+                 {none, none} -> none;
+                 {none, File} -> {ext, ext_file(File)};
+                 {Sh, none} ->
+                     case [S || S <- eptest:shapes(), atom_to_list(S) =:= Sh] of
+                         [S] -> S;
+                         [] -> io:format(standard_error, "gctrace: bad --tester shape '~s'~n", [Sh]), halt(2)
+                     end;
+                 _ -> io:format(standard_error, "gctrace: --tester SHAPE and --ext-file exclude each other~n", []), halt(2)
              end,
     case {lists:member("--rows", Args), lists:member("--perturbation", Args)} of
         {true, _} when Tester =/= none ->
@@ -220,8 +227,11 @@ tester_rows(Shape, Len, N, File, Flags, Running, Nif) ->
     Rows = life(tester, Mine(Tester), Passes, N, result_words(Shape, Len), T0)
         ++ life(server, Mine(Server), Passes, N, 0, T0),
     Meta = eptest:metadata("gctrace --tester (eptest's tester and server on the real VM, spawn to exit)", Flags)
-        ++ [{"loop_len", integer_to_list(Len)}, {"loop_lookups", integer_to_list(N)},
-            {"loop_shape", atom_to_list(Shape)},
+        ++ [{"loop_len", integer_to_list(case Shape of
+                                              {ext, _} -> result_words(Shape, Len) - 5; % a term: its flat size
+                                              _ -> Len
+                                          end)}, {"loop_lookups", integer_to_list(N)},
+            {"loop_shape", case Shape of {ext, _} -> "term"; _ -> atom_to_list(Shape) end},
             {"trace_flags", io_lib:format("~w", [TFlags])},
             {"tracer", case Nif of
                            none -> "a process (every event a message to it)";
@@ -249,6 +259,17 @@ only([]) -> none.
 
 %% The words one ets:lookup allocates: its result [{I, Data}] (cons 2, tuple 3, Data).
 result_words(Shape, Len) -> erts_debug:flat_size(eptest:payload(Shape, Len)) + 5.
+
+%% The external-format bytes of a file, as eptest.erl's --ext-file reads them; halts on a bad file.
+ext_file(File) ->
+    case file:read_file(File) of
+        {ok, B} ->
+            try binary_to_term(B) of
+                _ -> B
+            catch error:badarg -> io:format(standard_error, "gctrace: --ext-file: '~s' is not an external term~n", [File]), halt(2)
+            end;
+        {error, Why} -> io:format(standard_error, "gctrace: --ext-file: cannot read '~s': ~s~n", [File, file:format_error(Why)]), halt(2)
+    end.
 
 %% The tracer, its flags and how to take its events: a collector process, or with --nif DIR
 %% the gcnif module loaded from DIR (gcnif.c: no process woken; running events would need

@@ -6,6 +6,7 @@
 #
 # usage: experiments/beam/tracediff.sh [--bin DIR] [--keep DIR] [--schedulers 1|2] L [N]
 #        experiments/beam/tracediff.sh --tester SHAPE [--bin DIR] [--keep DIR] [--schedulers 1|2] L [N]
+#        experiments/beam/tracediff.sh --term FILE [--bin DIR] [--keep DIR] [--schedulers 1|2] [N]
 #        experiments/beam/tracediff.sh --grid [--shapes "S ..."] [--lens "L ..."] [--bin DIR]
 #                                      [--keep DIR] [--schedulers 1|2] [N]
 #   L           the stored list's length (ints, lists:seq(1, L)); --tester: the payload's
@@ -13,6 +14,11 @@
 #   --tester SHAPE  eptest's whole run instead of the lookup loop: the tester's and the
 #               server's GCs from spawn to exit, every pass (gctrace.erl --tester --rows and
 #               gctrace --tester --shape SHAPE), compared per process and phase
+#   --term FILE  --tester's run with Data the term FILE holds as text (as termcopy explain reads
+#               it) instead of a shape's payload: the VM decodes it from the external format
+#               in a file (gctrace.erl --ext-file; termcopy encode's bytes), as termcopy explain
+#               --vm runs a user's term; the model's tester decodes it too (gctrace --tester
+#               --term). --keep: vm-term.csv
 #   --grid      --tester at every shape and length of a grid, one row per point: shape, L,
 #               identical (yes: both processes' traces equal), the first divergent event
 #               (process, pass, op, the model's GC kind, the fields that differ as
@@ -46,7 +52,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
-replay="" sets=() sets_txt=""
+replay="" sets=() sets_txt="" term=""
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
@@ -55,6 +61,8 @@ while [ $# -gt 0 ]; do
     --bin) value --bin "${2-}" "a directory"; bin=$2; shift ;;
     --keep) value --keep "${2-}" "a directory"; keep=$2; shift ;;
     --tester) value --tester "${2-}" "a shape"; shape=$2; shift ;;
+    --term) value --term "${2-}" "a file"; [ -f "$2" ] || { echo "tracediff.sh: --term: no file '$2'" >&2; exit 2; }
+        term=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
     --grid) grid=1 ;;
     --shapes) value --shapes "${2-}" "shapes"; shapes=$2; shift ;;
     --lens) value --lens "${2-}" "lengths"; lens=$2; shift ;;
@@ -74,7 +82,12 @@ case "$scheds" in 1|2) ;; *) echo "tracediff.sh: --schedulers must be 1 or 2, go
 case "$tracer" in '' | nif | process) ;; *) echo "tracediff.sh: --tracer must be nif or process, got '$tracer'" >&2; exit 2 ;; esac
 good_shape() { case "$1" in ints|floats|tuple|nested|strings|binary|map) return 0 ;; esac; return 1; }
 good_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
-if [ "$grid" -eq 1 ]; then
+if [ -n "$term" ]; then
+    [ "$grid" -eq 0 ] && [ -z "$shape" ] || { echo "tracediff.sh: --term excludes --grid and --tester" >&2; exit 2; }
+    [ ${#args[@]} -le 1 ] || { echo "tracediff.sh: usage: tracediff.sh --term FILE [N] (see --help)" >&2; exit 2; }
+    shape=term len=10 n=${args[0]:-1000} # the length is not read with a term
+    good_count "$n" || { echo "tracediff.sh: N must be a positive integer, got '$n'" >&2; exit 2; }
+elif [ "$grid" -eq 1 ]; then
     [ -z "$shape" ] || { echo "tracediff.sh: --grid and --tester exclude each other" >&2; exit 2; }
     [ ${#args[@]} -le 1 ] || { echo "tracediff.sh: usage: tracediff.sh --grid [--shapes S] [--lens L] [N] (see --help)" >&2; exit 2; }
     n=${args[0]:-1000}
@@ -123,10 +136,21 @@ label() {
 # tracediff's report on standard output; its status (2 on a failure).
 point() {
     local shape=$1 len=$2 n=$3 tester_vm=() tester_model=()
-    [ -n "$shape" ] && tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
+    if [ "$shape" = term ]; then
+        # the bytes as a file, as termcopy explain --vm hands them to eptest.erl
+        tester_vm=(--ext-file "$tmp/term.ext") tester_model=(--tester --term "$term")
+        if [ -z "$replay" ]; then
+            "$bin/../termcopy" encode - <"$term" >"$tmp/term.hex" \
+                || { echo "tracediff.sh: --term: termcopy encode failed (is $bin/../termcopy built?)" >&2; return 2; }
+            perl -e 'local $/; my $h = <STDIN>; $h =~ s/\s+//g; print pack("H*", $h)' <"$tmp/term.hex" >"$tmp/term.ext" || return 2
+        fi
+    elif [ -n "$shape" ]; then
+        tester_vm=(--tester "$shape") tester_model=(--tester --shape "$shape")
+    fi
     [ -n "$shape" ] && [ "$tracer" = nif ] && tester_vm+=(--nif "$(cd "$bin" && pwd)")
     local tag=$len
     [ "$grid" -eq 1 ] && tag="$shape-$len"
+    [ "$shape" = term ] && tag=term
     if [ -n "$replay" ]; then
         cp "$replay/vm-$tag.csv" "$tmp/vm.csv" 2>/dev/null || { echo "tracediff.sh: --replay: no VM trace $replay/vm-$tag.csv" >&2; return 2; }
     else
@@ -138,7 +162,9 @@ point() {
     if [ -n "$keep" ]; then
         mkdir -p "$keep" && cp "$tmp/vm.csv" "$keep/vm-$tag.csv" && cp "$tmp/model.csv" "$keep/model-$tag.csv" || return 2
     fi
-    if [ -n "$shape" ]; then
+    if [ "$shape" = term ]; then
+        echo "tracediff.sh: eptest's tester, the term of $term, N $n, $(label "")"
+    elif [ -n "$shape" ]; then
         echo "tracediff.sh: eptest's tester, $shape L $len, N $n, $(label "")"
     else
         echo "tracediff.sh: L $len, $n lookups, $(label "")"
