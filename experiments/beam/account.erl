@@ -20,8 +20,8 @@
 %% on the C side, and its threads' sleeps at the sleep price); the per-word units are the
 %% difference to the same run on the payload [] or with no live words, divided by the words.
 %% Answers [{Unit, CpuNs, WallNs, Faults, Gcs, Words, Ops, Sleeps}]: the median CPU and wall ns
-%% of one operation, its mean faults and GCs (only the fixed units' loops collect inside their
-%% timed regions), the words it moves, the operations timed, its mean sleeps (voluntary context
+%% of one operation, its median faults and its GCs (only the fixed units' loops collect inside their
+%% timed regions), the words it moves, the operations timed, its median sleeps (voluntary context
 %% switches of the VM's threads). Every run's times are net of the clock's own cost
 %% (clock_thread, clock_process below): a calibration that times one GC would otherwise price
 %% the clock reads with it.
@@ -182,13 +182,15 @@ timed(F, Clock) ->
 
 %% A row from runs [{CpuNs, WallNs, Faults, Sleeps}] of Ops operations each, timed on Clock
 %% (thread_ns or process_ns; none: raw): the medians per operation net of that clock's cost in
-%% Clk, the mean faults, the GCs inside the timed runs (0: the calibrations collect between
-%% them), the mean sleeps.
+%% Clk, the median faults, the GCs inside the timed runs (0: the calibrations collect between
+%% them), the median sleeps: the typical run's, as its time is. (A mean would take out, at a
+%% fault's or a sleep's price, the one run in forty that slept, which the median time already
+%% leaves out: a small unit's price then went below zero.)
 row(Unit, Runs, Ops, Words, Clk, Clock) ->
     {C0, T0} = maps:get(Clock, Clk, {0, 0}),
     N = Ops * length(Runs),
     {Unit, eptest:median([(C - C0) / Ops || {C, _, _, _} <- Runs]), eptest:median([(T - T0) / Ops || {_, T, _, _} <- Runs]),
-     lists:sum([F || {_, _, F, _} <- Runs]) / N, 0, Words, N, lists:sum([S || {_, _, _, S} <- Runs]) / N}.
+     eptest:median([F / Ops || {_, _, F, _} <- Runs]), 0, Words, N, eptest:median([S / Ops || {_, _, _, S} <- Runs])}.
 
 %% In a fresh process (spawned with Opts), so each calibration starts from its own heap.
 in_process(F, Opts) ->
