@@ -513,7 +513,12 @@ static blk *new_block(tc_mseg *m, inst *i, size_t bytes)
  * processes) and up to two entries at the start of each of its own operations
  * (ERTS_ALCU_HANDLE_DD_IN_OP, ERTS_ALCU_DD_OPS_LIM_LOW). The modelled loops queue one or two
  * blocks per GC and switch processes between GCs, so the owner's next operation finds them
- * freed, as here. */
+ * freed, as here. Not always on the VM: a queued block can be taken only once thread progress
+ * has passed its enqueue (ddq_check_incoming), and a scheduler that went straight from the
+ * dirty GC to running the tester has not reported progress yet. Where a dirty GC frees many
+ * fragments (floats L = 26000: eight 813 KiB lookup results per GC), the VM's instance maps a
+ * fresh sbc for about one lookup in a hundred (887 segment requests, 8-9 of them misses, at
+ * +S 1:1 as at 2:2, experiments/beam/tracediff.sh --tester floats 26000); the model, none. */
 static void release_block(tc_mseg *m, blk *b)
 {
     inst *i = owner_of(m, b);

@@ -86,6 +86,10 @@
  * - Each instance's cache holds sbcs only (the mbcs are not in it): erts' cache also holds an
  *   instance's freed mbcs of any allocator using that mseg instance, and a blessed sbc evicts
  *   them first when no sbc is cached.
+ * - A block freed by another instance is back in its owner's free lists or cache at once:
+ *   erts queues it for the owner, who can take it only after thread progress, so a GC that
+ *   frees many fragments can leave the owner's next requests to map fresh carriers (mseg.c
+ *   release_block gives the VM's counts).
  * - The source's instances share one lock when thread_safe (an ETS table used by several
  *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
  *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.

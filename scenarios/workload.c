@@ -1844,7 +1844,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
         if ((r = tc_ext_encode(cfg->payload, 2, &ext, &ext_len)) != TC_OK)
             return r;
         /* the 3-tuple and the binary (erl_binary.h PROC_BIN_SIZE, heap_bin_size) */
-        ext_words = 3 + (ext_len > TC_HEAP_BIN_LIMIT ? TC_PROC_BIN_SIZE : 2 + (ext_len + sizeof(tc_term) - 1) / sizeof(tc_term));
+        ext_words = 3 + (ext_len > TC_HEAP_BIN_LIMIT ? TC_PROC_BIN_SIZE : TC_HEAP_BIN_SIZE(ext_len));
     }
     if ((r = tc_proc_spawn(w->mem, &cfg->policy, spawn_words + ext_words, &w->tester)) != TC_OK) {
         free(ext);
