@@ -337,6 +337,15 @@ int main(int argc, char **argv)
                                      "mapped, first written and unmapped in the VM's process on a scheduler and on "
                                      "a dirty CPU scheduler (its fault out), sleep per scheduler sleep and wake-up");
         tc_bench_meta(pcsv, "clock_cost", "%s", clock_cost);
+        char pts[MAX_POINTS * 24] = "";
+        for (int p = 0; p < np; p++)
+            (void)snprintf(pts + strlen(pts), sizeof pts - strlen(pts), "%s%s:%ld", p ? " " : "",
+                           tc_ep_shape_names[points[p].shape], points[p].len);
+        tc_bench_meta(pcsv, "points", "%s", pts);
+        tc_bench_meta(pcsv, "iterations", "%ld per pass; %d round%s (prices are medians over the rounds)", n, nr,
+                      nr == 1 ? "" : "s");
+        tc_bench_meta(pcsv, "loadavg", "%.2f %.2f %.2f (at the end of the run: the machine is shared)", load[0],
+                      load[1], load[2]);
         fputs(TC_ACCOUNT_PRICES_HEADER "\n", pcsv);
     }
     tally t = {0};

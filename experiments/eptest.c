@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "scenarios/vmoverhead.h"
 #include "scenarios/workload.h"
@@ -27,7 +28,7 @@
 
 /* ---- the command line -------------------------------------------------------------------- */
 
-enum { X_VERIFY, X_KEEP_RESULT, X_HOT_KEY, X_VM_OVERHEAD, NEXTRAS };
+enum { X_VERIFY, X_KEEP_RESULT, X_HOT_KEY, X_VM_OVERHEAD, X_PRICES, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_VERIFY] = {"verify", NULL, "run the heap verifier after every pass", {0}},
     [X_KEEP_RESULT] = {"keep-result", NULL, "the lookup result stays live until the next lookup", {0}},
@@ -37,6 +38,12 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                        "not execute and add it to every pass as the phase vm_overhead (vmoverhead.h); "
                        "the CSV's median_us then includes it and its metadata says so",
                        {0}},
+    [X_PRICES] = {"prices", "FILE",
+                  "the unit prices of the VM on this machine (experiments/beam/account.sh's prices CSV): "
+                  "each proc pass's and the lookup pass's counts (the first run's) priced at the prices of "
+                  "the shape's nearest length there, as the column priced_us (scenarios/account.h); the "
+                  "seed's line stays the C code's time",
+                  {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -61,6 +68,9 @@ typedef struct options {
     long repeats;
     const char *csv;
     tc_vmoh oh; /* present with --vm-overhead */
+    const char *prices_file; /* --prices, else NULL */
+    tc_account_prices prices[TC_ACCOUNT_LOOPS];
+    long prices_len; /* the length whose prices were read */
 } options;
 
 #define OH_HOW "not measured: add --vm-overhead (needs erl) to charge it"
@@ -80,7 +90,33 @@ static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
     o->cfg.hot_key = cli->extra[X_HOT_KEY].given;
     o->repeats = cli->repeats ? cli->repeats : cli->quick ? 3 : 5;
     o->csv = cli->csv;
+    if (cli->extra[X_PRICES].given) {
+        o->prices_file = cli->extra[X_PRICES].value;
+        for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+            r = tc_account_prices_read(o->prices_file, tc_ep_shape_names[o->cfg.shape], o->cfg.len,
+                                       (tc_account_loop)k, &o->prices[k], &o->prices_len);
+            if (r != TC_OK) {
+                fprintf(stderr, "eptest: --prices %s: %s\n", o->prices_file,
+                        r == TC_EBADARG ? "no prices for this shape (experiments/beam/account.sh --shapes)"
+                                        : "not a prices CSV (experiments/beam/account.sh --prices)");
+                return 2;
+            }
+        }
+    }
     return TC_BENCH_CLI_RUN;
+}
+
+/* A pass's counts at the VM's prices, in microseconds; -1 for a pass the account does not
+ * price (the inserts, the overwrites, the empty loop) or without --prices. */
+static double priced_us(const options *o, int test, const tc_ep_counts *k)
+{
+    uint64_t words;
+    if (!o->prices_file || tc_ep_payload_words(o->cfg.shape, o->cfg.len, &words) != TC_OK)
+        return -1;
+    if (test != TC_EP_PROC1 && test != TC_EP_PROC2 && test != TC_EP_PROC3 && test != TC_EP_LOOKUP)
+        return -1;
+    tc_account_counts c = tc_account_of_model(k, o->cfg.iterations, words);
+    return tc_account_price(&c, &o->prices[tc_account_loop_of_test(test)]).total_us;
 }
 
 static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum, const tc_ep_counts *counts)
@@ -95,17 +131,27 @@ static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum,
         tc_bench_meta(csv, "vm_overhead_included", "median_us of every pass includes iterations x its operation's "
                                                    "phase (proc: round trip, ets_insert and ets_overwrite: insert, "
                                                    "ets_lookup: lookup, empty: none)");
+    if (o->prices_file)
+        tc_bench_meta(csv, "prices", "%s at payload_len %ld (ns of the VM's CPU time: its metadata): priced_us is "
+                                     "the pass's counts (the first run's) at those prices; median_us the C code's",
+                      o->prices_file, o->prices_len);
+    else
+        tc_bench_meta(csv, "prices", "none (--prices FILE): priced_us n/a");
     fprintf(csv, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,gc_words_copied,words_copied,"
-                 "fragments,carriers_mapped,switches,io_polls,tester_gcs\n");
+                 "fragments,carriers_mapped,switches,io_polls,tester_gcs,priced_us\n");
     for (int t = 0; t < TC_EP_TESTS; t++) {
         const tc_ep_counts *k = &counts[t];
-        fprintf(csv, "%s,%s,%ld,%ld,%s,%.1f,%.1f,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", tc_ep_test_names[t],
+        double priced = priced_us(o, t, k);
+        char pc[32] = "n/a";
+        if (priced >= 0)
+            (void)snprintf(pc, sizeof pc, "%.1f", priced);
+        fprintf(csv, "%s,%s,%ld,%ld,%s,%.1f,%.1f,%ld,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s\n", tc_ep_test_names[t],
                 tc_ep_shape_names[c->shape], c->len, c->iterations, c->policy.name,
                 sum[t].median + tc_vmoh_pass_us(&o->oh, t, c->iterations),
                 sum[t].q3 - sum[t].q1, k->faults, (unsigned long long)k->gcs, (unsigned long long)k->gc_words,
                 (unsigned long long)k->words_copied, (unsigned long long)k->fragments,
                 (unsigned long long)k->carriers_mapped, (unsigned long long)k->switches,
-                (unsigned long long)k->io_polls, (unsigned long long)k->tester_gcs);
+                (unsigned long long)k->io_polls, (unsigned long long)k->tester_gcs, pc);
     }
 }
 
@@ -176,6 +222,17 @@ int main(int argc, char **argv)
         printf("with vm_overhead: [{proc,{%.0f,%.0f,%.0f}},{ets,{%.0f,%.0f,%.0f}},{empty,%.0f}]\n", with[TC_EP_PROC1],
                with[TC_EP_PROC2], with[TC_EP_PROC3], with[TC_EP_INSERT], with[TC_EP_OVERWRITE], with[TC_EP_LOOKUP],
                with[TC_EP_EMPTY]);
+    }
+    if (o.prices_file) {
+        double p[TC_EP_TESTS];
+        for (int t = 0; t < TC_EP_TESTS; t++)
+            p[t] = priced_us(&o, t, &counts[t]);
+        double rt[3] = {p[TC_EP_PROC1], p[TC_EP_PROC2], p[TC_EP_PROC3]};
+        tc_timing_summary m = tc_timing_summarize(rt, 3);
+        printf("priced at the VM's prices (%s, payload_len %ld): proc {%.0f,%.0f,%.0f}, lookup %.0f us; "
+               "lookup / round trip %.3f\n",
+               o.prices_file, o.prices_len, p[TC_EP_PROC1], p[TC_EP_PROC2], p[TC_EP_PROC3], p[TC_EP_LOOKUP],
+               m.median > 0 ? p[TC_EP_LOOKUP] / m.median : 0);
     }
     int status = 0;
     if (csv) {

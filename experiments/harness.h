@@ -103,7 +103,7 @@ typedef struct tc_bench_cli_extra {
     tc_bench_cli_number range;
 } tc_bench_cli_extra;
 
-enum { TC_BENCH_CLI_MAX_EXTRAS = 4, TC_BENCH_CLI_MAX_SETS = 32 };
+enum { TC_BENCH_CLI_MAX_EXTRAS = 8, TC_BENCH_CLI_MAX_SETS = 32 };
 
 /* What one binary takes. The help texts are wrapped to the usage's width, and a '\n' breaks a
  * line where it stands; `about` is printed as it is. */

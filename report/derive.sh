@@ -547,7 +547,9 @@ if [ -f "$data/fidelity-sweep.csv" ]; then
           mrf = csv_get("model_rt_faults") + 0; vrf = csv_get("vm_rt_faults") + 0
           mc = csv_get("model_lookup_carriers") + 0; vc = csv_get("vm_lookup_carriers") + 0
           mrc = csv_get("model_rt_carriers") + 0; vrc = csv_get("vm_rt_carriers") + 0
-          mr = csv_get("model_ratio") + 0; vr = csv_get("vm_ratio") + 0
+          # the side from the priced ratio of the model where the sweep has it (sweep.sh --prices)
+          mr = (csv_has("model_priced_ratio") && csv_get("model_priced_ratio") != "" ? csv_get("model_priced_ratio") : csv_get("model_ratio")) + 0
+          vr = csv_get("vm_ratio") + 0
           runs = csv_has("vm_rounds")
           if (runs) {
               ok["GCs within 3 %"] = agree("gcs", 0.03, 0); ok["faults within 15 % or 200"] = agree("faults", 0.15, 200)

@@ -105,12 +105,24 @@ seed_era=$(report/csv.sh meta report/data/seed2005.csv era | sed -n 's/^seed-\([
 for len in "${sizes[@]}"; do
     run "eptest-seed-$len" "$bin/eptest" "${q[@]}" --era "$seed_era" --len "$len" --csv "$res/eptest-seed-$len.csv"
 done
-# The ablation: three runs of one repeat, every switch in turn in each (a median and a spread
-# for every switch, the switches interleaved); --quick: one. Verdicts from priced counts: the
-# VM's unit prices on this machine (experiments/beam/account.sh, committed with its date and
-# machine like the sweep) price each variant's and point's counts.
+# Verdicts from priced counts (DESIGN rule 8): the VM's unit prices on this machine price each
+# ablation variant's and crossover point's counts. They are this run's: the time account runs
+# first (the VM's loops, counts and unit prices in one session, the model's counts at those
+# prices; about 40 s: one round of the fidelity grid; --quick two points of 200 calls). Without
+# the VM (or its cpuclock NIF) the committed prices (report/data/account-prices.csv, measured
+# with the sweep's shapes; its date and machine are in its metadata) price them instead.
+rm -f "$res"/account*.csv
 prices=()
-[ -f report/data/account-prices.csv ] && prices=(--prices report/data/account-prices.csv)
+if [ -x experiments/beam/account.sh ] && command -v erl >/dev/null 2>&1 && [ -f "$bin/cpuclock.so" ]; then
+    run account experiments/beam/account.sh "${acct[@]}" --bin "$bin" --out "$res/account.csv" \
+        --prices "$res/account-prices.csv"
+    prices=(--prices "$res/account-prices.csv")
+else
+    command -v erl >/dev/null 2>&1 && say "account: skipped (no cpuclock NIF: apt-get install erlang-dev, then rebuild)"
+    [ -f report/data/account-prices.csv ] && prices=(--prices report/data/account-prices.csv)
+fi
+# The ablation: three runs of one repeat, every switch in turn in each (a median and a spread
+# for every switch, the switches interleaved); --quick: one.
 rm -f "$res"/ablate-r*.csv "$res/ablate.csv"
 for r in $(seq 1 "$ablate_runs"); do
     run "ablate-r$r" "$bin/ablate" "${q[@]}" ${prices[@]+"${prices[@]}"} --repeats 1 --csv "$res/ablate-r$r.csv"
@@ -135,7 +147,7 @@ run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv "$res"/account*.csv
+rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" --ets-repeats "${ets[3]}" "$res/vm"
     run fidelity experiments/beam/fidelity.sh "${fid[@]}" --vm-variants --points "$fid_lens" "$bin/eptest" "$res/fidelity.csv"
@@ -145,14 +157,6 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run tracediff trace_run --bin "$bin" --keep "$res/trace" "${trace_args[@]}"
     # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
     run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
-    # The time account: the VM's loops, counts and unit prices in one session, the model's counts
-    # at those prices (about 40 s: one round of the fidelity grid; --quick two points of 200 calls).
-    if [ -f "$bin/cpuclock.so" ]; then
-        run account experiments/beam/account.sh "${acct[@]}" --bin "$bin" --out "$res/account.csv" \
-            --prices "$res/account-prices.csv"
-    else
-        say "account: skipped (no cpuclock NIF: apt-get install erlang-dev, then rebuild)"
-    fi
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).
     run unitcost "$bin/unitcost" "${q[@]}" ${units[@]+"${units[@]}"} --vm --csv "$res/unitcost.csv"
     # termcopy explain --vm on five terms a user has (the report's last section): the model's

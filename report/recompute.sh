@@ -32,7 +32,9 @@
 #
 # The files and their model columns (configuration columns -> the run that gives them):
 #   fidelity-sweep.csv    shape, payload_len -> eptest --era otp25, 1 tester: model_{lookup,rt}_
-#                         {gcs,faults,carriers} (rt: proc2's), model_ratio (time)
+#                         {gcs,faults,carriers} (rt: proc2's), model_ratio (time); with a
+#                         '# prices: FILE' line, eptest --prices FILE: model_priced_ratio
+#                         (counts at the VM's prices: checked within 0.5 %)
 #   fidelity-bands.csv    the sweep's model columns -> bisection of eptest's lookup GCs
 #                         (experiments/beam/bands.sh --model-only): edge_model, difference_pct
 #   vm-interventions.csv  model_ablation, payload_len -> ablate --era otp25, the ablation's
@@ -138,22 +140,32 @@ meta_num() {
 sweep_cells() { # FILE ROUNDS_TAG: cells of the sweep's rows from eptest runs tagged TAG
     local f="$1" tag="$2" n
     n=$(meta_num "$f" "calls per pass" 1000)
+    # a sweep priced by sweep.sh --prices names its prices file (from the checkout's top)
+    local pf pr=()
+    pf=$(sed -n 's/^# prices: \([^ ]*\).*/\1/p' "$f" | head -n 1)
+    if [ -n "$pf" ]; then
+        case "$pf" in /*) ;; *) pf="$top/$pf" ;; esac
+        [ -r "$pf" ] || die "$(basename "$f"): its prices $pf cannot be read"
+        pr=(--prices "$pf")
+    fi
     awk "$lib"'!csv_row() { next } { print ++r, csv_get("shape"), csv_get("payload_len") }' "$f" >"$tmp/rows"
     : >"$tmp/cells"
     while read -r r shape len; do
         [ $quick -eq 1 ] && [ "$len" -gt 3000 ] && continue
-        m=$(model "$tag" eptest --era otp25 --shape "$shape" --len "$len" --iterations "$n" --repeats 1)
+        m=$(model "$tag" eptest --era otp25 --shape "$shape" --len "$len" --iterations "$n" --repeats 1 ${pr[@]+"${pr[@]}"})
         awk -v r="$r" -v n="$n" "$lib"'
             !csv_row() { next }
-            { t = csv_get("test"); us["x", t] = csv_get("median_us") + 0 }
+            { t = csv_get("test"); us["x", t] = csv_get("median_us") + 0
+              if (csv_get("priced_us") != "n/a") pus["p", t] = csv_get("priced_us") + 0 }
             t == "ets_lookup" || t == "proc2" {
                 k = t == "proc2" ? "rt" : "lookup"
                 printf "%d,model_%s_gcs,%.1f\n%d,model_%s_faults,%.1f\n%d,model_%s_carriers,%.1f\n", r, k, csv_get("gcs") * 1000 / n,
                     r, k, csv_get("faults") * 1000 / n, r, k, csv_get("carriers_mapped") * 1000 / n }
-            END { printf "%d,model_ratio,%.3f\n", r, rt_ratio(us, "x", "ets_lookup") }' "$m" >>"$tmp/cells"
+            END { printf "%d,model_ratio,%.3f\n", r, rt_ratio(us, "x", "ets_lookup")
+                  if (("p", "ets_lookup") in pus) printf "%d,model_priced_ratio,%.3f\n", r, rt_ratio(pus, "p", "ets_lookup") }' "$m" >>"$tmp/cells"
     done <"$tmp/rows"
     counts="model_lookup_gcs model_rt_gcs model_lookup_carriers model_rt_carriers"
-    faults="model_lookup_faults model_rt_faults" times="model_ratio"
+    faults="model_lookup_faults model_rt_faults" times="model_ratio" ratios="model_priced_ratio"
 }
 
 # ---- fidelity-bands.csv: bands.sh bisects the model's side over the recomputed sweep ---------
@@ -338,7 +350,7 @@ apply() {
 # model_date: $(date -u +%Y-%m-%dT%H:%M:%SZ)
 # model_load: $(cut -d' ' -f1-3 /proc/loadavg) (the model alone, rerun by report/recompute.sh --write; the VM columns are the measurement's: its date, git and machine lines)"
     fi
-    awk -v mode="$mode" -v counts="$counts" -v faults="$faults" -v times="$times" -v stamp="$stamp" \
+    awk -v mode="$mode" -v counts="$counts" -v faults="$faults" -v times="$times" -v ratios="${ratios:-}" -v stamp="$stamp" \
         -v name="$(basename "$f")" -v difff="$tmp/diff" "$lib"'
         function num(x) { return x ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ }
         function differs(col, a, b,    d, tol) {
@@ -346,13 +358,15 @@ apply() {
                 d = a - b; if (d < 0) d = -d
                 tol = 0
                 if (col in isfault) { tol = a * 0.005; if (tol < 0) tol = -tol; if (tol < 2) tol = 2 }
+                if (col in isratio) { tol = a * 0.005; if (tol < 0) tol = -tol }
                 return d > tol + 1e-9
             }
             return a != b
         }
         BEGIN { nc = split(counts, c, " "); for (i = 1; i <= nc; i++) iscount[c[i]] = 1
                 nf = split(faults, c, " "); for (i = 1; i <= nf; i++) { iscount[c[i]] = 1; isfault[c[i]] = 1 }
-                nt = split(times, c, " "); for (i = 1; i <= nt; i++) istime[c[i]] = 1 }
+                nt = split(times, c, " "); for (i = 1; i <= nt; i++) istime[c[i]] = 1
+                nr = split(ratios, c, " "); for (i = 1; i <= nr; i++) { iscount[c[i]] = 1; isratio[c[i]] = 1 } }
         FILENAME != csvfile { split($0, cl, ","); cell[cl[1], cl[2]] = cl[3]; next }
         /^# model_(sources|git|date|load):/ { next }
         /^#/ || /^[ \t]*$/ { print; next }
@@ -389,7 +403,7 @@ for f in "${files[@]}"; do
         cp "$f" "$tmp/$name.now"
     else
         t0=$(date +%s)
-        : >"$tmp/diff"; : >"$tmp/extra"; : >"$tmp/runlog"
+        : >"$tmp/diff"; : >"$tmp/extra"; : >"$tmp/runlog"; ratios=""
         case "$name" in
         fidelity-sweep*) sweep_cells "$f" "$([ "$mode" = write ] && echo r1 || echo counts)" ;;
         fidelity-bands*) bands_cells "$f" ;;

@@ -235,7 +235,7 @@ void tc_vm_stop(tc_vm *vm)
 }
 
 /* Sends one command and reads its answer's lines up to "end" into lines[0 .. *n). */
-enum { LINE = 256 };
+enum { LINE = 512 }; /* an account's pass line at L = 30000 passes 256 */
 
 static bool ask(tc_vm *vm, const char *cmd, char lines[][LINE], int max, int *n)
 {
@@ -256,7 +256,12 @@ static bool ask(tc_vm *vm, const char *cmd, char lines[][LINE], int max, int *n)
                     (int)strcspn(cmd, "\n"), cmd);
             return false;
         }
-        (void)snprintf(lines[(*n)++], LINE, "%.255s", line); /* answers are short */
+        if (strlen(line) >= LINE) { /* a cut line would lose its last fields */
+            fprintf(stderr, "%s: --vm: an answer to '%.*s' is longer than %d characters: '%.60s...'\n", vm->prog,
+                    (int)strcspn(cmd, "\n"), cmd, LINE - 1, line);
+            return false;
+        }
+        memcpy(lines[(*n)++], line, strlen(line) + 1);
     }
     fprintf(stderr, "%s: --vm: the VM ended during '%.*s' (its error is above)\n", vm->prog,
             (int)strcspn(cmd, "\n"), cmd);

@@ -67,5 +67,43 @@ for shape in ints floats nested binary; do
     done
 done
 
+# --prices: each proc pass and the lookup priced at the VM's prices of the shape's nearest length
+# (scenarios/account.h), the other passes n/a. Prices with a fixed cost, a word price and a
+# fault price alone make the priced time N x (fixed + words x word) + faults x fault.
+hdr="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+{
+    echo "# date: hand-made"
+    echo "$hdr"
+    echo "ints,100,rt,1000,1,0,0,0,0,0,0,0,1000,0,0,0,0,0"
+    echo "ints,100,lookup,50,2,0,0,0,0,0,0,0,3000,0,0,0,0,0"
+    echo "ints,30000,rt,9999,9,9,9,9,9,9,9,0,9,9,9,9,0,0"
+    echo "ints,30000,lookup,9999,9,9,9,9,9,9,9,0,9,9,9,9,0,0"
+} >"$tmp/prices.csv"
+out=$("$bin" --shape ints --len 120 --iterations 100 --repeats 1 --prices "$tmp/prices.csv" --csv "$tmp/priced.csv" 2>"$tmp/priced.err")
+check "--prices: runs ($(cat "$tmp/priced.err"))" $?
+grep -q "^# prices: $tmp/prices.csv at payload_len 100 " "$tmp/priced.csv"; check "--prices: the metadata names the file and the length used (100, the nearest to 120)" $?
+for t in proc1 proc2 proc3 ets_lookup; do
+    f=$(field "$tmp/priced.csv" "$t" faults) got=$(field "$tmp/priced.csv" "$t" priced_us)
+    if [ "$t" = ets_lookup ]; then want=$(awk -v f="$f" 'BEGIN { printf "%.1f", (100 * (50 + 240 * 2) + f * 3000) / 1000 }')
+    else want=$(awk -v f="$f" 'BEGIN { printf "%.1f", (100 * (1000 + 240 * 1) + f * 1000) / 1000 }'); fi
+    [ -n "$got" ] && [ "$got" = "$want" ]; check "--prices: $t priced $got us, expected $want (faults $f)" $?
+done
+for t in ets_insert ets_overwrite empty; do
+    [ "$(field "$tmp/priced.csv" "$t" priced_us)" = n/a ]; check "--prices: $t is not priced" $?
+done
+grep -q "^priced at the VM's prices ($tmp/prices.csv, payload_len 100): proc {" <<<"$out"; check "--prices: the priced line on stdout" $?
+"$bin" --shape ints --len 100 --iterations 10 --repeats 1 --csv "$tmp/unpriced.csv" >/dev/null 2>&1
+[ "$(field "$tmp/unpriced.csv" proc1 priced_us)" = n/a ] && grep -q '^# prices: none' "$tmp/unpriced.csv"
+check "without --prices: priced_us n/a and the metadata says so" $?
+for bad in "/nonexistent/prices.csv" "$tmp/priced.csv"; do
+    "$bin" --shape ints --len 100 --iterations 10 --repeats 1 --prices "$bad" >/dev/null 2>"$tmp/bad.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] && grep -q "not a prices CSV" "$tmp/bad.err"
+    check "--prices $bad: exit 2 ($rc), one line: $(head -c 200 "$tmp/bad.err")" $?
+done
+"$bin" --shape tuple --len 100 --iterations 10 --repeats 1 --prices "$tmp/prices.csv" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no prices for this shape" "$tmp/bad.err"; check "--prices without the shape's rows: exit 2 ($rc): $(cat "$tmp/bad.err")" $?
+
 echo "cli_eptest: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

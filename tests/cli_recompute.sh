@@ -114,6 +114,39 @@ r=$?
     grep -q 'row 3: the current unitcost has no such unit' "$tmp/log"
 ok=$?; check "unitcost: the row 10 faults off and the unknown unit listed, the equal row not: exit $r ($(cat "$tmp/log"))" $ok
 
+# ---- a priced sweep: '# prices: FILE' runs eptest --prices, model_priced_ratio checked within 0.5 % --
+{ echo "# date: hand-made"
+  echo "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+  echo "ints,300,rt,900,1,500,900,2,1,0,0,0,1000,0,0,0,0,0"
+  echo "ints,300,lookup,50,1,500,900,2,2,0,0,0,1000,0,0,0,0,0"; } >"$tmp/prices.csv"
+"$bin/eptest" --era otp25 --shape ints --len 300 --iterations 20 --repeats 1 --prices "$tmp/prices.csv" --csv "$tmp/e.csv" >/dev/null 2>&1
+# the model's cells as sweep.sh writes them (per 1000 operations; rt: proc2's), the priced ratio
+# the lookup over the median of proc1..3's priced times
+cells=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    { t = $c["test"]; g[t] = $c["gcs"] * 50; f[t] = $c["faults"] * 50; k[t] = $c["carriers_mapped"] * 50; p[t] = $c["priced_us"] }
+    END { a = p["proc1"]; b = p["proc2"]; d = p["proc3"]; m = (a > b ? (b > d ? b : (a > d ? d : a)) : (a > d ? a : (b > d ? d : b)))
+          printf "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f %.3f", g["ets_lookup"], g["proc2"], f["ets_lookup"], f["proc2"], k["ets_lookup"], k["proc2"], p["ets_lookup"] / m }' "$tmp/e.csv")
+read -r counts priced <<<"$cells"
+IFS=, read -r lg rg lf rf lc rc_ <<<"$counts"
+sweep_row() { # MODEL_PRICED_RATIO
+    printf '# experiment: fidelity sweep (test)
+# points: 1; 20 calls per pass
+# prices: %s (hand-made)
+' "$tmp/prices.csv"
+    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,model_priced_ratio"
+    echo "ints,300,$lg,1,$rg,1,$lf,1,$rf,1,$lc,1,$rc_,1,0.5,0.5,$1"
+}
+sweep_row "$priced" >"$tmp/data/fidelity-sweep.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
+r=$?
+[ -n "$priced" ] && [ $r -eq 0 ]; check "a priced sweep with the current code's counts and priced ratio $priced: exit $r ($(cat "$tmp/log"))" $?
+sweep_row "$(awk -v p="$priced" 'BEGIN { printf "%.3f", p * 1.02 }')" >"$tmp/data/fidelity-sweep.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 1 ] && grep -q 'fidelity-sweep.csv: row 1 .*model_priced_ratio' "$tmp/log"
+ok=$?; check "a priced sweep's ratio 2 % off is listed: exit $r ($(cat "$tmp/log"))" $ok
+rm -f "$tmp/data/fidelity-sweep.csv"
+
 # ---- compare.sh: two runs ----------------------------------------------------------------------
 run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the canonical table
     mkdir -p "$1/derived"

@@ -32,7 +32,20 @@ grep -q '^sweep summary (4 points):$' "$tmp/out"; check "summary: the points" $?
 grep -q 'GCs within 3%.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: GCs, $(grep GCs "$tmp/out")" $ok
 grep -q 'faults within 15% or 200.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: faults, $(grep faults "$tmp/out")" $ok
 grep -q 'carriers mapped within 2.* 3 of 4$' "$tmp/out"; ok=$?; check "summary: carriers, $(grep carriers "$tmp/out")" $ok
-grep -q "side of the round trip.*: 2 of 3$" "$tmp/out"; ok=$?; check "summary: side, $(grep side "$tmp/out")" $ok
+grep -q "side of the round trip.*: 2 of 3 (the model's ratio by its C code's time)$" "$tmp/out"; ok=$?; check "summary: side, $(grep side "$tmp/out")" $ok
+# With the model's priced ratio (sweep.sh --prices) the side is that ratio's: row 2's priced
+# ratio 0.75 is on the VM's side where its C time (1.2) is not; row 4's 0.9 is not.
+{
+    echo "# experiment: hand-made, priced"
+    echo "$header,model_priced_ratio"
+    echo "ints,1000,100,100,250,250,10,12,0,0,0,0,0,0,0.8,0.7,0.6"
+    echo "ints,2000,104,100,250,250,1000,1300,0,0,5,2,0,0,1.2,0.8,0.75"
+    echo "ints,3000,100,100,250,250,10000,10300,0,0,0,0,0,0,0.5,1.05,0.5"
+    echo "ints,4000,100,100,206,200,150,0,0,0,0,0,0,0,1.3,1.2,0.9"
+} >"$tmp/priced.csv"
+"$beam/sweep.sh" --summary "$tmp/priced.csv" >"$tmp/out" 2>"$tmp/err"
+grep -q "side of the round trip.*: 2 of 3 (the model's ratio priced at the VM's prices)$" "$tmp/out"
+ok=$?; check "summary: the side of the priced ratio, $(grep side "$tmp/out")" $ok
 
 # A sweep with several VM runs per point (vm_*_lo, vm_*_hi): the VM against its own median and
 # the model inside the runs' range. 1: every run alike, the model on them; 2: the VM's round
@@ -49,7 +62,7 @@ runs="vm_rounds,vm_lookup_gcs_lo,vm_lookup_gcs_hi,vm_rt_gcs_lo,vm_rt_gcs_hi,vm_l
 } >"$tmp/runs.csv"
 "$beam/sweep.sh" --summary "$tmp/runs.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq 0 ] && grep -q 'GCs within 3%.* 2 of 4$' "$tmp/out" && grep -q "side of the round trip.*: 3 of 4$" "$tmp/out"
+[ "$rc" -eq 0 ] && grep -q 'GCs within 3%.* 2 of 4$' "$tmp/out" && grep -q "side of the round trip.*: 3 of 4 (the model.s ratio by its C code.s time)$" "$tmp/out"
 ok=$?; check "summary of runs: against the median (exit $rc): $(cat "$tmp/out" "$tmp/err")" $ok
 grep -A1 '^the VM against itself' "$tmp/out" | grep -q '^  GCs 3, faults 4, carriers 3 of 4; same side 3 of 4$'
 ok=$?; check "summary of runs: the VM against itself: $(grep -A1 '^the VM against itself' "$tmp/out")" $ok
@@ -119,6 +132,31 @@ if [ -x "$1/experiments/eptest" ]; then
     [ "$rc" -eq 0 ] && [ "$got" = "$want,2,4,6,0.6" ] && grep -q '^# remodel: .*--set gc_trigger=schedule' "$tmp/re-out.csv" && ! grep -q '^# model_sources:' "$tmp/re-out.csv" &&
         grep -q '^sweep summary (2 points):$' "$tmp/out" && [ "$(grep -vc '^#' "$tmp/re-out.csv")" -eq 3 ]
     ok=$?; check "sweep.sh --remodel: model columns from eptest --set ($got; eptest: $want), the VM's kept (exit $rc, $(tail -n 1 "$tmp/err"))" $ok
+    # --remodel --prices: the priced ratio added as a column (eptest --prices's, lookup over the
+    # median of proc1..3) with a '# prices:' line; a later remodel keeps the file's prices.
+    hdr="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+    { echo "# date: hand-made"; echo "$hdr"
+      echo "ints,300,rt,900,1,500,900,2,1,0,0,0,1000,0,0,0,0,0"
+      echo "ints,300,lookup,50,1,500,900,2,2,0,0,0,1000,0,0,0,0,0"
+      echo "tuple,1000,rt,1000,1,500,900,2,1,0,0,0,1000,0,0,0,0,0"
+      echo "tuple,1000,lookup,60,1,500,900,2,2,0,0,0,1000,0,0,0,0,0"; } >"$tmp/prices.csv"
+    "$beam/sweep.sh" --remodel "$tmp/re.csv" --prices "$tmp/prices.csv" --bin "$1/experiments" --out "$tmp/pr-out.csv" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    "$1/experiments/eptest" --era otp25 --shape tuple --len 1000 --iterations 1000 --repeats 1 --prices "$tmp/prices.csv" --csv "$tmp/ep.csv" >/dev/null
+    want=$(awk -F, '$1 ~ /^proc/ { p[++n] = $17 } $1 == "ets_lookup" { l = $17 }
+                    END { if (p[1] > p[2]) { t = p[1]; p[1] = p[2]; p[2] = t } if (p[2] > p[3]) { t = p[2]; p[2] = p[3]; p[3] = t }
+                          if (p[1] > p[2]) { t = p[1]; p[1] = p[2]; p[2] = t } printf "%.3f", l / p[2] }' "$tmp/ep.csv")
+    got=$(awk "$(cat "$here/../report/csv.awk")"'!csv_row() { next } csv_get("shape") == "tuple" { print csv_get("model_priced_ratio") }' "$tmp/pr-out.csv")
+    [ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$want" ] && grep -q "^# prices: $tmp/prices.csv (measured hand-made" "$tmp/pr-out.csv" &&
+        grep -q "priced at the VM's prices" "$tmp/out"
+    ok=$?; check "sweep.sh --remodel --prices: model_priced_ratio $got (eptest --prices: $want), exit $rc, $(tail -n 1 "$tmp/err")" $ok
+    "$beam/sweep.sh" --remodel "$tmp/pr-out.csv" --set gc_trigger=schedule --bin "$1/experiments" --out "$tmp/pr2.csv" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && [ "$(grep -c '^# prices:' "$tmp/pr2.csv")" -eq 1 ] && [ "$(grep -v '^#' "$tmp/pr2.csv" | head -n 1 | tr , '\n' | grep -c '^model_priced_ratio$')" -eq 1 ]
+    ok=$?; check "sweep.sh --remodel of a priced sweep keeps its prices, one column (exit $rc, $(tail -n 1 "$tmp/err"))" $ok
+    "$beam/sweep.sh" --remodel "$tmp/re.csv" --prices "$tmp/none.csv" --bin "$1/experiments" --out "$tmp/x.csv" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "sweep.sh --prices of no file: exit $rc, one line" $?
     for bad in "--remodel $tmp/re.csv --out $tmp/x.csv" "--remodel $tmp/re.csv --set gc_trigger=schedule" \
         "--remodel $tmp/re.csv --set nosuchfield=1 --out $tmp/x.csv" "--set bogus" "--remodel $tmp/none.csv --set gc_trigger=schedule --out $tmp/x.csv"; do
         # shellcheck disable=SC2086 # the options are words

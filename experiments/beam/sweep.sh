@@ -14,9 +14,9 @@
 # with their median by the same criteria (where the VM repeated itself in this sweep).
 #
 # usage: experiments/beam/sweep.sh [--quick] [--bin DIR] [--iterations N] [--rounds R]
-#                                  [--set NAME=VALUE]... [--out FILE]
-#        experiments/beam/sweep.sh --remodel FILE --set NAME=VALUE... [--bin DIR]
-#                                  [--iterations N] --out FILE
+#                                  [--set NAME=VALUE]... [--prices FILE] [--out FILE]
+#        experiments/beam/sweep.sh --remodel FILE [--set NAME=VALUE]... [--prices FILE]
+#                                  [--bin DIR] [--iterations N] --out FILE
 #        experiments/beam/sweep.sh --summary FILE
 #   (no option)     the full grid: ints every 250 from 250 to 30000; floats, tuple and
 #                   strings every 1000 from 1000 to 30000 (210 points, 43 min measured on the
@@ -31,16 +31,22 @@
 #   --set NAME=VALUE  one field of the model's policy table over OTP 25's (eptest --set;
 #                   repeatable): the model of one mechanism changed, e.g. dirty_gc_first=off,
 #                   the other outcome of the race heaps/sched.h describes
+#   --prices FILE   the VM's unit prices on this machine (experiments/beam/account.sh --prices,
+#                   every shape of the grid): the model's counts at those prices, lookup over
+#                   the median of proc1..3, go to the column model_priced_ratio (eptest
+#                   --prices), and the summary's side of 1 is that ratio's; model_ratio stays
+#                   the C code's time
 #   --remodel FILE  keep FILE's VM columns and run only the model again at FILE's points (with
-#                   the --set fields): the sweep's summary for a changed model, without the VM
-#                   (about 5 min for the full grid); needs --out
+#                   the --set fields, or --prices, or both; FILE's own prices if it names any):
+#                   the sweep's summary for a changed model, without the VM (about 5 min for
+#                   the full grid); needs --out
 #   --out FILE      write the CSV there instead
 #   --summary FILE  only print the summary of an existing sweep CSV
 # Progress goes to standard error. Without erl it says so and exits 0.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" iterations=1000 rounds=3 quick=0 out="" summary_only="" remodel=""
+bin="$root/build/release/experiments" iterations=1000 rounds=3 quick=0 out="" summary_only="" remodel="" prices="" prices_name=""
 sets=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -51,13 +57,14 @@ while [ $# -gt 0 ]; do
     --out) out="${2:?--out needs a file}"; shift ;;
     --summary) summary_only="${2:?--summary needs a CSV}"; shift ;;
     --remodel) remodel="${2:?--remodel needs a CSV}"; shift ;;
+    --prices) prices="${2:?--prices needs a prices CSV}"; shift ;;
     --set)
         case "${2-}" in
         [a-z]*=?*) sets+=(--set "$2") ;;
         *) echo "sweep.sh: --set needs NAME=VALUE, not '${2-}'" >&2; exit 2 ;;
         esac
         shift ;;
-    --help|-h) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -71,6 +78,9 @@ summary() {
     awk "$lib"'
         function gcs_ok(m, v) { d = m - v; if (d < 0) d = -d; return d <= 0.03 * v }
         function lohi(k, end_) { return csv_get("vm_" k "_" end_) + 0 }
+        # the priced ratio of the model where the sweep has one (--prices), else the C code time
+        function model_ratio() { if (csv_has("model_priced_ratio") && csv_get("model_priced_ratio") != "") { priced = 1; return csv_get("model_priced_ratio") + 0 }
+                                 return csv_get("model_ratio") + 0 }
         function self(k, rel, abs_) { return sweep_near(lohi(k, "lo"), csv_get("vm_" k), rel, abs_) && sweep_near(lohi(k, "hi"), csv_get("vm_" k), rel, abs_) }
         !csv_row() { next }
         {
@@ -80,7 +90,7 @@ summary() {
                 sweep_near(csv_get("model_rt_faults"), csv_get("vm_rt_faults"), 0.15, 200)) f++
             if (sweep_near(csv_get("model_lookup_carriers"), csv_get("vm_lookup_carriers"), 0, 2) &&
                 sweep_near(csv_get("model_rt_carriers"), csv_get("vm_rt_carriers"), 0, 2)) c++
-            v = csv_get("vm_ratio") + 0; m = csv_get("model_ratio") + 0
+            v = csv_get("vm_ratio") + 0; m = model_ratio()
             if (v < 0.9 || v > 1.1) { clear++; if ((v < 1) == (m < 1)) side++ }
             if (!csv_has("vm_rounds")) next
             # the VM against itself: its lowest and highest run against its median
@@ -100,7 +110,8 @@ summary() {
             printf "  GCs within 3%% (lookup and round trip):                   %d of %d\n", g, n
             printf "  minor faults within 15%% or 200 (lookup and round trip):  %d of %d\n", f, n
             printf "  carriers mapped within 2 per 1000 ops (both loops):      %d of %d\n", c, n
-            printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d\n", side, clear
+            printf "  lookup on the VM'"'"'s side of the round trip (VM < 0.9 or > 1.1): %d of %d%s\n", side, clear,
+                   priced ? " (the model'"'"'s ratio priced at the VM'"'"'s prices)" : " (the model'"'"'s ratio by its C code'"'"'s time)"
             if (!runs) exit
             printf "the VM against itself (every run within the criterion of the runs'"'"' median: the points where it repeated itself in this sweep):\n"
             printf "  GCs %d, faults %d, carriers %d of %d; same side %d of %d\n", sg, sf, sc, n, sside, clear
@@ -124,14 +135,25 @@ fi
 if [ -n "$remodel" ]; then
     [ -r "$remodel" ] || { echo "sweep.sh: cannot read $remodel" >&2; exit 2; }
     [ -n "$out" ] || { echo "sweep.sh: --remodel needs --out FILE" >&2; exit 2; }
-    [ ${#sets[@]} -gt 0 ] || { echo "sweep.sh: --remodel needs --set NAME=VALUE (the model's columns are recomputed by report/recompute.sh)" >&2; exit 2; }
+    [ ${#sets[@]} -gt 0 ] || [ -n "$prices" ] ||
+        { echo "sweep.sh: --remodel needs --set NAME=VALUE or --prices FILE (the model's columns are recomputed by report/recompute.sh)" >&2; exit 2; }
+    # it keeps the prices its file was priced with (named from the checkout's top)
+    if [ -z "$prices" ]; then
+        prices_name=$(sed -n 's/^# prices: \([^ ]*\).*/\1/p' "$remodel" | head -n 1)
+        case "$prices_name" in '' | /*) prices=$prices_name ;; *) prices="$root/$prices_name" ;; esac
+    fi
+fi
+if [ -n "$prices" ]; then
+    [ -r "$prices" ] || { echo "sweep.sh: cannot read the prices $prices" >&2; exit 2; }
 fi
 
-# side CSV: lookup gcs, faults, carriers; proc2's; the ratio (per 1000 operations).
+# side CSV: lookup gcs, faults, carriers; proc2's; the ratio (per 1000 operations); the priced
+# ratio where the CSV has priced_us (the model's eptest --prices), else nothing.
 side() {
     awk -v n="$iterations" "$lib"'
         !csv_row() { next }
-        { t = csv_get("test"); us["r", t] = csv_get("median_us") + 0 }
+        { t = csv_get("test"); us["r", t] = csv_get("median_us") + 0
+          if (csv_has("priced_us") && csv_get("priced_us") != "n/a") pus["p", t] = csv_get("priced_us") + 0 }
         t == "ets_lookup" || t == "proc2" {
             k = t == "proc2" ? "rt" : "lookup"
             gcs[k] = csv_get("gcs") * 1000 / n; flt[k] = csv_get("faults") * 1000 / n
@@ -139,7 +161,9 @@ side() {
         }
         END {
             ratio = rt_ratio(us, "r", "ets_lookup")
-            printf "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", gcs["lookup"], gcs["rt"], flt["lookup"], flt["rt"], car["lookup"], car["rt"], ratio
+            printf "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,", gcs["lookup"], gcs["rt"], flt["lookup"], flt["rt"], car["lookup"], car["rt"], ratio
+            if (("p", "ets_lookup") in pus) printf "%.3f", rt_ratio(pus, "p", "ets_lookup")
+            printf "\n"
         }' "$1"
 }
 
@@ -160,11 +184,19 @@ vm_runs() {
         }' "$1"
 }
 
+# The '# prices:' line: the file as given (recompute.sh reads it back from the top of the
+# checkout when it is relative) and the date and machine its prices were measured on.
+prices_meta() {
+    printf '# prices: %s (measured %s on %s, git %s): model_priced_ratio is the model'"'"'s counts at those prices, lookup over the median of proc1..3 (eptest --prices); model_ratio the C code'"'"'s time\n' \
+        "${prices_name:-$prices}" "$(sed -n 's/^# date: //p' "$prices" | head -1)" "$(sed -n 's/^# cpu: //p' "$prices" | head -1)" \
+        "$(sed -n 's/^# git: //p' "$prices" | head -1)"
+}
+
 # model POINT: the model's side line at SHAPE:L (with the --set fields)
 model() {
     "$bin/eptest" --era otp25 --shape "${1%%:*}" --len "${1##*:}" --iterations "$iterations" --repeats 1 \
-        ${sets[@]+"${sets[@]}"} --csv "$tmp/m.csv" >/dev/null 2>&1 \
-        || { echo "sweep.sh: the model's eptest failed at ${1%%:*} ${1##*:}" >&2; return 1; }
+        ${sets[@]+"${sets[@]}"} ${prices:+--prices "$prices"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" \
+        || { echo "sweep.sh: the model's eptest failed at ${1%%:*} ${1##*:}: $(tail -n 1 "$tmp/m.err")" >&2; return 1; }
     side "$tmp/m.csv"
 }
 
@@ -180,21 +212,25 @@ if [ -n "$remodel" ]; then
         m=$(model "$pt") || exit 1
         echo "$m" >>"$tmp/model"
     done
-    # FILE's rows in order, the model's seven columns (by name) replaced by this run's lines
-    awk -v model="$tmp/model" "$lib"'
+    # FILE's rows in order, the model's columns (by name) replaced by this run's lines; with
+    # --prices the priced ratio too, a column added at the end where FILE has none
+    awk -v model="$tmp/model" -v priced="${prices:+1}" "$lib"'
         BEGIN { while ((getline line < model) > 0) m[++nm] = line; close(model)
-                split("model_lookup_gcs model_rt_gcs model_lookup_faults model_rt_faults model_lookup_carriers model_rt_carriers model_ratio", cols, " ") }
+                nc = split("model_lookup_gcs model_rt_gcs model_lookup_faults model_rt_faults model_lookup_carriers model_rt_carriers model_ratio model_priced_ratio", cols, " ")
+                if (!priced) nc-- }
         /^#/ { next }
-        !csv_row() { if (NF) print; next }
+        !csv_row() { if (!NF) next; add = priced && $0 !~ /(^|,)model_priced_ratio(,|$)/; print $0 (add ? ",model_priced_ratio" : ""); next }
         { split(m[++r], c, ",")
           for (i = 1; i <= csv_nf; i++) f[i] = csv_f[i]
-          for (j = 1; j <= 7; j++) f[csv_col_of(FILENAME, cols[j])] = c[j]
-          line = f[1]; for (i = 2; i <= csv_nf; i++) line = line "," f[i]; print line }
+          n = csv_nf; if (add) f[++n] = ""
+          for (j = 1; j <= nc; j++) f[j < 8 || !add ? csv_col_of(FILENAME, cols[j]) : n] = c[j]
+          line = f[1]; for (i = 2; i <= n; i++) line = line "," f[i]; print line }
         END { if (r != nm) csv_die(FILENAME ": " r " rows, " nm " model lines") }' "$remodel" >"$tmp/rows" || exit 2
     {
         # FILE's metadata, less the recompute stamp: these model columns are not the current code's defaults
-        grep '^#' "$remodel" | grep -v '^# model_\(sources\|git\|date\|load\):'
-        echo "# remodel: the model's columns from eptest --era otp25 ${sets[*]} ($(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)); the VM's as measured above"
+        grep '^#' "$remodel" | grep -v '^# \(model_\(sources\|git\|date\|load\)\|prices\):'
+        [ -z "$prices" ] || prices_meta
+        echo "# remodel: the model's columns from eptest --era otp25 ${sets[*]:+${sets[*]} }${prices:+--prices ${prices_name:-$prices} }($(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)); the VM's as measured above"
         grep -v '^#' "$tmp/rows"
     } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }
     echo "sweep.sh: wrote $out ($(($(date +%s) - start)) s)" >&2
@@ -233,9 +269,9 @@ for pt in $points; do
         side "$tmp/v.csv" >>"$tmp/runs" || exit 1
     done
     m=$(model "$pt") && v=$(vm_runs "$tmp/runs") || exit 1
-    IFS=, read -r mlg mrg mlf mrf mlc mrc mra <<<"$m"
+    IFS=, read -r mlg mrg mlf mrf mlc mrc mra mpr <<<"$m"
     IFS=, read -r vlg vrg vlf vrf vlc vrc vra spread <<<"$v"
-    echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra,$rounds,$spread" >>"$tmp/rows"
+    echo "$shape,$len,$mlg,$vlg,$mrg,$vrg,$mlf,$vlf,$mrf,$vrf,$mlc,$vlc,$mrc,$vrc,$mra,$vra,$rounds,$spread${prices:+,$mpr}" >>"$tmp/rows"
 done
 meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
 {
@@ -249,11 +285,12 @@ meta() { sed -n "s/^# $1: //p" "$2" | head -1; }
     echo "# erts: $(meta erts "$tmp/v.csv") (OTP $(meta otp_release "$tmp/v.csv"), $(meta emu_flavor "$tmp/v.csv")); emulator_flags: -noshell $flags"
     echo "# points: $total; $iterations calls per pass, 1 fresh tester per run; counts per 1000 operations"
     [ ${#sets[@]} -eq 0 ] || echo "# model_set: ${sets[*]} (the model's policy fields over OTP 25's)"
+    [ -z "$prices" ] || prices_meta
     echo "# rounds: $rounds VM runs per point, each a fresh VM; vm_* columns are their medians, vm_*_lo and vm_*_hi their lowest and highest run; the model runs once"
     echo "# columns: rt = the round trip (proc2's counts); ratio = ets_lookup / median(proc1..3) us"
     echo "# duration_s: $(($(date +%s) - start))"
     echo "# loadavg: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (at the end of the run: the machine is shared)"
-    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,vm_rounds,vm_lookup_gcs_lo,vm_lookup_gcs_hi,vm_rt_gcs_lo,vm_rt_gcs_hi,vm_lookup_faults_lo,vm_lookup_faults_hi,vm_rt_faults_lo,vm_rt_faults_hi,vm_lookup_carriers_lo,vm_lookup_carriers_hi,vm_rt_carriers_lo,vm_rt_carriers_hi,vm_ratio_lo,vm_ratio_hi"
+    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,vm_rounds,vm_lookup_gcs_lo,vm_lookup_gcs_hi,vm_rt_gcs_lo,vm_rt_gcs_hi,vm_lookup_faults_lo,vm_lookup_faults_hi,vm_rt_faults_lo,vm_rt_faults_hi,vm_lookup_carriers_lo,vm_lookup_carriers_hi,vm_rt_carriers_lo,vm_rt_carriers_hi,vm_ratio_lo,vm_ratio_hi${prices:+,model_priced_ratio}"
     cat "$tmp/rows"
 } >"$tmp/out.csv" && mv "$tmp/out.csv" "$out" || { echo "sweep.sh: cannot write $out" >&2; exit 2; }
 echo "sweep.sh: wrote $out ($(($(date +%s) - start)) s)" >&2
