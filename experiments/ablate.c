@@ -113,17 +113,19 @@ int main(int argc, char **argv)
         return tc_bench_exit_status("ablate", list_ablations(&cli));
     rc = 0;
     long iterations = cli.quick ? 200 : 1000, repeats = cli.repeats ? cli.repeats : cli.quick ? 1 : 3;
-    /* the prices of the workload's shape at the length every era runs (the first era's) */
+    /* the prices of the workload's shape at each era's own length (r10b's 1000, otp25's 10000):
+     * a loop's prices are its context's, a long GC's above all */
     bool priced = cli.extra[X_PRICES].given;
-    tc_account_prices prices[TC_ACCOUNT_LOOPS];
-    long prices_len = 0;
-    if (priced) {
-        tc_ep_config c0;
-        if (tc_ep_cli_config(&cli, 0, tc_ep_gap_len(cli.eras[0]), iterations, &c0) != TC_OK)
+    tc_account_prices prices[TC_POLICY_ERAS][TC_ACCOUNT_LOOPS];
+    long prices_len[TC_POLICY_ERAS] = {0};
+    char used[TC_POLICY_ERAS * 32] = "";
+    for (int e = 0; priced && e < cli.neras; e++) {
+        tc_ep_config ce;
+        if (tc_ep_cli_config(&cli, e, tc_ep_gap_len(cli.eras[e]), iterations, &ce) != TC_OK)
             return 1;
         for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
-            tc_result pr = tc_account_prices_read(cli.extra[X_PRICES].value, tc_ep_shape_names[c0.shape], c0.len,
-                                                  (tc_account_loop)k, &prices[k], &prices_len);
+            tc_result pr = tc_account_prices_read(cli.extra[X_PRICES].value, tc_ep_shape_names[ce.shape], ce.len,
+                                                  (tc_account_loop)k, &prices[e][k], &prices_len[e]);
             if (pr != TC_OK) {
                 fprintf(stderr, "ablate: --prices %s: %s\n", cli.extra[X_PRICES].value,
                         pr == TC_EIO ? "not a prices CSV (experiments/beam/account.sh --prices)"
@@ -131,6 +133,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        (void)snprintf(used + strlen(used), sizeof used - strlen(used), "%s%s %ld", e ? ", " : "", cli.eras[e],
+                       prices_len[e]);
     }
     FILE *csv = tc_bench_cli_open_csv(&cli, "--csv", cli.csv, &rc);
     if (rc)
@@ -145,9 +149,10 @@ int main(int argc, char **argv)
                 tc_ep_meta_config(csv, &cfg); /* what the baseline runs; each variant switches one thing */
         }
         if (priced)
-            tc_bench_meta(csv, "prices", "%s at payload_len %ld (ns of the VM's CPU time: %s's metadata); ratio is "
-                                         "priced_lookup_us / priced_proc_us, model_exec_ratio the C code's own",
-                          cli.extra[X_PRICES].value, prices_len, cli.extra[X_PRICES].value);
+            tc_bench_meta(csv, "prices", "%s, each era at its nearest priced payload_len (%s; ns of the VM's CPU "
+                                         "time: %s's metadata); ratio is priced_lookup_us / priced_proc_us, "
+                                         "model_exec_ratio the C code's own",
+                          cli.extra[X_PRICES].value, used, cli.extra[X_PRICES].value);
         else
             tc_bench_meta(csv, "prices", "none (--prices FILE): ratio is the C code's own time, the priced columns n/a");
         fprintf(csv, "era,ablation,shape,payload_len,iterations,proc_us,lookup_us,ratio,proc_faults,lookup_faults,"
@@ -156,8 +161,8 @@ int main(int argc, char **argv)
                      "lookup_fixed_us,proc_copy_us,proc_gc_us,proc_fault_us,proc_mmap_us,proc_fixed_us\n");
     }
     if (priced)
-        printf("ratio: the model's counts at the VM's prices (%s, payload_len %ld); proc_us, lookup_us: its C "
-               "code's time\n", cli.extra[X_PRICES].value, prices_len);
+        printf("ratio: the model's counts at the VM's prices (%s, payload_len %s); proc_us, lookup_us: its C "
+               "code's time\n", cli.extra[X_PRICES].value, used);
     printf("%-6s %-21s %10s %10s %7s %8s %8s %9s  %s\n", "era", "ablation", "proc_us", "lookup_us", "ratio",
            "l.faults", "l.gcs", "l.gcw/op", "switched");
     for (int e = 0; e < cli.neras; e++) {
@@ -188,7 +193,7 @@ int main(int argc, char **argv)
             const tc_ep_counts *cnt[TC_ACCOUNT_LOOPS] = {&g.proc, &g.lookup};
             for (int k = 0; priced && k < TC_ACCOUNT_LOOPS; k++) {
                 tc_account_counts c = tc_account_of_model(cnt[k], cfg.iterations, words);
-                ph[k] = tc_account_price(&c, &prices[k]);
+                ph[k] = tc_account_price(&c, &prices[e][k]);
             }
             double ratio = priced && ph[TC_ACCOUNT_RT].total_us > 0
                                ? ph[TC_ACCOUNT_LOOKUP].total_us / ph[TC_ACCOUNT_RT].total_us

@@ -25,6 +25,20 @@ done
 awk "$lib"'!csv_row() { next } { if (csv_get("ratio") <= 0 || csv_get("proc_us") <= 0 || csv_get("lookup_us") <= 0) bad = 1 }
     END { exit bad }' "$tmp/ablate.csv"
 check "ablate ratios and times are positive" $?
+# --prices: each era at its own length's prices (r10b at 1000, otp25 at 10000): with a fixed
+# price alone, a pass of N calls is priced N x fixed
+{ echo "# date: hand-made"
+  echo "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+  echo "ints,1000,rt,1000,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+  echo "ints,1000,lookup,100,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+  echo "ints,10000,rt,2000,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+  echo "ints,10000,lookup,300,0,0,0,0,0,0,0,0,0,0,0,0,0,0"; } >"$tmp/prices.csv"
+"$dir/ablate" --quick --iterations 10 --prices "$tmp/prices.csv" --csv "$tmp/abp.csv" >/dev/null 2>"$tmp/abp.err"
+check "ablate --prices runs ($(head -c 200 "$tmp/abp.err"))" $?
+got=$(awk "$lib"'!csv_row() { next } csv_get("ablation") == "baseline" { printf "%s:%s:%s:%s ", csv_get("era"), csv_get("payload_len"), csv_get("priced_proc_us"), csv_get("priced_lookup_us") }' "$tmp/abp.csv")
+[ "$got" = "r10b:1000:10.0:1.0 r13b:1000:10.0:1.0 otp25:10000:20.0:3.0 " ]; check "ablate --prices: each era at its own length's prices (got '$got')" $?
+grep -q '^# prices: .*each era at its nearest priced payload_len (r10b 1000, r13b 1000, otp25 10000;' "$tmp/abp.csv"
+check "ablate --prices: the metadata names each era's priced length" $?
 
 "$dir/crossover" --quick --shape ints --era otp25 --csv "$tmp/cross.csv" --summary "$tmp/sum.csv" > /dev/null
 check "crossover --quick runs (exit $?)" $?
