@@ -810,7 +810,7 @@ tc_result tc_proc_loop_rec_maybe_gc(tc_proc *p)
     if (p->policy.msg_frag != TC_MSG_FRAG_COPY || !m || !m->frag)
         return TC_OK;
     if (tc_proc_heap_room(p) >= m->frag->used_size) {
-        p->stats.msgq_words_moved += move_msg_to_heap(p, m);
+        p->stats.rec_words_moved += move_msg_to_heap(p, m);
         PROC_VERIFY_TRANSITION(p, p->x, p->arity);
         return TC_OK;
     }

@@ -105,6 +105,7 @@ typedef struct tc_proc_stats {
     uint64_t words_copied;     /* words written by the GC: traced copies and fragment moves */
     uint64_t frag_words_moved; /* of which moved wholesale as live BIF fragments */
     uint64_t msgq_words_moved; /* queued message data copied onto the heap after a GC */
+    uint64_t rec_words_moved;  /* the same by R13B01's loop_rec, no GC (tc_proc_loop_rec_maybe_gc) */
     uint64_t frags_allocated;
     uint64_t frag_words;       /* words of fragments allocated */
     uint64_t heaps_allocated;  /* young heap blocks allocated (creation and every GC) */

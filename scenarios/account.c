@@ -47,7 +47,10 @@ tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t 
                                .major = (double)c->major_gcs,
                                .dirty = (double)c->long_gcs,
                                .gc_copied = (double)(c->gc_words - c->gc_moved),
-                               .gc_moved = (double)c->gc_moved,
+                               /* loop_rec's moves outside a GC copy a queued message's words onto
+                                * the heap as the GC's do (erl_message.h
+                                * ErtsMoveMsgAttachmentIntoProc): the same unit */
+                               .gc_moved = (double)(c->gc_moved + c->rec_moved),
                                .faults = (double)c->faults,
                                .carriers = (double)c->carriers_mapped,
                                .dirty_carriers = (double)c->dirty_carriers,

@@ -525,6 +525,7 @@ static void add_proc(tc__ep_snapshot *s, const tc_proc *p)
     s->major += st->major_gcs;
     s->long_gcs += st->long_gcs;
     s->moved += st->msgq_words_moved;
+    s->rec_moved += st->rec_words_moved;
 }
 
 tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const tc_sched_stats *sched,
@@ -566,6 +567,7 @@ tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
     c.major_gcs = b->major - a->major;
     c.long_gcs = b->long_gcs - a->long_gcs;
     c.gc_moved = b->moved - a->moved;
+    c.rec_moved = b->rec_moved - a->rec_moved;
     return c;
 }
 

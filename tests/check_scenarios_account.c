@@ -253,6 +253,34 @@ START_TEST(model_counts_dirty_carriers)
 }
 END_TEST
 
+/* R13B01's loop_rec copies a message out of its fragment onto the heap when there is room, with
+ * no collection (tc_proc_loop_rec_maybe_gc): those words are not the collector's, so they are
+ * counted apart (rec_moved) and the collector's own copies stay gc_words less its moves. With
+ * the send into a fragment (send_path heap_or_frag: ablate's send_path at R13B) the round
+ * trips take such moves; the account prices them as moved words. Counting them with the
+ * GC's moves took gc_copied below zero: 2^64 words at the GC word's price. */
+START_TEST(model_counts_loop_rec_moves_apart)
+{
+    tc_ep_config cfg = ep_config("r13b", TC_EP_INTS, 1000, 50);
+    ck_assert_int_eq(tc_policy_set(&cfg.policy, "send_path=heap_or_frag", NULL, 0), TC_OK);
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    const tc_ep_counts *rt = &c[TC_EP_PROC2];
+    ck_assert_uint_gt(rt->rec_moved, 0);
+    for (int t = 0; t < TC_EP_TESTS; t++) {
+        ck_assert_uint_le(c[t].gc_moved, c[t].gc_words);
+        tc_account_counts a = tc_account_of_model(&c[t], 50, 2000);
+        ck_assert(a.gc_copied == (double)(c[t].gc_words - c[t].gc_moved));
+        ck_assert(a.gc_moved == (double)(c[t].gc_moved + c[t].rec_moved));
+    }
+    /* OTP 25 has no such move */
+    cfg = ep_config("otp25", TC_EP_INTS, 1000, 50);
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    for (int t = 0; t < TC_EP_TESTS; t++)
+        ck_assert_uint_eq(c[t].rec_moved, 0);
+}
+END_TEST
+
 START_TEST(probe_prices_are_positive)
 {
     double fault = 0;
@@ -283,6 +311,7 @@ static Suite *suite(void)
     tcase_add_test(tc, prices_from_calibration_rows);
     tcase_add_test(tc, prices_csv_round_trip_nearest_length);
     tcase_add_test(tc, model_counts_dirty_carriers);
+    tcase_add_test(tc, model_counts_loop_rec_moves_apart);
     tcase_add_test(tc, probe_prices_are_positive);
     tcase_add_test(tc, loops_of_tests);
     suite_add_tcase(s, tc);
