@@ -115,32 +115,32 @@ r=$?
 ok=$?; check "unitcost: the row 10 faults off and the unknown unit listed, the equal row not: exit $r ($(cat "$tmp/log"))" $ok
 
 # ---- a priced sweep: '# prices: FILE' runs eptest --prices, model_priced_ratio checked within 0.5 % --
+# The model's page faults move a little from run to run, so the committed row is the one
+# recompute --out writes from its own (cached) run; the checks below reuse that run.
 { echo "# date: hand-made"
   echo "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
   echo "ints,300,rt,900,1,500,900,2,1,0,0,0,1000,0,0,0,0,0"
   echo "ints,300,lookup,50,1,500,900,2,2,0,0,0,1000,0,0,0,0,0"; } >"$tmp/prices.csv"
+{ printf '# experiment: fidelity sweep (test)\n# points: 1; 20 calls per pass\n# prices: %s (hand-made)\n' "$tmp/prices.csv"
+  echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,model_priced_ratio"
+  echo "ints,300,0,1,0,1,0,1,0,1,0,1,0,1,0.5,0.5,0"; } >"$tmp/data/fidelity-sweep.csv"
+bash "$rc" --check --bin "$bin" --out "$tmp/sw" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
+r=$?
+# eptest --prices's own priced ratio: the lookup over the median of proc1..3
 "$bin/eptest" --era otp25 --shape ints --len 300 --iterations 20 --repeats 1 --prices "$tmp/prices.csv" --csv "$tmp/e.csv" >/dev/null 2>&1
-# the model's cells as sweep.sh writes them (per 1000 operations; rt: proc2's), the priced ratio
-# the lookup over the median of proc1..3's priced times
-cells=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
-    { t = $c["test"]; g[t] = $c["gcs"] * 50; f[t] = $c["faults"] * 50; k[t] = $c["carriers_mapped"] * 50; p[t] = $c["priced_us"] }
+got=$(awk "$(cat "$here/../report/csv.awk")"'!csv_row() { next } { print csv_get("model_priced_ratio") }' "$tmp/sw/fidelity-sweep.csv")
+want=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } { p[$c["test"]] = $c["priced_us"] }
     END { a = p["proc1"]; b = p["proc2"]; d = p["proc3"]; m = (a > b ? (b > d ? b : (a > d ? d : a)) : (a > d ? a : (b > d ? d : b)))
-          printf "%.1f,%.1f,%.1f,%.1f,%.1f,%.1f %.3f", g["ets_lookup"], g["proc2"], f["ets_lookup"], f["proc2"], k["ets_lookup"], k["proc2"], p["ets_lookup"] / m }' "$tmp/e.csv")
-read -r counts priced <<<"$cells"
-IFS=, read -r lg rg lf rf lc rc_ <<<"$counts"
-sweep_row() { # MODEL_PRICED_RATIO
-    printf '# experiment: fidelity sweep (test)
-# points: 1; 20 calls per pass
-# prices: %s (hand-made)
-' "$tmp/prices.csv"
-    echo "shape,payload_len,model_lookup_gcs,vm_lookup_gcs,model_rt_gcs,vm_rt_gcs,model_lookup_faults,vm_lookup_faults,model_rt_faults,vm_rt_faults,model_lookup_carriers,vm_lookup_carriers,model_rt_carriers,vm_rt_carriers,model_ratio,vm_ratio,model_priced_ratio"
-    echo "ints,300,$lg,1,$rg,1,$lf,1,$rf,1,$lc,1,$rc_,1,0.5,0.5,$1"
-}
-sweep_row "$priced" >"$tmp/data/fidelity-sweep.csv"
+          printf "%.3f", p["ets_lookup"] / m }' "$tmp/e.csv")
+[ $r -eq 1 ] && grep -q 'row 1 .*model_priced_ratio: 0 -> ' "$tmp/log" && [ -n "$got" ] &&
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * b) }'
+ok=$?; check "a priced sweep: the priced ratio recomputed with its prices ($got; eptest --prices: $want), exit $r" $ok
+cp "$tmp/sw/fidelity-sweep.csv" "$tmp/data/fidelity-sweep.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
 r=$?
-[ -n "$priced" ] && [ $r -eq 0 ]; check "a priced sweep with the current code's counts and priced ratio $priced: exit $r ($(cat "$tmp/log"))" $?
-sweep_row "$(awk -v p="$priced" 'BEGIN { printf "%.3f", p * 1.02 }')" >"$tmp/data/fidelity-sweep.csv"
+[ $r -eq 0 ]; check "a priced sweep with the current code's counts and priced ratio: exit $r ($(cat "$tmp/log"))" $?
+awk -F, -v OFS=, '/^#/ || !h { if (!/^#/) { h = 1; for (i = 1; i <= NF; i++) if ($i == "model_priced_ratio") k = i } print; next }
+    { $k = sprintf("%.3f", $k * 1.02); print }' "$tmp/sw/fidelity-sweep.csv" >"$tmp/data/fidelity-sweep.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
 r=$?
 [ $r -eq 1 ] && grep -q 'fidelity-sweep.csv: row 1 .*model_priced_ratio' "$tmp/log"
