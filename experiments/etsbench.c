@@ -4,7 +4,8 @@
  * update, and update_counter(T, I, {2, 1}), for each lock mode on 1 and 2 scheduler
  * threads; the same on one thread with a [set, compressed] table (lock mode `compressed`:
  * r13b's locks, as OTP 25's plain set, whose rows are `r13b`); then the process dictionary
- * (put, get, get+put as a counter) as the baseline.
+ * (put, get, get+put as a counter, and the update's two writers, each putting every key into
+ * its own dictionary) as the baseline.
  *
  * The loops themselves (what the threads mean, the modelled processes and their heaps) are
  * scenarios/etsloops.h's; --era gives their processes that era's heap rules (OTP 25's by
@@ -51,8 +52,8 @@ static const tc_bench_cli_spec spec = {
     .about = "Replays the 2009 seed: insert, lookup and the 2-writer update of N {I, hello}, and\n"
              "update_counter(T, I, {2, 1}), for each ETS lock mode (none, r13b, write_concurrency,\n"
              "read_concurrency) on 1 and 2 threads, a compressed table on 1, then process-dictionary\n"
-             "put/get/counter; prints ops/s in the seed's style, what the locks cost per operation,\n"
-             "and the seed beside it.",
+             "put/get/counter and the 2-writer update; prints ops/s in the seed's style, what the\n"
+             "locks cost per operation, and the seed beside it.",
     .iterations = {"objects, N", 2, 100000000, "1000000, as the seed; --quick 20000"},
     .repeats = {"repeats per figure, median reported", 1, MAX_REPEATS, "3, --quick 5"},
     .quick = "N = 20000, 5 repeats (under 10 s)",
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
 
-    enum { ETS_ROWS = 8 * 4, PD_ROWS = 2 * 3 };
+    enum { ETS_ROWS = 8 * 4, PD_ROWS = 2 * 4 };
     static row rows[ETS_ROWS + PD_ROWS];
     int nrows = 0;
     for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
@@ -237,9 +238,9 @@ int main(int argc, char **argv)
         ets_repeat(&cc, TC_ETS_LOCK_R13B, 1, cr, rep);
     }
     nrows += 4;
-    static const tc_etsloop_op pd_ops[] = {TC_ETSLOOP_PUT, TC_ETSLOOP_GET, TC_ETSLOOP_UPDATE_COUNTER};
+    static const tc_etsloop_op pd_ops[] = {TC_ETSLOOP_PUT, TC_ETSLOOP_GET, TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_UPDATE};
     for (int th = 1; th <= 2; th++)
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             row *r = &rows[nrows++];
             *r = (row){.mode = "pdict", .threads = th, .what = pd_ops[i]};
             for (int rep = 0; rep < c.repeats; rep++) {

@@ -29,6 +29,7 @@ static const char *const tenures[] = {"flip", "second_survival", NULL};
 static const char *const gc_costs[] = {"live", "per_gc", NULL};
 static const char *const mseg_fits[] = {"newest_split", "best_whole", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
+static const char *const ets_grows[] = {"gt_1x", "gt_7x", "div_gt_6", NULL};
 static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
@@ -244,6 +245,12 @@ static const tc_policy_field fields[] = {
      "R10B-2 and R13B01 erl_db.c take no compressed option",
      "the workload's ETS table is [set, compressed]: each non-key element stored in the ETS form of the "
      "external format, each lookup decoding it"},
+    {"ets_grow", ENUM(ets_grow, ets_grows), ERAS("div_gt_6", "gt_7x", "gt_1x"),
+     "R10B-2 erl_db_hash.c db_put_hash ((nitems / nactive) > CHAIN_LEN, CHAIN_LEN 6); R13B01 "
+     "erl_db_hash.c db_put_hash (nitems > nactive * (CHAIN_LEN+1)); OTP 25 erl_db_hash.c db_put_hash "
+     "(GROW_LIMIT(NACTIVE), NACTIVE * 1)",
+     "when an insert of a new key splits a bucket: past one object per active bucket (gt_1x), past "
+     "seven (gt_7x), or once nitems div nactive passes six (div_gt_6): the chains a lookup walks"},
     {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "eptest_erl"),
      "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
      "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); eras_ep's "

@@ -125,6 +125,16 @@ typedef enum tc_gc_cost {
     TC_GC_COST_PER_GC     /* gc_cost of each collection: live / 10 + resize moved / 100, >= 1 */
 } tc_gc_cost;
 
+/* When a put splits one bucket of an ETS hash table (erl_db_hash.c db_put_hash, after a new
+ * object is linked in; stores/ets.h reads it): the table's load, and so how many nodes of a
+ * chain a lookup or an insert walks. A store rule, kept here with the era's other rules. */
+typedef enum tc_ets_grow {
+    TC_ETS_GROW_GT_1X,    /* nitems > nactive: OTP 25's GROW_LIMIT(NACTIVE), about one object a chain */
+    TC_ETS_GROW_GT_7X,    /* nitems > nactive * (CHAIN_LEN + 1), CHAIN_LEN 6: R13B01, about seven */
+    TC_ETS_GROW_DIV_GT_6  /* nitems / nactive > CHAIN_LEN (integer division): R10B-2, one insert
+                             before R13B01's test */
+} tc_ets_grow;
+
 /* The Erlang program whose tester the eptest workload runs (scenarios/workload.h): a program
  * as an era's compiler made it, so a column of the table, though no mechanism of erts. */
 typedef enum tc_tester {
@@ -243,6 +253,7 @@ typedef struct tc_policy {
      * stored as db_store_term_comp does, lookups decoding them (copy/compressed.h). No era
      * had it by default; R10B-2 and R13B01 have no such option. */
     bool ets_compressed;
+    tc_ets_grow ets_grow; /* the tables' split rule (the workload's and the 2009 loops') */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     /* sbct, rsbcmt, the segment cache (mcs, its design) and the sbc resize unit are table

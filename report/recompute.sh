@@ -311,13 +311,14 @@ eras_cells() {
         !csv_row() { next }
         { r++; c = csv_get("model_config"); if (c == "") next
           t = csv_get("test"); cfg = c; sub(/ --meta-lock$/, "", cfg)
-          if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : "put"
+          pk = (cfg ~ /^etsbench/ && t == "update") ? 2 : 1  # per key, as run.sh: two inserts
+          if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : t == "update" ? "update" : "put"
           k = cfg SUBSEP csv_get("variant") SUBSEP t SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
           if (k in gc) printf "%d,model_gcs,%d\n", r, med(gc[k])
           if ((k in fa) && csv_has("model_faults")) printf "%d,model_faults,%d\n", r, med(fa[k])
-          if (k in us) printf "%d,model_median_us,%.1f\n", r, med(us[k])
+          if (k in us) printf "%d,model_median_us,%.1f\n", r, pk * med(us[k])
           if (k in ra) printf "%d,model_ratio,%.4f\n", r, med(ra[k])
-          if (k in ns) printf "%d,model_ns_per_op,%.1f\n", r, med(ns[k]) }' csv_inputs=0 csvfile="$f" "$tmp/eras.rows" "$f" >"$tmp/cells"
+          if (k in ns) printf "%d,model_ns_per_op,%.1f\n", r, pk * med(ns[k]) }' csv_inputs=0 csvfile="$f" "$tmp/eras.rows" "$f" >"$tmp/cells"
     counts="model_gcs" faults="model_faults" times="model_median_us model_ratio model_ns_per_op"
 }
 

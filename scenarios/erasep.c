@@ -308,6 +308,7 @@ static tc_step after_trace(run *w)
     }
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     eo.copy_out = w->cfg->policy.copy_out;
+    eo.grow = w->cfg->policy.ets_grow;
     tc_result r = tc_ets_new(&eo, &w->table);
     if (r != TC_OK)
         return fail(w, r);

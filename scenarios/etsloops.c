@@ -47,7 +47,8 @@ static tc_result task_init(task *k, const tc_etsloop_config *c, tc_etsloop_op wh
         return TC_ENOMEM;
     tc_result r = tc_proc_new(k->mem, &pol, &k->p);
     /* The process's own dictionary: its slots are GC roots of that process. */
-    if (r == TC_OK && (what == TC_ETSLOOP_PUT || what == TC_ETSLOOP_GET || (what == TC_ETSLOOP_UPDATE_COUNTER && !t)))
+    if (r == TC_OK && (what == TC_ETSLOOP_PUT || what == TC_ETSLOOP_GET ||
+                       ((what == TC_ETSLOOP_UPDATE_COUNTER || what == TC_ETSLOOP_UPDATE) && !t)))
         r = tc_proc_dict(k->p, &k->pd);
     return r;
 }
@@ -79,6 +80,8 @@ static tc_result one_op(task *k, tc_term key)
     switch (k->what) {
     case TC_ETSLOOP_INSERT:
     case TC_ETSLOOP_UPDATE: { /* the loop builds {I, hello} on its heap, then ets:insert copies it */
+        if (!k->t) /* the update's writer of its own dictionary: put(I, hello) */
+            return tc_pdict_put(k->pd, heap, key, k->hello, NULL);
         tc_term obj = tc_term_tuple(heap, e, 2);
         return obj == TC_NON_VALUE ? TC_ENOMEM : tc_ets_insert(k->t, obj, NULL);
     }
@@ -204,8 +207,10 @@ tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsl
     } else {
         r = task_init(&k[0], c, what, kind, t, hello, c->n, 1);
     }
-    if (r == TC_OK && !t && what != TC_ETSLOOP_PUT) /* get and the counter read a filled dictionary */
-        for (int i = 0; i < ntasks && r == TC_OK; i++) {
+    /* get and the counter read a filled dictionary; of the update's two writers only the first
+     * has one (the worker's own, from its inserts) */
+    if (r == TC_OK && !t && what != TC_ETSLOOP_PUT)
+        for (int i = 0; i < (what == TC_ETSLOOP_UPDATE ? 1 : ntasks) && r == TC_OK; i++) {
             task fill = k[i];
             fill.what = TC_ETSLOOP_PUT;
             if (!task_step(&fill, INT64_MAX) && fill.error != TC_OK) {
@@ -244,6 +249,7 @@ tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_et
     o.meta_lock = m == TC_ETS_LOCK_R13B || (c->meta_lock && m != TC_ETS_LOCK_NONE);
     o.bucket_locks = c->bucket_locks;
     o.compressed = c->compressed;
+    o.grow = (c->policy ? *c->policy : tc_policy_native()).ets_grow;
     return tc_ets_new(&o, out);
 }
 

@@ -2,7 +2,8 @@
  * etsloops.h — the 2009 "how fast is ETS" loops on modelled processes (tc_etsloop_*),
  * measured by experiments/etsbench.c (seeds/2009-how-fast-is-ets.txt): insert and lookup of
  * N {I, hello} (I from N down to 1, as the seed's dotimes), the seed's 2-writer update,
- * update_counter(T, I, {2, 1}), and the process dictionary's put, get and get+put counter.
+ * update_counter(T, I, {2, 1}), and the process dictionary's put, get, get+put counter and
+ * the update's two writers, each putting every key into its own dictionary.
  *
  * What the threads mean. threads is the number of schedulers (real threads). With 1, one
  * process does the N operations, except the update: the seed's two writer processes take
@@ -39,7 +40,9 @@ enum { TC_ETSLOOP_SLICE = 500 };
 typedef enum tc_etsloop_op {
     TC_ETSLOOP_INSERT,
     TC_ETSLOOP_LOOKUP,
-    TC_ETSLOOP_UPDATE,         /* the seed's two writers, each inserting all N keys */
+    TC_ETSLOOP_UPDATE,         /* the seed's two writers, each inserting all N keys; without a
+                                  table each puts them in its own dictionary, the first in the
+                                  one its inserts filled, the second in an empty one */
     TC_ETSLOOP_UPDATE_COUNTER, /* on a table: ets:update_counter; without: the dictionary's get+put */
     TC_ETSLOOP_PUT,
     TC_ETSLOOP_GET,

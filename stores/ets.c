@@ -3,7 +3,7 @@
  * - slot i lives in segment (i + 2048 - 256) >> 11 at index i & 2047, so the first segment
  *   has 256 slots and every later one 2048 (SLOT_IX_TO_SEG_IX, FIRST_SEGSZ, EXT_SEGSZ);
  * - hash_to_ix: hval & szm, folded to hval & (szm >> 1) when that slot is not active yet;
- * - a table grows when nitems > nactive (GROW_LIMIT), by one split: bucket `from` (nactive
+ * - a table grows past its era's load (over_load: GROW_LIMIT), by one split: bucket `from` (nactive
  *   with the top bit of szm cleared, or 0 when szm doubles) loses the objects that now
  *   hash to slot nactive. One resizer at a time (begin_resizing), holding the write lock of
  *   the bucket split; since slot and lock both come from the low bits of the hash and the
@@ -243,14 +243,28 @@ static tc_result search(const tc_ets *t, node **link, tc_term key, uint64_t hval
     return TC_OK;
 }
 
-/* One split, when the table holds more objects than buckets (erl_db_hash.c grow). */
+/* Whether nitems objects in nactive buckets call for a split (db_put_hash's test, per era). */
+static bool over_load(const tc_ets *t, size_t nitems, size_t nactive)
+{
+    switch (t->opts.grow) {
+    case TC_ETS_GROW_GT_7X:
+        return nitems > nactive * 7;
+    case TC_ETS_GROW_DIV_GT_6:
+        return nitems / nactive > 6;
+    case TC_ETS_GROW_GT_1X:
+    default:
+        return nitems > nactive;
+    }
+}
+
+/* One split, when the table is past its load (erl_db_hash.c grow). */
 static void grow(tc_ets *t)
 {
     bool idle = false;
     if (!atomic_compare_exchange_strong(&t->resizing, &idle, true))
         return; /* someone else is splitting: the next insert tries again */
     size_t nactive = atomic_load(&t->nactive), szm = atomic_load(&t->szm);
-    if (atomic_load_explicit(&t->nitems, memory_order_relaxed) <= nactive)
+    if (!over_load(t, atomic_load_explicit(&t->nitems, memory_order_relaxed), nactive))
         goto done;
     size_t from = nactive & (szm >> 1), nszm = szm;
     if (nactive > szm) {
@@ -289,7 +303,7 @@ done:
 
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode)
 {
-    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW};
+    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW, TC_ETS_GROW_GT_1X};
     return o;
 }
 
@@ -297,7 +311,7 @@ tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out)
 {
     /* More bucket locks than first-segment slots would split a bucket pair across two
      * locks during grow. */
-    if (opts->keypos == 0 || opts->bucket_locks > FIRST_SEGSZ)
+    if (opts->keypos == 0 || opts->bucket_locks > FIRST_SEGSZ || opts->grow > TC_ETS_GROW_DIV_GT_6)
         return TC_EBADARG;
     tc_ets *t = tc_mem_calloc(1, sizeof *t);
     if (!t)
@@ -388,8 +402,8 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     }
     VERIFY_TRANSITION(t, hval);
     bucket_lock(t, hval, false);
-    if (added && atomic_fetch_add_explicit(&t->nitems, 1, memory_order_relaxed) + 1 >
-                     atomic_load_explicit(&t->nactive, memory_order_relaxed))
+    if (added && over_load(t, atomic_fetch_add_explicit(&t->nitems, 1, memory_order_relaxed) + 1,
+                           atomic_load_explicit(&t->nactive, memory_order_relaxed)))
         grow(t);
     uint64_t t0 = phase_begin(t);
     tc_ets_unlock_table(t->locks, TC_ETS_WRITE);

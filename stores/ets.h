@@ -9,8 +9,11 @@
  * copy/compact.h, or for a `compressed` table the compressed DbTerm of copy/compressed.h
  * (the top tuple and the key as they are, every other non-immediate element in the ETS
  * form of the external format, codec/ext_ets.h). The bucket array is segmented (a first segment of 256 slots,
- * then 2048 per segment); the table grows one bucket split at a time when it holds more
- * objects than active buckets (GROW_LIMIT = nactive), under the lock of the bucket split.
+ * then 2048 per segment); the table grows one bucket split at a time, under the lock of the
+ * bucket split, when an insert of a new key takes it past its era's load (tc_ets_grow,
+ * heaps/policy.h): OTP 25 splits past one object per active bucket (GROW_LIMIT), R13B01 past
+ * seven (nactive * (CHAIN_LEN + 1)), R10B-2 once nitems / nactive exceeds CHAIN_LEN 6. So a
+ * 2009 lookup on a full table walks about four nodes of a seven-node chain, one today.
  *
  * A lookup copies out under the lock: the stored words with copy_shallow into ONE
  * allocation of size + 2 words from the caller's allocator, the object then the cons cell
@@ -46,6 +49,9 @@
  *   the ets_alloc instance of the scheduler that runs the BIF; the model gives each table
  *   one instance, locked (erts locks a thread-preferred instance too), so threads writing
  *   one table share it.
+ * - The bucket array keeps OTP 25's segments in every era, where R10B-2 and R13B01 have 256
+ *   slots in every segment (SEGSZ) and a segment table that grows by NSEG_INC: where a
+ *   bucket's slot lives, not how many nodes its chain holds.
  * - No shrinking, no safe_fixtable (pseudo-deleted objects), no bag types, no decentralised
  *   counters. The segment table has a fixed capacity (about 4M buckets) so it is never
  *   replaced under readers (erts defers that free through thread progress); past it the
@@ -61,6 +67,7 @@
 #include "../alloc/mseg.h"
 #include "../copy/copy_shallow_fast.h"
 #include "../copy/stats.h"
+#include "../heaps/policy.h"
 #include "ets_lock.h"
 #include "../terms/term.h"
 
@@ -73,9 +80,11 @@ typedef struct tc_ets_opts {
     bool compressed;       /* [compressed]: copy/compressed.h's stored form; lookups decode */
     unsigned keypos;       /* 1-based key element */
     tc_copy_out copy_out;  /* the lookup's copy-out: copy_shallow, or the proposal (copy_shallow_fast.h) */
+    tc_ets_grow grow;      /* when an insert splits a bucket: the era's rule */
 } tc_ets_opts;
 
-/* keypos 1, not compressed, default bucket locks, the meta lock for r13b, copy_shallow. */
+/* keypos 1, not compressed, default bucket locks, the meta lock for r13b, copy_shallow,
+ * OTP 25's split rule. */
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode);
 
 typedef struct tc_ets tc_ets;

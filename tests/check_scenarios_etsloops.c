@@ -2,7 +2,8 @@
  * check_scenarios_etsloops — the 2009 loops (scenarios/etsloops.h) do the operations they
  * say on the table they are given: N inserts leave N objects in every lock mode, on the
  * threads it allows, the 2-writer update does 2N over the same N keys, update_counter finds
- * every counter; a lock-only run stores nothing; the dictionary runs need no table; and an
+ * every counter; a lock-only run stores nothing; the dictionary runs (the update's two
+ * writers too) need no table; and an
  * allocation failure anywhere comes back as a result naming its step, never an exit.
  */
 #include <check.h>
@@ -106,6 +107,8 @@ START_TEST(dictionary_runs_need_no_table)
         ck_assert_int_eq(run_ok(TC_ETSLOOP_PUT, TC_ETSLOOP_RUN_OP, NULL, threads).ops, small.n);
         ck_assert_int_eq(run_ok(TC_ETSLOOP_GET, TC_ETSLOOP_RUN_OP, NULL, threads).ops, small.n);
         ck_assert_int_eq(run_ok(TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_RUN_OP, NULL, threads).ops, small.n);
+        /* the update's two writers, each putting every key into its own dictionary */
+        ck_assert_int_eq(run_ok(TC_ETSLOOP_UPDATE, TC_ETSLOOP_RUN_OP, NULL, threads).ops, 2 * small.n);
     }
 }
 END_TEST

@@ -361,6 +361,52 @@ START_TEST(the_table_grows_by_splitting_buckets)
 }
 END_TEST
 
+/* Each era's split rule (erl_db_hash.c db_put_hash): the insert that first takes 256
+ * buckets past their load splits one, and the one before it does not; after 20000 keys
+ * the chains hold what the rule allows, and every key is found. */
+START_TEST(each_eras_split_rule)
+{
+    static const struct {
+        tc_ets_grow grow;
+        unsigned first_split; /* the insert that makes bucket 257 */
+        unsigned per_bucket;  /* the most objects per bucket after a split */
+    } rules[] = {
+        {TC_ETS_GROW_GT_1X, 257, 1},    /* nitems > nactive */
+        {TC_ETS_GROW_GT_7X, 1793, 7},   /* nitems > 7 * nactive */
+        {TC_ETS_GROW_DIV_GT_6, 1792, 7} /* nitems / nactive > 6 */
+    };
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_term hello = tc_read_ok("hello");
+    enum { N = 20000 };
+    for (size_t k = 0; k < sizeof rules / sizeof *rules; k++) {
+        tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+        o.grow = rules[k].grow;
+        tc_ets *t = NULL;
+        ck_assert_int_eq(tc_ets_new(&o, &t), TC_OK);
+        for (unsigned i = 1; i <= N; i++) {
+            tc_term e[2] = {tc_make_small(i), hello};
+            ck_assert_int_eq(tc_ets_insert(t, tc_term_tuple(aa, e, 2), NULL), TC_OK);
+            if (i == rules[k].first_split - 1)
+                ck_assert_uint_eq(info(t).buckets, 256);
+            if (i == rules[k].first_split)
+                ck_assert_uint_eq(info(t).buckets, 257);
+        }
+        tc_ets_info in = info(t);
+        ck_assert_uint_eq(in.objects, N);
+        ck_assert_uint_le(in.objects, in.buckets * rules[k].per_bucket);
+        ck_assert_uint_gt(in.objects, (in.buckets - 1) * rules[k].per_bucket - 1);
+        verify_ok(t);
+        for (int i = 1; i <= N; i += 89)
+            ck_assert_int_eq(tc_small_val(tc_tuple_element(object_ok(t, tc_make_small(i)), 1)), i);
+        tc_ets_free(t);
+    }
+    tc_ets_opts bad = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    bad.grow = (tc_ets_grow)(TC_ETS_GROW_DIV_GT_6 + 1);
+    tc_ets *t = NULL;
+    ck_assert_int_eq(tc_ets_new(&bad, &t), TC_EBADARG);
+}
+END_TEST
+
 START_TEST(out_of_memory_is_a_result)
 {
     for (int comp = 0; comp < 2; comp++) {
@@ -633,6 +679,7 @@ int main(void)
     tcase_add_test(tc, memory_words_are_the_vms);
     tcase_add_test(tc, update_counter_in_place_and_resized);
     tcase_add_test(tc, the_table_grows_by_splitting_buckets);
+    tcase_add_test(tc, each_eras_split_rule);
     tcase_add_test(tc, out_of_memory_is_a_result);
     tcase_add_test(tc, lock_mode_names_round_trip);
     tcase_add_loop_test(tc, concurrent_stress_per_lock_mode, 0, 2 * TC_ETS_LOCK_MODES);

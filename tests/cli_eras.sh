@@ -27,6 +27,9 @@ while IFS='|' read -r what args; do
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q '^eras: ' "$tmp/e"; ok=$?; check "$what: exit 2 with one line (rc $rc: $(head -c 200 "$tmp/e"))" $ok
 done <<EOT
 unknown VM|r9b=$tmp/notavm
+unknown rebuilt VM|r13b01-plain@chain3=$tmp/notavm
+a rebuild of a VM that has none|r10b-2-64@grow1=$tmp/notavm
+a rebuilt R13B01 tree with no launcher|--dry-run r13b01-smp@grow1=$tmp/notavm
 otp25 with a root|otp25=$tmp/notavm
 root not a directory|r10b-2-64=$tmp/nowhere
 the same VM twice|r13b01-smp=$tmp/notavm r13b01-smp=$tmp/notavm
@@ -62,7 +65,7 @@ awk "$lib"'
     { vm = csv_get("vm"); b = csv_get("benchmark"); t = csv_get("test"); seen[vm]++
       if (vm !~ /^(r10b-2-32|r10b-2-64|r13b01-plain|r13b01-smp|otp25)$/) { print "bad vm " vm; bad = 1 }
       if (b == "eptest" && t !~ /^(proc[123]|ets_insert|ets_overwrite|ets_lookup|empty)$/) { print "bad eptest test " t; bad = 1 }
-      if ((b == "ets_test" || b == "pdict") && t !~ /^(insert|lookup|update)$/) { print "bad loop " t; bad = 1 }
+      if ((b == "ets_test" || b == "pdict") && t !~ /^(insert|lookup|update|loop)$/) { print "bad loop " t; bad = 1 }
       if (b !~ /^(eptest|ets_test|pdict)$/) { print "bad benchmark " b; bad = 1 }
       if (csv_get("median_us") == "" || csv_get("min_us") == "") { print "no time: " $0; bad = 1 }
       # the bars: every R10B-2 and R13B01 base row at the seeds sizes has the model beside it
@@ -112,8 +115,9 @@ awk "$lib"'
       if (csv_get("iterations") != 2000 || csv_get("ns_per_op") + 0 <= 0) bad = 1
       # +h 9999999: no loop of 2000 keys collects
       if (csv_get("gcs") + 0 != 0) { print "collected: " $0; bad = 1 } }
-    END { for (x in k) m++; if (n != 6 || m != 6) { print n " rows"; bad = 1 }; exit bad }' "$tmp/ets.csv"
-check "eras_ets: ets_test and pdict, insert lookup update, no GC under +h" $?
+    END { for (x in k) m++; if (n != 8 || m != 8) { print n " rows"; bad = 1 }
+          if (!(("ets_test/loop") in k) || !(("pdict/loop") in k)) { print "no emulator loop rows"; bad = 1 }; exit bad }' "$tmp/ets.csv"
+check "eras_ets: ets_test and pdict, insert lookup update and the emulator loop, no GC under +h" $?
 grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "eras_ets: the seed's table" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" cold >/dev/null 2>&1; [ $? -eq 2 ]
 check "eras_ep: an unknown variant exits 2" $?

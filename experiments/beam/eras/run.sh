@@ -9,6 +9,15 @@
 #                 r13b01-plain, r13b01-smp   R13B01 (erts 5.7.2): ROOT holds bootstrap/bin/erl
 #                                        and the tree's bin/<target>/beam and beam.smp
 #               OTP 25 (otp25) is the installed erl, run whenever it is on PATH.
+#   NAME@BUILD=ROOT   a build of r13b01-plain or r13b01-smp with one source change, the
+#                 one-variable run of a mechanism only a rebuild can vary: its 2009 loops
+#                 (N = --ets-n, the seed's table) are rows of NAME with variant BUILD, beside
+#                 the model's etsbench with the same change. BUILD is one of
+#                   grow1   erl_db_hash.c db_put_hash splits a bucket once the table holds
+#                           more objects than buckets (nitems > nactive, OTP 25's
+#                           GROW_LIMIT) instead of seven per bucket; the model: --set
+#                           ets_grow=gt_1x
+#                 (the change's sha256 goes in --provenance, as the source fixes')
 #   --lens "L ..."   eptest payload lengths (default "10 100 1000 3000 10000 30000")
 #   --iterations N   eptest calls per pass (default 1000, the seed's)
 #   --ets-n N        ets_test / pdict keys (default 1000000, the seed's)
@@ -51,6 +60,9 @@ need_vms() {
     die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), each built from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
 }
 
+# build_switch BUILD: the model's etsbench switch for a rebuilt VM's one change (empty: unknown)
+build_switch() { case "$1" in grow1) echo "ets_grow=gt_1x" ;; esac; }
+
 lens="10 100 1000 3000 10000 30000" iterations=1000 ets_n=1000000 rounds=3 repeats=3
 model="$top/build/release" prov="" out="$top/report/data/eras.csv" dry=0 variants=0
 vms=() roots=() kept=()
@@ -79,6 +91,8 @@ while [ $# -gt 0 ]; do
         name=${1%%=*} root=${1#*=}
         case "$name" in
         r10b-2-32 | r10b-2-64 | r13b01-plain | r13b01-smp) ;;
+        r13b01-plain@* | r13b01-smp@*)
+            [ -n "$(build_switch "${name#*@}")" ] || die "unknown build '${name#*@}' of ${name%@*} (grow1)" ;;
         otp25) die "otp25 is the installed erl: give no ROOT for it" ;;
         *) die "unknown VM '$name' (r10b-2-32, r10b-2-64, r13b01-plain, r13b01-smp)" ;;
         esac
@@ -128,7 +142,7 @@ launcher() {
     r13b01-*)
         [ -x "$root/bootstrap/bin/erl" ] || die "$name: no $root/bootstrap/bin/erl (the tree's launcher)"
         cmd=("$root/bootstrap/bin/erl")
-        case "$name" in r13b01-plain) cmd+=(-smp disable) ;; *) cmd+=(-smp enable +S 2) ;; esac
+        case "${name%@*}" in r13b01-plain) cmd+=(-smp disable) ;; *) cmd+=(-smp enable +S 2) ;; esac
         [ "$heap" -gt 0 ] && cmd+=(+h "$heap")
         [ ${#flags[@]} -eq 0 ] || cmd+=("+${flags[0]}" "${flags[1]}")
         cmd+=(-noshell)
@@ -182,7 +196,7 @@ plan() {
     local v l
     for l in $lens; do
         for v in "${vms[@]}"; do
-            echo "eptest $v base $l"
+            case "$v" in *@*) ;; *) echo "eptest $v base $l" ;; esac
         done
         if [ $variants -eq 1 ]; then
             case " $var_lens " in *" $l "*)
@@ -198,7 +212,7 @@ plan() {
         fi
     done
     for v in "${vms[@]}"; do
-        case "$v" in r13b01-* | otp25) echo "ets $v base $ets_n" ;; esac
+        case "$v" in *@*) echo "ets $v ${v#*@} $ets_n"; continue ;; r13b01-* | otp25) echo "ets $v base $ets_n" ;; esac
         if [ $variants -eq 1 ]; then
             case "$v" in r13b01-*) echo "ets $v plain_set $ets_n"; [ "$ets_n" -eq 20000 ] || echo "ets $v base 20000" ;; esac
         fi
@@ -220,6 +234,8 @@ vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo 
 # The model's era for a VM's rows (R10B-2's 64-bit words are the model's; R13B01's r13b is its
 # non-SMP emulator, the SMP one's rows stand beside it).
 era_of() { case "$1" in r10b-*) echo r10b ;; r13b01-*) echo r13b ;; *) echo otp25 ;; esac; }
+# The rows' VM: a rebuilt VM's rows are its release's, their variant the build's name.
+base_of() { echo "${1%@*}"; }
 
 # model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
 model_eptest() {
@@ -243,21 +259,24 @@ model_eptest() {
         }' "$tmp/m.csv" >>"$raw_model"
 }
 
-# model_ets ROUND: the model's etsbench under R13B01's heap rules and locks (one repeat: the
-# meta-table lock and its 16 bucket locks), into raw_model
+# model_ets ROUND [BUILD]: the model's etsbench under R13B01's heap rules and locks (one repeat:
+# the meta-table lock and its 16 bucket locks), with a rebuilt VM's one change (build_switch),
+# into raw_model
 model_ets() {
-    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 --csv "$tmp/e.csv" \
-        >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
-    awk -v round="$1" -v n="$ets_n" "$lib"'
+    local build=${2:-base} sw=()
+    [ "$build" = base ] || sw=(--set "$(build_switch "$build")")
+    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 ${sw[@]+"${sw[@]}"} \
+        --csv "$tmp/e.csv" >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
+    awk -v round="$1" -v n="$ets_n" -v build="$build" "$lib"'
         !csv_row() { next }
-        { printf "%s,etsbench %s/%s,base,%s,0,%s,%.1f,,,%s,\n", round, csv_get("lock_mode"), csv_get("threads"),
+        { printf "%s,etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,\n", round, csv_get("lock_mode"), csv_get("threads"), build,
               csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$tmp/e.csv" >>"$raw_model"
 }
 
 plan >"$tmp/plan"
 steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
 for r in $(seq 1 "$rounds"); do
-    ets_model_done=0
+    ets_model_done=0 builds_done=""
     while read -r kind v variant x; do
         step=$((step + 1))
         case "$kind" in
@@ -273,6 +292,20 @@ for r in $(seq 1 "$rounds"); do
         ets)
             say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
             launcher "$v" "$(vm_of "$v")" 9999999
+            case "$v" in
+            *@*) # a rebuilt VM runs the seed's table; its rows are its release's, variant the build
+                "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$(base_of "$v")" "$x" 1 "$tmp/b.csv" base \
+                    >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
+                awk -F, -v OFS=, -v build="$variant" '/^#/ || $1 == "vm" { print; next } { $2 = build; print }' \
+                    "$tmp/b.csv" >"$tmp/vm.$r.$step.csv"
+                rm -f "$tmp/b.csv"
+                case " $builds_done " in
+                *" $variant "*) ;;
+                *) say "round $r: the model's etsbench with $(build_switch "$variant"), N = $x"
+                   model_ets "$r" "$variant"; builds_done="$builds_done $variant" ;;
+                esac
+                continue ;;
+            esac
             "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$v" "$x" 1 "$tmp/vm.$r.$step.csv" "$variant" \
                 >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
             case "$v:$variant:$x:$ets_model_done" in
@@ -287,7 +320,7 @@ load1=$(load)
 # The VM rows over the rounds (medians; min and max over every run), each beside the model's
 # run of the same benchmark: R10B-2 (both word sizes) beside --era r10b, OTP 25's eptest beside
 # --era otp25, R13B01's loops beside etsbench (-smp disable: no locks; smp: write_concurrency
-# with R13B's meta-table lock, the update's two writers on two threads; pdict: put, get, put).
+# with R13B's meta-table lock, the update's two writers on two threads; pdict: put, get, and the two writers' puts, each into its own dictionary).
 meta() { # each VM's own header lines, once
     local v f
     for v in "${vms[@]}"; do
@@ -318,7 +351,7 @@ fi
     done
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
-    echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post"
+    echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
     echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (/proc/self/stat read between the passes of the timed runs), median; model_faults: the model's eptest faults; empty where not measured (rows kept from a run before faults were counted)"
     echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults"
@@ -355,16 +388,19 @@ fi
                 k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
                 era = ""; cfg = ""; mt = t
                 if (b == "eptest") { era = (vm == "otp25") ? "otp25" : (vm ~ /^r10b/) ? "r10b" : "r13b"; cfg = "eptest --era " era }
-                else if (vm ~ /^r13b01/) {
+                else if (vm ~ /^r13b01/ && t != "loop") {  # the emulator loop: measured on the VM alone
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
                     if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
-                    else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : "put" }
+                    else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : (t == "update") ? "update" : "put" }
                     era = "r13b"
                 }
                 mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
+                # the update: the VM is timed per key (N / wall time as the seed, two writers
+                # each inserting every key), etsbench per insert (2N of them): two per key
+                pk = (b != "eptest" && t == "update") ? 2 : 1
                 if (mk in mus)
-                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") "," f("%.1f", med(mus[mk])) "," \
-                        f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", med(mns[mk]))
+                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") "," f("%.1f", pk * med(mus[mk])) "," \
+                        f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", pk * med(mns[mk]))
                 else
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
                 mf = (mk in mfa) ? f("%d", med(mfa[mk])) : (k in kept_mfa) ? kept_mfa[k] : ""
