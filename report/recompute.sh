@@ -272,7 +272,8 @@ eras_cells() {
     awk "$lib"'!csv_row() { next }
         { c = csv_get("model_config"); if (c == "") next
           if (c ~ /^eptest/) print "eptest", csv_get("model_era"), csv_get("variant"), csv_get("payload_len"), csv_get("iterations"), csv_get("rounds")
-          else print "etsbench", csv_get("iterations"), csv_get("rounds") }' "$f" | sort -u >"$tmp/eras.runs"
+          else { sw = "-"; if (match(c, /--set [^ ]+/)) sw = substr(c, RSTART + 6, RLENGTH - 6)
+                 print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw } }' "$f" | sort -u >"$tmp/eras.runs"
     : >"$tmp/eras.rows"
     while read -r kind a b c d e; do
         local rounds=1 r tag
@@ -294,10 +295,13 @@ eras_cells() {
             done
         else
             [ "$mode" = write ] || continue # etsbench rows have no counts
+            # as run.sh runs it: R13B01's heap rules and locks, a rebuilt VM's change as --set
+            local esw=()
+            [ "$d" = - ] || esw=(--set "$d")
             for r in $(seq 1 "$b"); do
-                m=$(model "r$r" etsbench --iterations "$a" --repeats 1 --meta-lock)
-                awk -v n="$a" "$lib"'!csv_row() { next }
-                    { printf "etsbench %s/%s,base,%s,0,%s,%.1f,,,%s,\n", csv_get("lock_mode"), csv_get("threads"), csv_get("op"), n,
+                m=$(model "r$r.$c" etsbench --era r13b --iterations "$a" --repeats 1 --meta-lock --bucket-locks 16 ${esw[@]+"${esw[@]}"})
+                awk -v n="$a" -v variant="$c" "$lib"'!csv_row() { next }
+                    { printf "etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,\n", csv_get("lock_mode"), csv_get("threads"), variant, csv_get("op"), n,
                           csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$m" >>"$tmp/eras.rows"
             done
         fi
@@ -310,7 +314,7 @@ eras_cells() {
             add(us, k, x[6]); add(ra, k, x[7]); add(gc, k, x[8]); add(ns, k, x[9]); add(fa, k, x[10]); next }
         !csv_row() { next }
         { r++; c = csv_get("model_config"); if (c == "") next
-          t = csv_get("test"); cfg = c; sub(/ --meta-lock$/, "", cfg)
+          t = csv_get("test"); cfg = c; sub(/ --.*$/, "", cfg)  # the mode and threads alone, as eras.rows names them
           pk = (cfg ~ /^etsbench/ && t == "update") ? 2 : 1  # per key, as run.sh: two inserts
           if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : t == "update" ? "update" : "put"
           k = cfg SUBSEP csv_get("variant") SUBSEP t SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")

@@ -384,6 +384,8 @@ fi
             if (csv_has("model_faults")) kept_mfa[k] = csv_get("model_faults")
         }
         END {
+            nb = split(builds, bl, " ")  # BUILD=FIELD=VALUE: each rebuilt VM and the model switch
+            for (i = 1; i <= nb; i++) { e = index(bl[i], "="); bsw[substr(bl[i], 1, e - 1)] = substr(bl[i], e + 1) }
             for (i = 1; i <= nk; i++) {
                 k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
                 era = ""; cfg = ""; mt = t
@@ -398,8 +400,10 @@ fi
                 # the update: the VM is timed per key (N / wall time as the seed, two writers
                 # each inserting every key), etsbench per insert (2N of them): two per key
                 pk = (b != "eptest" && t == "update") ? 2 : 1
+                # a rebuilt VM: the model with the same change (build_switch), named in its config
+                sw = (b != "eptest" && (va in bsw)) ? " --set " bsw[va] : ""
                 if (mk in mus)
-                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") "," f("%.1f", pk * med(mus[mk])) "," \
+                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") sw "," f("%.1f", pk * med(mus[mk])) "," \
                         f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", pk * med(mns[mk]))
                 else
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
@@ -408,7 +412,8 @@ fi
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
                     f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model, f("%d", med(fa[k])), mf
             }
-        }' "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
+        }' builds="$(for v in "${vms[@]}"; do case "$v" in *@*) printf '%s=%s ' "${v#*@}" "$(build_switch "${v#*@}")" ;; esac; done)" \
+        "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 say "wrote $out ($(grep -vc '^#' "$out") lines)"
