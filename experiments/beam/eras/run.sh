@@ -183,6 +183,8 @@ check_and_compile() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/termcopy-eras.XXXXXX")
 keep=0
 trap '[ $keep -eq 1 ] || rm -rf "$tmp"' EXIT
+# Any other failure after the runs began keeps them too, and says where (set -e stops at it).
+trap '[ -z "${started:-}" ] || [ $keep -eq 1 ] || { keep=1; printf "eras: line %s failed; the runs so far are in %s\n" "$LINENO" "$tmp" >&2; }' ERR
 export ERL_CRASH_DUMP="$tmp/erl_crash.dump"
 for i in "${!vms[@]}"; do
     check_and_compile "${vms[$i]}" "${roots[$i]}" "$tmp/${vms[$i]}"
@@ -333,7 +335,9 @@ meta() { # each VM's own header lines, once
 mkdir -p "$(dirname "$out")"
 # the kept VMs' rows, as measured; their model columns, like every row's, from this run's model
 if [ ${#kept[@]} -gt 0 ]; then
-    { grep -v '^#' "$out" | head -n 1; for k in "${kept[@]}"; do grep "^$k," "$out"; done; } >"$tmp/kept.csv"
+    # the header line, then the kept rows (awk stops reading at the header: with pipefail, a
+    # grep | head here died of SIGPIPE whenever head closed the pipe first)
+    { awk '!/^#/ { print; exit }' "$out"; for k in "${kept[@]}"; do grep "^$k," "$out"; done; } >"$tmp/kept.csv"
 fi
 {
     echo "# experiment: the seeds' benchmarks on the seeds' own VMs (experiments/beam/eras/run.sh), beside the model"
