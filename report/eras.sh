@@ -187,17 +187,19 @@ awk "$lib"'
         vm = csv_get("vm"); t = csv_get("test"); va = csv_get("variant"); n = csv_get("iterations")
         if (va == "base" && (n > big[vm] || !(vm in big))) big[vm] = n
         ns[vm, t, va, n] = csv_get("ns_per_op"); mns[vm, t, va, n] = csv_get("model_ns_per_op")
+        lo[vm, t, va, n] = csv_get("min_us") * 1000 / n; hi[vm, t, va, n] = csv_get("max_us") * 1000 / n  # the runs, ns/op
         if (!((vm, t, va, n) in seen)) { seen[vm, t, va, n] = 1; order[++nr] = vm SUBSEP t SUBSEP va SUBSEP n }
     }
     END {
-        print "vm,op,variable,keys,ns_per_op,base_keys,base_ns_per_op,change_pct,model_ns_per_op,model_base_ns_per_op,model_change_pct"
+        print "vm,op,variable,keys,ns_per_op,base_keys,base_ns_per_op,change_pct,model_ns_per_op,model_base_ns_per_op,model_change_pct,min_ns,max_ns,base_min_ns,base_max_ns"
         for (i = 1; i <= nr; i++) {
             split(order[i], p, SUBSEP); vm = p[1]; t = p[2]; va = p[3]; n = p[4]
             if (va == "base" && n == big[vm]) continue
             b = ns[vm, t, "base", big[vm]]; m = mns[vm, t, va, n]; mb = mns[vm, t, "base", big[vm]]
-            printf "%s,%s,%s,%s,%.0f,%s,%.0f,%+.0f,%s,%s,%s\n", vm, t, (va == "base" ? "table_size" : va), n, ns[vm, t, va, n], big[vm], b,
+            bk = vm SUBSEP t SUBSEP "base" SUBSEP big[vm]
+            printf "%s,%s,%s,%s,%.0f,%s,%.0f,%+.0f,%s,%s,%s,%.0f,%.0f,%.0f,%.0f\n", vm, t, (va == "base" ? "table_size" : va), n, ns[vm, t, va, n], big[vm], b,
                 100 * (ns[vm, t, va, n] / b - 1), m == "" ? "-" : sprintf("%.0f", m), (m == "" || mb == "") ? "-" : sprintf("%.0f", mb),
-                (m == "" || mb == "") ? "-" : sprintf("%+.0f", 100 * (m / mb - 1))
+                (m == "" || mb == "") ? "-" : sprintf("%+.0f", 100 * (m / mb - 1)), lo[vm, t, va, n], hi[vm, t, va, n], lo[bk], hi[bk]
         }
     }
 ' "$eras" >"$der/eras-2009-variants.csv"

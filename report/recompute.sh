@@ -314,7 +314,8 @@ eras_cells() {
             add(us, k, x[6]); add(ra, k, x[7]); add(gc, k, x[8]); add(ns, k, x[9]); add(fa, k, x[10]); next }
         !csv_row() { next }
         { r++; c = csv_get("model_config"); if (c == "") next
-          t = csv_get("test"); cfg = c; sub(/ --.*$/, "", cfg)  # the mode and threads alone, as eras.rows names them
+          t = csv_get("test"); cfg = c
+          if (cfg ~ /^etsbench/) sub(/ --.*$/, "", cfg)  # the mode and threads alone, as eras.rows names them
           pk = (cfg ~ /^etsbench/ && t == "update") ? 2 : 1  # per key, as run.sh: two inserts
           if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : t == "update" ? "update" : "put"
           k = cfg SUBSEP csv_get("variant") SUBSEP t SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
@@ -424,6 +425,9 @@ for f in "${files[@]}"; do
         ncells=$(wc -l <"$tmp/cells")
         what="$ncells model cells recomputed ($(grep -c '^run' "$tmp/runlog") model runs, $(grep -c '^cached' "$tmp/runlog") cached, $(($(date +%s) - t0)) s)"
         [ $quick -eq 1 ] && what="$what, quick: lengths <= 3000 only"
+        # model runs whose rows matched no cell: the keys disagree, and "equal" would be vacuous
+        [ "$ncells" -gt 0 ] || ! grep -q '^\(run\|cached\)' "$tmp/runlog" ||
+            die "$name: $(wc -l <"$tmp/runlog") model runs, and no model cell of the file matched them (its rows' keys and the runs disagree)"
         if [ "$nd" -gt 0 ]; then
             echo "recompute: $name: $nd count cells differ from the current code's ($what):" >&2
             sed 's/^/  /' "$tmp/diff" >&2

@@ -69,7 +69,7 @@ awk "$lib"'
       if (b !~ /^(eptest|ets_test|pdict)$/) { print "bad benchmark " b; bad = 1 }
       if (csv_get("median_us") == "" || csv_get("min_us") == "") { print "no time: " $0; bad = 1 }
       # the bars: every R10B-2 and R13B01 base row at the seeds sizes has the model beside it
-      # (the emulator loop is the VM's alone: the phase the model does not execute)
+      # (the emulator loop is measured on the VM alone: the phase the model does not execute)
       if (csv_get("variant") == "base" && vm ~ /^r1/ && (b == "eptest" || csv_get("iterations") == 1000000) &&
           t != "loop" && csv_get("model_median_us") == "") { print "no model: " $0; bad = 1 }
       # a rebuilt VM (NAME@BUILD) has the model with the same change beside it
