@@ -58,7 +58,7 @@ static const tc_bench_cli_spec spec = {
     .repeats = {"repeats per figure, median reported", 1, MAX_REPEATS, "3, --quick 5"},
     .quick = "N = 20000, 5 repeats (under 10 s)",
     .csv = "one row per lock mode, threads and operation: "
-           "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns",
+           "lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns,faults",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -93,6 +93,7 @@ typedef struct row {
     tc_etsloop_op what;
     /* per operation: plain run, clocked run, its lock phase, the lock loop */
     double ns[MAX_REPEATS], clocked[MAX_REPEATS], lock[MAX_REPEATS], loop[MAX_REPEATS], longer[MAX_REPEATS];
+    double faults[MAX_REPEATS]; /* the plain run's minor faults, all its operations */
     bool has_lock;
 } row;
 
@@ -124,6 +125,7 @@ static void measure(const config *c, tc_etsloop_op what, tc_ets *plain, tc_ets *
 {
     tc_etsloop_result res = run(c, what, TC_ETSLOOP_RUN_OP, plain, threads);
     r->ns[rep] = res.ns / (double)res.ops;
+    r->faults[rep] = (double)res.faults;
     res = run(c, what, TC_ETSLOOP_RUN_TIMED, clocked, threads);
     r->clocked[rep] = res.ns / (double)res.ops;
     dropped_total += res.dropped;
@@ -163,18 +165,18 @@ static void ets_repeat(const config *c, tc_ets_lock_mode m, int threads, row *ro
  * time per operation times the threads: on 2 threads each operation had 2 x that). */
 static void print_row(FILE *csv, const row *r, int repeats)
 {
-    double ns = median(r->ns, repeats), lock = 0, loop = 0, longer = 0, share = 0;
+    double ns = median(r->ns, repeats), faults = median(r->faults, repeats), lock = 0, loop = 0, longer = 0, share = 0;
     if (r->has_lock) {
         lock = median(r->lock, repeats);
         loop = median(r->loop, repeats);
         longer = median(r->longer, repeats);
         share = 100 * lock / (median(r->clocked, repeats) * r->threads);
     }
-    printf("%-18s %2d  %-15s %12.0f %9.1f %9.1f %6.0f%% %9.1f %9.1f\n", r->mode, r->threads,
-           tc_etsloop_op_names[r->what], 1e9 / ns, ns, lock, share, loop, longer);
+    printf("%-18s %2d  %-15s %12.0f %9.1f %9.1f %6.0f%% %9.1f %9.1f %9.0f\n", r->mode, r->threads,
+           tc_etsloop_op_names[r->what], 1e9 / ns, ns, lock, share, loop, longer, faults);
     if (csv)
-        fprintf(csv, "%s,%d,%s,%.0f,%.2f,%.2f,%.2f,%.2f\n", r->mode, r->threads, tc_etsloop_op_names[r->what], 1e9 / ns, ns, lock,
-                loop, longer);
+        fprintf(csv, "%s,%d,%s,%.0f,%.2f,%.2f,%.2f,%.2f,%.0f\n", r->mode, r->threads, tc_etsloop_op_names[r->what], 1e9 / ns, ns,
+                lock, loop, longer, faults);
 }
 
 /* ops/s the way the seed computes it: N over the wall time (the update does 2N). */
@@ -248,6 +250,7 @@ int main(int argc, char **argv)
                                   rep + 1, c.repeats);
                 tc_etsloop_result res = run(&c, r->what, TC_ETSLOOP_RUN_OP, NULL, th);
                 r->ns[rep] = res.ns / (double)res.ops;
+                r->faults[rep] = (double)res.faults;
             }
         }
     tc_progress_end();
@@ -275,12 +278,14 @@ int main(int argc, char **argv)
                                            "drivers and threads: the locks with empty critical sections");
         tc_bench_meta(csv, "lock_long_ns", "the clocked lock intervals over 100 us, per operation: a thread (or "
                                            "a lock holder) descheduled, on this shared machine");
-        fputs("lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns\n", csv);
+        tc_bench_meta(csv, "faults", "minor page faults of the run's threads over the whole run (getrusage), median: "
+                                     "the pages its heaps, dictionaries and table took fresh");
+        fputs("lock_mode,threads,op,ops_per_s,ns_per_op,lock_ns,lock_loop_ns,lock_long_ns,faults\n", csv);
     }
     printf("etsbench: N = %lld, median of %d, process heaps of %llu words%s\n", (long long)c.loop.n, c.repeats,
            (unsigned long long)c.loop.heap_words, c.loop.meta_lock ? ", meta lock in every locked mode" : "");
-    printf("%-18s %2s  %-15s %12s %9s %9s %7s %9s %9s\n", "lock_mode", "th", "op", "ops/s", "ns/op",
-           "lock_ns", "lock%", "loop_ns", "long_ns");
+    printf("%-18s %2s  %-15s %12s %9s %9s %7s %9s %9s %9s\n", "lock_mode", "th", "op", "ops/s", "ns/op",
+           "lock_ns", "lock%", "loop_ns", "long_ns", "faults");
     for (int i = 0; i < nrows; i++)
         print_row(csv, &rows[i], c.repeats);
 

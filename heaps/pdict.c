@@ -3,12 +3,19 @@
 #include "../terms/atom.h"
 #include "../terms/hash.h"
 
-#define INITIAL_SIZE 8u /* erts_pd_initial_size's default [I] */
+#define MASK_INITIAL 8u /* OTP 25: erts_pd_initial_size's default [I] */
+#define MOD_INITIAL 10u /* R10B-2, R13B01: INITIAL_SIZE */
 #define MAX_HASH UINT64_C(1342177280)
+/* next_array_size's table is 10 * 2^i, i = 0..28; the entries its search reaches. */
+#define MASK_LAST_ENTRY 28u
+#define MOD_LAST_ENTRY 13u /* 29 unsigned ints / sizeof(Uint) - 1, on 64-bit */
 
 struct tc_pdict {
     tc_term undefined;
+    tc_pdict_grow grow;
+    /* used_slots is HASH_RANGE: the VM's usedSlots (mask) or homeSize + splitPosition (mod) */
     size_t array_size, used_slots, size_mask, split_position, num_elements;
+    uint64_t reallocs;
     tc_term *data; /* NULL until the first put, as the VM creates it then */
 };
 
@@ -29,8 +36,9 @@ static tc_term cons(tc_term *hp, tc_term car, tc_term cdr)
 
 static tc_term tkey(tc_term tpl) { return tc_tuple_element(tpl, 1); }
 
-/* MAKE_HASH of erl_process_dict.c, 32 bits. */
-static tc_result make_hash(tc_term key, uint32_t *hx)
+/* MAKE_HASH of erl_process_dict.c: a Uint in the mod design, cut to the Uint32 that
+ * pd_hash_value_to_ix takes in the mask design. */
+static tc_result make_hash(const tc_pdict *pd, tc_term key, uint64_t *hx)
 {
     uint64_t h;
     if (tc_is_small(key))
@@ -42,33 +50,62 @@ static tc_result make_hash(tc_term key, uint32_t *hx)
         if (r != TC_OK)
             return r;
     }
-    *hx = (uint32_t)h;
+    *hx = pd->grow == TC_PDICT_GROW_MASK ? (uint32_t)h : h;
     return TC_OK;
 }
 
-static size_t slot_of(const tc_pdict *pd, uint32_t hx)
+/* The slots before the current round of splits (the VM's homeSize). */
+static size_t home_of(const tc_pdict *pd) { return pd->used_slots - pd->split_position; }
+
+/* The slot hx selects among `used` slots, `home` of them before the round of splits (mod),
+ * with `mask` (mask). */
+static size_t slot_in(const tc_pdict *pd, uint64_t hx, size_t used, size_t home, size_t mask)
 {
-    size_t high = hx & pd->size_mask;
-    return high >= pd->used_slots ? hx & (pd->size_mask >> 1) : high;
+    if (pd->grow == TC_PDICT_GROW_MOD) {
+        size_t high = hx % (2 * home);
+        return high >= used ? hx % home : high;
+    }
+    size_t high = hx & mask;
+    return high >= used ? hx & (mask >> 1) : high;
+}
+
+static size_t slot_of(const tc_pdict *pd, uint64_t hx)
+{
+    return slot_in(pd, hx, pd->used_slots, home_of(pd), pd->size_mask);
 }
 
 static tc_result slot_of_key(const tc_pdict *pd, tc_term key, size_t *ix)
 {
-    uint32_t hx;
-    tc_result r = make_hash(key, &hx);
+    uint64_t hx;
+    tc_result r = make_hash(pd, key, &hx);
     if (r == TC_OK)
         *ix = slot_of(pd, hx);
     return r;
 }
 
-/* The array holds at least `need` slots: 10, 20, 40, ... (next_array_size). */
+/* Slot i; in the mod design a slot past the array's end is [] (ARRAY_GET). */
+static tc_term slot_get(const tc_pdict *pd, size_t i) { return i < pd->array_size ? pd->data[i] : TC_NIL; }
+
+/* next_array_size: the least entry of 10, 20, 40, ... that holds `need`, among those its search
+ * reaches (entries 1 to last), else `need` itself. */
+static size_t next_array_size(const tc_pdict *pd, size_t need)
+{
+    size_t last = (size_t)10 << (pd->grow == TC_PDICT_GROW_MOD ? MOD_LAST_ENTRY : MASK_LAST_ENTRY);
+    if (need <= 10 || need > last)
+        return need;
+    size_t size = 20;
+    while (size < need)
+        size *= 2;
+    return size;
+}
+
+/* The array holds at least `need` slots, resized as next_array_size says when it does not
+ * (ensure_array_size; array_put for the slot need - 1). */
 static bool ensure_array(tc_pdict *pd, size_t need)
 {
     if (need <= pd->array_size)
         return true;
-    size_t size = 10;
-    while (size < need)
-        size *= 2;
+    size_t size = next_array_size(pd, need);
     tc_term *d = tc_mem_realloc(pd->data, size * sizeof *d);
     if (!d)
         return false;
@@ -76,11 +113,14 @@ static bool ensure_array(tc_pdict *pd, size_t need)
         d[i] = TC_NIL;
     pd->data = d;
     pd->array_size = size;
+    pd->reallocs++;
     return true;
 }
 
-tc_result tc_pdict_new(tc_pdict **out)
+tc_result tc_pdict_new(tc_pdict_grow grow, tc_pdict **out)
 {
+    if (grow != TC_PDICT_GROW_MASK && grow != TC_PDICT_GROW_MOD)
+        return TC_EBADARG;
     tc_term undefined;
     tc_result r = tc_atom_intern("undefined", 9, &undefined);
     if (r != TC_OK)
@@ -89,6 +129,7 @@ tc_result tc_pdict_new(tc_pdict **out)
     if (!pd)
         return TC_ENOMEM;
     pd->undefined = undefined;
+    pd->grow = grow;
     *out = pd;
     return TC_OK;
 }
@@ -102,10 +143,12 @@ void tc_pdict_free(tc_pdict *pd)
 }
 
 size_t tc_pdict_size(const tc_pdict *pd) { return pd->num_elements; }
+size_t tc_pdict_array_slots(const tc_pdict *pd) { return pd->array_size; }
+uint64_t tc_pdict_array_reallocs(const tc_pdict *pd) { return pd->reallocs; }
 
 tc_term *tc_pdict_roots(tc_pdict *pd, size_t *n)
 {
-    *n = pd->data ? pd->used_slots : 0;
+    *n = pd->data ? (pd->used_slots < pd->array_size ? pd->used_slots : pd->array_size) : 0;
     return pd->data;
 }
 
@@ -128,47 +171,72 @@ static tc_result list_find(tc_term list, tc_term key, long *at)
 }
 
 /* Splits buckets (erl_process_dict.c grow). The keys of the buckets to split are hashed
- * first, and the list cells they are rebuilt with allocated in one call, so that running
- * out of memory leaves the dictionary unsplit rather than half split. */
+ * first, the array sized for every slot the splits write and the list cells they are rebuilt
+ * with allocated in one call, so that running out of memory leaves the dictionary unsplit
+ * rather than half split. */
 static void grow(tc_pdict *pd, tc_alloc *heap)
 {
-    size_t steps = (pd->used_slots / 4) & 0xf;
+    bool mod = pd->grow == TC_PDICT_GROW_MOD;
+    size_t steps = mod ? home_of(pd) / 5 : (pd->used_slots / 4) & 0xf;
     if (steps == 0)
         steps = 1;
-    if (MAX_HASH - steps <= pd->used_slots || !ensure_array(pd, pd->used_slots + steps))
+    if (MAX_HASH - steps <= pd->used_slots || (!mod && !ensure_array(pd, pd->used_slots + steps)))
         return;
-    size_t needed = 0, entries = 0, pos = pd->split_position, home = pd->used_slots - pd->split_position;
+    size_t needed = 0, entries = 0, pos = pd->split_position, home = home_of(pd);
     for (size_t i = 0; i < steps; i++, pos++) {
         if (pos == home) {
             home *= 2;
             pos = 0;
         }
-        tc_term l = pd->data[pos];
+        tc_term l = slot_get(pd, pos);
         entries += tc_is_tuple(l);
         for (; tc_is_list(l); l = tc_cdr(l), entries++)
             needed += TC_CONS_SIZE;
     }
-    uint32_t *hx = entries ? tc_mem_alloc(entries * sizeof *hx) : NULL;
+    uint64_t *hx = entries ? tc_mem_alloc(entries * sizeof *hx) : NULL;
     if (entries && !hx)
         return;
     size_t e = 0;
     pos = pd->split_position;
-    home = pd->used_slots - pd->split_position;
+    home = home_of(pd);
     for (size_t i = 0; i < steps; i++, pos++) {
         if (pos == home) {
             home *= 2;
             pos = 0;
         }
-        tc_term l = pd->data[pos];
+        tc_term l = slot_get(pd, pos);
         /* The same buckets as the walk that counted `entries`, unchanged since. */
         if (tc_is_tuple(l)) {
             TC_ASSERT(e < entries);
-            if (make_hash(tkey(l), &hx[e++]) != TC_OK)
+            if (make_hash(pd, tkey(l), &hx[e++]) != TC_OK)
                 goto out;
         }
         for (; tc_is_list(l); l = tc_cdr(l)) {
             TC_ASSERT(e < entries);
-            if (make_hash(tkey(tc_car(l)), &hx[e++]) != TC_OK)
+            if (make_hash(pd, tkey(tc_car(l)), &hx[e++]) != TC_OK)
+                goto out;
+        }
+    }
+    if (mod) { /* array_put as each split makes it: the home slot, then the one past home */
+        size_t used = pd->used_slots, split = pd->split_position;
+        home = home_of(pd);
+        e = 0;
+        for (size_t i = 0; i < steps; i++) {
+            if (split == home) {
+                home *= 2;
+                split = 0;
+            }
+            pos = split++;
+            used++;
+            tc_term l = slot_get(pd, pos);
+            if (tc_is_tuple(l)) { /* a tuple that stays home writes nothing */
+                if (slot_in(pd, hx[e++], used, home, 0) != pos && !ensure_array(pd, pos + home + 1))
+                    goto out;
+                continue;
+            }
+            for (; tc_is_list(l); l = tc_cdr(l))
+                e++;
+            if (!ensure_array(pd, pos + 1) || !ensure_array(pd, pos + home + 1))
                 goto out;
         }
     }
@@ -176,7 +244,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
     if (needed && !(hp = tc_alloc_words(heap, needed)))
         goto out;
     e = 0;
-    home = pd->used_slots - pd->split_position;
+    home = home_of(pd);
     for (size_t i = 0; i < steps; i++) {
         if (pd->split_position == home) {
             home *= 2;
@@ -185,7 +253,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         }
         pos = pd->split_position++;
         pd->used_slots++;
-        tc_term l = pd->data[pos];
+        tc_term l = slot_get(pd, pos);
         if (tc_is_tuple(l)) {
             TC_ASSERT(e < entries);
             if (slot_of(pd, hx[e++]) != pos) {
@@ -212,18 +280,22 @@ out:
 
 tc_result tc_pdict_put(tc_pdict *pd, tc_alloc *heap, tc_term key, tc_term value, tc_term *old)
 {
-    uint32_t hx;
-    tc_result r = make_hash(key, &hx);
+    uint64_t hx;
+    tc_result r = make_hash(pd, key, &hx);
     if (r != TC_OK)
         return r;
     if (!pd->data) {
         TC_ASSERT(pd->array_size == 0);
-        if (!ensure_array(pd, INITIAL_SIZE))
+        size_t initial = pd->grow == TC_PDICT_GROW_MOD ? MOD_INITIAL : MASK_INITIAL;
+        if (!ensure_array(pd, initial))
             return TC_ENOMEM;
-        pd->used_slots = INITIAL_SIZE;
-        pd->size_mask = INITIAL_SIZE * 2 - 1;
+        pd->used_slots = initial;
+        pd->size_mask = initial * 2 - 1;
     }
     size_t ix = slot_of(pd, hx);
+    /* mod: a slot past the array's end makes array_put grow it */
+    if (!ensure_array(pd, ix + 1))
+        return TC_ENOMEM;
     tc_term slot = pd->data[ix];
     bool eq = false;
     long at = -1;
@@ -268,7 +340,9 @@ tc_result tc_pdict_put(tc_pdict *pd, tc_alloc *heap, tc_term key, tc_term value,
     }
     if (old)
         *old = prev;
-    if (prev == pd->undefined && pd->used_slots <= pd->num_elements)
+    /* only a put that added a key grows, whatever value a replaced one had */
+    bool added = slot == TC_NIL || (tc_is_boxed(slot) && !eq) || (tc_is_list(slot) && at < 0);
+    if (added && pd->used_slots <= pd->num_elements)
         grow(pd, heap);
     return TC_OK;
 }
@@ -282,7 +356,7 @@ tc_result tc_pdict_get(const tc_pdict *pd, tc_term key, tc_term *value)
     tc_result r = slot_of_key(pd, key, &ix);
     if (r != TC_OK)
         return r;
-    tc_term slot = pd->data[ix];
+    tc_term slot = slot_get(pd, ix);
     bool eq;
     if (tc_is_boxed(slot)) {
         if ((r = tc_term_key_equal(key, tkey(slot), &eq)) == TC_OK && eq)
@@ -317,8 +391,9 @@ bool tc_pdict_verify(const tc_pdict *pd, const char **why)
     *why = "element count is wrong";
     if (!pd->data)
         return pd->num_elements == 0;
-    if (pd->used_slots > pd->array_size || pd->used_slots < pd->split_position * 2 ||
-        (pd->size_mask & (pd->size_mask + 1)) != 0) {
+    /* mod: slots past the array's end are [] and may be in use */
+    if ((pd->grow == TC_PDICT_GROW_MASK && (pd->used_slots > pd->array_size || (pd->size_mask & (pd->size_mask + 1)) != 0)) ||
+        pd->used_slots < pd->split_position * 2) {
         *why = "slot counts disagree";
         return false;
     }

@@ -8,9 +8,26 @@
  * caller's allocator (the process heap, so HAlloc) and never copies the key or the value,
  * which are already the process's own terms; get/1 returns the stored value word itself,
  * with no copy and no lock. Slot choice is MAKE_HASH: a small integer's value, an atom's
- * index, else the term hash (terms/hash.h). It starts at 8 slots on the first put and
- * grows after a put that leaves as many elements as slots, by (slots / 4) & 15 splits
- * (at least one); the array is sized from 10, 20, 40, ...
+ * index, else the term hash (terms/hash.h). A put of a new key that leaves as many
+ * elements as slots grows it, by one of two designs (tc_pdict_grow, an era's rule):
+ * - mask (OTP 25: grow, pd_hash_value_to_ix, ensure_array_size): 8 slots on the first put;
+ *   (slots / 4) & 15 splits a grow (at least one); the slot is the hash's low bits (a mask
+ *   one bit wider once the split passes it); the array is sized before each grow for every
+ *   slot the grow makes.
+ * - mod (R10B-2 and R13B01: grow, pd_hash_value, array_put): 10 slots; home / 5 splits a
+ *   grow (home: the slots before the round of splits began); the slot is the hash modulo
+ *   twice home, or modulo home past the split; the array grows only when a slot past its end
+ *   is written (array_put), one split at a time, and a split whose one tuple stays home
+ *   writes none.
+ * Both size the array with next_array_size: the least of 10, 20, 40, ... that holds the slots
+ * asked for, searched from its second entry, so a request of 10 slots or fewer is sized
+ * exactly; R10B-2's and R13B01's search ends at 81920 on 64-bit (sizeof(tab) / sizeof(Uint)
+ * over a table of unsigned int: 13 entries searched), past which every request is sized
+ * exactly, one realloc per split; OTP 25's searches the whole table (sizeof(tab[0])).
+ * Measured on each VM with process_info(P, memory), which counts the array
+ * (erts_dicts_mem_size): R13B01 holds 10 slots after one put, 81922 after 81920, 100001
+ * after 100000; OTP 25 8, 163840 and 163840 (tests/data/pdict-array.tsv, which
+ * check_heaps_pdict holds the model to and tests/cli_pdict.sh the installed VM).
  *
  * Where this differs from erts, and why:
  * - A process holds one (tc_proc_dict) and its GC scans the slots as roots
@@ -20,12 +37,17 @@
  *   allocates from the tc_alloc (a fragment, on a process heap) and leaves the GC decision
  *   to the process layer. Each put allocates exactly the words it builds, with one call.
  * - No erase, no shrink, no get_keys.
+ * - The array is the C heap's (tc_mem_realloc), not an allocator's carrier: its reallocs are
+ *   the VM's (tc_pdict_array_reallocs counts them), their memory moves are glibc's.
+ * - The mod design hashes a non-small, non-atom key with terms/hash.h as the mask design does
+ *   (the VM: make_hash2); a small integer is its value and an atom its index in both.
  */
 #ifndef TC_PDICT_H
 #define TC_PDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../terms/term.h"
 
@@ -33,7 +55,11 @@ TC_BEGIN_DECLS
 
 typedef struct tc_pdict tc_pdict;
 
-tc_result tc_pdict_new(tc_pdict **out) TC_MUST_CHECK;
+/* How the dictionary grows (above): OTP 25's design, or R10B-2's and R13B01's. */
+typedef enum tc_pdict_grow { TC_PDICT_GROW_MASK, TC_PDICT_GROW_MOD } tc_pdict_grow;
+
+/* TC_EBADARG for a grow value outside the enum. */
+tc_result tc_pdict_new(tc_pdict_grow grow, tc_pdict **out) TC_MUST_CHECK;
 void tc_pdict_free(tc_pdict *pd);
 
 /* put(Key, Value): *old (may be NULL) gets the previous value or 'undefined'. TC_ENOMEM
@@ -42,6 +68,10 @@ tc_result tc_pdict_put(tc_pdict *pd, tc_alloc *heap, tc_term key, tc_term value,
 /* get(Key): the stored value, or 'undefined'. */
 tc_result tc_pdict_get(const tc_pdict *pd, tc_term key, tc_term *value) TC_MUST_CHECK;
 size_t tc_pdict_size(const tc_pdict *pd);
+/* The slots of the array (the VM's arraySize or size: what process_info's memory counts), and
+ * how many times it was allocated or resized (PD_ALLOC and PD_REALLOC calls). */
+size_t tc_pdict_array_slots(const tc_pdict *pd);
+uint64_t tc_pdict_array_reallocs(const tc_pdict *pd);
 
 /* The slot words the GC must treat as roots (and may update); *n of them. */
 tc_term *tc_pdict_roots(tc_pdict *pd, size_t *n);

@@ -30,6 +30,7 @@ static const char *const gc_costs[] = {"live", "per_gc", NULL};
 static const char *const mseg_fits[] = {"newest_split", "best_whole", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
 static const char *const ets_grows[] = {"gt_1x", "gt_7x", "div_gt_6", NULL};
+static const char *const pdict_grows[] = {"mask", "mod", NULL};
 static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
@@ -251,6 +252,14 @@ static const tc_policy_field fields[] = {
      "(GROW_LIMIT(NACTIVE), NACTIVE * 1)",
      "when an insert of a new key splits a bucket: past one object per active bucket (gt_1x), past "
      "seven (gt_7x), or once nitems div nactive passes six (div_gt_6): the chains a lookup walks"},
+    {"pdict_grow", ENUM(pdict_grow, pdict_grows), ERAS("mod", "mod", "mask"),
+     "R10B-2 and R13B01 erl_process_dict.c grow (homeSize / 5 splits), pd_hash_value (hash % (homeSize*2)), "
+     "array_put and next_array_size (sizeof(tab) / sizeof(Uint) - 1: 13 entries searched on 64-bit); OTP 25 "
+     "erl_process_dict.c grow ((usedSlots / 4) & 0xf splits), pd_hash_value_to_ix (sizeMask), "
+     "ensure_array_size; process_info(P, memory) on each VM (tests/cli_pdict.sh)",
+     "how a process dictionary grows: mask, (slots / 4) & 15 splits at a time, the array sized per grow; "
+     "mod, home / 5 splits, the array grown as slots are written, exactly past 81920 slots (one realloc "
+     "a split): the reallocs and the slots a put or get reads"},
     {"tester", ENUM(tester, testers), ERAS("eras_ep_r10b", "eras_ep_r13b", "eptest_erl"),
      "none: the benchmark program as the era's compiler made it, not the VM; eptest_erl's frames are "
      "OTP 25's erlc -S of experiments/beam/eptest.erl (scenarios/workload.c tc_ep_frames); eras_ep's "

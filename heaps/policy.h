@@ -28,6 +28,7 @@
 #include "../alloc/mseg.h"
 #include "../copy/copy_shallow_fast.h"
 #include "heapsize.h"
+#include "pdict.h"
 
 TC_BEGIN_DECLS
 
@@ -254,6 +255,7 @@ typedef struct tc_policy {
      * had it by default; R10B-2 and R13B01 have no such option. */
     bool ets_compressed;
     tc_ets_grow ets_grow; /* the tables' split rule (the workload's and the 2009 loops') */
+    tc_pdict_grow pdict_grow; /* how a process dictionary grows (heaps/pdict.h) */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */
     /* sbct, rsbcmt, the segment cache (mcs, its design) and the sbc resize unit are table

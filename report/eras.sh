@@ -125,7 +125,9 @@ awk "$lib"'
 # that phase is the VM's own loop row (the same dotimes over a fun that does nothing), measured
 # in the same worker, once per key a scheduler runs (the update without SMP: its two writers
 # take turns on the one scheduler, two loops per key). model_total = model + that phase; rows
-# of a file measured before the loop was have no loop and are compared without it.
+# of a file measured before the loop was have no loop and are compared without it. faults and
+# model_faults: each side's minor faults over the whole loop (the update: both writers), the
+# count that leads: a fault's price is the machine's, and moves with it.
 awk "$lib"'
     !csv_row() { next }
     FILENAME ~ /seed2009/ { s = csv_get("vm") == "-smp disable" ? "r13b01-plain" : "r13b01-smp"; seed[s, csv_get("op")] = csv_get("ops_per_s"); next }
@@ -136,19 +138,21 @@ awk "$lib"'
         if (!((vm, b, t, n) in seen)) { seen[vm, b, t, n] = 1; order[++nr] = vm SUBSEP b SUBSEP t SUBSEP n }
         ns[vm, b, t, n] = csv_get("ns_per_op"); ops[vm, b, t, n] = csv_get("ops_per_s"); cpu[vm, b, t, n] = csv_get("cpu_ms")
         mns[vm, b, t, n] = csv_get("model_ns_per_op"); cfg[vm, b, t, n] = csv_get("model_config")
+        fa[vm, b, t, n] = csv_has("faults") ? csv_get("faults") : ""; mfa[vm, b, t, n] = csv_has("model_faults") ? csv_get("model_faults") : ""
     }
     END {
-        print "vm,benchmark,test,keys,ns_per_op,ops_per_s,cpu_ns_per_op,model_config,model_ns_per_op,loop_ns_per_op,model_total_ns_per_op,model_over_vm,within_15,seed_ops_per_s,seed_ns_per_op"
+        print "vm,benchmark,test,keys,ns_per_op,ops_per_s,cpu_ns_per_op,model_config,model_ns_per_op,loop_ns_per_op,model_total_ns_per_op,model_over_vm,within_15,seed_ops_per_s,seed_ns_per_op,faults,model_faults"
         for (i = 1; i <= nr; i++) {
             split(order[i], p, SUBSEP); k = p[1] SUBSEP p[2] SUBSEP p[3] SUBSEP p[4]
             lk = p[1] SUBSEP p[2] SUBSEP p[4]
             lp = (lk in loop) ? loop[lk] * ((p[3] == "update" && p[1] == "r13b01-plain") ? 2 : 1) : ""
             m = mns[k]; tot = (m == "") ? "" : m + lp; sd = (p[2] == "ets_test" && ((p[1], p[3]) in seed)) ? seed[p[1], p[3]] : ""
-            printf "%s,%s,%s,%s,%.0f,%.0f,%.0f,%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], p[3], p[4], ns[k], ops[k], cpu[k] * 1e6 / p[4],
+            printf "%s,%s,%s,%s,%.0f,%.0f,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], p[3], p[4], ns[k], ops[k], cpu[k] * 1e6 / p[4],
                 cfg[k] == "" ? "-" : cfg[k], m == "" ? "-" : sprintf("%.0f", m), lp == "" ? "-" : sprintf("%.0f", lp),
                 tot == "" ? "-" : sprintf("%.0f", tot), tot == "" ? "-" : sprintf("%.2f", tot / ns[k]),
                 tot == "" ? "-" : ((tot / ns[k] <= 1.15 && tot / ns[k] >= 0.85) ? "yes" : "no"),
-                sd == "" ? "-" : sprintf("%.0f", sd), sd == "" ? "-" : sprintf("%.0f", 1e9 / sd)
+                sd == "" ? "-" : sprintf("%.0f", sd), sd == "" ? "-" : sprintf("%.0f", 1e9 / sd),
+                fa[k] == "" ? "-" : fa[k], mfa[k] == "" ? "-" : mfa[k]
         }
     }
 ' "$data/seed2009.csv" "$eras" >"$der/eras-2009.csv"

@@ -47,7 +47,7 @@
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
-#                         model_ns_per_op (time)
+#                         model_ns_per_op (time), model_faults (--write only)
 #   unitcost.csv, unitcost-quick.csv  unit, shape, words, dest, src -> unitcost [--quick] (the
 #                         model's side alone): model_faults; model_ns stays as measured, beside
 #                         the VM's in the same run
@@ -301,8 +301,8 @@ eras_cells() {
             for r in $(seq 1 "$b"); do
                 m=$(model "r$r.$c" etsbench --era r13b --iterations "$a" --repeats 1 --meta-lock --bucket-locks 16 ${esw[@]+"${esw[@]}"})
                 awk -v n="$a" -v variant="$c" "$lib"'!csv_row() { next }
-                    { printf "etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,\n", csv_get("lock_mode"), csv_get("threads"), variant, csv_get("op"), n,
-                          csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$m" >>"$tmp/eras.rows"
+                    { printf "etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,%s\n", csv_get("lock_mode"), csv_get("threads"), variant, csv_get("op"), n,
+                          csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$m" >>"$tmp/eras.rows"
             done
         fi
     done <"$tmp/eras.runs"

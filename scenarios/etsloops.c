@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "../alloc/faults.h"
 #include "../heaps/gc.h"
 #include "../heaps/pdict.h"
 #include "../heaps/proc.h"
@@ -23,6 +24,7 @@ typedef struct task {
     tc_term hello;
     int64_t next, last; /* keys next, next - 1, ..., last */
     uint64_t start, end;
+    uint64_t faults;       /* this task's thread's minor faults while it ran (2 threads) */
     tc_ets_lock_time lock; /* this task's thread in the clocked lock phase */
     uint64_t sink;         /* where the hash-only loop's hashes go, so they are computed */
     tc_result error;       /* the step that stopped the task, and why */
@@ -136,9 +138,12 @@ static void *task_thread(void *arg)
     task *k = arg;
     pthread_barrier_wait(k->go);
     tc_ets_lock_time before = tc_ets_thread_lock_time();
+    tc_faults f;
+    tc_faults_begin(&f);
     k->start = tc_timing_now_ns();
     task_step(k, INT64_MAX);
     k->end = tc_timing_now_ns();
+    k->faults = tc_faults_end(&f);
     k->lock = lock_time_since(before);
     return NULL;
 }
@@ -150,6 +155,8 @@ static tc_result run_tasks(task *k, int ntasks, int threads, double *ns)
 {
     if (threads == 1) {
         tc_ets_lock_time before = tc_ets_thread_lock_time();
+        tc_faults f;
+        tc_faults_begin(&f);
         uint64_t t0 = tc_timing_now_ns();
         for (bool busy = true; busy;) {
             busy = false;
@@ -157,6 +164,7 @@ static tc_result run_tasks(task *k, int ntasks, int threads, double *ns)
                 busy |= task_step(&k[i], ntasks > 1 ? TC_ETSLOOP_SLICE : INT64_MAX);
         }
         *ns = (double)(tc_timing_now_ns() - t0);
+        k[0].faults = tc_faults_end(&f); /* all the tasks' */
         k[0].lock = lock_time_since(before); /* all the tasks' */
         return TC_OK;
     }
@@ -218,7 +226,7 @@ tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsl
                 *what_failed = fill.failed;
             }
         }
-    tc_etsloop_result res = {0, what == TC_ETSLOOP_UPDATE ? 2 * c->n : c->n, 0, 0, 0};
+    tc_etsloop_result res = {0, what == TC_ETSLOOP_UPDATE ? 2 * c->n : c->n, 0, 0, 0, 0};
     if (r == TC_OK) {
         if (kind == TC_ETSLOOP_RUN_TIMED)
             tc_ets_time_locks(t, true);
@@ -236,6 +244,7 @@ tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsl
         res.lock_ns += (double)k[i].lock.ns - (double)k[i].lock.intervals * tc_timing_overhead_ns();
         res.dropped += k[i].lock.dropped;
         res.dropped_ns += (double)k[i].lock.dropped_ns;
+        res.faults += k[i].faults;
         task_destroy(&k[i]);
     }
     if (r == TC_OK)

@@ -75,6 +75,8 @@ typedef struct tc_etsloop_result {
     double lock_ns;     /* TC_ETSLOOP_RUN_TIMED: time in the lock phase, all threads, clock cost removed */
     uint64_t dropped;   /* TC_ETSLOOP_RUN_TIMED: intervals over 100 us, kept apart */
     double dropped_ns;  /* their time */
+    uint64_t faults;    /* minor page faults of the run's threads while they ran it (alloc/faults.h):
+                           the fresh heap and dictionary pages the processes wrote */
 } tc_etsloop_result;
 
 /* One run of `what` on table t (NULL: the process dictionary, which each process fills

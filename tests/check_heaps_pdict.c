@@ -1,9 +1,13 @@
 /*
  * The process dictionary: put/get against a plain oracle over random keys (small
  * integers, atoms, compound terms, so slots collide and split), values never copied,
- * out of memory, the root slots. The seed is printed; TC_SEED repeats a run.
+ * out of memory, the root slots, each in both grow designs (the loop tests' _i: mask, mod);
+ * the array's size against the VMs' own (tests/data/pdict-array.tsv). The seed is printed;
+ * TC_SEED repeats a run.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "heaps/proc_impl.h"
 #include "copy/copy_struct.h"
@@ -22,10 +26,10 @@ static bool same(tc_term a, tc_term b)
     return tc_term_equal(a, b, &eq) == TC_OK && eq;
 }
 
-static tc_pdict *pdict_ok(void)
+static tc_pdict *pdict_ok(int design)
 {
     tc_pdict *pd = NULL;
-    ck_assert_int_eq(tc_pdict_new(&pd), TC_OK);
+    ck_assert_int_eq(tc_pdict_new(design ? TC_PDICT_GROW_MOD : TC_PDICT_GROW_MASK, &pd), TC_OK);
     return pd;
 }
 
@@ -51,7 +55,7 @@ static tc_term put_ok(tc_pdict *pd, tc_term key, tc_term value)
 
 START_TEST(put_returns_the_old_value_and_get_finds_it)
 {
-    tc_pdict *pd = pdict_ok();
+    tc_pdict *pd = pdict_ok(_i);
     tc_term undefined = tc_read_ok("undefined");
     verify_ok(pd);
     ck_assert_uint_eq(get_ok(pd, tc_make_small(1)), undefined);
@@ -78,7 +82,7 @@ START_TEST(random_keys_against_an_oracle)
         keys[i] = kind == 0 ? tc_make_small((int64_t)tc_rand_below(1u << 20)) : tc_gen_term(aa, kind, true);
         vals[i] = TC_NON_VALUE;
     }
-    tc_pdict *pd = pdict_ok();
+    tc_pdict *pd = pdict_ok(_i);
     tc_term undefined = tc_read_ok("undefined");
     for (int n = 0; n < N; n++) {
         int i = (int)tc_rand_below(KEYS);
@@ -119,7 +123,7 @@ END_TEST
 START_TEST(many_small_keys_spread_evenly)
 {
     enum { N = 100000 };
-    tc_pdict *pd = pdict_ok();
+    tc_pdict *pd = pdict_ok(_i);
     tc_term hello = tc_read_ok("hello");
     for (int i = 1; i <= N; i++)
         put_ok(pd, tc_make_small(i), hello);
@@ -133,7 +137,7 @@ END_TEST
 
 START_TEST(out_of_memory_leaves_it_unchanged)
 {
-    tc_pdict *pd = pdict_ok();
+    tc_pdict *pd = pdict_ok(_i);
     tc_offheap oh = {0};
     tc_alloc failing = {tc_null_alloc, &oh, NULL};
     tc_term old;
@@ -141,7 +145,7 @@ START_TEST(out_of_memory_leaves_it_unchanged)
     ck_assert_uint_eq(tc_pdict_size(pd), 0);
     verify_ok(pd);
     put_ok(pd, tc_make_small(1), tc_make_small(2));
-    tc_pdict *fresh = pdict_ok();
+    tc_pdict *fresh = pdict_ok(_i);
     tc_mem_fail_at(1); /* the first put's slot array */
     ck_assert_int_eq(tc_pdict_put(fresh, tc_arena_alloc(tc_fixture_arena()), tc_make_small(1), tc_make_small(2), &old),
                      TC_ENOMEM);
@@ -161,7 +165,7 @@ START_TEST(failed_allocations_never_half_split)
 {
     enum { N = 300, W = 40 };
     tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
-    tc_pdict *pd = pdict_ok();
+    tc_pdict *pd = pdict_ok(_i);
     tc_term keys[N];
     for (int i = 0; i < N; i++) {
         tc_term e[W];
@@ -255,17 +259,106 @@ START_TEST(dictionary_follows_a_moved_heap)
 }
 END_TEST
 
+/* The array after N puts (I = N..1) is the VM's, byte for byte as process_info counts it:
+ * r13b01's rows in the mod design, otp25's in the mask design (tests/data/pdict-array.tsv). */
+START_TEST(array_sizes_are_the_vms)
+{
+    FILE *f = fopen(TC_PDICT_TSV, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", TC_PDICT_TSV);
+    char line[256];
+    int rows = 0;
+    tc_term hello = tc_read_ok("hello");
+    while (fgets(line, sizeof line, f)) {
+        /* vm, keys, dict_bytes; the header's keys column is not a number */
+        char *vm = line, *tab = strchr(line, '\t'), *end;
+        if (line[0] == '#' || !tab)
+            continue;
+        *tab = '\0';
+        long keys = strtol(tab + 1, &end, 10);
+        if (end == tab + 1 || *end != '\t')
+            continue;
+        long bytes = strtol(end + 1, &end, 10);
+        bool r13 = strcmp(vm, "r13b01") == 0;
+        ck_assert_msg(r13 || strcmp(vm, "otp25") == 0, "unknown vm %s", vm);
+        tc_pdict *pd = pdict_ok(r13);
+        for (long i = keys; i >= 1; i--)
+            put_ok(pd, tc_make_small(i), hello);
+        verify_ok(pd);
+        long model = 32 + ((long)tc_pdict_array_slots(pd) - 1) * 8; /* PD_SZ2BYTES, sizeof(ProcDict) 32 */
+        ck_assert_msg(model == bytes, "%s, %ld keys: the model's array is %ld bytes, the VM's %ld", vm, keys, model, bytes);
+        tc_pdict_free(pd);
+        rows++;
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_ge(rows, 20);
+}
+END_TEST
+
+/* Past 81920 slots R13B01's array is sized exactly, one realloc for each split that writes a
+ * slot past its end; OTP 25's keeps doubling. 150000 keys: well over 10000 reallocs against
+ * under 30. */
+START_TEST(mod_reallocs_once_a_split_past_81920_slots)
+{
+    tc_term hello = tc_read_ok("hello");
+    uint64_t reallocs[2];
+    for (int d = 0; d < 2; d++) {
+        tc_pdict *pd = pdict_ok(d);
+        for (int i = 150000; i >= 1; i--)
+            put_ok(pd, tc_make_small(i), hello);
+        reallocs[d] = tc_pdict_array_reallocs(pd);
+        if (d == 1) /* the array ends at the last slot a split wrote */
+            ck_assert_uint_le(tc_pdict_array_slots(pd), 150000 + 150000 / 5);
+        tc_pdict_free(pd);
+    }
+    ck_assert_uint_lt(reallocs[0], 30);
+    ck_assert_uint_gt(reallocs[1], 10000);
+}
+END_TEST
+
+/* put(K, undefined) then put(K, V): the second replaces and so does not grow (the VM returns
+ * before its grow test); only puts that add a key do. */
+START_TEST(replacing_an_undefined_value_does_not_grow)
+{
+    tc_pdict *pd = pdict_ok(_i);
+    tc_term undefined = tc_read_ok("undefined");
+    for (int i = 1; i <= 7; i++)
+        put_ok(pd, tc_make_small(i), undefined);
+    size_t slots = tc_pdict_array_slots(pd);
+    uint64_t reallocs = tc_pdict_array_reallocs(pd);
+    for (int round = 0; round < 50; round++)
+        for (int i = 1; i <= 7; i++)
+            put_ok(pd, tc_make_small(i), round % 2 ? undefined : tc_make_small(round));
+    ck_assert_uint_eq(tc_pdict_array_slots(pd), slots);
+    ck_assert_uint_eq(tc_pdict_array_reallocs(pd), reallocs);
+    ck_assert_uint_eq(tc_pdict_size(pd), 7);
+    verify_ok(pd);
+    tc_pdict_free(pd);
+}
+END_TEST
+
+START_TEST(a_bad_design_is_refused)
+{
+    tc_pdict *pd = NULL;
+    ck_assert_int_eq(tc_pdict_new((tc_pdict_grow)(TC_PDICT_GROW_MOD + 1), &pd), TC_EBADARG);
+    ck_assert_ptr_null(pd);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("heaps_pdict");
     TCase *tc = tcase_create("pdict");
     tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, put_returns_the_old_value_and_get_finds_it);
-    tcase_add_test(tc, random_keys_against_an_oracle);
-    tcase_add_test(tc, many_small_keys_spread_evenly);
-    tcase_add_test(tc, out_of_memory_leaves_it_unchanged);
-    tcase_add_test(tc, failed_allocations_never_half_split);
+    tcase_add_loop_test(tc, put_returns_the_old_value_and_get_finds_it, 0, 2);
+    tcase_add_loop_test(tc, random_keys_against_an_oracle, 0, 2);
+    tcase_add_loop_test(tc, many_small_keys_spread_evenly, 0, 2);
+    tcase_add_loop_test(tc, out_of_memory_leaves_it_unchanged, 0, 2);
+    tcase_add_loop_test(tc, failed_allocations_never_half_split, 0, 2);
+    tcase_add_test(tc, array_sizes_are_the_vms);
+    tcase_add_test(tc, mod_reallocs_once_a_split_past_81920_slots);
+    tcase_add_loop_test(tc, replacing_an_undefined_value_does_not_grow, 0, 2);
+    tcase_add_test(tc, a_bad_design_is_refused);
     tcase_add_test(tc, dictionary_values_survive_gcs);
     tcase_add_test(tc, dictionary_follows_a_moved_heap);
     suite_add_tcase(s, tc);

@@ -256,7 +256,7 @@ static tc_result op_heapfrag_new(ctx *c)
 }
 static void ok_heapfrag(ctx *c) { ck_assert_uint_eq(c->frag->alloc_size, 100000); }
 
-static tc_result op_pdict_new(ctx *c) { return tc_pdict_new(&c->pd); }
+static tc_result op_pdict_new(ctx *c) { return tc_pdict_new(TC_PDICT_GROW_MASK, &c->pd); }
 static void ok_pdict(ctx *c)
 {
     tc_term v;

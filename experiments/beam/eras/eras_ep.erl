@@ -43,7 +43,7 @@
 -module(eras_ep).
 -export([main/1, tester/4, server/1, tracer/1, meter/1]).
 %% Shared with eras_ets.erl.
--export([median/1, fmt/1]).
+-export([median/1, fmt/1, minflt/0]).
 %% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 

@@ -20,7 +20,11 @@
 %% seed's +h 9999999 gives it and the second writer a heap that holds every insert's tuple,
 %% so no loop collects.
 %%
-%% Needs eras_ep.beam beside it (the medians and the number format).
+%% faults: the OS process's minor page faults over the loop (field 10 of /proc/self/stat, read
+%% by eras_ep:minflt/0 outside the timed part), every thread: the fresh heap, dictionary and
+%% table pages the loop wrote, the count a model's loop is compared on.
+%%
+%% Needs eras_ep.beam beside it (the medians, the number format and the fault counter).
 %% Usage: erl +h 9999999 -noshell -pa DIR -run eras_ets main VM N REPEATS OUT [VARIANT]
 %% VARIANT (default base, the seed's table): plain_set, a public set without
 %% write_concurrency (R13B01: one table lock for every operation instead of the bucket locks).
@@ -42,7 +46,7 @@ main([Vm, Ns, Rs, Out, Variant]) ->
     Bs = case Variant of "base" -> [ets_test, pdict]; _ -> [ets_test] end,
     Runs = [{B, [run(B, N, Opts) || _ <- lists:seq(1, R)]} || B <- Bs],
     Rows = [row(Vm, Variant, B, Op, N, R, [us(Op, Run) || Run <- BRuns], [gcs(Op, Run) || Run <- BRuns],
-                [cpu(Op, Run) || Run <- BRuns])
+                [cpu(Op, Run) || Run <- BRuns], [faults(Op, Run) || Run <- BRuns])
             || {B, BRuns} <- Runs, Op <- [insert, lookup, update, loop]],
     ok = file:write_file(Out, [header(Out), Rows], [append]),
     halt(0);
@@ -89,9 +93,11 @@ writer(P, B, E, N) ->
 dotimes(0, _) -> done;
 dotimes(N, F) -> F(N), dotimes(N - 1, F).
 
-%% {Us, GCs of every process, CPU ms of the whole VM} over the loop. The CPU time
-%% (statistics(runtime), every scheduler thread) is what a loaded machine moves least.
+%% {Us, GCs of every process, CPU ms of the whole VM, minor faults of the OS process} over
+%% the loop. The CPU time (statistics(runtime), every scheduler thread) is what a loaded
+%% machine moves least.
 timed(F) ->
+    F0 = eras_ep:minflt(),
     {G0, _, _} = statistics(garbage_collection),
     {C0, _} = statistics(runtime),
     T0 = erlang:now(),
@@ -99,11 +105,13 @@ timed(F) ->
     T1 = erlang:now(),
     {C1, _} = statistics(runtime),
     {G1, _, _} = statistics(garbage_collection),
-    {timer:now_diff(T1, T0), G1 - G0, C1 - C0}.
+    F1 = eras_ep:minflt(),
+    {timer:now_diff(T1, T0), G1 - G0, C1 - C0, F1 - F0}.
 
-us(Op, Run) -> {value, {Op, {Us, _, _}}} = lists:keysearch(Op, 1, Run), Us.
-gcs(Op, Run) -> {value, {Op, {_, G, _}}} = lists:keysearch(Op, 1, Run), G.
-cpu(Op, Run) -> {value, {Op, {_, _, C}}} = lists:keysearch(Op, 1, Run), C.
+us(Op, Run) -> {value, {Op, {Us, _, _, _}}} = lists:keysearch(Op, 1, Run), Us.
+gcs(Op, Run) -> {value, {Op, {_, G, _, _}}} = lists:keysearch(Op, 1, Run), G.
+cpu(Op, Run) -> {value, {Op, {_, _, C, _}}} = lists:keysearch(Op, 1, Run), C.
+faults(Op, Run) -> {value, {Op, {_, _, _, F}}} = lists:keysearch(Op, 1, Run), F.
 
 %% ---- output ----------------------------------------------------------------------------
 
@@ -116,15 +124,17 @@ header(Out) ->
              "# wordsize: ", integer_to_list(erlang:system_info(wordsize)), "\n",
              "# table: ", io_lib:format("~w", [table_opts()]), "\n",
              "# gcs: statistics(garbage_collection) over the loop, every process, median of the runs; "
-             "cpu_ms: statistics(runtime) over the loop, every scheduler thread, median\n",
-             "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,ns_per_op,gcs,cpu_ms\n"]
+             "cpu_ms: statistics(runtime) over the loop, every scheduler thread, median; faults: the OS "
+             "process's minor faults over the loop, median\n",
+             "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,ns_per_op,gcs,cpu_ms,faults\n"]
     end.
 
-row(Vm, Variant, B, Op, N, R, Us, Gs, Cs) ->
+row(Vm, Variant, B, Op, N, R, Us, Gs, Cs, Fs) ->
     Med = median(Us),
-    io_lib:format("~s,~s,~w,~w,0,~w,~w,~s,~w,~w,~s,~s,~w,~s~n",
+    io_lib:format("~s,~s,~w,~w,0,~w,~w,~s,~w,~w,~s,~s,~w,~s,~w~n",
                   [Vm, Variant, B, Op, N, R, fmt(Med), lists:min(Us), lists:max(Us),
-                   fmt(N * 1000000 / Med), fmt(Med * 1000 / N), round(median(Gs)), fmt(median(Cs))]).
+                   fmt(N * 1000000 / Med), fmt(Med * 1000 / N), round(median(Gs)), fmt(median(Cs)),
+                   round(median(Fs))]).
 
 median(Xs) -> eras_ep:median(Xs).
 fmt(X) -> eras_ep:fmt(X).

@@ -271,8 +271,8 @@ model_ets() {
         --csv "$tmp/e.csv" >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
     awk -v round="$1" -v n="$ets_n" -v build="$build" "$lib"'
         !csv_row() { next }
-        { printf "%s,etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,\n", round, csv_get("lock_mode"), csv_get("threads"), build,
-              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op") }' "$tmp/e.csv" >>"$raw_model"
+        { printf "%s,etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,%s\n", round, csv_get("lock_mode"), csv_get("threads"), build,
+              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$tmp/e.csv" >>"$raw_model"
 }
 
 plan >"$tmp/plan"
@@ -357,7 +357,7 @@ fi
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary; ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
     echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
-    echo "# faults: the VM's OS process's minor faults per pass (/proc/self/stat read between the passes of the timed runs), median; model_faults: the model's eptest faults; empty where not measured (rows kept from a run before faults were counted)"
+    echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
     echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults"
     awk "$lib"'
         function med(list,    a, n, i, j, t) {
