@@ -121,7 +121,7 @@ rc2=$?
 vm=$(awk "$lib"'!csv_row() { next } csv_get("test") == "ets_lookup" { print csv_get("gcs") }' "$tmp/s3000-vm.csv")
 mo=$(awk "$lib"'!csv_row() { next } csv_get("test") == "ets_lookup" { print csv_get("gcs") }' "$tmp/s3000-model.csv")
 [ "$rc" -eq 0 ] && [ "$rc2" -eq 0 ] && [ -n "$vm" ] && [ "$vm" = "$mo" ]
-check "strings L 3000, +S 1:1: the VM's lookup GCs ($vm) are the model's ($mo) (rc $rc, $rc2; $(head -c 200 "$tmp/s3000.err"))" $?
+ok=$?; check "strings L 3000, +S 1:1: the VM's lookup GCs ($vm) are the model's ($mo) (rc $rc, $rc2; $(head -c 200 "$tmp/s3000.err"))" $ok
 grep -q '^# tester: spawn_opt(Fun, \[monitor\])' "$tmp/s3000-vm.csv"; check "eptest.erl's metadata names the tester's spawn" $?
 
 # Usage errors exit 2; the build stayed out of the source tree.

@@ -80,7 +80,7 @@ hdr="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,
     echo "ints,30000,lookup,9999,9,9,9,9,9,9,9,0,9,9,9,9,0,0"
 } >"$tmp/prices.csv"
 out=$("$bin" --shape ints --len 120 --iterations 100 --repeats 1 --prices "$tmp/prices.csv" --csv "$tmp/priced.csv" 2>"$tmp/priced.err")
-check "--prices: runs ($(cat "$tmp/priced.err"))" $?
+ok=$?; check "--prices: runs ($(cat "$tmp/priced.err"))" $ok
 grep -q "^# prices: $tmp/prices.csv at payload_len 100 " "$tmp/priced.csv"; check "--prices: the metadata names the file and the length used (100, the nearest to 120)" $?
 for t in proc1 proc2 proc3 ets_lookup; do
     f=$(field "$tmp/priced.csv" "$t" faults) got=$(field "$tmp/priced.csv" "$t" priced_us)
@@ -99,11 +99,11 @@ for bad in "/nonexistent/prices.csv" "$tmp/priced.csv"; do
     "$bin" --shape ints --len 100 --iterations 10 --repeats 1 --prices "$bad" >/dev/null 2>"$tmp/bad.err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] && grep -q "not a prices CSV" "$tmp/bad.err"
-    check "--prices $bad: exit 2 ($rc), one line: $(head -c 200 "$tmp/bad.err")" $?
+    ok=$?; check "--prices $bad: exit 2 ($rc), one line: $(head -c 200 "$tmp/bad.err")" $ok
 done
 "$bin" --shape tuple --len 100 --iterations 10 --repeats 1 --prices "$tmp/prices.csv" >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc -eq 2 ] && grep -q "no prices for this shape" "$tmp/bad.err"; check "--prices without the shape's rows: exit 2 ($rc): $(cat "$tmp/bad.err")" $?
+[ $rc -eq 2 ] && grep -q "no prices for this shape" "$tmp/bad.err"; ok=$?; check "--prices without the shape's rows: exit 2 ($rc): $(cat "$tmp/bad.err")" $ok
 
 echo "cli_eptest: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -34,7 +34,7 @@ check "ablate ratios and times are positive" $?
   echo "ints,10000,rt,2000,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
   echo "ints,10000,lookup,300,0,0,0,0,0,0,0,0,0,0,0,0,0,0"; } >"$tmp/prices.csv"
 "$dir/ablate" --quick --iterations 10 --prices "$tmp/prices.csv" --csv "$tmp/abp.csv" >/dev/null 2>"$tmp/abp.err"
-check "ablate --prices runs ($(head -c 200 "$tmp/abp.err"))" $?
+ok=$?; check "ablate --prices runs ($(head -c 200 "$tmp/abp.err"))" $ok
 got=$(awk "$lib"'!csv_row() { next } csv_get("ablation") == "baseline" { printf "%s:%s:%s:%s ", csv_get("era"), csv_get("payload_len"), csv_get("priced_proc_us"), csv_get("priced_lookup_us") }' "$tmp/abp.csv")
 [ "$got" = "r10b:1000:10.0:1.0 r13b:1000:10.0:1.0 otp25:10000:20.0:3.0 " ]; check "ablate --prices: each era at its own length's prices (got '$got')" $?
 grep -q '^# prices: .*each era at its nearest priced payload_len (r10b 1000, r13b 1000, otp25 10000;' "$tmp/abp.csv"

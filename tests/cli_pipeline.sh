@@ -94,6 +94,10 @@ for f in report/derive.sh report/generate.sh report/pipeline.sh experiments/beam
 done
 ! grep -nE "function +(median|round_trip|csv_split|header) *\(" "$top/report/derive.sh" "$top/report/generate.sh" \
     "$top/experiments/beam/fidelity.sh"; check "no second definition of the median, the round trip or the CSV reader" $?
+# check "... $(cmd) ..." $? passes cmd's status, not the test's: such a check cannot fail
+awk '{ t = ""; s = $0; while ((i = index(s, "check \"")) > 0) { t = substr(s, i); s = substr(s, i + 1) } }
+    t ~ /[$][(]/ && t ~ /[$][?][[:space:]]*$/ { print FILENAME ":" FNR ": " $0; bad = 1 } END { exit bad }' \
+    "$top"/tests/*.sh; check "tests: no check whose message runs a command before \$? is read" $?
 ! grep -hE 'using' "$top"/plots/fig*.gp | grep -E 'using +[0-9]|:[0-9]|xtic\([0-9]|\$[0-9]|strcol\([0-9]|column\([0-9]'
 check "plots: no column by number" $?
 

@@ -139,7 +139,7 @@ ok=$?; check "a priced sweep: the priced ratio recomputed with its prices ($got;
 cp "$tmp/sw/fidelity-sweep.csv" "$tmp/data/fidelity-sweep.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
 r=$?
-[ $r -eq 0 ]; check "a priced sweep with the current code's counts and priced ratio: exit $r ($(cat "$tmp/log"))" $?
+[ $r -eq 0 ]; ok=$?; check "a priced sweep with the current code's counts and priced ratio: exit $r ($(cat "$tmp/log"))" $ok
 awk -F, -v OFS=, '/^#/ || !h { if (!/^#/) { h = 1; for (i = 1; i <= NF; i++) if ($i == "model_priced_ratio") k = i } print; next }
     { $k = sprintf("%.3f", $k * 1.02); print }' "$tmp/sw/fidelity-sweep.csv" >"$tmp/data/fidelity-sweep.csv"
 bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
