@@ -147,6 +147,13 @@ if command -v erl >/dev/null 2>&1; then
     grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
         grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"
     check "--keep: the kept rows' own date, machine and metadata" $?
+    # kept again, with a provenance that gives one of its lines: the first date stays, each line once
+    printf '%s\n' "# source: somewhere public" "# r10b-2-32_system_version: Erlang (BEAM) emulator version 5.4.3 [source]" >"$tmp/prov"
+    bash "$eras/run.sh" --model "$1" --quick --keep r10b-2-32 --provenance "$tmp/prov" --out "$tmp/kept.csv" >/dev/null 2>"$tmp/e"
+    ok=$?; check "--keep twice runs ($(tail -n 1 "$tmp/e"))" $ok
+    grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234' "$tmp/kept.csv" &&
+        [ "$(grep -c '^# r10b-2-32_system_version: ' "$tmp/kept.csv")" -eq 1 ] && [ "$(grep -c '^# r10b-2-32_kept: ' "$tmp/kept.csv")" -eq 1 ]
+    ok=$?; check "--keep twice: the first measurement's date, each kept line once ($(grep -c '^# r10b-2-32_' "$tmp/kept.csv") lines)" $ok
 fi
 
 echo "cli_eras: $pass passed, $fails failed"

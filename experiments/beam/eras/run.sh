@@ -349,9 +349,16 @@ fi
     echo "# model: $("$model/experiments/eptest" --version 2>/dev/null | head -n 1); model_gcs: eptest's tester_gcs; etsbench --era r13b --meta-lock --bucket-locks 16 (R13B01's locks), one repeat per round"
     echo "# vms: ${vms[*]}$([ ${#kept[@]} -eq 0 ] || echo " (kept from an earlier run: ${kept[*]})")"
     meta
+    # A kept VM's lines: where and when its rows were measured (the replaced file's own run, or
+    # the line that file kept), then its other lines once each, less those the provenance gives.
     for k in ${kept[@]+"${kept[@]}"}; do
-        echo "# ${k}_kept: measured $(sed -n 's/^# date: //p' "$out" | head -n 1) on $(sed -n 's/^# machine: //p' "$out" | head -n 1) at git $(sed -n 's/^# git: //p' "$out" | head -n 1), load $(sed -n 's/^# load: load average //p' "$out" | head -n 1 | sed 's/; times on a shared machine$//'); its rows kept from the file this run replaced"
-        grep "^# ${k}_" "$out" | grep -v "^# ${k}_kept: "
+        if grep -q "^# ${k}_kept: " "$out"; then
+            grep -m 1 "^# ${k}_kept: " "$out"
+        else
+            echo "# ${k}_kept: measured $(sed -n 's/^# date: //p' "$out" | head -n 1) on $(sed -n 's/^# machine: //p' "$out" | head -n 1) at git $(sed -n 's/^# git: //p' "$out" | head -n 1), load $(sed -n 's/^# load: load average //p' "$out" | head -n 1 | sed 's/; times on a shared machine$//'); its rows kept from the file this run replaced"
+        fi
+        awk -v k="# ${k}_" -v prov="$prov" 'BEGIN { while (prov != "" && (getline l < prov) > 0) given[l] = 1 }
+            index($0, k) == 1 && index($0, k "kept: ") != 1 && !($0 in given) && !seen[$0]++' "$out"
     done
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
