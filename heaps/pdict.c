@@ -196,6 +196,9 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
     uint64_t *hx = entries ? tc_mem_alloc(entries * sizeof *hx) : NULL;
     if (entries && !hx)
         return;
+    /* Hash the same buckets as the walk that counted `entries`, unchanged since; in the mod
+     * design grow the array as array_put does when each split is made: the home slot, then the
+     * one past home (a tuple that stays home writes nothing). */
     size_t e = 0;
     pos = pd->split_position;
     home = home_of(pd);
@@ -205,40 +208,21 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
             pos = 0;
         }
         tc_term l = slot_get(pd, pos);
-        /* The same buckets as the walk that counted `entries`, unchanged since. */
         if (tc_is_tuple(l)) {
             TC_ASSERT(e < entries);
-            if (make_hash(pd, tkey(l), &hx[e++]) != TC_OK)
+            if (make_hash(pd, tkey(l), &hx[e]) != TC_OK ||
+                (mod && slot_in(pd, hx[e], pd->used_slots + i + 1, home, 0) != pos && !ensure_array(pd, pos + home + 1)))
                 goto out;
+            e++;
+            continue;
         }
         for (; tc_is_list(l); l = tc_cdr(l)) {
             TC_ASSERT(e < entries);
             if (make_hash(pd, tkey(tc_car(l)), &hx[e++]) != TC_OK)
                 goto out;
         }
-    }
-    if (mod) { /* array_put as each split makes it: the home slot, then the one past home */
-        size_t used = pd->used_slots, split = pd->split_position;
-        home = home_of(pd);
-        e = 0;
-        for (size_t i = 0; i < steps; i++) {
-            if (split == home) {
-                home *= 2;
-                split = 0;
-            }
-            pos = split++;
-            used++;
-            tc_term l = slot_get(pd, pos);
-            if (tc_is_tuple(l)) { /* a tuple that stays home writes nothing */
-                if (slot_in(pd, hx[e++], used, home, 0) != pos && !ensure_array(pd, pos + home + 1))
-                    goto out;
-                continue;
-            }
-            for (; tc_is_list(l); l = tc_cdr(l))
-                e++;
-            if (!ensure_array(pd, pos + 1) || !ensure_array(pd, pos + home + 1))
-                goto out;
-        }
+        if (mod && (!ensure_array(pd, pos + 1) || !ensure_array(pd, pos + home + 1)))
+            goto out;
     }
     tc_term *hp = NULL;
     if (needed && !(hp = tc_alloc_words(heap, needed)))

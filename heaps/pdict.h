@@ -25,8 +25,8 @@
  * over a table of unsigned int: 13 entries searched), past which every request is sized
  * exactly, one realloc per split; OTP 25's searches the whole table (sizeof(tab[0])).
  * Measured on each VM with process_info(P, memory), which counts the array
- * (erts_dicts_mem_size): R13B01 holds 10 slots after one put, 81922 after 81920, 100001
- * after 100000; OTP 25 8, 163840 and 163840 (tests/data/pdict-array.tsv, which
+ * (erts_dicts_mem_size): R13B01 holds 10 slots after one put, 81922 after 81920, 83001
+ * after 83000; OTP 25 8, 163840 and 163840 (tests/data/pdict-array.tsv, which
  * check_heaps_pdict holds the model to and tests/cli_pdict.sh the installed VM).
  *
  * Where this differs from erts, and why:
