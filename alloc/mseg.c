@@ -7,28 +7,41 @@
 #include <unistd.h>
 
 /*
- * Every block starts with this header (16 bytes keeps the payload 16-aligned). In an mbc,
- * `bytes` is the whole block including the header; in an sbc it is the whole mapping,
- * whose first 16 bytes are the header (so, as in the VM, creating an sbc writes its first
- * page at once). `where` is the block's mbc (16-aligned, low bit clear) or, for an sbc,
- * SBC_TAG(instance): a block always knows the instance that owns it, as an erts block knows
- * its carrier's allocator.
+ * Every block starts with one word, as an erts block with its header (erl_alloc_util.c
+ * ABLK_HDR_SZ, sizeof(Uint) in R10B-2 and R13B01, offsetof(Block_t, u) in OTP 25 on 64-bit):
+ * the block's bytes with the header, a multiple of 8 (UNIT_CEILING: erts' Unit_t is 8 bytes),
+ * the owning instance in the top bits (erts finds a block's allocator through its carrier)
+ * and a flag for a single-block carrier. An sbc's mapping starts with one more word, so its
+ * block's bytes are the whole mapping and its data is 16 bytes in, as before (erts keeps its
+ * Carrier_t there): creating an sbc writes its first page at once, as in the VM.
  */
 typedef struct blk {
-    size_t bytes;
-    uintptr_t where;
+    uint64_t word; /* bytes | instance << INST_SHIFT | SBC_FLAG */
 } blk;
 
 #define HDR sizeof(blk)
+#define SBC_HDR (2 * HDR)  /* from an sbc's mapping to its data */
 #define MIN_BLOCK (2 * HDR) /* a free block needs room for its list link */
-#define SBC_TAG(ix) (((uintptr_t)(ix) << 1) | 1u)
-#define IS_SBC(b) (((b)->where & 1u) != 0)
+#define SBC_FLAG ((uint64_t)1)
+#define INST_SHIFT 56
+#define BYTES_MASK ((((uint64_t)1 << INST_SHIFT) - 1) & ~(uint64_t)7)
+
+static size_t blk_bytes(const blk *b) { return (size_t)(b->word & BYTES_MASK); }
+static unsigned blk_inst(const blk *b) { return (unsigned)(b->word >> INST_SHIFT); }
+static bool is_sbc(const blk *b) { return (b->word & SBC_FLAG) != 0; }
+static void blk_set(blk *b, size_t bytes, unsigned inst, bool sbc)
+{
+    b->word = (uint64_t)bytes | (uint64_t)inst << INST_SHIFT | (sbc ? SBC_FLAG : 0);
+}
+static void blk_resize(blk *b, size_t bytes) { blk_set(b, bytes, blk_inst(b), is_sbc(b)); }
+/* An sbc's mapping, from its block header. */
+static char *sbc_base(const blk *b) { return (char *)(uintptr_t)b - (SBC_HDR - HDR); }
 
 typedef struct mbc {
     _Alignas(16) struct mbc *next;
     size_t bytes;
     unsigned inst; /* the instance that owns the carrier and every block in it */
-} mbc; /* padded to 32 bytes: the blocks after it stay 16-aligned */
+} mbc; /* padded to 32 bytes: the blocks after it are 8-aligned */
 
 /* Free mbc blocks, in one address-ordered list per instance; the link is after the header. */
 typedef struct freeblk {
@@ -219,9 +232,10 @@ void tc_mseg_free(tc_mseg *m)
 
 /* ---- multiblock carriers ------------------------------------------------------------- */
 
-static char *blk_end(const blk *b) { return (char *)b + b->bytes; }
+static char *blk_end(const blk *b) { return (char *)(uintptr_t)b + blk_bytes(b); }
 
-/* Inserts a free block in address order, merging with neighbours of the same carrier. */
+/* Inserts a free block in address order, merging with its neighbours: adjacent free blocks
+ * are of one carrier, as each carrier starts with its own header, never a block. */
 static void free_insert(inst *i, blk *b)
 {
     freeblk **pp = &i->free_list, *prev = NULL;
@@ -230,12 +244,14 @@ static void free_insert(inst *i, blk *b)
         pp = &(*pp)->next;
     }
     freeblk *f = (freeblk *)b, *next = *pp;
-    if (next && next->h.where == b->where && blk_end(b) == (char *)next) {
-        b->bytes += next->h.bytes;
+    if (next && blk_end(b) == (char *)next) {
+        TC_ASSERT(blk_inst(&next->h) == blk_inst(b));
+        blk_resize(b, blk_bytes(b) + blk_bytes(&next->h));
         next = next->next;
     }
-    if (prev && prev->h.where == b->where && blk_end(&prev->h) == (char *)b) {
-        prev->h.bytes += b->bytes;
+    if (prev && blk_end(&prev->h) == (char *)b) {
+        TC_ASSERT(blk_inst(&prev->h) == blk_inst(b));
+        blk_resize(&prev->h, blk_bytes(&prev->h) + blk_bytes(b));
         prev->next = next;
         return;
     }
@@ -247,27 +263,28 @@ static void free_insert(inst *i, blk *b)
 static blk *free_take(freeblk **pp, size_t need)
 {
     freeblk *f = *pp;
-    if (f->h.bytes - need >= MIN_BLOCK) {
+    if (blk_bytes(&f->h) - need >= MIN_BLOCK) {
         freeblk *rest = (freeblk *)((char *)f + need);
-        rest->h.bytes = f->h.bytes - need;
-        rest->h.where = f->h.where;
+        blk_set(&rest->h, blk_bytes(&f->h) - need, blk_inst(&f->h), false);
         rest->next = f->next;
         *pp = rest;
-        f->h.bytes = need;
+        blk_resize(&f->h, need);
     } else {
         *pp = f->next;
     }
     return &f->h;
 }
 
-static size_t mbc_need(size_t bytes) { return bytes + HDR < MIN_BLOCK ? MIN_BLOCK : round_up(bytes + HDR, 16); }
+/* UMEMSZ2BLKSZ: the header and the data, in 8-byte units (erts' least block is its free-block
+ * structure's size, larger than the model's MIN_BLOCK: no block measured here is that small). */
+static size_t mbc_need(size_t bytes) { return bytes + HDR < MIN_BLOCK ? MIN_BLOCK : round_up(bytes + HDR, 8); }
 
 static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t need = mbc_need(bytes);
     for (int attempt = 0; attempt < 2; attempt++) {
         for (freeblk **pp = &i->free_list; *pp; pp = &(*pp)->next)
-            if ((*pp)->h.bytes >= need)
+            if (blk_bytes(&(*pp)->h) >= need)
                 return free_take(pp, need);
         if (attempt)
             break;
@@ -281,8 +298,7 @@ static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
         c->next = i->carriers;
         i->carriers = c;
         blk *all = (blk *)(c + 1);
-        all->bytes = c->bytes - sizeof *c;
-        all->where = (uintptr_t)c;
+        blk_set(all, c->bytes - sizeof *c, c->inst, false);
         free_insert(i, all);
     }
     return NULL;
@@ -292,21 +308,21 @@ static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 static int mbc_resize_in_place(inst *i, blk *b, size_t bytes)
 {
     size_t need = mbc_need(bytes);
-    if (need > b->bytes) {
+    size_t have = blk_bytes(b);
+    if (need > have) {
         freeblk **pp = &i->free_list;
         while (*pp && (char *)*pp < blk_end(b))
             pp = &(*pp)->next;
-        if (!*pp || (char *)*pp != blk_end(b) || (*pp)->h.where != b->where || b->bytes + (*pp)->h.bytes < need)
+        if (!*pp || (char *)*pp != blk_end(b) || have + blk_bytes(&(*pp)->h) < need)
             return 0;
-        blk *got = free_take(pp, need - b->bytes);
-        b->bytes += got->bytes;
+        blk *got = free_take(pp, need - have);
+        blk_resize(b, have + blk_bytes(got));
         return 1;
     }
-    if (b->bytes - need >= MIN_BLOCK) {
+    if (have - need >= MIN_BLOCK) {
         blk *tail = (blk *)((char *)b + need);
-        tail->bytes = b->bytes - need;
-        tail->where = b->where;
-        b->bytes = need;
+        blk_set(tail, have - need, blk_inst(b), false);
+        blk_resize(b, need);
         free_insert(i, tail);
     }
     return 1;
@@ -406,7 +422,7 @@ static int cache_take_best(tc_mseg *m, inst *i, size_t want, char **base, size_t
 
 static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
-    size_t want = round_up(bytes + HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
+    size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
     char *base = NULL;
     size_t got = 0;
     int took = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(m, i, want, &base, &got)
@@ -421,9 +437,8 @@ static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
             return NULL;
         got = want;
     }
-    blk *b = (blk *)base;
-    b->bytes = got;
-    b->where = SBC_TAG(i - m->in);
+    blk *b = (blk *)(base + (SBC_HDR - HDR));
+    blk_set(b, got, (unsigned)(i - m->in), true);
     return b;
 }
 
@@ -434,13 +449,14 @@ static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
     COUNT(m, i, sbc_frees, 1);
+    size_t bytes = blk_bytes(b);
     if (m->cfg.cache_slots == 0) {
-        unmap(m, i, b, b->bytes, 1);
+        unmap(m, i, sbc_base(b), bytes, 1);
         return;
     }
     int best = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE, exact = 0;
     if (best)
-        widen(i, b->bytes);
+        widen(i, bytes);
     if (i->ncached == m->cfg.cache_slots) {
         size_t old = i->cache[0].bytes;
         exact = best && !(i->cmin < old && old < i->cmax);
@@ -448,8 +464,8 @@ static void sbc_free(tc_mseg *m, inst *i, blk *b)
         memmove(&i->cache[0], &i->cache[1], (i->ncached - 1) * sizeof *i->cache);
         i->ncached--;
     }
-    i->cache[i->ncached].base = (char *)b;
-    i->cache[i->ncached].bytes = b->bytes;
+    i->cache[i->ncached].base = sbc_base(b);
+    i->cache[i->ncached].bytes = bytes;
     i->ncached++;
     if (exact)
         exact_limits(i);
@@ -474,11 +490,7 @@ static void sbc_drop_tail(tc_mseg *m, inst *i, char *tail, size_t bytes)
 
 static blk *hdr_of(const void *block) { return (blk *)((char *)(uintptr_t)block - HDR); }
 
-static inst *owner_of(tc_mseg *m, const blk *b)
-{
-    unsigned ix = IS_SBC(b) ? (unsigned)(b->where >> 1) : ((const mbc *)b->where)->inst;
-    return &m->in[ix];
-}
+static inst *owner_of(tc_mseg *m, const blk *b) { return &m->in[blk_inst(b)]; }
 
 static void lock(tc_mseg *m)
 {
@@ -525,7 +537,7 @@ static void release_block(tc_mseg *m, blk *b)
     TC_ASSERT(i->st.live_blocks > 0);
     i->st.live_blocks--;
     m->total.live_blocks--;
-    if (IS_SBC(b))
+    if (is_sbc(b))
         sbc_free(m, i, b);
     else
         free_insert(i, b);
@@ -550,8 +562,12 @@ void tc_mseg_free_block(tc_mseg *m, void *block)
     unlock(m);
 }
 
-size_t tc_mseg_block_bytes(const void *block) { return hdr_of(block)->bytes - HDR; }
-int tc_mseg_block_is_sbc(const void *block) { return IS_SBC(hdr_of(block)); }
+size_t tc_mseg_block_bytes(const void *block)
+{
+    const blk *b = hdr_of(block);
+    return blk_bytes(b) - (is_sbc(b) ? SBC_HDR : HDR);
+}
+int tc_mseg_block_is_sbc(const void *block) { return is_sbc(hdr_of(block)); }
 
 unsigned tc_mseg_block_instance(const tc_mseg *m, const void *block)
 {
@@ -573,26 +589,28 @@ static void *move_block(tc_mseg *m, void *block, size_t bytes)
 /* resize_carrier + mseg_realloc for an sbc block of the calling instance. */
 static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
 {
-    size_t want = round_up(bytes + HDR, m->cfg.sbc_unit); /* ERTS_SACRR_UNIT_CEILING */
+    size_t want = round_up(bytes + SBC_HDR, m->cfg.sbc_unit); /* ERTS_SACRR_UNIT_CEILING */
+    size_t have = blk_bytes(b);
+    char *base = sbc_base(b);
     COUNT(m, i, sbc_resizes, 1);
-    if (want <= b->bytes) {
-        size_t diff = b->bytes - want;
+    if (want <= have) {
+        size_t diff = have - want;
         if (diff && want < m->min_seg)
             m->min_seg = want;
-        if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * b->bytes))
-            return (char *)b + HDR; /* small shrink: the carrier keeps its size */
-        sbc_drop_tail(m, i, (char *)b + want, diff);
-        b->bytes = want;
+        if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * have))
+            return base + SBC_HDR; /* small shrink: the carrier keeps its size */
+        sbc_drop_tail(m, i, base + want, diff);
+        blk_resize(b, want);
         COUNT(m, i, sbc_remaps, 1);
-        return (char *)b + HDR;
+        return base + SBC_HDR;
     }
-    void *nb = mremap(b, b->bytes, want, MREMAP_MAYMOVE); /* mseg_recreate */
+    char *nb = mremap(base, have, want, MREMAP_MAYMOVE); /* mseg_recreate */
     if (nb == MAP_FAILED)
         return NULL;
     COUNT(m, i, sbc_remaps, 1);
-    COUNT(m, i, bytes_mapped, want - ((blk *)nb)->bytes);
-    ((blk *)nb)->bytes = want;
-    return (char *)nb + HDR;
+    COUNT(m, i, bytes_mapped, want - have);
+    blk_resize(hdr_of(nb + SBC_HDR), want);
+    return nb + SBC_HDR;
 }
 
 static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
@@ -602,7 +620,7 @@ static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
     if (i != &m->in[m->cur])
         return move_block(m, block, bytes); /* realloc_thr_pref: another instance's block moves */
     int want_sbc = bytes >= m->cfg.sbct;
-    if (!IS_SBC(b)) {
+    if (!is_sbc(b)) {
         if (!want_sbc && mbc_resize_in_place(i, b, bytes))
             return block;
         return move_block(m, block, bytes);
@@ -610,7 +628,7 @@ static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
     if (!want_sbc) {
         /* do_erts_alcu_realloc: below sbct the block stays in its carrier unless the carrier
          * resized for it (super-aligned unit) would be rsbcmt % or more slack. */
-        size_t used = bytes + HDR, crr = round_up(used, m->cfg.sbc_unit);
+        size_t used = bytes + SBC_HDR, crr = round_up(used, m->cfg.sbc_unit);
         if ((crr - used) * 100 >= (size_t)m->cfg.rsbcmt * crr)
             return move_block(m, block, bytes);
     }

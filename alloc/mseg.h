@@ -171,8 +171,9 @@ void tc_mseg_free(tc_mseg *m);
  * operation; erts frees a deleted table's objects one by one (erl_db_hash.c free_seg). */
 void tc_mseg_free_discard(tc_mseg *m);
 
-/* A block of at least `bytes` bytes, 16-aligned, from the current instance, or NULL when out
- * of memory. */
+/* A block of at least `bytes` bytes, 8-aligned, from the current instance, or NULL when out
+ * of memory. An mbc block takes its bytes and a header word rounded up to 8 bytes, as an erts
+ * block does (UMEMSZ2BLKSZ), so a carrier holds as many as the VM's. */
 void *tc_mseg_alloc_block(tc_mseg *m, size_t bytes) TC_MUST_CHECK;
 void tc_mseg_free_block(tc_mseg *m, void *block);
 /* Resizes keeping the first min(old, new) bytes; NULL (block untouched) when out of memory. */

@@ -68,6 +68,29 @@ END_TEST
 /* Under an sbct far above the mbc size, a block gets a multiblock carrier of its own size
  * (create_carrier: MBC_HEADER_SIZE + blk_sz, a power-of-two segment), not one of sbct bytes:
  * sbct 64 GiB maps 2 MiB for a 1 MiB block, as the VM under +MHsbct does. */
+/* A multiblock carrier block takes its bytes and one header word in 8-byte units, as erts'
+ * (UMEMSZ2BLKSZ: ABLK_HDR_SZ 8, Unit_t 8 bytes): blocks carved one after another from a fresh
+ * carrier sit that far apart, 8-aligned; usable bytes are the rest. */
+START_TEST(multiblock_blocks_take_a_header_word_in_8_byte_units)
+{
+    tc_mseg *m = source(10);
+    static const size_t asks[] = {56, 57, 64, 80, 100, 1000};
+    char *prev = tc_mseg_alloc_block(m, 8);
+    ck_assert(prev != NULL && (uintptr_t)prev % 8 == 0);
+    size_t prev_bytes = 8;
+    for (size_t k = 0; k < sizeof asks / sizeof *asks; k++) {
+        char *b = tc_mseg_alloc_block(m, asks[k]);
+        ck_assert(b != NULL && (uintptr_t)b % 8 == 0);
+        ck_assert_uint_eq((size_t)(b - prev), (prev_bytes + 8 + 7) / 8 * 8);
+        ck_assert_uint_eq(tc_mseg_block_bytes(b), (asks[k] + 8 + 7) / 8 * 8 - 8);
+        prev = b;
+        prev_bytes = asks[k];
+    }
+    ck_assert_uint_eq(tc_mseg_stats_get(m)->carriers_mapped, 1);
+    tc_mseg_free_discard(m);
+}
+END_TEST
+
 START_TEST(large_sbct_sizes_carriers_by_block)
 {
     tc_mseg_config c = tc_mseg_default_config();
@@ -436,6 +459,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("mseg");
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, multiblock_blocks_recycle);
+    tcase_add_test(tc, multiblock_blocks_take_a_header_word_in_8_byte_units);
     tcase_add_test(tc, single_block_cache);
     tcase_add_test(tc, no_cache_unmaps);
     tcase_add_test(tc, single_block_realloc);
