@@ -1,5 +1,7 @@
 #include "compact.h"
 
+#include <string.h>
+
 #include "copy_struct.h"
 #include "copy_struct_impl.h"
 #include "../terms/binary.h"
@@ -7,12 +9,21 @@
 #include "../terms/size.h"
 
 struct tc_copy_compact {
-    tc_mseg *mem;       /* where the block came from; NULL: the C heap */
-    tc_offheap offheap; /* the ProcBins in tpl (DbTerm.first_oh) */
-    tc_term root;       /* absolute pointer into tpl, or a term with no words */
+    tc_mseg *mem;      /* where the block came from; NULL: the C heap */
+    tc_term *first_oh; /* the ProcBins in tpl (DbTerm.first_oh) */
+    tc_term root;      /* absolute pointer into tpl, or a term with no words */
     size_t size;
     tc_term tpl[];
 };
+
+/* erts_cleanup_offheap of the block's ProcBins, through an ErlOffHeap made for the call, as
+ * db_store_term does with DbTerm.first_oh. */
+static void release(tc_copy_compact *c)
+{
+    tc_offheap oh = {c->first_oh, 0, 0};
+    tc_offheap_release_until(&oh, NULL);
+    c->first_oh = NULL;
+}
 
 static void *block_alloc(tc_mseg *mem, size_t bytes)
 {
@@ -22,43 +33,52 @@ static void *block_alloc(tc_mseg *mem, size_t bytes)
 void tc_copy_compact_discard(tc_copy_compact *c)
 {
     if (c)
-        tc_offheap_release_until(&c->offheap, NULL);
+        release(c);
 }
 
-void tc_copy_compact_free(tc_copy_compact *c)
+void tc_copy_compact_free_at(tc_copy_compact *c, size_t offset)
 {
     if (!c)
         return;
-    tc_offheap_release_until(&c->offheap, NULL);
+    release(c);
+    void *block = (char *)c - offset;
     if (c->mem)
-        tc_mseg_free_block(c->mem, c);
+        tc_mseg_free_block(c->mem, block);
     else
-        tc_mem_free(c);
+        tc_mem_free(block);
 }
 
-tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot, tc_copy_stats *stats)
+void tc_copy_compact_free(tc_copy_compact *c) { tc_copy_compact_free_at(c, 0); }
+
+tc_result tc_copy_compact_store(tc_mseg *mem, size_t offset, size_t head, tc_term t, tc_copy_compact **slot,
+                                tc_copy_stats *stats)
 {
     uint64_t words;
     tc_result r = tc_term_flat_size(t, &words);
     if (r != TC_OK)
         return r;
-    if (words > (SIZE_MAX - sizeof(tc_copy_compact)) / sizeof(tc_term))
+    size_t own = offset + sizeof(tc_copy_compact), pad = head > own ? head - own : 0;
+    if (words > (SIZE_MAX - own - pad) / sizeof(tc_term))
         return TC_ENOMEM;
-    size_t bytes = sizeof(tc_copy_compact) + words * sizeof(tc_term);
     tc_copy_compact *c = *slot;
     if (c && c->size == words) {
-        tc_offheap_release_until(&c->offheap, NULL); /* erts_cleanup_offheap; the block is reused */
+        release(c); /* erts_cleanup_offheap; the block is reused */
     } else {
-        if (!(c = block_alloc(mem, bytes)))
+        char *block = block_alloc(mem, own + words * sizeof(tc_term) + pad);
+        if (!block)
             return TC_ENOMEM; /* the old object, if any, is untouched */
+        c = (tc_copy_compact *)(block + offset);
         c->mem = mem;
-        tc_copy_compact_free(*slot);
+        if (*slot) /* db_realloc_term: the caller's bytes move with the object */
+            memcpy(block, (char *)*slot - offset, offset);
+        tc_copy_compact_free_at(*slot, offset);
+        /* the words erts' header has and this one has not, written as erts writes them */
+        memset(&c->tpl[words], 0, pad);
     }
-    c->offheap.first = NULL;
-    c->offheap.overhead = 0;
-    c->offheap.vheap = 0;
     c->size = words;
-    c->root = tc_copy_struct_fill(t, c->tpl, words, &c->offheap, NULL);
+    tc_offheap oh = {NULL, 0, 0};
+    c->root = tc_copy_struct_fill(t, c->tpl, words, &oh, NULL);
+    c->first_oh = oh.first;
     if (stats) {
         stats->words_sized += words;
         stats->words_written += words;
@@ -71,7 +91,7 @@ tc_result tc_copy_compact_store(tc_mseg *mem, tc_term t, tc_copy_compact **slot,
 tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats)
 {
     *out = NULL;
-    return tc_copy_compact_store(NULL, t, out, stats);
+    return tc_copy_compact_store(NULL, 0, 0, t, out, stats);
 }
 
 tc_term tc_copy_compact_term(const tc_copy_compact *c) { return c->root; }

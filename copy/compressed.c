@@ -1,5 +1,7 @@
 #include "compressed.h"
 
+#include <string.h>
+
 #include "copy_struct.h"
 #include "../codec/ext_ets.h"
 #include "../terms/offheap.h"
@@ -46,16 +48,19 @@ void tc_copy_compressed_discard(tc_copy_compressed *c)
         release(c);
 }
 
-void tc_copy_compressed_free(tc_copy_compressed *c)
+void tc_copy_compressed_free_at(tc_copy_compressed *c, size_t offset)
 {
     if (!c)
         return;
     release(c);
+    void *block = (char *)c - offset;
     if (c->mem)
-        tc_mseg_free_block(c->mem, c);
+        tc_mseg_free_block(c->mem, block);
     else
-        tc_mem_free(c);
+        tc_mem_free(block);
 }
+
+void tc_copy_compressed_free(tc_copy_compressed *c) { tc_copy_compressed_free_at(c, 0); }
 
 /* db_size_dbterm_comp, and size_object of the object and of its key. The object's size is
  * summed from its elements', so the key is sized once (erts sizes it in size_object(obj),
@@ -109,8 +114,8 @@ static void fill(tc_copy_compressed *c, unsigned keypos, tc_term t, size_t bytes
     }
 }
 
-tc_result tc_copy_compressed_store(tc_mseg *mem, unsigned keypos, tc_term t, tc_copy_compressed **slot,
-                                   tc_copy_stats *stats)
+tc_result tc_copy_compressed_store(tc_mseg *mem, size_t offset, unsigned keypos, tc_term t,
+                                   tc_copy_compressed **slot, tc_copy_stats *stats)
 {
     if (!tc_is_tuple(t) || keypos == 0 || keypos > tc_tuple_arity(t))
         return TC_EBADARG;
@@ -126,13 +131,16 @@ tc_result tc_copy_compressed_store(tc_mseg *mem, unsigned keypos, tc_term t, tc_
         release(old); /* db_cleanup_offheap_comp; the block is reused */
         c = old;
     } else {
-        c = mem ? tc_mseg_alloc_block(mem, block_bytes(bytes)) : tc_mem_alloc(block_bytes(bytes));
-        if (!c) {
+        char *block = mem ? tc_mseg_alloc_block(mem, offset + block_bytes(bytes)) : tc_mem_alloc(offset + block_bytes(bytes));
+        if (!block) {
             r = TC_ENOMEM; /* the old object, if any, is untouched */
             goto out;
         }
+        c = (tc_copy_compressed *)(block + offset);
         c->mem = mem;
-        tc_copy_compressed_free(old);
+        if (old) /* the caller's bytes move with the object */
+            memcpy(block, (char *)old - offset, offset);
+        tc_copy_compressed_free_at(old, offset);
     }
     c->offheap = (tc_offheap){NULL, 0, 0};
     c->ext_oh = NULL;

@@ -51,12 +51,15 @@ typedef struct tc_copy_compressed tc_copy_compressed;
 /* db_store_term_comp: stores tuple `t` keyed on element keypos (1-based, at most its arity)
  * in *slot. *slot NULL: a new block from `mem` (NULL: the C heap); otherwise the old object's
  * block is reused when its size in bytes is the same, else replaced by a new one from `mem`.
- * TC_ENOMEM (and TC_EUNSUPPORTED / TC_ELIMIT for what the external format cannot hold) leave
+ * The block starts `offset` bytes before the stored form, the caller's (a table's chain
+ * node), copied to a new block when the size changes. TC_ENOMEM (and TC_EUNSUPPORTED / TC_ELIMIT for what the external format cannot hold) leave
  * *slot and its object as they were. */
-tc_result tc_copy_compressed_store(tc_mseg *mem, unsigned keypos, tc_term t, tc_copy_compressed **slot,
-                                   tc_copy_stats *stats) TC_MUST_CHECK;
+tc_result tc_copy_compressed_store(tc_mseg *mem, size_t offset, unsigned keypos, tc_term t,
+                                   tc_copy_compressed **slot, tc_copy_stats *stats) TC_MUST_CHECK;
 /* Drops the block and its references (db_free_term). NULL is fine. */
 void tc_copy_compressed_free(tc_copy_compressed *c);
+/* The same for a block stored with an offset (the block starts `offset` bytes before c). */
+void tc_copy_compressed_free_at(tc_copy_compressed *c, size_t offset);
 /* Drops only the references; the block stays to its source, freed whole by the caller
  * (tc_mseg_free_discard). NULL is fine. */
 void tc_copy_compressed_discard(tc_copy_compressed *c);

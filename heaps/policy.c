@@ -31,6 +31,8 @@ static const char *const mseg_fits[] = {"newest_split", "best_whole", NULL};
 static const char *const copy_outs[] = {"shallow", "shallow_fast", NULL};
 static const char *const ets_grows[] = {"gt_1x", "gt_7x", "div_gt_6", NULL};
 static const char *const pdict_grows[] = {"mask", "mod", NULL};
+static const char *const ets_term_heads[] = {"first_oh", "off_heap", "tpl_off_heap", NULL};
+static const char *const ets_owner_words[] = {"off", "smp", NULL};
 static const char *const testers[] = {"seed", "eptest_erl", "eras_ep_r10b", "eras_ep_r13b", NULL};
 
 /* Where a field is, and how wide. */
@@ -252,6 +254,19 @@ static const tc_policy_field fields[] = {
      "(GROW_LIMIT(NACTIVE), NACTIVE * 1)",
      "when an insert of a new key splits a bucket: past one object per active bucket (gt_1x), past "
      "seven (gt_7x), or once nitems div nactive passes six (div_gt_6): the chains a lookup walks"},
+    {"ets_term_head", ENUM(ets_term_head, ets_term_heads), ERAS("tpl_off_heap", "off_heap", "first_oh"),
+     "R10B-2 erl_db_util.h DbTerm (tpl, ErlOffHeap off_heap, size, v), erl_db_hash.c get_term; R13B01 "
+     "erl_db_util.h DbTerm (ErlOffHeap off_heap, size, tpl), erl_db_util.c db_get_term; OTP 25 "
+     "erl_db_util.h DbTerm (first_oh, size, tpl), erl_db_util.c db_store_term; erl_db_hash.h HashDbTerm "
+     "(next, hvalue) in each; erl_alloc_util.c UMEMSZ2BLKSZ (a header word, 8-byte units)",
+     "the bytes an ETS object's block has before its words: 32 (first_oh), 56 (off_heap: a whole "
+     "ErlOffHeap), 64 (tpl_off_heap: a tpl pointer too); the ets_alloc memory, and pages, an insert takes"},
+    {"ets_owner_word", ENUM(ets_owner_word, ets_owner_words), ERAS("off", "smp", "off"),
+     "R13B01 erl_alloc_util.c erts_alcu_alloc_thr_pref (size + sizeof(Uint), the allocator stored first), "
+     "erl_alloc.c set_default_ets_alloc_opts (thr_spec, thread preferred with SMP); R10B-2 has no SMP "
+     "emulator; OTP 25 erl_alloc_util.c finds the allocator through the block's carrier",
+     "whether each ETS object's block holds its allocator's address too (smp: in a table of the SMP "
+     "emulator, one taking locks): 8 bytes an object, and the pages an insert writes"},
     {"pdict_grow", ENUM(pdict_grow, pdict_grows), ERAS("mod", "mod", "mask"),
      "R10B-2 and R13B01 erl_process_dict.c grow (homeSize / 5 splits), pd_hash_value (hash % (homeSize*2)), "
      "array_put and next_array_size (sizeof(tab) / sizeof(Uint) - 1: 13 entries searched on 64-bit); OTP 25 "

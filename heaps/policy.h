@@ -136,6 +136,26 @@ typedef enum tc_ets_grow {
                              before R13B01's test */
 } tc_ets_grow;
 
+/* What an ETS object's block holds before the object's words, erts' HashDbTerm up to
+ * DbTerm.tpl (erl_db_hash.h, erl_db_util.h; db_store_term allocates offsetof(HashDbTerm,
+ * dbterm) + sizeof(DbTerm) + (size - 1) words): the chain's next and the hash value, then
+ * the DbTerm's header. So how many bytes each object takes from ets_alloc, and the pages an
+ * insert writes (stores/ets.h reads it). A store rule, kept here with the era's other rules. */
+typedef enum tc_ets_term_head {
+    TC_ETS_TERM_HEAD_FIRST_OH,    /* first_oh, size: 32 bytes in all (OTP 25) */
+    TC_ETS_TERM_HEAD_OFF_HEAP,    /* a whole ErlOffHeap (mso, funs, externals, overhead), size: 56 (R13B01) */
+    TC_ETS_TERM_HEAD_TPL_OFF_HEAP /* the tpl pointer, an ErlOffHeap, size: 64 (R10B-2) */
+} tc_ets_term_head;
+
+/* Whether an ETS object's ets_alloc block has its allocator's address before it: R13B01's SMP
+ * emulator makes ets_alloc thread-preferred and erts_alcu_alloc_thr_pref keeps that word in
+ * each block (erl_alloc_util.c); R10B-2 has no SMP emulator and OTP 25 finds a block's
+ * allocator through its carrier. */
+typedef enum tc_ets_owner_word {
+    TC_ETS_OWNER_WORD_OFF, /* no such word */
+    TC_ETS_OWNER_WORD_SMP  /* one word more a block in a table of the SMP emulator (a locked one) */
+} tc_ets_owner_word;
+
 /* The Erlang program whose tester the eptest workload runs (scenarios/workload.h): a program
  * as an era's compiler made it, so a column of the table, though no mechanism of erts. */
 typedef enum tc_tester {
@@ -255,6 +275,8 @@ typedef struct tc_policy {
      * had it by default; R10B-2 and R13B01 have no such option. */
     bool ets_compressed;
     tc_ets_grow ets_grow; /* the tables' split rule (the workload's and the 2009 loops') */
+    tc_ets_term_head ets_term_head; /* the tables' object header: the bytes each object takes */
+    tc_ets_owner_word ets_owner_word; /* the thread-preferred ets_alloc's word in each block */
     tc_pdict_grow pdict_grow; /* how a process dictionary grows (heaps/pdict.h) */
     uint64_t min_heap_size;   /* words (233); rounded up to a table size by tc_proc_new */
     uint64_t fullsweep_after; /* minor GCs between fullsweeps (65535) */

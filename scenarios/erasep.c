@@ -309,6 +309,7 @@ static tc_step after_trace(run *w)
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     eo.copy_out = w->cfg->policy.copy_out;
     eo.grow = w->cfg->policy.ets_grow;
+    eo.term_head = w->cfg->policy.ets_term_head;
     tc_result r = tc_ets_new(&eo, &w->table);
     if (r != TC_OK)
         return fail(w, r);

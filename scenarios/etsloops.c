@@ -258,7 +258,11 @@ tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_et
     o.meta_lock = m == TC_ETS_LOCK_R13B || (c->meta_lock && m != TC_ETS_LOCK_NONE);
     o.bucket_locks = c->bucket_locks;
     o.compressed = c->compressed;
-    o.grow = (c->policy ? *c->policy : tc_policy_native()).ets_grow;
+    tc_policy pol = c->policy ? *c->policy : tc_policy_native();
+    o.grow = pol.ets_grow;
+    o.term_head = pol.ets_term_head;
+    /* a table that takes locks is the SMP emulator's (none: -smp disable) */
+    o.owner_word = pol.ets_owner_word == TC_ETS_OWNER_WORD_SMP && m != TC_ETS_LOCK_NONE;
     return tc_ets_new(&o, out);
 }
 

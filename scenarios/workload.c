@@ -1998,6 +1998,7 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
     tc_ets_opts eo = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     eo.compressed = cfg->policy.ets_compressed;
     eo.grow = cfg->policy.ets_grow;
+    eo.term_head = cfg->policy.ets_term_head;
     if (r == TC_OK)
         r = tc_term_flat_size(payload, &words);
     elems[0] = tc_make_small(1);
@@ -2036,6 +2037,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     eo.copy_out = cfg->policy.copy_out;
     eo.compressed = cfg->policy.ets_compressed;
     eo.grow = cfg->policy.ets_grow;
+    eo.term_head = cfg->policy.ets_term_head;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)

@@ -36,11 +36,11 @@
 #define HASH_NODE_WORDS 2u
 #define DBTERM_HEAD_WORDS 2u
 
+/* HashDbTerm's next and hvalue: the stored form follows them in the same ets_alloc block
+ * (copy/compact.h, copy/compressed.h at offset sizeof(node)), as erts' DbTerm does. */
 typedef struct node {
     struct node *next;
     uint64_t hvalue;
-    tc_copy_compact *dbterm;  /* the object (db_store_term) */
-    tc_copy_compressed *comp; /* or in a compressed table, its compressed form (db_store_term_comp) */
 } node;
 
 struct tc_ets {
@@ -57,28 +57,39 @@ struct tc_ets {
 
 /* ---- nodes ------------------------------------------------------------------------------- */
 
+/* The stored form after the node: db_store_term's, or db_store_term_comp's in a compressed
+ * table. */
+static tc_copy_compact *dbterm(const node *n) { return (tc_copy_compact *)(uintptr_t)(n + 1); }
+static tc_copy_compressed *comp(const node *n) { return (tc_copy_compressed *)(uintptr_t)(n + 1); }
+static node *node_of(void *stored) { return (node *)((char *)stored - sizeof(node)); }
+
 /* The words of the stored form: the compact block's, or the compressed DbTerm's from tpl. */
-static size_t node_words(const node *n)
+static size_t node_words(const tc_ets *t, const node *n)
 {
-    return n->comp ? tc_copy_compressed_bytes(n->comp) / TC_WORD_BYTES - DBTERM_HEAD_WORDS
-                   : tc_copy_compact_size(n->dbterm);
+    return t->opts.compressed ? tc_copy_compressed_bytes(comp(n)) / TC_WORD_BYTES - DBTERM_HEAD_WORDS
+                              : tc_copy_compact_size(dbterm(n));
 }
 
-static size_t node_bytes(const node *n) { return sizeof *n + node_words(n) * TC_WORD_BYTES; }
+/* The block's bytes: the node, the stored form and what the era's header adds. */
+static size_t node_bytes(const node *n) { return tc_mseg_block_bytes(n); }
 
 /* What ets:info(T, memory) counts for the object: its HashDbTerm block, the node header then
  * the DbTerm (erl_db_hash.c new_dbterm_hash: db_store_term's offset + sizeof(DbTerm) +
  * (size - 1) words, db_store_term_comp's offset + db_size_dbterm_comp). */
-static size_t node_memory_words(const node *n) { return HASH_NODE_WORDS + DBTERM_HEAD_WORDS + node_words(n); }
+static size_t node_memory_words(const tc_ets *t, const node *n)
+{
+    return HASH_NODE_WORDS + DBTERM_HEAD_WORDS + node_words(t, n);
+}
 
 static tc_term node_key(const tc_ets *t, const node *n)
 {
-    return n->comp ? tc_copy_compressed_key(n->comp) : tc_tuple_element(tc_copy_compact_term(n->dbterm), t->opts.keypos);
+    return t->opts.compressed ? tc_copy_compressed_key(comp(n))
+                              : tc_tuple_element(tc_copy_compact_term(dbterm(n)), t->opts.keypos);
 }
 
 static void count_node(tc_ets *t, const node *n, bool add)
 {
-    size_t words = node_words(n), bytes = node_bytes(n), mem = node_memory_words(n);
+    size_t words = node_words(t, n), bytes = node_bytes(n), mem = node_memory_words(t, n);
     if (add) {
         atomic_fetch_add_explicit(&t->stored_words, words, memory_order_relaxed);
         atomic_fetch_add_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
@@ -90,27 +101,35 @@ static void count_node(tc_ets *t, const node *n, bool add)
     }
 }
 
-/* db_store_term or db_store_term_comp into the node's slot (empty for a new node): the old
- * block is reused when the size is the same (copy/compact.h, copy/compressed.h). */
-static tc_result store(tc_ets *t, node *n, tc_term obj, tc_copy_stats *stats)
+/* db_store_term or db_store_term_comp, into *np's block (NULL: a new one): the block is
+ * reused when the size is the same, else a new one holds the node too (db_realloc_term moves
+ * the whole HashDbTerm), and *np is then the node's new place. */
+static tc_result store(tc_ets *t, node **np, tc_term obj, tc_copy_stats *stats)
 {
-    return t->opts.compressed ? tc_copy_compressed_store(t->mem, t->opts.keypos, obj, &n->comp, stats)
-                              : tc_copy_compact_store(t->mem, obj, &n->dbterm, stats);
+    tc_result r;
+    void *at;
+    if (t->opts.compressed) {
+        tc_copy_compressed *c = *np ? comp(*np) : NULL;
+        r = tc_copy_compressed_store(t->mem, sizeof(node), t->opts.keypos, obj, &c, stats);
+        at = c;
+    } else {
+        tc_copy_compact *c = *np ? dbterm(*np) : NULL;
+        size_t head = tc_ets_term_head_bytes(t->opts.term_head) + (t->opts.owner_word ? TC_WORD_BYTES : 0);
+        r = tc_copy_compact_store(t->mem, sizeof(node), head, obj, &c, stats);
+        at = c;
+    }
+    if (r == TC_OK)
+        *np = node_of(at);
+    return r;
 }
 
 /* The stored form of `obj`, in a new node. */
 static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats *stats, node **out)
 {
-    node *n = tc_mem_alloc(sizeof *n);
-    if (!n)
-        return TC_ENOMEM;
-    n->dbterm = NULL;
-    n->comp = NULL;
-    tc_result r = store(t, n, obj, stats);
-    if (r != TC_OK) {
-        tc_mem_free(n);
+    node *n = NULL;
+    tc_result r = store(t, &n, obj, stats);
+    if (r != TC_OK)
         return r;
-    }
     n->hvalue = hval;
     n->next = NULL;
     count_node(t, n, true);
@@ -118,13 +137,16 @@ static tc_result make_node(tc_ets *t, tc_term obj, uint64_t hval, tc_copy_stats 
     return TC_OK;
 }
 
-/* replace_dbterm: the object stored again in its node. */
-static tc_result restore_node(tc_ets *t, node *n, tc_term obj, tc_copy_stats *stats)
+/* replace_dbterm: the object at *link stored again, in its block or, at a new size, in a new
+ * one that *link then points to. */
+static tc_result restore_node(tc_ets *t, node **link, tc_term obj, tc_copy_stats *stats)
 {
-    size_t words = node_words(n), bytes = node_bytes(n), mem = node_memory_words(n);
-    tc_result r = store(t, n, obj, stats);
+    node *n = *link;
+    size_t words = node_words(t, n), bytes = node_bytes(n), mem = node_memory_words(t, n);
+    tc_result r = store(t, &n, obj, stats);
     if (r != TC_OK)
         return r;
+    *link = n;
     atomic_fetch_sub_explicit(&t->stored_words, words, memory_order_relaxed);
     atomic_fetch_sub_explicit(&t->stored_bytes, bytes, memory_order_relaxed);
     atomic_fetch_sub_explicit(&t->memory_words, mem, memory_order_relaxed);
@@ -135,9 +157,10 @@ static tc_result restore_node(tc_ets *t, node *n, tc_term obj, tc_copy_stats *st
 static void free_node(tc_ets *t, node *n)
 {
     count_node(t, n, false);
-    tc_copy_compact_free(n->dbterm);
-    tc_copy_compressed_free(n->comp);
-    tc_mem_free(n);
+    if (t->opts.compressed)
+        tc_copy_compressed_free_at(comp(n), sizeof(node));
+    else
+        tc_copy_compact_free_at(dbterm(n), sizeof(node));
 }
 
 /* ---- the lock phase, optionally clocked ------------------------------------------------- */
@@ -301,9 +324,18 @@ done:
 
 /* ---- the table ----------------------------------------------------------------------- */
 
+size_t tc_ets_term_head_bytes(tc_ets_term_head h)
+{
+    /* offsetof(HashDbTerm, dbterm), then offsetof(DbTerm, tpl) on 64-bit: first_oh and size;
+     * or an ErlOffHeap of three pointers and an int, padded, and size; or the tpl pointer too. */
+    static const size_t dbterm_head[] = {2 * 8, 4 * 8 + 8, 8 + 4 * 8 + 8};
+    return HASH_NODE_WORDS * TC_WORD_BYTES + dbterm_head[h];
+}
+
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode)
 {
-    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW, TC_ETS_GROW_GT_1X};
+    tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW, TC_ETS_GROW_GT_1X,
+                     TC_ETS_TERM_HEAD_FIRST_OH, false};
     return o;
 }
 
@@ -311,7 +343,8 @@ tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out)
 {
     /* More bucket locks than first-segment slots would split a bucket pair across two
      * locks during grow. */
-    if (opts->keypos == 0 || opts->bucket_locks > FIRST_SEGSZ || opts->grow > TC_ETS_GROW_DIV_GT_6)
+    if (opts->keypos == 0 || opts->bucket_locks > FIRST_SEGSZ || opts->grow > TC_ETS_GROW_DIV_GT_6 ||
+        opts->term_head > TC_ETS_TERM_HEAD_TPL_OFF_HEAP)
         return TC_EBADARG;
     tc_ets *t = tc_mem_calloc(1, sizeof *t);
     if (!t)
@@ -345,14 +378,10 @@ void tc_ets_free(tc_ets *t)
     for (size_t ix = 0; ix < nactive; ix++)
         for (node *n = *bucket(t, ix), *next; n; n = next) {
             next = n->next;
-            if (t->mem) {
-                tc_copy_compact_discard(n->dbterm);
-                tc_copy_compressed_discard(n->comp);
-            } else {
-                tc_copy_compact_free(n->dbterm);
-                tc_copy_compressed_free(n->comp);
-            }
-            tc_mem_free(n);
+            if (t->opts.compressed)
+                tc_copy_compressed_discard(comp(n));
+            else
+                tc_copy_compact_discard(dbterm(n));
         }
     for (unsigned i = 0; i < t->nsegs; i++)
         tc_mem_free(t->seg[i]);
@@ -395,7 +424,7 @@ tc_result tc_ets_insert(tc_ets *t, tc_term obj, tc_copy_stats *stats)
     r = search(t, bucket(t, hash_to_ix(t, hval)), key, hval, &link);
     node *old = r == TC_OK ? *link : NULL;
     if (old) {
-        r = restore_node(t, old, obj, stats); /* replace_dbterm: the node stays */
+        r = restore_node(t, link, obj, stats); /* replace_dbterm */
     } else if (r == TC_OK && (r = make_node(t, obj, hval, stats, &n)) == TC_OK) {
         *link = n; /* the chain's end */
         added = true;
@@ -424,9 +453,9 @@ tc_result tc_ets_lookup(tc_ets *t, tc_term key, tc_alloc *dest, tc_term *out, tc
         if (!*link)
             *out = TC_NIL;
         else if (t->opts.compressed)
-            r = tc_copy_compressed_out_list(dest, (*link)->comp, out, stats);
+            r = tc_copy_compressed_out_list(dest, comp(*link), out, stats);
         else
-            r = tc_copy_out_list(t->opts.copy_out, dest, (*link)->dbterm, out, stats);
+            r = tc_copy_out_list(t->opts.copy_out, dest, dbterm(*link), out, stats);
     }
     leave(t, TC_ETS_READ, hval);
     return r;
@@ -521,12 +550,13 @@ static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t inc
     node *n = *link;
     tc_arena *scratch = NULL;
     tc_term obj = TC_NON_VALUE, old;
-    if (pos > (n->comp ? tc_copy_compressed_arity(n->comp) : tc_tuple_arity(tc_copy_compact_term(n->dbterm))))
+    bool compressed = t->opts.compressed;
+    if (pos > (compressed ? tc_copy_compressed_arity(comp(n)) : tc_tuple_arity(tc_copy_compact_term(dbterm(n)))))
         return TC_EBADARG;
-    if (n->comp) {
-        old = tc_copy_compressed_element(n->comp, pos); /* TC_NON_VALUE: encoded */
+    if (compressed) {
+        old = tc_copy_compressed_element(comp(n), pos); /* TC_NON_VALUE: encoded */
     } else {
-        obj = tc_copy_compact_term(n->dbterm);
+        obj = tc_copy_compact_term(dbterm(n));
         old = tc_tuple_element(obj, pos);
     }
     tc_result r = TC_OK;
@@ -537,7 +567,7 @@ static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t inc
     if (!in_place && obj == TC_NON_VALUE) {
         if (!(scratch = tc_arena_new(0)))
             return TC_ENOMEM;
-        if ((r = tc_copy_compressed_out(tc_arena_alloc(scratch), n->comp, &obj, NULL)) != TC_OK)
+        if ((r = tc_copy_compressed_out(tc_arena_alloc(scratch), comp(n), &obj, NULL)) != TC_OK)
             goto out;
         old = tc_tuple_element(obj, pos);
     }
@@ -548,8 +578,8 @@ static tc_result update_locked(tc_ets *t, node **link, unsigned pos, int64_t inc
     if (in_place) {
         /* db_do_update_element: an immediate replaces an immediate in the stored words (a
          * compressed object keeps its immediates as they are). */
-        if (n->comp)
-            tc_copy_compressed_set_immediate(n->comp, pos, tc_make_small(sum));
+        if (compressed)
+            tc_copy_compressed_set_immediate(comp(n), pos, tc_make_small(sum));
         else
             tc_boxed_val(obj)[pos] = tc_make_small(sum);
         *result = tc_make_small(sum);
@@ -632,17 +662,17 @@ static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, co
     tc_term obj;
     bool eq = false;
     uint64_t words = 0;
-    if (tc_copy_compressed_out(tc_arena_alloc(scratch), n->comp, &obj, NULL) != TC_OK) {
+    if (tc_copy_compressed_out(tc_arena_alloc(scratch), comp(n), &obj, NULL) != TC_OK) {
         *why = "compressed object does not decode";
         return false;
     }
     if (!tc_term_verify(obj, why))
         return false;
-    if (tc_term_flat_size(obj, &words) != TC_OK || words > tc_copy_compressed_size(n->comp)) {
+    if (tc_term_flat_size(obj, &words) != TC_OK || words > tc_copy_compressed_size(comp(n))) {
         *why = "compressed object decodes to more words than its size_object";
         return false;
     }
-    if (tc_copy_compressed_keypos(n->comp) != t->opts.keypos || tc_tuple_arity(obj) < t->opts.keypos ||
+    if (tc_copy_compressed_keypos(comp(n)) != t->opts.keypos || tc_tuple_arity(obj) < t->opts.keypos ||
         tc_term_key_equal(node_key(t, n), tc_tuple_element(obj, t->opts.keypos), &eq) != TC_OK || !eq) {
         *why = "compressed object does not hold the stored key";
         return false;
@@ -664,9 +694,7 @@ static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *
     for (const node *nd = *bucket(t, ix); nd; nd = nd->next) {
         uint64_t h;
         bool eq;
-        if ((nd->comp != NULL) != t->opts.compressed || (nd->dbterm != NULL) == t->opts.compressed)
-            FAIL("stored form is not the table's");
-        tc_term stored = nd->comp ? tc_copy_compressed_key(nd->comp) : tc_copy_compact_term(nd->dbterm);
+        tc_term stored = t->opts.compressed ? tc_copy_compressed_key(comp(nd)) : tc_copy_compact_term(dbterm(nd));
         if (!tc_term_verify(stored, why))
             return false;
         if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))
@@ -681,9 +709,9 @@ static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *
             if (m->hvalue == nd->hvalue && (tc_term_key_equal(node_key(t, nd), node_key(t, m), &eq) != TC_OK || eq))
                 FAIL("key stored twice");
         n->objects++;
-        n->words += node_words(nd);
+        n->words += node_words(t, nd);
         n->bytes += node_bytes(nd);
-        n->memory += node_memory_words(nd);
+        n->memory += node_memory_words(t, nd);
     }
 out:
     return ok;

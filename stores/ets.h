@@ -38,14 +38,19 @@
  * - The hash is termcopy's own (terms/hash.h), not make_internal_hash; its values are
  *   reduced below MAX_HASH as the VM's are, so lock and bucket choice follow the same
  *   arithmetic.
- * - Node and DbTerm are two allocations: the node from the C heap, the DbTerm block
- *   (copy/compact.h) from the table's own ets_alloc source (alloc/mseg.h
+ * - Each object is one block from the table's own ets_alloc source (alloc/mseg.h
  *   tc_mseg_ets_alloc_config: multiblock carriers below sbct 512 KiB, single-block ones
- *   above, rsbcst 20), where erts allocates HashDbTerm with its DbTerm as one ets_alloc
- *   block (ERTS_ALC_T_DB_TERM, erl_alloc.types). So an object's pages fault as the VM's do:
+ *   above, rsbcst 20), the chain's node (next, hvalue) then the stored form, as erts
+ *   allocates HashDbTerm with its DbTerm (ERTS_ALC_T_DB_TERM, erl_alloc.types). The block
+ *   is the size of erts' in R13B01 and R10B-2 (the era's header, tc_ets_term_head_bytes,
+ *   then the words: for {I, hello} 80 and 88 bytes, each with its header word in the
+ *   carrier; 8 more with owner_word, the allocator's address R13B01's SMP emulator keeps in
+ *   each block) and 16 bytes larger in OTP 25 (72 for {I, hello}, erts' 56: the stored form's
+ *   header keeps its source and root besides first_oh and size, copy/compact.h). So an
+ *   object's pages fault as the VM's do:
  *   an insert writes fresh carrier pages, and an overwrite with an object of the same size
  *   reuses the old block in place (db_put_hash -> replace_dbterm -> db_store_term), writing
- *   no new page; a different size takes a new block (copy/compact.h). The VM's table uses
+ *   no new page; a different size takes a new block, the node moving with it. The VM's table uses
  *   the ets_alloc instance of the scheduler that runs the BIF; the model gives each table
  *   one instance, locked (erts locks a thread-preferred instance too), so threads writing
  *   one table share it.
@@ -81,10 +86,15 @@ typedef struct tc_ets_opts {
     unsigned keypos;       /* 1-based key element */
     tc_copy_out copy_out;  /* the lookup's copy-out: copy_shallow, or the proposal (copy_shallow_fast.h) */
     tc_ets_grow grow;      /* when an insert splits a bucket: the era's rule */
+    tc_ets_term_head term_head; /* an object block's header: the era's HashDbTerm */
+    bool owner_word;            /* each block has one word more (R13B01's SMP ets_alloc) */
 } tc_ets_opts;
 
+/* The bytes an object's block has before its words under `h` (32, 56, 64). */
+size_t tc_ets_term_head_bytes(tc_ets_term_head h);
+
 /* keypos 1, not compressed, default bucket locks, the meta lock for r13b, copy_shallow,
- * OTP 25's split rule. */
+ * OTP 25's split rule and object header. */
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode);
 
 typedef struct tc_ets tc_ets;
@@ -137,7 +147,7 @@ typedef struct tc_ets_info {
     uint64_t objects;      /* ets:info(T, size) */
     uint64_t buckets;      /* active buckets (nactive) */
     uint64_t stored_words; /* words of the stored forms (compact blocks, or compressed DbTerms from tpl) */
-    uint64_t stored_bytes; /* bytes of nodes and stored forms */
+    uint64_t stored_bytes; /* bytes of the objects' blocks: node, stored form, the era's header */
     uint64_t memory_words; /* the objects' part of ets:info(T, memory), in words (see above) */
     uint64_t updates_in_place, updates_resized;
 } tc_ets_info;

@@ -26,7 +26,7 @@ static long refc_of(tc_term procbin)
 static tc_copy_compressed *store_ok(tc_term t, unsigned keypos)
 {
     tc_copy_compressed *c = NULL;
-    ck_assert_int_eq(tc_copy_compressed_store(NULL, keypos, t, &c, NULL), TC_OK);
+    ck_assert_int_eq(tc_copy_compressed_store(NULL, 0, keypos, t, &c, NULL), TC_OK);
     return c;
 }
 
@@ -304,12 +304,12 @@ START_TEST(random_round_trips)
         lookup_ok(c, t);
         size_t bytes = tc_copy_compressed_bytes(c);
         tc_copy_compressed *same = c;
-        ck_assert_int_eq(tc_copy_compressed_store(NULL, keypos, t, &same, NULL), TC_OK);
+        ck_assert_int_eq(tc_copy_compressed_store(NULL, 0, keypos, t, &same, NULL), TC_OK);
         ck_assert_ptr_eq(same, c); /* db_store_term_comp: the same size reuses the block */
         ck_assert_uint_eq(tc_copy_compressed_bytes(c), bytes);
         lookup_ok(c, t);
         if (prev && tc_copy_compressed_keypos(prev) <= tc_tuple_arity(t)) {
-            ck_assert_int_eq(tc_copy_compressed_store(NULL, tc_copy_compressed_keypos(prev), t, &prev, NULL), TC_OK);
+            ck_assert_int_eq(tc_copy_compressed_store(NULL, 0, tc_copy_compressed_keypos(prev), t, &prev, NULL), TC_OK);
             lookup_ok(prev, t);
         }
         tc_copy_compressed_free(prev);
@@ -365,7 +365,7 @@ START_TEST(out_of_memory_at_every_allocation)
     for (uint64_t n = 1;; n++) {
         tc_copy_compressed *c = old;
         tc_mem_fail_at(n);
-        tc_result r = tc_copy_compressed_store(NULL, 1, t, &c, NULL);
+        tc_result r = tc_copy_compressed_store(NULL, 0, 1, t, &c, NULL);
         tc_mem_fail_at(0);
         if (r == TC_OK) {
             lookup_ok(c, t);

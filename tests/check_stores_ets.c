@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "codec/verify.h"
 #include "copy/compact.h"
@@ -164,7 +166,9 @@ START_TEST(delete_frees_the_storage)
         /* The stored compact form holds a reference, and so does the ProcBin a compressed
          * object keeps in its encoding (codec/ext_ets.h). */
         ck_assert_int_eq(atomic_load(refc), refc0 + 200);
-        ck_assert_int_gt(tc_mem_live(), live);
+        /* One ets_alloc block an object, its node in it (HashDbTerm): none from the C heap. */
+        ck_assert_uint_eq(tc_mseg_stats_get(tc_ets_mem(t))->live_blocks, 200);
+        ck_assert_int_eq(tc_mem_live(), live);
         for (int i = 0; i < 200; i++) {
             bool found;
             ck_assert_int_eq(tc_ets_delete(t, tc_make_small(i), &found), TC_OK);
@@ -176,6 +180,7 @@ START_TEST(delete_frees_the_storage)
         ck_assert_uint_eq(in.stored_words, 0);
         ck_assert_uint_eq(in.stored_bytes, 0);
         ck_assert_int_eq(atomic_load(refc), refc0);
+        ck_assert_uint_eq(tc_mseg_stats_get(tc_ets_mem(t))->live_blocks, 0);
         ck_assert_msg(tc_mem_live() == live, "comp %d: %ld blocks left", comp, (long)(tc_mem_live() - live));
         tc_ets_free(t);
     }
@@ -402,6 +407,67 @@ START_TEST(each_eras_split_rule)
     }
     tc_ets_opts bad = tc_ets_opts_default(TC_ETS_LOCK_NONE);
     bad.grow = (tc_ets_grow)(TC_ETS_GROW_DIV_GT_6 + 1);
+    tc_ets *t = NULL;
+    ck_assert_int_eq(tc_ets_new(&bad, &t), TC_EBADARG);
+}
+END_TEST
+
+/* Each era's object block takes the bytes the VM's does: what the objects between two rows of
+ * tests/data/ets-blocks.tsv take from ets_alloc, with the blocks' header words (a block's
+ * usable bytes and its one header word, alloc/mseg.h), against the VM's measured difference.
+ * R10B-2 and R13B01, plain and SMP (owner_word), equal; OTP 25's stored form keeps two header
+ * words erts' has not (stores/ets.h): 16 bytes an object more, no less. */
+START_TEST(object_blocks_are_the_vms)
+{
+    static const struct {
+        const char *vm;
+        tc_ets_term_head head;
+        bool owner_word;
+        long extra; /* bytes an object the model takes beyond the VM */
+    } eras[] = {{"r10b-2-64", TC_ETS_TERM_HEAD_TPL_OFF_HEAP, false, 0},
+                {"r13b01-plain", TC_ETS_TERM_HEAD_OFF_HEAP, false, 0},
+                {"r13b01-smp", TC_ETS_TERM_HEAD_OFF_HEAP, true, 0},
+                {"otp25", TC_ETS_TERM_HEAD_FIRST_OH, false, 16}};
+    tc_alloc *aa = tc_arena_alloc(tc_fixture_arena());
+    tc_term hello = tc_read_ok("hello");
+    for (size_t k = 0; k < sizeof eras / sizeof *eras; k++) {
+        FILE *f = fopen(TC_ETS_BLOCKS_TSV, "r");
+        ck_assert_msg(f != NULL, "cannot open %s", TC_ETS_BLOCKS_TSV);
+        char line[256];
+        long n[2] = {0, 0}, bytes[2] = {0, 0};
+        int rows = 0;
+        while (fgets(line, sizeof line, f) && rows < 2) {
+            size_t len = strlen(eras[k].vm);
+            char *end;
+            if (strncmp(line, eras[k].vm, len) != 0 || line[len] != '\t')
+                continue;
+            n[rows] = strtol(line + len + 1, &end, 10);
+            bytes[rows] = strtol(end + 1, NULL, 10);
+            rows++;
+        }
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_msg(rows == 2 && n[1] > n[0], "%s: two rows in %s", eras[k].vm, TC_ETS_BLOCKS_TSV);
+        tc_ets_opts o = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+        o.term_head = eras[k].head;
+        o.owner_word = eras[k].owner_word;
+        tc_ets *t = NULL;
+        ck_assert_int_eq(tc_ets_new(&o, &t), TC_OK);
+        uint64_t at[2] = {0, 0};
+        for (long i = n[1], done = 0; i >= 1; i--) { /* I = N..1, as the VM's loop */
+            tc_term e[2] = {tc_make_small(i), hello};
+            ck_assert_int_eq(tc_ets_insert(t, tc_term_tuple(aa, e, 2), NULL), TC_OK);
+            if (++done == n[0])
+                at[0] = info(t).stored_bytes + (uint64_t)done * 8;
+        }
+        verify_ok(t);
+        at[1] = info(t).stored_bytes + (uint64_t)n[1] * 8; /* one header word a block */
+        long per = (long)(at[1] - at[0]) / (n[1] - n[0]), vm = (bytes[1] - bytes[0]) / (n[1] - n[0]);
+        ck_assert_msg(per == vm + eras[k].extra, "%s: an object's block takes %ld bytes, the VM's %ld (+%ld)",
+                      eras[k].vm, per, vm, eras[k].extra);
+        tc_ets_free(t);
+    }
+    tc_ets_opts bad = tc_ets_opts_default(TC_ETS_LOCK_NONE);
+    bad.term_head = (tc_ets_term_head)(TC_ETS_TERM_HEAD_TPL_OFF_HEAP + 1);
     tc_ets *t = NULL;
     ck_assert_int_eq(tc_ets_new(&bad, &t), TC_EBADARG);
 }
@@ -680,6 +746,7 @@ int main(void)
     tcase_add_test(tc, update_counter_in_place_and_resized);
     tcase_add_test(tc, the_table_grows_by_splitting_buckets);
     tcase_add_test(tc, each_eras_split_rule);
+    tcase_add_test(tc, object_blocks_are_the_vms);
     tcase_add_test(tc, out_of_memory_is_a_result);
     tcase_add_test(tc, lock_mode_names_round_trip);
     tcase_add_loop_test(tc, concurrent_stress_per_lock_mode, 0, 2 * TC_ETS_LOCK_MODES);

@@ -68,11 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tc_term obj = tc_term_tuple(a, elems, 3);
         TC_CHECK(obj != TC_NON_VALUE);
         tc_copy_compressed *c = NULL;
-        TC_CHECK(tc_copy_compressed_store(NULL, 1, obj, &c, NULL) == TC_OK);
+        TC_CHECK(tc_copy_compressed_store(NULL, 0, 1, obj, &c, NULL) == TC_OK);
         TC_CHECK(tc_copy_compressed_size(c) == 4 + 2 * flat);
         check_lookup(arena, c, obj);
         size_t stored = tc_copy_compressed_bytes(c);
-        TC_CHECK(tc_copy_compressed_store(NULL, 1, obj, &c, NULL) == TC_OK);
+        TC_CHECK(tc_copy_compressed_store(NULL, 0, 1, obj, &c, NULL) == TC_OK);
         TC_CHECK(tc_copy_compressed_bytes(c) == stored);
         check_lookup(arena, c, obj);
         tc_copy_compressed_free(c);
