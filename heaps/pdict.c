@@ -9,6 +9,8 @@
 /* next_array_size's table is 10 * 2^i, i = 0..28; the entries its search reaches. */
 #define MASK_LAST_ENTRY 28u
 #define MOD_LAST_ENTRY 13u /* 29 unsigned ints / sizeof(Uint) - 1, on 64-bit */
+/* PD_SZ2BYTES: the ProcDict header (four unsigned ints and numElements) before data[0]. */
+#define HEAD_BYTES (sizeof(tc_term) * 3u)
 
 struct tc_pdict {
     tc_term undefined;
@@ -16,7 +18,9 @@ struct tc_pdict {
     /* used_slots is HASH_RANGE: the VM's usedSlots (mask) or homeSize + splitPosition (mod) */
     size_t array_size, used_slots, size_mask, split_position, num_elements;
     uint64_t reallocs;
-    tc_term *data; /* NULL until the first put, as the VM creates it then */
+    tc_mseg *mem;  /* std_alloc: where the array's block comes from */
+    void *block;   /* the header and the slots; NULL until the first put, as in the VM */
+    tc_term *data; /* the block's slots */
 };
 
 static tc_term tuple2(tc_term *hp, tc_term a, tc_term b)
@@ -106,20 +110,24 @@ static bool ensure_array(tc_pdict *pd, size_t need)
     if (need <= pd->array_size)
         return true;
     size_t size = next_array_size(pd, need);
-    tc_term *d = tc_mem_realloc(pd->data, size * sizeof *d);
-    if (!d)
+    if (size > (SIZE_MAX - HEAD_BYTES) / sizeof(tc_term))
         return false;
+    void *b = tc_mseg_realloc_block(pd->mem, pd->block, HEAD_BYTES + size * sizeof(tc_term));
+    if (!b)
+        return false;
+    tc_term *d = (tc_term *)((char *)b + HEAD_BYTES);
     for (size_t i = pd->array_size; i < size; i++)
         d[i] = TC_NIL;
+    pd->block = b;
     pd->data = d;
     pd->array_size = size;
     pd->reallocs++;
     return true;
 }
 
-tc_result tc_pdict_new(tc_pdict_grow grow, tc_pdict **out)
+tc_result tc_pdict_new(tc_pdict_grow grow, tc_mseg *mem, tc_pdict **out)
 {
-    if (grow != TC_PDICT_GROW_MASK && grow != TC_PDICT_GROW_MOD)
+    if ((grow != TC_PDICT_GROW_MASK && grow != TC_PDICT_GROW_MOD) || !mem)
         return TC_EBADARG;
     tc_term undefined;
     tc_result r = tc_atom_intern("undefined", 9, &undefined);
@@ -130,6 +138,7 @@ tc_result tc_pdict_new(tc_pdict_grow grow, tc_pdict **out)
         return TC_ENOMEM;
     pd->undefined = undefined;
     pd->grow = grow;
+    pd->mem = mem;
     *out = pd;
     return TC_OK;
 }
@@ -138,7 +147,8 @@ void tc_pdict_free(tc_pdict *pd)
 {
     if (!pd)
         return;
-    tc_mem_free(pd->data);
+    if (pd->block)
+        tc_mseg_free_block(pd->mem, pd->block);
     tc_mem_free(pd);
 }
 
@@ -170,10 +180,32 @@ static tc_result list_find(tc_term list, tc_term key, long *at)
     return TC_OK;
 }
 
+/* A key whose hash is its own word (a small integer's value, an atom's index): computing it
+ * again cannot fail and allocates nothing. */
+static bool hash_is_immediate(tc_term key) { return tc_is_small(key) || tc_is_atom(key); }
+
+/* The hash of a bucket's key during a split: an immediate key's computed now, any other's
+ * taken in order from the n the first walk stored (*c counts them). */
+static uint64_t split_hash(const tc_pdict *pd, tc_term key, const uint64_t *hx, size_t n, size_t *c)
+{
+    uint64_t h = 0;
+    if (!hash_is_immediate(key)) {
+        TC_ASSERT(hx && *c < n);
+        return hx && *c < n ? hx[(*c)++] : 0;
+    }
+    tc_result r = make_hash(pd, key, &h);
+    TC_ASSERT(r == TC_OK);
+    (void)r;
+    return h;
+}
+
 /* Splits buckets (erl_process_dict.c grow). The keys of the buckets to split are hashed
  * first, the array sized for every slot the splits write and the list cells they are rebuilt
  * with allocated in one call, so that running out of memory leaves the dictionary unsplit
- * rather than half split. */
+ * rather than half split. Only the hashes of compound keys (which can fail: tc_term_hash's
+ * stack) are kept between the walks, in a buffer of their own: the VM has none, and a
+ * million-key dictionary of small integers would map and fault one on every grow (a fifth of
+ * its slots each: about 1,650 pages over a million puts). */
 static void grow(tc_pdict *pd, tc_alloc *heap)
 {
     bool mod = pd->grow == TC_PDICT_GROW_MOD;
@@ -182,24 +214,26 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         steps = 1;
     if (MAX_HASH - steps <= pd->used_slots || (!mod && !ensure_array(pd, pd->used_slots + steps)))
         return;
-    size_t needed = 0, entries = 0, pos = pd->split_position, home = home_of(pd);
+    size_t needed = 0, compound = 0, pos = pd->split_position, home = home_of(pd);
     for (size_t i = 0; i < steps; i++, pos++) {
         if (pos == home) {
             home *= 2;
             pos = 0;
         }
         tc_term l = slot_get(pd, pos);
-        entries += tc_is_tuple(l);
-        for (; tc_is_list(l); l = tc_cdr(l), entries++)
+        compound += tc_is_tuple(l) && !hash_is_immediate(tkey(l));
+        for (; tc_is_list(l); l = tc_cdr(l)) {
             needed += TC_CONS_SIZE;
+            compound += !hash_is_immediate(tkey(tc_car(l)));
+        }
     }
-    uint64_t *hx = entries ? tc_mem_alloc(entries * sizeof *hx) : NULL;
-    if (entries && !hx)
+    uint64_t *hx = compound ? tc_mem_alloc(compound * sizeof *hx) : NULL;
+    if (compound && !hx)
         return;
-    /* Hash the same buckets as the walk that counted `entries`, unchanged since; in the mod
+    /* Hash the same buckets as the walk that counted `compound`, unchanged since; in the mod
      * design grow the array as array_put does when each split is made: the home slot, then the
      * one past home (a tuple that stays home writes nothing). */
-    size_t e = 0;
+    size_t c = 0;
     pos = pd->split_position;
     home = home_of(pd);
     for (size_t i = 0; i < steps; i++, pos++) {
@@ -209,25 +243,32 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         }
         tc_term l = slot_get(pd, pos);
         if (tc_is_tuple(l)) {
-            TC_ASSERT(e < entries);
-            if (make_hash(pd, tkey(l), &hx[e]) != TC_OK ||
-                (mod && slot_in(pd, hx[e], pd->used_slots + i + 1, home, 0) != pos && !ensure_array(pd, pos + home + 1)))
+            uint64_t h;
+            if (make_hash(pd, tkey(l), &h) != TC_OK)
                 goto out;
-            e++;
+            if (!hash_is_immediate(tkey(l))) {
+                if (!hx || c == compound)
+                    goto out;
+                hx[c++] = h;
+            }
+            if (mod && slot_in(pd, h, pd->used_slots + i + 1, home, 0) != pos && !ensure_array(pd, pos + home + 1))
+                goto out;
             continue;
         }
         for (; tc_is_list(l); l = tc_cdr(l)) {
-            TC_ASSERT(e < entries);
-            if (make_hash(pd, tkey(tc_car(l)), &hx[e++]) != TC_OK)
+            if (hash_is_immediate(tkey(tc_car(l))))
+                continue;
+            if (!hx || c == compound || make_hash(pd, tkey(tc_car(l)), &hx[c++]) != TC_OK)
                 goto out;
         }
         if (mod && (!ensure_array(pd, pos + 1) || !ensure_array(pd, pos + home + 1)))
             goto out;
     }
+    TC_ASSERT(c == compound);
     tc_term *hp = NULL;
     if (needed && !(hp = tc_alloc_words(heap, needed)))
         goto out;
-    e = 0;
+    c = 0;
     home = home_of(pd);
     for (size_t i = 0; i < steps; i++) {
         if (pd->split_position == home) {
@@ -239,8 +280,7 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         pd->used_slots++;
         tc_term l = slot_get(pd, pos);
         if (tc_is_tuple(l)) {
-            TC_ASSERT(e < entries);
-            if (slot_of(pd, hx[e++]) != pos) {
+            if (slot_of(pd, split_hash(pd, tkey(l), hx, compound, &c)) != pos) {
                 pd->data[pos + home] = l;
                 pd->data[pos] = TC_NIL;
             }
@@ -248,8 +288,8 @@ static void grow(tc_pdict *pd, tc_alloc *heap)
         }
         tc_term stay = TC_NIL, move = TC_NIL;
         for (; l != TC_NIL; l = tc_cdr(l), hp += TC_CONS_SIZE) {
-            TC_ASSERT(e < entries && hp); /* hashed and allocated for by the walks above */
-            if (slot_of(pd, hx[e++]) == pos)
+            TC_ASSERT(hp); /* allocated for by the walk above */
+            if (slot_of(pd, split_hash(pd, tkey(tc_car(l)), hx, compound, &c)) == pos)
                 stay = cons(hp, tc_car(l), stay);
             else
                 move = cons(hp, tc_car(l), move);

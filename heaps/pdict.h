@@ -37,8 +37,13 @@
  *   allocates from the tc_alloc (a fragment, on a process heap) and leaves the GC decision
  *   to the process layer. Each put allocates exactly the words it builds, with one call.
  * - No erase, no shrink, no get_keys.
- * - The array is the C heap's (tc_mem_realloc), not an allocator's carrier: its reallocs are
- *   the VM's (tc_pdict_array_reallocs counts them), their memory moves are glibc's.
+ * - The array is one block (PD_SZ2BYTES: a 24-byte header, then the slots) of the caller's
+ *   tc_mseg, resized in place or moved as alloc_util moves it (do_erts_alcu_realloc): the
+ *   VM's std_alloc (ERTS_ALC_T_PROC_DICT is STANDARD in erl_alloc.types). Past sbct the block
+ *   has its own carrier, grown by mremap a unit at a time, so a dictionary of a million keys
+ *   faults each page of its array once. The model takes the block from the process's heap
+ *   source (eheap_alloc's settings; in the VM, std_alloc's carriers map through the same mseg
+ *   and its cache): below sbct it shares eheap's multiblock carriers instead of std_alloc's.
  * - The mod design hashes a non-small, non-atom key with terms/hash.h as the mask design does
  *   (the VM: make_hash2); a small integer is its value and an atom its index in both.
  */
@@ -49,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../alloc/mseg.h"
 #include "../terms/term.h"
 
 TC_BEGIN_DECLS
@@ -58,8 +64,10 @@ typedef struct tc_pdict tc_pdict;
 /* How the dictionary grows (above): OTP 25's design, or R10B-2's and R13B01's. */
 typedef enum tc_pdict_grow { TC_PDICT_GROW_MASK, TC_PDICT_GROW_MOD } tc_pdict_grow;
 
-/* TC_EBADARG for a grow value outside the enum. */
-tc_result tc_pdict_new(tc_pdict_grow grow, tc_pdict **out) TC_MUST_CHECK;
+/* The array is a block of `mem` (std_alloc's memory: a process passes its own source, whose
+ * segment cache its heaps share, as they share one mseg in the VM). TC_EBADARG for a grow
+ * value outside the enum or no `mem`. */
+tc_result tc_pdict_new(tc_pdict_grow grow, tc_mseg *mem, tc_pdict **out) TC_MUST_CHECK;
 void tc_pdict_free(tc_pdict *pd);
 
 /* put(Key, Value): *old (may be NULL) gets the previous value or 'undefined'. TC_ENOMEM

@@ -189,7 +189,7 @@ void tc__proc_each_root(tc_proc *p, tc_term *objv, unsigned nobj, proc_root_fn f
 tc_result tc_proc_dict(tc_proc *p, tc_pdict **out)
 {
     if (!p->dict) {
-        tc_result r = tc_pdict_new(p->policy.pdict_grow, &p->dict);
+        tc_result r = tc_pdict_new(p->policy.pdict_grow, p->mem, &p->dict);
         if (r != TC_OK)
             return r;
     }

@@ -2,7 +2,8 @@
  * The process dictionary: put/get against a plain oracle over random keys (small
  * integers, atoms, compound terms, so slots collide and split), values never copied,
  * out of memory, the root slots, each in both grow designs (the loop tests' _i: mask, mod);
- * the array's size against the VMs' own (tests/data/pdict-array.tsv). The seed is printed;
+ * the array's size against the VMs' own (tests/data/pdict-array.tsv) and where it lives (a
+ * block of the memory source, every block freed by the teardown). The seed is printed;
  * TC_SEED repeats a run.
  */
 #include <stdio.h>
@@ -26,10 +27,30 @@ static bool same(tc_term a, tc_term b)
     return tc_term_equal(a, b, &eq) == TC_OK && eq;
 }
 
+/* The memory source of the test's dictionaries (std_alloc's, with eheap's settings). */
+static tc_mseg *source;
+
+static void setup(void)
+{
+    tc_mseg_config cfg = tc_mseg_default_config();
+    source = tc_mseg_new(&cfg);
+    ck_assert(source != NULL);
+}
+
+/* Every dictionary the test made was freed, and its array with it. */
+static void teardown(void)
+{
+    uint64_t live = tc_mseg_stats_get(source)->live_blocks;
+    tc_mseg_free_discard(source);
+    source = NULL;
+    tc_fixture_teardown();
+    ck_assert_msg(live == 0, "%llu blocks of the source still live", (unsigned long long)live);
+}
+
 static tc_pdict *pdict_ok(int design)
 {
     tc_pdict *pd = NULL;
-    ck_assert_int_eq(tc_pdict_new(design ? TC_PDICT_GROW_MOD : TC_PDICT_GROW_MASK, &pd), TC_OK);
+    ck_assert_int_eq(tc_pdict_new(design ? TC_PDICT_GROW_MOD : TC_PDICT_GROW_MASK, source, &pd), TC_OK);
     return pd;
 }
 
@@ -345,8 +366,51 @@ END_TEST
 START_TEST(a_bad_design_is_refused)
 {
     tc_pdict *pd = NULL;
-    ck_assert_int_eq(tc_pdict_new((tc_pdict_grow)(TC_PDICT_GROW_MOD + 1), &pd), TC_EBADARG);
+    ck_assert_int_eq(tc_pdict_new((tc_pdict_grow)(TC_PDICT_GROW_MOD + 1), source, &pd), TC_EBADARG);
+    ck_assert_int_eq(tc_pdict_new(TC_PDICT_GROW_MOD, NULL, &pd), TC_EBADARG);
     ck_assert_ptr_null(pd);
+}
+END_TEST
+
+/* The array is one block of the source (std_alloc's, ERTS_ALC_T_PROC_DICT): R13B01's grows
+ * one split at a time past 81920 slots, in a single-block carrier resized a page at a time
+ * (the era's sbc unit), so 100000 keys move it to a carrier of its own once and remap that
+ * once a page, not once a realloc; nothing else is allocated. Freeing the dictionary frees
+ * the block. */
+START_TEST(array_is_a_block_of_the_source)
+{
+    tc_policy pol = tc_preset_ok("r13b");
+    tc_mseg *own = tc_mseg_new(&pol.mem);
+    ck_assert(own != NULL);
+    tc_pdict *pd = NULL;
+    ck_assert_int_eq(tc_pdict_new(TC_PDICT_GROW_MOD, own, &pd), TC_OK);
+    ck_assert_uint_eq(tc_mseg_stats_get(own)->live_blocks, 0); /* made on the first put */
+    tc_term hello = tc_read_ok("hello");
+    tc_arena *heap = tc_arena_new(1u << 20); /* every put's words, allocated before counting */
+    ck_assert(heap != NULL);
+    uint64_t calls = tc_mem_calls();
+    for (long i = 100000; i >= 1; i--)
+        ck_assert(tc_pdict_put(pd, tc_arena_alloc(heap), tc_make_small(i), hello, NULL) == TC_OK);
+    calls = tc_mem_calls() - calls;
+    verify_ok(pd);
+    const tc_mseg_stats *st = tc_mseg_stats_get(own);
+    size_t slots = tc_pdict_array_slots(pd);
+    uint64_t reallocs = tc_pdict_array_reallocs(pd);
+    ck_assert_uint_eq(st->live_blocks, 1);
+    ck_assert_uint_eq(st->sbc_blocks, 1); /* moved from its mbc once, at 81920 slots */
+    /* 14 sizes up to 81920 (10, 20, ... 81920), one realloc each; every later realloc resizes
+     * the sbc, and remaps it only when it needs another page. */
+    ck_assert_uint_eq(reallocs - st->sbc_resizes, 14);
+    uint64_t grown = (24 + slots * 8 + 4095) / 4096 - (24 + 81920 * 8 + 4095) / 4096;
+    ck_assert_uint_le(st->sbc_remaps, grown + 1);
+    ck_assert_uint_ge(st->sbc_remaps + 1, grown);
+    /* The array's calls and the source's first carrier: the splits of small-integer keys keep
+     * no buffer between their walks (they rehash), as the VM's grow keeps none. */
+    ck_assert_uint_le(calls, reallocs + 1);
+    tc_pdict_free(pd);
+    tc_arena_free(heap);
+    ck_assert_uint_eq(tc_mseg_stats_get(own)->live_blocks, 0);
+    tc_mseg_free(own);
 }
 END_TEST
 
@@ -354,7 +418,7 @@ int main(void)
 {
     Suite *s = suite_create("heaps_pdict");
     TCase *tc = tcase_create("pdict");
-    tcase_add_checked_fixture(tc, NULL, tc_fixture_teardown);
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, put_returns_the_old_value_and_get_finds_it, 0, 2);
     tcase_add_loop_test(tc, random_keys_against_an_oracle, 0, 2);
@@ -367,6 +431,7 @@ int main(void)
     tcase_add_test(tc, a_bad_design_is_refused);
     tcase_add_test(tc, dictionary_values_survive_gcs);
     tcase_add_test(tc, dictionary_follows_a_moved_heap);
+    tcase_add_test(tc, array_is_a_block_of_the_source);
     suite_add_tcase(s, tc);
     printf("seed %llu\n", (unsigned long long)tc_test_seed());
     return tc_run_suite(s);

@@ -256,7 +256,7 @@ static tc_result op_heapfrag_new(ctx *c)
 }
 static void ok_heapfrag(ctx *c) { ck_assert_uint_eq(c->frag->alloc_size, 100000); }
 
-static tc_result op_pdict_new(ctx *c) { return tc_pdict_new(TC_PDICT_GROW_MASK, &c->pd); }
+static tc_result op_pdict_new(ctx *c) { return tc_pdict_new(TC_PDICT_GROW_MASK, c->mem, &c->pd); }
 static void ok_pdict(ctx *c)
 {
     tc_term v;
@@ -458,7 +458,7 @@ static const row rows[] = {
     {"tc_copy_literal_area_new", NULL, op_literal_area_new, ok_literal_area, NULL, NOTHING_ALLOCATED},
     {"tc_mseg_new", NULL, op_mseg_new, ok_mseg, NULL, NOTHING_ALLOCATED},
     {"tc_heapfrag_new", setup_mseg, op_heapfrag_new, ok_heapfrag, NULL, NOTHING_ALLOCATED},
-    {"tc_pdict_new", NULL, op_pdict_new, ok_pdict, NULL, NOTHING_ALLOCATED},
+    {"tc_pdict_new", setup_mseg, op_pdict_new, ok_pdict, NULL, NOTHING_ALLOCATED},
     {"tc_ets_new read_concurrency", NULL, op_ets_new, ok_ets_empty, NULL, NOTHING_ALLOCATED},
     {"tc_ets_new r13b", NULL, op_ets_new_r13b, ok_ets_empty, NULL, NOTHING_ALLOCATED},
     {"tc_ets_insert growing", setup_ets_grow, op_ets_insert, ok_ets_insert, intact_ets_300, NOTHING_ALLOCATED},

@@ -123,6 +123,15 @@ awk "$lib"'
           if (!(("ets_test/loop") in k) || !(("pdict/loop") in k)) { print "no emulator loop rows"; bad = 1 }; exit bad }' "$tmp/ets.csv"
 check "eras_ets: ets_test and pdict, insert lookup update and the emulator loop, no GC under +h" $?
 grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "eras_ets: the seed's table" $?
+# pdict in a VM of its own (run.sh runs each benchmark so: a process's heap outlives it in the
+# mseg cache, and pdict after ets_test would start on ets_test's pages): no ets_test rows, and
+# its puts fault fresh heap pages, at least one for every 512 words of their tuples (100000 x 3)
+erl +h 9999999 -noshell -pa "$tmp" -run eras_ets main otp25 100000 1 "$tmp/p.csv" base pdict >/dev/null 2>&1
+own=$(awk -F, '$3 == "pdict" && $4 == "insert" { print $NF }' "$tmp/p.csv")
+[ "$(grep -c ',ets_test,' "$tmp/p.csv")" -eq 0 ] && [ "${own:-0}" -ge $((300000 / 512)) ]
+check "eras_ets pdict alone: its puts fault fresh heap pages ($own)" $?
+erl -noshell -pa "$tmp" -run eras_ets main otp25 100 1 "$tmp/x.csv" plain_set pdict >/dev/null 2>&1; [ $? -eq 2 ]
+check "eras_ets: pdict with a table variant exits 2" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" cold >/dev/null 2>&1; [ $? -eq 2 ]
 check "eras_ep: an unknown variant exits 2" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/x.csv" rsbcmt_x >/dev/null 2>&1; [ $? -eq 2 ]

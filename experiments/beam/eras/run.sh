@@ -46,9 +46,10 @@
 # eptest (experiments/beam/eras/eras_ep.erl, the 2005 benchmark reconstructed from the post's
 # text) runs on every VM, beside the model's `eptest --era r10b` (R10B-2 rows), `--era r13b`
 # (R13B01 rows) and `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run
-# on R13B01 and OTP 25 with +h 9999999, beside the model's `etsbench --era r13b` with R13B01's
-# locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket locks: erl_db.c db_get_table,
-# erl_db_hash.h). Each VM compiles the Erlang sources with its own compiler. Never run by CI
+# on R13B01 and OTP 25 with +h 9999999, each in a VM of its own (a process's heap outlives it
+# in the mseg cache: pdict after ets_test would start on ets_test's pages), beside the model's
+# `etsbench --era r13b` with R13B01's locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket
+# locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source. Each VM compiles the Erlang sources with its own compiler. Never run by CI
 # or the default ./run report: `./run report --eras NAME=ROOT`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -277,6 +278,17 @@ model_ets() {
 
 plan >"$tmp/plan"
 steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
+# eras_ets NAME N OUT VARIANT: the 2009 loops on the launcher's VM (cmd, v), each benchmark in a
+# fresh VM (pdict with the seed's table only), rows appended to OUT
+eras_ets() {
+    local b bs=ets_test
+    [ "$4" = base ] && bs="ets_test pdict"
+    for b in $bs; do
+        "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$1" "$2" 1 "$3" "$4" "$b" \
+            >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets $b failed"; }
+    done
+}
+
 for r in $(seq 1 "$rounds"); do
     ets_model_done=0 builds_done=""
     while read -r kind v variant x; do
@@ -296,8 +308,7 @@ for r in $(seq 1 "$rounds"); do
             launcher "$v" "$(vm_of "$v")" 9999999
             case "$v" in
             *@*) # a rebuilt VM runs the seed's table; its rows are its release's, variant the build
-                "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$(base_of "$v")" "$x" 1 "$tmp/b.csv" base \
-                    >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
+                eras_ets "$(base_of "$v")" "$x" "$tmp/b.csv" base
                 awk -F, -v OFS=, -v build="$variant" '/^#/ || $1 == "vm" { print; next } { $2 = build; print }' \
                     "$tmp/b.csv" >"$tmp/vm.$r.$step.csv"
                 rm -f "$tmp/b.csv"
@@ -308,8 +319,7 @@ for r in $(seq 1 "$rounds"); do
                 esac
                 continue ;;
             esac
-            "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$v" "$x" 1 "$tmp/vm.$r.$step.csv" "$variant" \
-                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets failed"; }
+            eras_ets "$v" "$x" "$tmp/vm.$r.$step.csv" "$variant"
             case "$v:$variant:$x:$ets_model_done" in
             r13b01-*:base:"$ets_n":0) say "round $r: the model's etsbench, N = $ets_n"; model_ets "$r"; ets_model_done=1 ;;
             esac
