@@ -20,8 +20,8 @@
 %% seed's +h 9999999 gives it and the second writer a heap that holds every insert's tuple,
 %% so no loop collects. A process's heap is a segment the VM's mseg cache keeps when the
 %% process exits and hands to the next process's heap, pages already touched: a benchmark run
-%% after another in the same VM starts on the first one's heap (R13B01: 12,117 faults for a
-%% million puts after ets_test, 14,074 in a fresh VM), so each benchmark gets its own VM.
+%% after another in the same VM starts on the first one's heap, so run.sh gives each benchmark
+%% its own VM (BENCH below).
 %%
 %% faults: the OS process's minor page faults over the loop (field 10 of /proc/self/stat, read
 %% by eras_ep:minflt/0 outside the timed part), every thread: the fresh heap, dictionary and

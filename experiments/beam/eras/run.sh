@@ -49,8 +49,9 @@
 # on R13B01 and OTP 25 with +h 9999999, each in a VM of its own (a process's heap outlives it
 # in the mseg cache: pdict after ets_test would start on ets_test's pages), beside the model's
 # `etsbench --era r13b` with R13B01's locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket
-# locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source. Each VM compiles the Erlang sources with its own compiler. Never run by CI
-# or the default ./run report: `./run report --eras NAME=ROOT`.
+# locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source.
+# Each VM compiles the Erlang sources with its own compiler. Never run by CI or the default
+# ./run report: `./run report --eras NAME=ROOT`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
