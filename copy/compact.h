@@ -9,11 +9,12 @@
  * size and owns the references of the ProcBins in it (DbTerm.first_oh). The block comes
  * from a memory source (alloc/mseg.h: the table's ets_alloc) or from the C heap, with room
  * before it for the caller's own words (a table's chain node, next and hvalue, as erts'
- * HashDbTerm) and as large as erts' block of the era where it can be: its header holds the
- * source, the ProcBin list, the root and the size, two words more than erts' DbTerm header
- * in OTP 25 (first_oh, size), so an OTP 25 object takes 16 bytes more than the VM's; R13B01's
- * and R10B-2's DbTerm holds a whole ErlOffHeap, which covers them, and the rest of that
- * header is added as zeroed words after the term.
+ * HashDbTerm) and as large as erts' block of the era: its header is OTP 25's DbTerm header
+ * (first_oh, size), so a stored tuple takes what the VM's takes; R13B01's and R10B-2's DbTerm
+ * holds a whole ErlOffHeap, and the rest of that header is added as zeroed words after the
+ * term. erts stores only tuples, whose root is the block's first word; any other term (this
+ * module stores any) keeps its root in one word more, after the term's. The block does not
+ * know its source: whoever stores into a source frees with it.
  * Storing over an old object is db_store_term's: when the sizes are equal the old block is
  * reused in place (its ProcBin references released first), so an overwrite of an object
  * with one of the same size touches no new memory. Where this differs from erts: with
@@ -41,8 +42,8 @@ typedef struct tc_copy_compact tc_copy_compact;
 /* Stores `t` as a new compact block from the C heap. TC_ENOMEM leaves nothing allocated. */
 tc_result tc_copy_compact_in(tc_term t, tc_copy_compact **out, tc_copy_stats *stats) TC_MUST_CHECK;
 /* db_store_term: stores `t` in *slot. *slot NULL: a new block from `mem` (NULL: the C heap);
- * otherwise the old object's block is reused when the sizes are equal, else replaced by a
- * new block from `mem`. The block starts `offset` bytes before the stored form: the caller's
+ * otherwise (a block stored from `mem`) the old object's block is reused when the sizes are
+ * equal, else replaced by a new block from `mem`. The block starts `offset` bytes before the stored form: the caller's
  * (a table's chain node, as erts' HashDbTerm has next and hvalue before its DbTerm), copied
  * to a new block when the size changes, as erts' realloc moves them. `head` is the bytes
  * erts' block has before the term's words (a table's offsetof(HashDbTerm, dbterm) +
@@ -53,8 +54,9 @@ tc_result tc_copy_compact_store(tc_mseg *mem, size_t offset, size_t head, tc_ter
                                 tc_copy_stats *stats) TC_MUST_CHECK;
 /* Drops the block and its ProcBin references (erts_cleanup_offheap + free). NULL is fine. */
 void tc_copy_compact_free(tc_copy_compact *c);
-/* The same for a block stored with an offset (the block starts `offset` bytes before c). */
-void tc_copy_compact_free_at(tc_copy_compact *c, size_t offset);
+/* The same for a block stored with an offset (the block starts `offset` bytes before c) from
+ * `mem` (NULL: the C heap), the source tc_copy_compact_store was given. */
+void tc_copy_compact_free_at(tc_mseg *mem, tc_copy_compact *c, size_t offset);
 /* Drops only the references; the block stays to its source, which the caller frees whole
  * (tc_mseg_free_discard). NULL is fine. */
 void tc_copy_compact_discard(tc_copy_compact *c);

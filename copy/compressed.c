@@ -4,6 +4,7 @@
 
 #include "copy_struct.h"
 #include "../codec/ext_ets.h"
+#include "../terms/layout.h"
 #include "../terms/offheap.h"
 #include "../terms/size.h"
 #include "../terms/wstack.h"
@@ -11,12 +12,12 @@
 /* sizeof(DbTerm) less tpl[1]: first_oh and size, the words before tpl. */
 #define DBTERM_HEAD_BYTES (2 * TC_WORD_BYTES)
 
+/* erts' DbTerm, word for word: first_oh, size, tpl. The block knows neither its source nor
+ * the keypos: the key is the one element stored as a pointer, and its copy's off-heap
+ * objects are found by walking it (erts chains them from first_oh with the encodings'). */
 struct tc_copy_compressed {
-    tc_mseg *mem;          /* where the block came from; NULL: the C heap */
-    tc_offheap offheap;    /* the key's ProcBins (copy_struct links them) */
-    unsigned char *ext_oh; /* the ProcBins the encodings embed (codec/ext_ets.h) */
+    unsigned char *ext_oh; /* DbTerm.first_oh: the ProcBins the encodings embed (codec/ext_ets.h) */
     size_t size;           /* DbTerm.size: size_object of the object */
-    unsigned keypos;
     tc_term tpl[]; /* the DbTerm's words from tpl on: header.., alloc size, key, encodings */
 };
 
@@ -24,6 +25,47 @@ static uint64_t arity_of(const tc_copy_compressed *c) { return tc_header_arity(c
 /* db_alloced_size_comp */
 static size_t alloced(const tc_copy_compressed *c) { return (size_t)c->tpl[arity_of(c) + 1]; }
 static size_t block_bytes(size_t dbterm_bytes) { return offsetof(tc_copy_compressed, tpl) + dbterm_bytes - DBTERM_HEAD_BYTES; }
+
+/* The key's element: the one stored as a pointer (to its copy, or to {}); 0 when the key is
+ * an immediate, kept as every immediate element is. */
+static uint64_t key_index(const tc_copy_compressed *c)
+{
+    for (uint64_t i = 1, n = arity_of(c); i <= n; i++)
+        if (!tc_is_header(c->tpl[i]) && !tc_is_immed(c->tpl[i]))
+            return i;
+    return 0;
+}
+
+/* The key's copy: the words between the top tuple's alloc size and the first encoding. */
+static size_t key_words_of(const tc_copy_compressed *c)
+{
+    uint64_t arity = arity_of(c);
+    size_t end = alloced(c) - DBTERM_HEAD_BYTES; /* bytes from tpl */
+    for (uint64_t i = 1; i <= arity; i++)
+        if (tc_is_header(c->tpl[i])) { /* the encodings are in element order */
+            end = (size_t)(c->tpl[i] >> TC_TAG_PRIMARY_SIZE);
+            break;
+        }
+    return end / TC_WORD_BYTES - (size_t)(arity + 2);
+}
+
+/* Drops the references the key's copy holds: its off-heap objects, walked as copy_shallow
+ * walks a block (a tuple's elements are the words after its header). */
+static void release_key(tc_copy_compressed *c)
+{
+    tc_term *p = &c->tpl[arity_of(c) + 2], *end = p + key_words_of(c);
+    tc_offheap uncounted = {NULL, 0, 0};
+    while (p < end) {
+        tc_term w = *p;
+        if (!tc_is_header(w) || tc_header_subtag(w) == TC_SUBTAG_ARITYVAL) {
+            p++;
+            continue;
+        }
+        if (tc_offheap_is_member(p))
+            tc_offheap_drop(&uncounted, p);
+        p += tc_layout_header_step(p);
+    }
+}
 
 /* ext2elem / elem2ext: an encoding's byte offset from tpl, tagged as a header word. */
 static tc_term ext2elem(const tc_copy_compressed *c, const unsigned char *ext)
@@ -37,7 +79,7 @@ static const unsigned char *elem2ext(const tc_copy_compressed *c, uint64_t i)
 
 static void release(tc_copy_compressed *c)
 {
-    tc_offheap_release_until(&c->offheap, NULL);
+    release_key(c);
     tc_ext_ets_release(c->ext_oh);
     c->ext_oh = NULL;
 }
@@ -48,19 +90,19 @@ void tc_copy_compressed_discard(tc_copy_compressed *c)
         release(c);
 }
 
-void tc_copy_compressed_free_at(tc_copy_compressed *c, size_t offset)
+void tc_copy_compressed_free_at(tc_mseg *mem, tc_copy_compressed *c, size_t offset)
 {
     if (!c)
         return;
     release(c);
     void *block = (char *)c - offset;
-    if (c->mem)
-        tc_mseg_free_block(c->mem, block);
+    if (mem)
+        tc_mseg_free_block(mem, block);
     else
         tc_mem_free(block);
 }
 
-void tc_copy_compressed_free(tc_copy_compressed *c) { tc_copy_compressed_free_at(c, 0); }
+void tc_copy_compressed_free(tc_copy_compressed *c) { tc_copy_compressed_free_at(NULL, c, 0); }
 
 /* db_size_dbterm_comp, and size_object of the object and of its key. The object's size is
  * summed from its elements', so the key is sized once (erts sizes it in size_object(obj),
@@ -97,7 +139,8 @@ static void fill(tc_copy_compressed *c, unsigned keypos, tc_term t, size_t bytes
     uint64_t arity = tc_header_arity(src[0]);
     c->tpl[0] = src[0];
     c->tpl[arity + 1] = bytes;
-    c->tpl[keypos] = tc_copy_struct_fill(src[keypos], &c->tpl[arity + 2], (size_t)key_words, &c->offheap, NULL);
+    tc_offheap key_oh = {NULL, 0, 0}; /* the key's objects are found again by release_key */
+    c->tpl[keypos] = tc_copy_struct_fill(src[keypos], &c->tpl[arity + 2], (size_t)key_words, &key_oh, NULL);
     unsigned char *top = (unsigned char *)&c->tpl[arity + 2 + key_words], *end = (unsigned char *)c->tpl + (bytes - DBTERM_HEAD_BYTES);
     for (uint64_t i = 1; i <= arity; i++) {
         if (i == keypos)
@@ -137,15 +180,12 @@ tc_result tc_copy_compressed_store(tc_mseg *mem, size_t offset, unsigned keypos,
             goto out;
         }
         c = (tc_copy_compressed *)(block + offset);
-        c->mem = mem;
         if (old) /* the caller's bytes move with the object */
             memcpy(block, (char *)old - offset, offset);
-        tc_copy_compressed_free_at(old, offset);
+        tc_copy_compressed_free_at(mem, old, offset);
     }
-    c->offheap = (tc_offheap){NULL, 0, 0};
     c->ext_oh = NULL;
     c->size = (size_t)size;
-    c->keypos = keypos;
     fill(c, keypos, t, bytes, key_words, &s);
     if (stats) {
         stats->words_sized += size;
@@ -158,20 +198,23 @@ out:
     return r;
 }
 
-tc_term tc_copy_compressed_key(const tc_copy_compressed *c) { return c->tpl[c->keypos]; }
-unsigned tc_copy_compressed_keypos(const tc_copy_compressed *c) { return c->keypos; }
+tc_term tc_copy_compressed_key(const tc_copy_compressed *c, unsigned keypos)
+{
+    TC_ASSERT(keypos >= 1 && keypos <= arity_of(c));
+    return tc_copy_compressed_element(c, keypos);
+}
 uint64_t tc_copy_compressed_arity(const tc_copy_compressed *c) { return arity_of(c); }
 size_t tc_copy_compressed_size(const tc_copy_compressed *c) { return c->size; }
 size_t tc_copy_compressed_bytes(const tc_copy_compressed *c) { return alloced(c); }
 
 tc_term tc_copy_compressed_element(const tc_copy_compressed *c, uint64_t i)
 {
-    return i == c->keypos || !tc_is_header(c->tpl[i]) ? c->tpl[i] : TC_NON_VALUE;
+    return !tc_is_header(c->tpl[i]) ? c->tpl[i] : TC_NON_VALUE;
 }
 
 void tc_copy_compressed_set_immediate(tc_copy_compressed *c, uint64_t i, tc_term v)
 {
-    TC_ASSERT(i != c->keypos && tc_is_immed(c->tpl[i]) && tc_is_immed(v));
+    TC_ASSERT(tc_is_immed(c->tpl[i]) && tc_is_immed(v));
     c->tpl[i] = v;
 }
 
@@ -195,20 +238,20 @@ static tc_term *factory_alloc(tc_alloc *self, size_t words)
 static tc_result copy_from_comp(const tc_copy_compressed *c, tc_term *hp, size_t avail, tc_offheap *oh, tc_term *obj,
                                 size_t *used, tc_copy_stats *stats)
 {
-    uint64_t arity = arity_of(c), key_words = 0;
-    tc_term key = c->tpl[c->keypos];
-    tc_result r = tc_term_flat_size(key, &key_words);
+    uint64_t arity = arity_of(c), k = key_index(c), key_words = 0;
+    tc_result r = k ? tc_term_flat_size(c->tpl[k], &key_words) : TC_OK;
     if (r != TC_OK)
         return r;
     tc_term *oh_mark = oh->first;
     hp[0] = c->tpl[0];
-    hp[c->keypos] = tc_copy_struct_fill(key, &hp[arity + 1], (size_t)key_words, oh, NULL);
+    if (k)
+        hp[k] = tc_copy_struct_fill(c->tpl[k], &hp[arity + 1], (size_t)key_words, oh, NULL);
     factory f = {{factory_alloc, oh, NULL}, &hp[arity + 1 + key_words], hp + avail};
     const unsigned char *end = (const unsigned char *)c->tpl + (alloced(c) - DBTERM_HEAD_BYTES);
     for (uint64_t i = arity; i > 0 && r == TC_OK; i--) {
-        if (i == c->keypos)
+        if (i == k)
             continue;
-        if (!tc_is_header(c->tpl[i])) {
+        if (!tc_is_header(c->tpl[i])) { /* an immediate, the key's too */
             hp[i] = c->tpl[i];
             continue;
         }

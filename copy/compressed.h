@@ -15,7 +15,10 @@
  * - the total rounded up to a word. DbTerm.size is the whole object's size_object: what a
  *   lookup allocates for it, not what the block holds.
  * So its size is 16 + 8 * (arity + 2 + key words) + the elements' encoded bytes, word-aligned
- * (sizeof(DbTerm) 24 with tpl[1]); the table's node header comes on top (stores/ets.h).
+ * (sizeof(DbTerm) 24 with tpl[1]), and the block is that size: its header is DbTerm's
+ * (first_oh, size); the table's node header comes on top (stores/ets.h). The block holds no
+ * keypos and no source: the key is the one element stored as a pointer (an immediate key is
+ * stored as any immediate is), and whoever stores into a source frees with it.
  *
  * Storing over an old object is db_store_term_comp's: its off-heap references dropped, then
  * its block reused when the new size in bytes is the same, else a new block (as compact.h,
@@ -34,8 +37,9 @@
  *
  * Where termcopy differs: the model's decoder builds each container after its elements, so
  * the decoded words are laid out in another order than dec_term's (the same words, the same
- * count). The embedded ProcBins are on their own list (codec/ext_ets.h), the key's on the
- * block's off-heap list, where erts chains both from DbTerm.first_oh.
+ * count). DbTerm.first_oh chains the embedded ProcBins (codec/ext_ets.h) and not the key's
+ * off-heap objects, which are found by walking the key's copy when the object is released;
+ * erts chains both from first_oh.
  */
 #ifndef TC_COPY_COMPRESSED_H
 #define TC_COPY_COMPRESSED_H
@@ -58,15 +62,16 @@ tc_result tc_copy_compressed_store(tc_mseg *mem, size_t offset, unsigned keypos,
                                    tc_copy_compressed **slot, tc_copy_stats *stats) TC_MUST_CHECK;
 /* Drops the block and its references (db_free_term). NULL is fine. */
 void tc_copy_compressed_free(tc_copy_compressed *c);
-/* The same for a block stored with an offset (the block starts `offset` bytes before c). */
-void tc_copy_compressed_free_at(tc_copy_compressed *c, size_t offset);
+/* The same for a block stored with an offset (the block starts `offset` bytes before c) from
+ * `mem` (NULL: the C heap), the source tc_copy_compressed_store was given. */
+void tc_copy_compressed_free_at(tc_mseg *mem, tc_copy_compressed *c, size_t offset);
 /* Drops only the references; the block stays to its source, freed whole by the caller
  * (tc_mseg_free_discard). NULL is fine. */
 void tc_copy_compressed_discard(tc_copy_compressed *c);
 
-/* The stored key (read-only, in the block), the object's arity and keypos. */
-tc_term tc_copy_compressed_key(const tc_copy_compressed *c);
-unsigned tc_copy_compressed_keypos(const tc_copy_compressed *c);
+/* The stored key (read-only, in the block) of an object stored with `keypos` (TC_NON_VALUE
+ * if that element is encoded: the wrong keypos); the object's arity. */
+tc_term tc_copy_compressed_key(const tc_copy_compressed *c, unsigned keypos);
 uint64_t tc_copy_compressed_arity(const tc_copy_compressed *c);
 /* DbTerm.size: the object's size_object, what a lookup allocates for it. */
 size_t tc_copy_compressed_size(const tc_copy_compressed *c);
@@ -75,8 +80,8 @@ size_t tc_copy_compressed_bytes(const tc_copy_compressed *c);
 /* The stored word of element i (1..arity): the element itself when it is an immediate or the
  * key, TC_NON_VALUE when it is encoded. */
 tc_term tc_copy_compressed_element(const tc_copy_compressed *c, uint64_t i);
-/* db_do_update_element's both-immediate case: element i (not the key), stored as an
- * immediate, becomes immediate v in place. */
+/* db_do_update_element's both-immediate case: element i (not the key: the caller knows the
+ * keypos), stored as an immediate, becomes immediate v in place. */
 void tc_copy_compressed_set_immediate(tc_copy_compressed *c, uint64_t i, tc_term v);
 
 /* db_copy_from_comp: the object decoded into `a` (one allocation of size words, the unused

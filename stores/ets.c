@@ -83,7 +83,7 @@ static size_t node_memory_words(const tc_ets *t, const node *n)
 
 static tc_term node_key(const tc_ets *t, const node *n)
 {
-    return t->opts.compressed ? tc_copy_compressed_key(comp(n))
+    return t->opts.compressed ? tc_copy_compressed_key(comp(n), t->opts.keypos)
                               : tc_tuple_element(tc_copy_compact_term(dbterm(n)), t->opts.keypos);
 }
 
@@ -158,9 +158,9 @@ static void free_node(tc_ets *t, node *n)
 {
     count_node(t, n, false);
     if (t->opts.compressed)
-        tc_copy_compressed_free_at(comp(n), sizeof(node));
+        tc_copy_compressed_free_at(t->mem, comp(n), sizeof(node));
     else
-        tc_copy_compact_free_at(dbterm(n), sizeof(node));
+        tc_copy_compact_free_at(t->mem, dbterm(n), sizeof(node));
 }
 
 /* ---- the lock phase, optionally clocked ------------------------------------------------- */
@@ -672,7 +672,7 @@ static bool check_encoding(const tc_ets *t, const node *n, tc_arena *scratch, co
         *why = "compressed object decodes to more words than its size_object";
         return false;
     }
-    if (tc_copy_compressed_keypos(comp(n)) != t->opts.keypos || tc_tuple_arity(obj) < t->opts.keypos ||
+    if (tc_tuple_arity(obj) < t->opts.keypos || node_key(t, n) == TC_NON_VALUE ||
         tc_term_key_equal(node_key(t, n), tc_tuple_element(obj, t->opts.keypos), &eq) != TC_OK || !eq) {
         *why = "compressed object does not hold the stored key";
         return false;
@@ -694,7 +694,7 @@ static bool verify_bucket(const tc_ets *t, size_t ix, tc_arena *scratch, tally *
     for (const node *nd = *bucket(t, ix); nd; nd = nd->next) {
         uint64_t h;
         bool eq;
-        tc_term stored = t->opts.compressed ? tc_copy_compressed_key(comp(nd)) : tc_copy_compact_term(dbterm(nd));
+        tc_term stored = t->opts.compressed ? node_key(t, nd) : tc_copy_compact_term(dbterm(nd));
         if (!tc_term_verify(stored, why))
             return false;
         if (!t->opts.compressed && (!tc_is_tuple(stored) || tc_tuple_arity(stored) < t->opts.keypos))

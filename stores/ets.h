@@ -42,12 +42,10 @@
  *   tc_mseg_ets_alloc_config: multiblock carriers below sbct 512 KiB, single-block ones
  *   above, rsbcst 20), the chain's node (next, hvalue) then the stored form, as erts
  *   allocates HashDbTerm with its DbTerm (ERTS_ALC_T_DB_TERM, erl_alloc.types). The block
- *   is the size of erts' in R13B01 and R10B-2 (the era's header, tc_ets_term_head_bytes,
- *   then the words: for {I, hello} 80 and 88 bytes, each with its header word in the
- *   carrier; 8 more with owner_word, the allocator's address R13B01's SMP emulator keeps in
- *   each block) and 16 bytes larger in OTP 25 (72 for {I, hello}, erts' 56: the stored form's
- *   header keeps its source and root besides first_oh and size, copy/compact.h). So an
- *   object's pages fault as the VM's do:
+ *   is the size of erts' in every era (the era's header, tc_ets_term_head_bytes, then the
+ *   words: for {I, hello} 56 bytes in OTP 25, 80 in R13B01 and 88 in R10B-2, each with its
+ *   header word in the carrier; 8 more with owner_word, the allocator's address R13B01's SMP
+ *   emulator keeps in each block). So an object's pages fault as the VM's do:
  *   an insert writes fresh carrier pages, and an overwrite with an object of the same size
  *   reuses the old block in place (db_put_hash -> replace_dbterm -> db_store_term), writing
  *   no new page; a different size takes a new block, the node moving with it. The VM's table uses

@@ -88,6 +88,35 @@ START_TEST(wordless_terms_store_and_lookup)
 }
 END_TEST
 
+/* A tuple's block from a source is erts' DbTerm: first_oh and size, then the words; any other
+ * root takes one word more, kept after them; the old block goes back to the source. */
+START_TEST(a_tuple_block_is_the_dbterm)
+{
+    tc_mseg_config cfg = tc_mseg_default_config();
+    tc_mseg *mem = tc_mseg_new(&cfg);
+    ck_assert(mem != NULL);
+    static const struct {
+        const char *text;
+        size_t extra; /* words beyond the DbTerm's two and the term's */
+    } cases[] = {{"{1, hello}", 0}, {"{k, [1,2,3], 2.5}", 0}, {"[{a} | 7]", 1}, {"2.5", 1}, {"hello", 1}};
+    tc_copy_compact *c = NULL;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tc_term t = tc_read_ok(cases[i].text);
+        ck_assert_int_eq(tc_copy_compact_store(mem, 0, 0, t, &c, NULL), TC_OK);
+        size_t words = tc_copy_compact_size(c);
+        ck_assert_uint_eq(tc_mseg_block_bytes(c), (2 + words + cases[i].extra) * sizeof(tc_term));
+        ck_assert_uint_eq(tc_mseg_stats_get(mem)->live_blocks, 1);
+        ck_assert(tc_equal_ok(tc_copy_compact_term(c), t));
+        tc_term out;
+        ck_assert_int_eq(tc_copy_compact_out(tc_arena_alloc(tc_fixture_arena()), c, &out, NULL), TC_OK);
+        ck_assert(tc_equal_ok(out, t));
+    }
+    tc_copy_compact_free_at(mem, c, 0);
+    ck_assert_uint_eq(tc_mseg_stats_get(mem)->live_blocks, 0);
+    tc_mseg_free(mem);
+}
+END_TEST
+
 START_TEST(refcounts_follow_the_stored_form_and_each_lookup)
 {
     tc_term t = tc_read_ok("{k, <<\"0123456789012345678901234567890123456789012345678901234567890123456789\">>}");
@@ -145,6 +174,7 @@ int main(void)
     tcase_add_test(tc, vectors_in_and_out);
     tcase_add_test(tc, copy_out_keeps_the_stored_layout);
     tcase_add_test(tc, wordless_terms_store_and_lookup);
+    tcase_add_test(tc, a_tuple_block_is_the_dbterm);
     tcase_add_test(tc, refcounts_follow_the_stored_form_and_each_lookup);
     tcase_add_test(tc, out_of_memory_is_a_result_and_leaks_nothing);
     suite_add_tcase(s, tc);

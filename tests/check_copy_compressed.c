@@ -100,6 +100,38 @@ START_TEST(refc_binaries_are_kept_as_procbins)
 }
 END_TEST
 
+/* The block from a table's source is db_size_dbterm_comp's bytes, no more (DbTerm's header,
+ * first_oh and size); a key's refc binaries, found by walking its copy, keep one reference
+ * while the object is stored, over a store of the same size too, and none after. */
+START_TEST(the_block_is_the_dbterm_and_the_keys_references_go_with_it)
+{
+    tc_mseg_config mc = tc_mseg_default_config();
+    tc_mseg *mem = tc_mseg_new(&mc);
+    ck_assert_ptr_nonnull(mem);
+    tc_term bin = tc_read_ok("<<0:800>>"), other = tc_read_ok("<<1:800>>");
+    tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
+    tc_term k[3] = {tc_read_ok("key"), bin, other}, key = tc_term_tuple(a, k, 3);
+    tc_term e[3] = {key, tc_read_ok("[1,2,3]"), tc_make_small(7)}, t = tc_term_tuple(a, e, 3);
+    long refc = refc_of(bin), refc_other = refc_of(other);
+    tc_copy_compressed *c = NULL;
+    ck_assert_int_eq(tc_copy_compressed_store(mem, 0, 1, t, &c, NULL), TC_OK);
+    ck_assert_uint_eq(tc_mseg_block_bytes(c), tc_copy_compressed_bytes(c));
+    ck_assert_int_eq(refc_of(bin), refc + 1);
+    ck_assert_int_eq(refc_of(other), refc_other + 1);
+    tc_copy_compressed *same = c;
+    ck_assert_int_eq(tc_copy_compressed_store(mem, 0, 1, t, &same, NULL), TC_OK);
+    ck_assert_ptr_eq(same, c);
+    ck_assert_int_eq(refc_of(bin), refc + 1);
+    lookup_ok(c, t);
+    ck_assert_int_eq(refc_of(bin), refc + 2); /* and the lookup's copy, on the arena */
+    tc_copy_compressed_free_at(mem, c, 0);
+    ck_assert_int_eq(refc_of(bin), refc + 1);
+    ck_assert_int_eq(refc_of(other), refc_other + 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(mem)->live_blocks, 0);
+    tc_mseg_free(mem);
+}
+END_TEST
+
 /* ETS form of single terms: no version byte, atoms by index, local pids named '3RT$'. */
 START_TEST(element_encodings)
 {
@@ -274,8 +306,8 @@ START_TEST(top_tuple_layout)
     tc_term t = tc_read_ok("{1.5, {key, 1}, atom, [1,2], 7}");
     tc_copy_compressed *c = store_ok(t, 2);
     ck_assert_uint_eq(tc_copy_compressed_arity(c), 5);
-    ck_assert_uint_eq(tc_copy_compressed_keypos(c), 2);
-    ck_assert(tc_equal_ok(tc_copy_compressed_key(c), tc_read_ok("{key, 1}")));
+    ck_assert(tc_equal_ok(tc_copy_compressed_key(c, 2), tc_read_ok("{key, 1}")));
+    ck_assert_uint_eq(tc_copy_compressed_key(c, 1), TC_NON_VALUE); /* not the keypos: encoded */
     ck_assert_uint_eq(tc_copy_compressed_element(c, 1), TC_NON_VALUE);
     ck_assert(tc_equal_ok(tc_copy_compressed_element(c, 2), tc_read_ok("{key, 1}")));
     ck_assert_uint_eq(tc_copy_compressed_element(c, 3), tc_read_ok("atom"));
@@ -295,6 +327,7 @@ START_TEST(random_round_trips)
 {
     tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
     tc_copy_compressed *prev = NULL;
+    unsigned prev_keypos = 0;
     for (int i = 0; i < 2000; i++) {
         tc_term e[4] = {tc_gen_term(a, 3, true), tc_gen_term(a, 4, true), tc_make_small(i), tc_gen_term(a, 2, false)};
         tc_term t = tc_term_tuple(a, e, 1 + tc_rand_below(4));
@@ -308,12 +341,13 @@ START_TEST(random_round_trips)
         ck_assert_ptr_eq(same, c); /* db_store_term_comp: the same size reuses the block */
         ck_assert_uint_eq(tc_copy_compressed_bytes(c), bytes);
         lookup_ok(c, t);
-        if (prev && tc_copy_compressed_keypos(prev) <= tc_tuple_arity(t)) {
-            ck_assert_int_eq(tc_copy_compressed_store(NULL, 0, tc_copy_compressed_keypos(prev), t, &prev, NULL), TC_OK);
+        if (prev && prev_keypos <= tc_tuple_arity(t)) {
+            ck_assert_int_eq(tc_copy_compressed_store(NULL, 0, prev_keypos, t, &prev, NULL), TC_OK);
             lookup_ok(prev, t);
         }
         tc_copy_compressed_free(prev);
         prev = c;
+        prev_keypos = keypos;
     }
     tc_copy_compressed_free(prev);
 }
@@ -410,6 +444,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, stored_size_is_the_vms);
     tcase_add_test(tc, refc_binaries_are_kept_as_procbins);
+    tcase_add_test(tc, the_block_is_the_dbterm_and_the_keys_references_go_with_it);
     tcase_add_test(tc, element_encodings);
     tcase_add_test(tc, sub_binaries_of_refc_binaries);
     tcase_add_test(tc, walk_paths_in_the_ets_form);
