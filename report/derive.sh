@@ -439,7 +439,9 @@ awk "$lib"'
 # One row per VM table type and threads, with the model's mode that takes the same locks
 # (OTP 25's plain set takes the table rwlock; the model's r13b adds R13B's meta-table lock, and
 # none is the seed's -smp disable) and the seed's R13B01 number where it ran that
-# configuration. ops/s per op; model_lock_ns: the model's measured lock phase per operation.
+# configuration. ops/s per op; model_lock_ns: the model's measured lock phase per operation;
+# vm_faults and model_faults: the minor faults of the operation's run (each side's repeats'
+# median; each VM run in a VM of its own, experiments/beam/run.sh), "-" where a side has none.
 if [ -f "$res/vm-etsbench.csv" ]; then
     awk "$lib"'
         !csv_row() { next }
@@ -447,10 +449,11 @@ if [ -f "$res/vm-etsbench.csv" ]; then
         { op = csv_get("op"); if (op == "put") op = "insert"; if (op == "get") op = "lookup"
           side = FILENAME ~ /vm-etsbench/ ? "vm" : "model"; mode = csv_get("lock_mode"); th = csv_get("threads")
           v[side, mode, th, op] = csv_get("ops_per_s")
+          f[side, mode, th, op] = csv_get("faults") ~ /^[0-9]+$/ ? csv_get("faults") : "-"
           if (side == "model") lk[mode, th, op] = csv_get("lock_ns")
           if (side == "vm" && !((mode, th) in seen)) { seen[mode, th] = 1; order[++n] = mode SUBSEP th } }
         END {
-            print "config,vm_mode,model_mode,threads,op,vm_ops_per_s,model_ops_per_s,model_over_vm,model_lock_ns,seed_ops_per_s"
+            print "config,vm_mode,model_mode,threads,op,vm_ops_per_s,model_ops_per_s,model_over_vm,model_lock_ns,seed_ops_per_s,vm_faults,model_faults"
             split("insert lookup update update_counter", ops, " ")
             for (i = 1; i <= n; i++) {
                 split(order[i], k, SUBSEP); mode = k[1]; th = k[2]
@@ -463,18 +466,20 @@ if [ -f "$res/vm-etsbench.csv" ]; then
                     if (!(("vm", mode, th, op) in v)) continue
                     m = (("model", mm, th, op) in v) ? v["model", mm, th, op] : ""
                     sv = (sd != "" && ((sd, op) in seed) && (th == (op == "update" ? 2 : 1))) ? seed[sd, op] : ""
-                    printf "%s/%st,%s,%s,%d,%s,%.0f,%s,%s,%s,%s\n", mode, th, mode, (m == "" ? "-" : mm), th, op,
+                    printf "%s/%st,%s,%s,%d,%s,%.0f,%s,%s,%s,%s,%s,%s\n", mode, th, mode, (m == "" ? "-" : mm), th, op,
                         v["vm", mode, th, op], (m == "" ? "-" : sprintf("%.0f", m)),
                         (m == "" ? "-" : sprintf("%.2f", m / v["vm", mode, th, op])),
-                        (m == "" ? "-" : lk[mm, th, op]), (sv == "" ? "-" : sprintf("%.0f", sv))
+                        (m == "" ? "-" : lk[mm, th, op]), (sv == "" ? "-" : sprintf("%.0f", sv)),
+                        f["vm", mode, th, op], (m == "" ? "-" : f["model", mm, th, op])
                 }
             }
             # the seed without SMP: no locks at all, as the model mode none
             for (j = 1; j <= 3; j++) { op = ops[j]
                 if (("-smp disable", op) in seed)
-                    printf "none/1t,-,none,1,%s,-,%s,-,%s,%.0f\n", op,
+                    printf "none/1t,-,none,1,%s,-,%s,-,%s,%.0f,-,%s\n", op,
                         (("model", "none", 1, op) in v) ? sprintf("%.0f", v["model", "none", 1, op]) : "-",
-                        (("model", "none", 1, op) in v) ? lk["none", 1, op] : "-", seed["-smp disable", op] }
+                        (("model", "none", 1, op) in v) ? lk["none", 1, op] : "-", seed["-smp disable", op],
+                        (("model", "none", 1, op) in v) ? f["model", "none", 1, op] : "-" }
         }' "$data/seed2009.csv" "$res/etsbench.csv" "$res/vm-etsbench.csv" >"$der/etsbench-compare.csv"
     # Figure 7's rows: one bar group per configuration and op, x its place within the op.
     awk "$lib"'

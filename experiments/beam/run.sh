@@ -136,9 +136,12 @@ if [ $quick -eq 1 ] && [ $tiny -eq 0 ]; then
     vm "$base" crossover --shape ints --repeats 3 --budget 2000000 --csv "$results/crossover_ints_fine.csv" \
         >/dev/null || status=1
 fi
-step "etsbench ($base, 1 and 2 schedulers online)"
+step "etsbench ($base, 1 and 2 schedulers online; each run in a VM of its own)"
+# --fresh: every repeat of every mode and scheduler count in its own VM, so each starts on
+# fresh memory as the model's etsbench runs do (in one VM a worker's heap can be a segment an
+# exited worker left in the mseg cache, its pages written already).
 # shellcheck disable=SC2086
-vm "$base" etsbench $eb --csv "$results/etsbench.csv" || status=1
+vm "$base" etsbench $eb --fresh --csv "$results/etsbench.csv" || status=1
 # The seed's question is the locks; a table of a million objects also misses the cache. The
 # same single-scheduler operations on a small table and on a large one, one row per size.
 step "etsbench at table sizes $sizes ($base, 1 scheduler online)"
