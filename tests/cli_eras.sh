@@ -91,7 +91,7 @@ if ! command -v erlc >/dev/null 2>&1; then
     [ "$fails" -eq 0 ] || exit 1
     exit 77
 fi
-erlc -Werror -o "$tmp" "$eras/eras_ep.erl" "$eras/eras_ets.erl"; check "erlc -Werror compiles both" $?
+erlc -Werror -o "$tmp" "$eras/eras_ep.erl" "$eras/eras_ets.erl" "$eras/eras_trace.erl"; check "erlc -Werror compiles all three" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 50 2 "$tmp/ep.csv" >/dev/null 2>&1; check "eras_ep runs" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 1000 20 1 "$tmp/ep.csv" hot_key >/dev/null 2>&1; check "eras_ep hot_key appends" $?
 erl +h 9999999 -noshell -pa "$tmp" -run eras_ets main otp25 2000 2 "$tmp/ets.csv" >/dev/null 2>&1; check "eras_ets runs" $?
@@ -125,10 +125,11 @@ check "eras_ets: ets_test and pdict, insert lookup update and the emulator loop,
 grep -q '^# table: \[public,{write_concurrency,true}\]' "$tmp/ets.csv"; check "eras_ets: the seed's table" $?
 # pdict in a VM of its own (run.sh runs each benchmark so: a process's heap outlives it in the
 # mseg cache, and pdict after ets_test would start on ets_test's pages): no ets_test rows, and
-# its puts fault fresh heap pages, at least one for every 512 words of their tuples (100000 x 3)
+# its puts fault fresh heap pages, at least one for every page of words of their tuples
+# (100000 x 3)
 erl +h 9999999 -noshell -pa "$tmp" -run eras_ets main otp25 100000 1 "$tmp/p.csv" base pdict >/dev/null 2>&1
 own=$(awk -F, '$3 == "pdict" && $4 == "insert" { print $NF }' "$tmp/p.csv")
-[ "$(grep -c ',ets_test,' "$tmp/p.csv")" -eq 0 ] && [ "${own:-0}" -ge $((300000 / 512)) ]
+[ "$(grep -c ',ets_test,' "$tmp/p.csv")" -eq 0 ] && [ "${own:-0}" -ge $((300000 * 8 / $(getconf PAGESIZE))) ]
 check "eras_ets pdict alone: its puts fault fresh heap pages ($own)" $?
 erl -noshell -pa "$tmp" -run eras_ets main otp25 100 1 "$tmp/x.csv" plain_set pdict >/dev/null 2>&1; [ $? -eq 2 ]
 check "eras_ets: pdict with a table variant exits 2" $?
@@ -140,6 +141,13 @@ erl +MHrsbcmt 40 -noshell -pa "$tmp" -run eras_ep main otp25 100 10 1 "$tmp/r.cs
     grep -q '^otp25,rsbcmt_40,eptest,ets_lookup,100,10,' "$tmp/r.csv"
 check "eras_ep rsbcmt_40 runs and labels its rows" $?
 erl -noshell -pa "$tmp" -run eras_ets main otp25 >/dev/null 2>&1; [ $? -eq 2 ]; check "eras_ets: bad arguments exit 2" $?
+# eras_trace: its untraced run first (eras_ep's timed run, meter and all), then a row per GC
+# of the traced tester, every pass that collects at L = 1000 (each lookup's result overflows
+# the heap). Under a timeout: a tester that crashed left it waiting.
+timeout 120 erl -noshell -pa "$tmp" -run eras_trace main 1000 20 "$tmp/tr.csv" >"$tmp/o" 2>&1; ok=$?
+check "eras_trace runs ($(grep -m 1 -i error "$tmp/o"))" $ok
+[ "$(awk -F, '$1 == "tester" { p[$2] = 1 } END { print p["proc1"] + p["ets_lookup"] }' "$tmp/tr.csv" 2>/dev/null)" = 2 ]
+check "eras_trace: the tester's GCs in proc1 and ets_lookup" $?
 
 # --keep: a VM this machine cannot run keeps its rows and metadata while OTP 25 runs afresh
 if command -v erl >/dev/null 2>&1; then
@@ -163,6 +171,21 @@ if command -v erl >/dev/null 2>&1; then
     grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234' "$tmp/kept.csv" &&
         [ "$(grep -c '^# r10b-2-32_system_version: ' "$tmp/kept.csv")" -eq 1 ] && [ "$(grep -c '^# r10b-2-32_kept: ' "$tmp/kept.csv")" -eq 1 ]
     ok=$?; check "--keep twice: the first measurement's date, each kept line once ($(grep -c '^# r10b-2-32_' "$tmp/kept.csv") lines)" $ok
+    # each repeat a VM of its own: in one VM a tester that runs on its predecessor's scheduler
+    # inserts into the carriers the deleted table left in that instance's mseg cache and
+    # faults none (the median of three often 0); in fresh VMs every run faults at least half
+    # the pages its N objects of 2L + 3 words fill
+    cp "$tmp/kept.csv" "$tmp/fresh.csv"
+    bash "$eras/run.sh" --model "$1" --quick --lens 100 --iterations 1000 --rounds 1 --repeats 3 --keep r10b-2-32 \
+        --out "$tmp/fresh.csv" >/dev/null 2>"$tmp/e"
+    ok=$?; check "eptest 3 repeats runs ($(tail -n 1 "$tmp/e"))" $ok
+    wpp=$(($(getconf PAGESIZE) / 8))
+    row=$(grep '^otp25,base,eptest,ets_insert,100,1000,' "$tmp/fresh.csv")
+    awk -F, -v h="$(grep -v '^#' "$tmp/fresh.csv" | head -n 1)" -v min=$((1000 * 203 / wpp / 2)) '
+        BEGIN { n = split(h, c, ","); for (i = 1; i <= n; i++) ix[c[i]] = i }
+        { exit !($ix["rounds"] == 1 && $ix["faults"] >= min) }' <<<"$row"
+    ok=$?; check "eptest: each repeat in a fresh VM, its inserts fault fresh pages, one round counted ($row)" $ok
+    [ "$(grep -c 'eptest base L = 100 on otp25, VM [123] of 3$' "$tmp/e")" -eq 3 ]; check "eptest: three VMs started, one per repeat" $?
 fi
 
 echo "cli_eras: $pass passed, $fails failed"

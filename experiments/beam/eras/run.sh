@@ -23,7 +23,8 @@
 #   --ets-n N        ets_test / pdict keys (default 1000000, the seed's)
 #   --rounds K       rounds; in each, every VM run is followed by the model's run of the
 #                    same benchmark, so the pairs run seconds apart (default 3)
-#   --repeats R      fresh testers per VM run (default 3; ets_test and pdict: 1 per round)
+#   --repeats R      eptest runs per round, each in a VM of its own (default 3; ets_test and
+#                    pdict: 1 per round)
 #   --model DIR      the model's build (DIR/experiments/eptest, etsbench; default build/release)
 #   --provenance F   '# key: value' lines about the VMs' builds (source commit, fixes and
 #                    their sha256, configure flags, CFLAGS, beam_emu.c's flags), copied into
@@ -296,12 +297,19 @@ for r in $(seq 1 "$rounds"); do
         step=$((step + 1))
         case "$kind" in
         eptest)
-            say "$step/$steps round $r: eptest $variant L = $x on $v, then the model"
             launcher "$v" "$(vm_of "$v")" 0 "$variant"
-            "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" "$repeats" "$tmp/vm.$r.$step.csv" "$variant" \
-                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
+            # each repeat a VM of its own: a tester after another in one VM starts on the pages
+            # its predecessor wrote (the mseg cache holds its heaps and the deleted table's
+            # carriers, when it runs on the same scheduler), where the seed's run, like each of
+            # the model's, started on fresh memory
+            for k in $(seq 1 "$repeats"); do
+                say "$step/$steps round $r: eptest $variant L = $x on $v, VM $k of $repeats"
+                "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" 1 "$tmp/vm.$r.$step.csv" "$variant" \
+                    >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
+            done
             # the model's r10b run follows the 64-bit row, its r13b run the plain emulator's
             case "$v" in r10b-2-32 | r13b01-smp) continue ;; esac
+            say "$step/$steps round $r: eptest $variant L = $x, the model's $(era_of "$v") rules"
             model_eptest "$r" "$(era_of "$v")" "$variant" "$x"
             ;;
         ets)
@@ -374,7 +382,7 @@ fi
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary (each benchmark in a VM of its own); ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
-    echo "# rounds: medians over the rounds of each round's median; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
+    echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), ets_test's and pdict's over the rounds; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
     echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults"
     awk "$lib"'
@@ -399,7 +407,9 @@ fi
             if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
             if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
             if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
-            nr[k] += csv_has("rounds") ? csv_get("rounds") : 1  # a kept row: a median of its rounds
+            # a round file holds a row per repeat, a kept row the median of its rounds
+            if (!((k, FILENAME) in inround)) nr[k] += csv_has("rounds") ? csv_get("rounds") : 1
+            inround[k, FILENAME] = 1
             if (csv_has("model_era"))  # a kept row: its model columns, where this run has no such model run
                 kept_model[k] = csv_get("model_era") "," csv_get("model_config") "," csv_get("model_median_us") "," \
                     csv_get("model_ratio") "," csv_get("model_gcs") "," csv_get("model_ns_per_op")
