@@ -75,12 +75,9 @@ awk "$lib"'
 # The faults in one row: per pass kind, the rows whose model count is within 15 % of the VM's or
 # 200 faults of it (the fidelity sweep's criterion), over the rows with both counts.
 awk "$lib"'
-    function near(v, m,    d) { d = m - v; if (d < 0) d = -d; return d <= 200 || d <= 0.15 * v }
+    function near(t) { return sweep_near(csv_get("model_" t "_faults"), csv_get(t "_faults"), 0.15, 200) }
     !csv_row() { next }
-    csv_get("model_insert_faults") != "" && csv_get("insert_faults") != "" { n++
-        i += near(csv_get("insert_faults"), csv_get("model_insert_faults"))
-        p += near(csv_get("proc_faults"), csv_get("model_proc_faults"))
-        l += near(csv_get("lookup_faults"), csv_get("model_lookup_faults")) }
+    csv_get("model_insert_faults") != "" && csv_get("insert_faults") != "" { n++; i += near("insert"); p += near("proc"); l += near("lookup") }
     END { print "rows,insert_near,proc_near,lookup_near"; printf "%d,%d,%d,%d\n", n, i, p, l }' "$der/eras-faults.csv" >"$der/eras-faults-summary.csv"
 
 # The bars in one row: R10B-2 (64-bit) lengths 1000..30000 within 15 %, passes with equal GCs.

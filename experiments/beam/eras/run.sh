@@ -298,10 +298,10 @@ for r in $(seq 1 "$rounds"); do
         case "$kind" in
         eptest)
             launcher "$v" "$(vm_of "$v")" 0 "$variant"
-            # each repeat a VM of its own: a tester after another in one VM starts on the pages
-            # its predecessor wrote (the mseg cache holds its heaps and the deleted table's
-            # carriers, when it runs on the same scheduler), where the seed's run, like each of
-            # the model's, started on fresh memory
+            # each repeat a VM of its own: a tester after another in one VM can start on pages
+            # an earlier one wrote (its heaps and its deleted table's carriers in the mseg cache
+            # of the scheduler it ran on), where the seed's run, like each of the model's,
+            # started on fresh memory
             for k in $(seq 1 "$repeats"); do
                 say "$step/$steps round $r: eptest $variant L = $x on $v, VM $k of $repeats"
                 "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" 1 "$tmp/vm.$r.$step.csv" "$variant" \
