@@ -991,6 +991,25 @@ if [ -n "$tvm" ] && [ -n "$tmodel" ]; then
         }' der="$der" "$tvm" "$tmodel" >"$der/trace-summary.csv"
 fi
 
+# ---- the tester's whole life at +S 1:1 (tracegrid-s1.csv): how many grid points are identical
+# event for event, how many have both processes' GCs within 3 % of the VM's, and each point that
+# is not identical with its first divergent event.
+if [ -f "$res/tracegrid-s1.csv" ]; then
+    awk -v wrong="$der/tracegrid-s1-wrong.csv" "$lib"'
+        function near(m, v) { return m ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && m - v <= 0.03 * v && v - m <= 0.03 * v }
+        BEGIN { print "shape,payload_len,proc,pass,op,kind,fields,model_gcs,vm_gcs,gcs_within_3pct" > wrong }
+        !csv_row() { next }
+        { n++; m = csv_get("model_gcs"); v = csv_get("vm_gcs"); ok = near(m, v)
+          if (!(csv_get("shape") in sh)) { sh[csv_get("shape")] = 1; ns++ }
+          if (!(csv_get("payload_len") in ln)) { ln[csv_get("payload_len")] = 1; nl++ }
+          if (csv_get("identical") == "yes") same++
+          else printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_get("shape"), csv_get("payload_len"), csv_get("proc"),
+              csv_get("pass"), csv_get("op"), csv_get("kind"), csv_get("fields"), m, v, ok ? "yes" : "no" > wrong
+          if (ok) near3++ }
+        END { print "points,identical,gcs_within_3pct,shapes,lengths"
+              printf "%d,%d,%d,%d,%d\n", n, same, near3, ns, nl }' "$res/tracegrid-s1.csv" >"$der/tracegrid-s1-summary.csv"
+fi
+
 # ---- the unit costs against the band (unitcost.csv): per unit, its rows with a VM figure, how many
 # are within 0.8-1.25x of the VM's, and how many outside on each side (their reasons: report/data/
 # unitcost-reasons.csv, unitcost --annotate). A row per unit even without the VM (then 0 rows).
@@ -1022,6 +1041,12 @@ awk "$lib"'
         print "source,what,date,git,machine,days_before_run,model_columns"
         for (i = 3; i < ARGC; i++) { f = ARGV[i]; b = f; sub(/.*\//, "", b)
             if (b == "recompute-state.csv") continue
+            if (b == "tracegrid-s1.csv") { # this run replays the committed VM traces
+                d = m(f, "vm_date"); ag = days(d)
+                printf "report/data/tracegrid-s1-vm.tar.xz,%s,%s,-,%s,%s,%s\n", q("the VM'"'"'s GC traces of eptest'"'"'s tester and server at +S 1:1, spawn to exit"),
+                    d, q(m(f, "vm_cpu")), ag == "" ? "-" : sprintf("%.1f", now - ag), q("this code'"'"'s (this run replays the traces against it)")
+                continue
+            }
             d = m(f, "date"); ag = days(d); mach = m(f, "machine"); if (mach == "-") mach = m(f, "cpu")
             what = b ~ /sweep/ ? "model and VM alternated at every length of a grid" : b ~ /bands/ ? "band edges bisected on each side" \
                  : b ~ /rounds/ ? "every round of the interventions" : b ~ /interventions/ ? "the VM rebuilt with one patch, beside the model'"'"'s switch" \
@@ -1031,7 +1056,7 @@ awk "$lib"'
             mc = (b in st) ? st[b] : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
             printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
         }
-    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv >"$der/provenance.csv"
+    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $([ -f "$res/tracegrid-s1.csv" ] && echo "$res/tracegrid-s1.csv") >"$der/provenance.csv"
 
 # ---- the process dictionary against ETS, one scheduler: get against the fastest table lookup ----
 {

@@ -86,14 +86,14 @@ run() {
 q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
 fid=() units=(--quick) copies=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
-explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200)
+explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200) grid_lens=()
 acct=(--rounds 1)   # the time account: one round of the fidelity grid
 codec_batches=20   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
     codec_batches=10
     q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny --ints-only) units=(--shape ints) copies=()
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
-    explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50)
+    explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50) grid_lens=(--lens "10 100 250 500 1000 2000 3000")
     acct=(--quick --shapes ints --lens "1000 10000")
 fi
 
@@ -142,6 +142,17 @@ fi
 run heaptrace "$bin/heaptrace" --csv "$res/heaptrace.csv"
 run heaptrace-nocache "$bin/heaptrace" --set mseg_cache=0 --csv "$res/heaptrace-nocache.csv"
 run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
+# The tester's whole life at one scheduler (§5.2): the VM's GC traces of eptest's tester and
+# server at +S 1:1 over tracediff.sh's grid, measured once and committed (report/data/
+# tracegrid-s1-vm.tar.xz: each trace keeps its own metadata), against this code's model, event
+# by event (no erl needed; --quick: lengths up to 3000). tracediff.sh exits 1 when a point
+# differs: the report shows where.
+rm -rf "$res/tracegrid-s1-vm" "$res/tracegrid-s1.csv"
+mkdir -p "$res/tracegrid-s1-vm" && tar -xJf report/data/tracegrid-s1-vm.tar.xz -C "$res/tracegrid-s1-vm" ||
+    die "cannot unpack report/data/tracegrid-s1-vm.tar.xz (tar with xz)"
+grid_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
+run tracegrid-s1 grid_run --grid --schedulers 1 --replay "$res/tracegrid-s1-vm" --bin "$bin" ${grid_lens[@]+"${grid_lens[@]}"} \
+    --csv "$res/tracegrid-s1.csv"
 # The policy table and ablate's variants, as the report's appendix and §3.6 print them.
 run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"

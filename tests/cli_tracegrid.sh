@@ -40,6 +40,31 @@ rc=$?
 [ "$rc" -eq 2 ] && awk 'NR == 3 && $2 == 6000 && $3 == "failed"' "$tmp/out" | grep -q "no VM trace $tmp/rp/vm-strings-6000.csv" &&
     grep -q ", failed 1\$" "$tmp/out"
 ok=$?; check "--replay without a kept trace for a point: that row failed, exit $rc" $ok
+# --csv: the grid as CSV (its rows as the table's, a failed point's too), the kept traces'
+# metadata under vm_ names
+"$td" --bin "$exp" --grid --shapes strings --lens "5000 6000" --replay "$tmp/rp" --set dirty_gc_first=off --csv "$tmp/g.csv" 20 >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q '^# experiment: tracediff.sh --grid ' "$tmp/g.csv" && grep -q '^# calls_per_pass: 20$' "$tmp/g.csv" &&
+    grep -q '^# model: gctrace (termcopy), git .*; policy changes: --set dirty_gc_first=off$' "$tmp/g.csv" &&
+    grep -q '^# vm_date: ' "$tmp/g.csv" && [ "$(grep -vc '^#' "$tmp/g.csv")" -eq 3 ] &&
+    grep -q '^shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs$' "$tmp/g.csv" &&
+    grep -q '^strings,5000,no,tester,proc1,12,minor,mbuf_size_s=95578/47789;[^,]*,[0-9][0-9]*,[0-9][0-9]*$' "$tmp/g.csv" &&
+    grep -q '^strings,6000,failed,-,-,-,-,-,-,-$' "$tmp/g.csv"
+ok=$?; check "--csv: metadata, header and one row per point, exit $rc: $(grep -v '^# vm_' "$tmp/g.csv" | head -c 900)" $ok
+"$td" --bin "$exp" --tester ints --replay "$tmp/rp" --csv "$tmp/x.csv" 100 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--csv goes with --grid' "$tmp/err"
+ok=$?; check "--csv without --grid: exit $rc, $(cat "$tmp/err")" $ok
+# The VM's own traces, committed for the report (report/data/tracegrid-s1-vm.tar.xz, +S 1:1):
+# at these points the model's tester and server are the VM's, event for event, for their whole
+# lives (the report replays every point)
+mkdir -p "$tmp/vm" && tar -xJf "$here/../report/data/tracegrid-s1-vm.tar.xz" -C "$tmp/vm" vm-ints-100.csv vm-tuple-1000.csv vm-map-500.csv
+check "the committed VM traces unpack" $?
+for pt in ints:100 tuple:1000 map:500; do
+    "$td" --bin "$exp" --grid --shapes "${pt%:*}" --lens "${pt#*:}" --replay "$tmp/vm" --csv "$tmp/vm-$pt.csv" >/dev/null 2>&1
+done
+[ "$(cat "$tmp"/vm-*:*.csv | grep -c '^ints,100,yes,\|^tuple,1000,yes,\|^map,500,yes,')" -eq 3 ] && grep -q '^# vm_emulator_flags: -noshell +S 1:1$' "$tmp/vm-ints:100.csv"
+ok=$?; check "the committed VM traces at ints 100, tuple 1000, map 500: identical to the model's: $(cat "$tmp"/vm-*:*.csv | grep -v '^#' | head -c 600)" $ok
 # --term FILE: the tester's run on a caller's term (termcopy explain's), replayed against the
 # model's own trace of it: identical; the same trace against another term's run fails as a
 # comparison of different loops. gctrace --term reads the term's text, and says why it cannot.

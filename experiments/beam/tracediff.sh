@@ -44,6 +44,11 @@
 #               vm-SHAPE-L.csv) instead of running the VM: only the model runs, so a policy
 #               field's effect on every point of a measured grid takes a minute; erl is not
 #               needed. The VM's trace keeps its own metadata (flags, date, tracer)
+#   --csv FILE  --grid: also the grid as CSV, one row per point (shape, payload_len,
+#               identical, proc, pass, op, kind, fields, model_gcs, vm_gcs; '-' where a point
+#               is identical, 'failed' in identical where it could not run), after metadata:
+#               the VM traces' own (date, erts, emulator flags, tracer, machine: the first
+#               point's), N, the model's policy changes and the model's git
 # Exit status: tracediff's (0 identical, 1 different; --grid: 0 when every point is
 # identical), 2 on a failure. Without erl (and without --replay) it prints that it skips and
 # exits 0, as run.sh does.
@@ -52,7 +57,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
-replay="" sets=() sets_txt="" term=""
+replay="" sets=() sets_txt="" term="" csv=""
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
@@ -70,6 +75,7 @@ while [ $# -gt 0 ]; do
     --tracer) value --tracer "${2-}" "nif or process"; tracer=$2; shift ;;
     --set) value --set "${2-}" "NAME=VALUE"; [[ "$2" == ?*=?* ]] || { echo "tracediff.sh: --set needs NAME=VALUE, got '$2'" >&2; exit 2; }
         sets+=(--set "$2") sets_txt="$sets_txt --set $2"; shift ;;
+    --csv) value --csv "${2-}" "a file"; csv=$2; shift ;;
     --replay) value --replay "${2-}" "a directory"; [ -d "$2" ] || { echo "tracediff.sh: --replay: no directory '$2'" >&2; exit 2; }
         replay=$(cd "$2" && pwd); shift ;;
     --help|-h) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -82,6 +88,7 @@ case "$scheds" in 1|2) ;; *) echo "tracediff.sh: --schedulers must be 1 or 2, go
 case "$tracer" in '' | nif | process) ;; *) echo "tracediff.sh: --tracer must be nif or process, got '$tracer'" >&2; exit 2 ;; esac
 good_shape() { case "$1" in ints|floats|tuple|nested|strings|binary|map) return 0 ;; esac; return 1; }
 good_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
+[ -z "$csv" ] || [ "$grid" -eq 1 ] || { echo "tracediff.sh: --csv goes with --grid" >&2; exit 2; }
 if [ -n "$term" ]; then
     [ "$grid" -eq 0 ] && [ -z "$shape" ] || { echo "tracediff.sh: --term excludes --grid and --tester" >&2; exit 2; }
     [ ${#args[@]} -le 1 ] || { echo "tracediff.sh: usage: tracediff.sh --term FILE [N] (see --help)" >&2; exit 2; }
@@ -89,6 +96,7 @@ if [ -n "$term" ]; then
     good_count "$n" || { echo "tracediff.sh: N must be a positive integer, got '$n'" >&2; exit 2; }
 elif [ "$grid" -eq 1 ]; then
     [ -z "$shape" ] || { echo "tracediff.sh: --grid and --tester exclude each other" >&2; exit 2; }
+    [ -z "$csv" ] || : >"$csv" 2>/dev/null || { echo "tracediff.sh: --csv: cannot write '$csv'" >&2; exit 2; }
     [ ${#args[@]} -le 1 ] || { echo "tracediff.sh: usage: tracediff.sh --grid [--shapes S] [--lens L] [N] (see --help)" >&2; exit 2; }
     n=${args[0]:-1000}
     if [ -z "${shapes// /}" ] || [ -z "${lens// /}" ]; then
@@ -231,16 +239,39 @@ for s in $shapes; do
         if [ "$rc" -eq 2 ]; then
             failed=$((failed + 1))
             printf "%-8s %6s %-9s %s\n" "$s" "$l" failed "$(head -n 1 "$tmp/err")"
+            [ -z "$csv" ] || echo "$s,$l,failed,-,-,-,-,-,-,-" >>"$tmp/csvrows"
             continue
         fi
         line=$(row "$s" "$l" <"$tmp/out")
         printf '%s\n' "$line"
         [ "$rc" -eq 0 ] && same=$((same + 1))
         read -r -a col <<<"$line"
+        if [ -n "$csv" ]; then
+            # the VM traces' own account of themselves, from the first point that ran
+            [ -s "$tmp/vmmeta" ] || grep -E '^# (date|otp_release|erts|emulator_flags|emu_flavor|tracer|cpu|kernel|loadavg):' "$tmp/vm.csv" \
+                | sed 's/^# /# vm_/' >"$tmp/vmmeta"
+            if [ "${col[2]}" = failed ]; then # tracediff gave no summary
+                echo "$s,$l,failed,-,-,-,-,-,-,-" >>"$tmp/csvrows"
+            else
+                echo "$s,$l,${col[2]},${col[3]},${col[4]},${col[5]},${col[6]},${col[7]},${col[8]},${col[9]}" >>"$tmp/csvrows"
+            fi
+        fi
         m=${col[8]:-} v=${col[9]:-}
         [[ "$m" =~ ^[0-9]+$ && "$v" =~ ^[0-9]+$ ]] && awk -v m="$m" -v v="$v" 'BEGIN { d = m - v; if (d < 0) d = -d; exit !(d <= 0.03 * v) }' && near=$((near + 1))
     done
 done
 echo "grid summary ($(label "$n")): $total points, identical $same, GCs within 3 % $near$([ "$failed" -eq 0 ] || echo ", failed $failed")"
+if [ -n "$csv" ]; then
+    {
+        echo "# experiment: tracediff.sh --grid (eptest's tester and server, spawn to exit: the VM's GC trace against the model's, event by event)"
+        echo "# vm_traces: $([ -n "$replay" ] && echo "kept traces ($replay)" || echo "this run ($flags)")"
+        cat "$tmp/vmmeta" 2>/dev/null
+        echo "# model: gctrace (termcopy), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo -dirty)${sets_txt:+; policy changes:$sets_txt}"
+        echo "# calls_per_pass: $n"
+        echo "# columns: identical = every GC event of both processes equal; proc, pass, op, kind, fields = the first divergent event (fields as name=model/VM; gc=model/VM where one side has no GC there); model_gcs, vm_gcs = both processes' GCs"
+        echo "shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs"
+        cat "$tmp/csvrows" 2>/dev/null
+    } >"$csv"
+fi
 [ "$failed" -eq 0 ] || exit 2
 [ "$same" -eq "$total" ]
