@@ -51,6 +51,8 @@ rc=$?
     grep -q '^strings,5000,no,tester,proc1,12,minor,mbuf_size_s=95578/47789;[^,]*,[0-9][0-9]*,[0-9][0-9]*$' "$tmp/g.csv" &&
     grep -q '^strings,6000,failed,-,-,-,-,-,-,-$' "$tmp/g.csv"
 ok=$?; check "--csv: metadata, header and one row per point, exit $rc: $(grep -v '^# vm_' "$tmp/g.csv" | head -c 900)" $ok
+"$td" --help | grep -q -- '^  --csv FILE  --grid: also the grid as CSV' && "$td" --help | grep -q '^Exit status: '
+check "--help: the whole header, --csv and the exit status among it" $?
 "$td" --bin "$exp" --tester ints --replay "$tmp/rp" --csv "$tmp/x.csv" 100 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- '--csv goes with --grid' "$tmp/err"

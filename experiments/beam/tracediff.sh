@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
     --csv) value --csv "${2-}" "a file"; csv=$2; shift ;;
     --replay) value --replay "${2-}" "a directory"; [ -d "$2" ] || { echo "tracediff.sh: --replay: no directory '$2'" >&2; exit 2; }
         replay=$(cd "$2" && pwd); shift ;;
-    --help|-h) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tracediff.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) args+=("$1") ;;
     esac
