@@ -997,7 +997,7 @@ fi
 rm -f "$der/tracegrid-s1-wrong.csv"
 if [ -f "$res/tracegrid-s1.csv" ]; then
     awk -v wrong="$der/tracegrid-s1-wrong.csv" "$lib"'
-        function near(m, v) { return m ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && m - v <= 0.03 * v && v - m <= 0.03 * v }
+        function near(m, v) { return m ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && sweep_near(m, v, 0.03, 0) }
         !csv_row() { next }
         { n++; m = csv_get("model_gcs"); v = csv_get("vm_gcs"); ok = near(m, v)
           if (!(csv_get("shape") in sh)) { sh[csv_get("shape")] = 1; ns++ }
