@@ -33,6 +33,10 @@
  * shape's payload, which the tester decodes from its external format (workload.h payload); the
  * twin of gctrace.erl --ext-file FILE --rows (tracediff.sh --term), the way a term a user
  * brings to termcopy explain --vm is run.
+ * --tester --draws OUTCOMES: the dirty-GC race's outcomes one by one (heaps/sched.h tc_draw;
+ * the era's past the string's end); the metadata lists every draw taken (`# draws:`: the
+ * role's initial, the seq of the GC it decided, its outcome), which tracediff.sh
+ * --search-draws reads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,7 +52,7 @@
 #include "terms/size.h"
 #include "workload_cli.h"
 
-enum { X_TESTER, X_FRAMES, X_TERM };
+enum { X_TESTER, X_FRAMES, X_TERM, X_DRAWS };
 static const tc_bench_cli_extra extras[] = {
     {"tester", NULL, "trace eptest's tester and server (the workload of eptest, every pass, spawn to "
                      "exit) instead of the lookup loop: the rows of gctrace.erl --tester --rows",
@@ -59,6 +63,11 @@ static const tc_bench_cli_extra extras[] = {
      {0}},
     {"term", "FILE", "with --tester: Data is the term FILE holds as text (as termcopy explain reads it) "
                      "instead of a shape's payload", {0}},
+    {"draws", "OUTCOMES", "with --tester: the dirty-GC race's outcomes one by one (heaps/sched.h tc_draw), a "
+                          "letter per draw: g the GC first (the process locked until scheduled in), h "
+                          "the GC first and over before the next send, s the server first; the draws "
+                          "past the string's end take the era's (dirty_gc_first). The metadata lists "
+                          "every draw taken", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -75,7 +84,7 @@ static const tc_bench_cli_spec spec = {
     .nshapes = TC_EP_SHAPES,
     .shape_dflt = "ints (--tester)",
     .extras = extras,
-    .nextras = 3,
+    .nextras = 4,
 };
 
 enum { NFIELDS = 7 };
@@ -95,13 +104,40 @@ typedef struct proc_acc {
     uint64_t old_used, old_size, recent; /* as the last GC left them */
 } proc_acc;
 
+/* One draw of the dirty-GC race: whose GC (the role's seq-th) and how it went. */
+typedef struct draw_row {
+    tc_ep_role role;
+    size_t seq;
+    tc_draw outcome;
+} draw_row;
+
 typedef struct trace_acc {
     gc_row *rows;
     size_t n, cap;
+    size_t nrole[TC_EP_ROLES]; /* rows per role */
+    draw_row *draws;
+    size_t ndraws, draws_cap;
     uint64_t op;          /* the lookup running now */
     proc_acc proc[TC_EP_ROLES];
     bool oom;
 } trace_acc;
+
+/* Room for one more of n items of `size` bytes in *items (capacity *cap, doubling from
+ * `first`); false, with acc->oom set, when there is none. */
+static bool room(trace_acc *acc, void **items, size_t n, size_t *cap, size_t first, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t want = *cap ? 2 * *cap : first;
+    void *grown = realloc(*items, want * size);
+    if (!grown) {
+        acc->oom = true;
+        return false;
+    }
+    *items = grown;
+    *cap = want;
+    return true;
+}
 
 /* One row per GC (a new fragment is not a row: the GC's start reports the fragment words). */
 static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where, const tc_proc *p,
@@ -110,17 +146,13 @@ static void add_event(trace_acc *acc, tc_ep_role role, const tc_ep_where *where,
     proc_acc *a = &acc->proc[role];
     if (ev->kind == TC_HEAP_EV_FRAG)
         return;
-    if (acc->n == acc->cap) {
-        size_t cap = acc->cap ? 2 * acc->cap : 256;
-        gc_row *rows = realloc(acc->rows, cap * sizeof *rows);
-        if (!rows) {
-            acc->oom = true;
-            return;
-        }
-        acc->rows = rows;
-        acc->cap = cap;
-    }
+    void *rows = acc->rows;
+    bool ok = room(acc, &rows, acc->n, &acc->cap, 256, sizeof *acc->rows);
+    acc->rows = rows;
+    if (!ok)
+        return;
     uint64_t stack = tc_proc_stack_size(p);
+    acc->nrole[role]++;
     gc_row *r = &acc->rows[acc->n++];
     *r = (gc_row){.op = where ? (uint64_t)where->op : acc->op, .major = ev->kind == TC_HEAP_EV_MAJOR,
                   .role = role, .where = where ? *where : (tc_ep_where){0},
@@ -139,6 +171,46 @@ static void on_tester_event(void *ctx, tc_ep_role role, const tc_ep_where *where
                             const tc_heap_event *ev)
 {
     add_event(ctx, role, where, p, ev);
+}
+
+/* A draw decides the role's next GC (now or at its next schedule-in). */
+static void on_draw(void *ctx, unsigned index, tc_ep_role role, const tc_ep_where *where, tc_draw outcome)
+{
+    trace_acc *acc = ctx;
+    (void)index;
+    (void)where;
+    void *draws = acc->draws;
+    bool ok = room(acc, &draws, acc->ndraws, &acc->draws_cap, 64, sizeof *acc->draws);
+    acc->draws = draws;
+    if (!ok)
+        return;
+    acc->draws[acc->ndraws++] = (draw_row){.role = role, .seq = acc->nrole[role] + 1, .outcome = outcome};
+}
+
+/* `# draws_given`, `# draws_taken` (how many, by outcome) and `# draws`: each draw as the
+ * role's initial, the seq of the GC it decided and its outcome (t118g: the tester's 118th GC,
+ * the GC first), the positions tracediff.sh --draws search looks up. */
+static void meta_draws(FILE *out, const char *given, const trace_acc *acc)
+{
+    size_t by[3] = {0};
+    static const char letters[3] = {TC_DRAW_GC_FIRST, TC_DRAW_GC_OVER, TC_DRAW_SERVER_FIRST};
+    for (size_t i = 0; i < acc->ndraws; i++)
+        for (int k = 0; k < 3; k++)
+            by[k] += acc->draws[i].outcome == (tc_draw)letters[k];
+    /* the outcomes given, in runs (h20000: 20000 draws the GC over first) */
+    fputs("# draws_given:", out);
+    for (const char *c = given; c && *c;) {
+        size_t run = strspn(c, (char[]){*c, '\0'});
+        fprintf(out, " %c%zu", *c, run);
+        c += run;
+    }
+    fputs(given && *given ? "\n" : " none (the era's)\n", out);
+    tc_bench_meta(out, "draws_taken", "%zu (g %zu, h %zu, s %zu)", acc->ndraws, by[0], by[1], by[2]);
+    fputs("# draws:", out);
+    for (size_t i = 0; i < acc->ndraws; i++)
+        fprintf(out, " %c%zu%c", acc->draws[i].role == TC_EP_TESTER ? 't' : 's', acc->draws[i].seq,
+                (char)acc->draws[i].outcome);
+    fputc('\n', out);
 }
 
 /* The carriers the allocator asked mseg for, gave back, resized, and holds. */
@@ -262,7 +334,13 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
     } else if (cfg.len < TC_EP_MIN_LEN || cfg.len > TC_EP_MAX_LEN) {
         return tc_bench_cli_bad(cli, "--len", "a length from 10 to 30000 with --tester", "");
     }
+    const char *draws = cli->extra[X_DRAWS].given ? cli->extra[X_DRAWS].value : NULL;
+    for (const char *c = draws; c && *c; c++)
+        if (!tc_sched_draw_valid(*c))
+            return tc_bench_cli_bad(cli, "--draws", "letters g, h and s (one per draw)", draws);
     trace_acc acc = {0};
+    cfg.draws = draws;
+    cfg.draw = on_draw;
     cfg.trace = on_tester_event;
     cfg.trace_ctx = &acc;
     cfg.trace_receive = true; /* gctrace.erl --tester traces 'receive' events too */
@@ -291,6 +369,7 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
             tc_bench_meta(out, "loop_term", "%s (flat size %llu words)", term_path, (unsigned long long)term_words);
         tc_bench_meta(out, "op", "from the loops' own counters (a call: replies received + 1; the server: "
                                "requests received; a loop: its iteration)");
+        meta_draws(out, draws, &acc);
         for (int k = 0; k < TC_EP_TESTS; k++) {
             char key[64];
             (void)snprintf(key, sizeof key, "pass_%s_gcs", tc_ep_test_names[k]); /* the names are short */
@@ -337,6 +416,7 @@ static int run_tester(const tc_bench_cli *cli, FILE *out)
         }
     }
     free(acc.rows);
+    free(acc.draws);
     tc_arena_free(term_arena);
     return status;
 }
@@ -369,6 +449,8 @@ int main(int argc, char **argv)
             status = 2;
         return tc_bench_exit_status("gctrace", status);
     }
+    if (cli.extra[X_DRAWS].given)
+        return tc_bench_cli_bad(&cli, "--draws", "--tester beside it (the lookup loop runs alone: no race)", cli.extra[X_DRAWS].value);
     if (cli.extra[X_TERM].given)
         return tc_bench_cli_bad(&cli, "--term", "--tester beside it (the lookup loop stores lists:seq)", cli.extra[X_TERM].value);
     if (cli.shape >= 0 && cli.shape != TC_EP_INTS)

@@ -1,12 +1,26 @@
 #include "sched.h"
 
 #include <poll.h>
+#include <string.h>
 #include <time.h>
 
 #include "gc.h"
 #include "proc_impl.h"
 
 void tc_sched_init(tc_sched *s) { *s = (tc_sched){0}; }
+
+void tc_sched_set_draws(tc_sched *s, const char *draws, tc_draw_fn fn, void *ctx)
+{
+    s->draws = draws;
+    s->ndraws = draws ? strlen(draws) : 0;
+    s->on_draw = fn;
+    s->draw_ctx = ctx;
+}
+
+bool tc_sched_draw_valid(char c)
+{
+    return c == TC_DRAW_GC_FIRST || c == TC_DRAW_GC_OVER || c == TC_DRAW_SERVER_FIRST;
+}
 
 static void enqueue(tc_sched *s, tc_task *t)
 {
@@ -125,13 +139,29 @@ static void sys_schedule(tc_sched *s)
     s->function_calls = 0;
 }
 
-/* The dirty scheduler runs t's pending long GC; its reductions are charged to no slice, and
- * t's main lock stays taken until the normal scheduler takes t again (tc_sched_is_locked). */
+/* The next draw of the dirty-GC race, for t's long GC (sched.h tc_draw). */
+static tc_draw draw(tc_sched *s, const tc_task *t)
+{
+    unsigned i = s->draws_taken++;
+    tc_draw d = i < s->ndraws ? (tc_draw)s->draws[i]
+              : tc_proc_policy(t->proc)->dirty_gc_first ? TC_DRAW_GC_FIRST : TC_DRAW_SERVER_FIRST;
+    if (s->on_draw)
+        s->on_draw(s->draw_ctx, i, t, d);
+    return d;
+}
+
+/* The dirty scheduler runs t's pending long GC, unless the draw puts the queued tasks first
+ * (the GC then runs at t's next schedule-in); its reductions are charged to no slice, and
+ * with TC_DRAW_GC_FIRST t's main lock stays taken until the normal scheduler takes t again
+ * (tc_sched_is_locked). */
 static tc_result collect_on_dirty(tc_task *t)
 {
+    tc_draw d = draw(t->sched, t);
+    if (d == TC_DRAW_SERVER_FIRST)
+        return TC_OK;
     tc_result r = tc_proc_schedule_in_maybe_gc(t->proc);
     (void)tc_proc_take_reds(t->proc);
-    t->on_dirty = true;
+    t->on_dirty = d == TC_DRAW_GC_FIRST;
     return r;
 }
 
@@ -149,13 +179,11 @@ tc_result tc_sched_run(tc_sched *s)
             s->stats.switches++;
             (void)tc_proc_take_reds(p); /* charged while it did not run (an R10B sender's GC of it) */
             if (s->head && tc_proc_schedule_in_goes_dirty(p)) {
-                /* its GC went to a dirty scheduler: the next task runs first, or, with
-                 * policy.dirty_gc_first, after the GC (which then costs no slice) */
-                if (pol->dirty_gc_first) {
-                    tc_result r = collect_on_dirty(t);
-                    if (r != TC_OK)
-                        return r;
-                }
+                /* its GC went to a dirty scheduler: the next task runs first, or, as the
+                 * race's draw goes, after the GC (which then costs no slice) */
+                tc_result r = collect_on_dirty(t);
+                if (r != TC_OK)
+                    return r;
                 enqueue(s, t);
                 continue;
             }
@@ -199,9 +227,9 @@ tc_result tc_sched_run(tc_sched *s)
             t->status = TC_TASK_WAITING;
             break;
         default: /* yielded or out of reductions */
-            if (pol->dirty_gc_first && s->head && proc_dirty_gc_pending(p)) {
+            if (s->head && proc_dirty_gc_pending(p)) {
                 /* a long GC asked for in the slice (a GC after a BIF): the dirty scheduler
-                 * collects before the queued tasks run (policy.dirty_gc_first) */
+                 * collects before the queued tasks run, as the race's draw goes */
                 tc_result r = collect_on_dirty(t);
                 if (r != TC_OK)
                     return r;

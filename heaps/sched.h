@@ -58,7 +58,12 @@
  *   schedule-in sent dirty), before the queued tasks, and the process stays locked until the
  *   normal scheduler takes it again (tc_sched_is_locked), so what the next task sends it goes
  *   to a fragment the GC did not see. The race is the dirty CPU scheduler thread's wake-up
- *   against the normal scheduler's switch to the next task and that task's work. On
+ *   against the normal scheduler's switch to the next task and that task's work, and a
+ *   third outcome follows from it: the GC first and over before that task sends, so the lock
+ *   is free and the message lands on the new heap (tc_draw, TC_DRAW_GC_OVER). A caller can
+ *   give the outcomes draw by draw (tc_sched_set_draws); experiments/beam/tracediff.sh
+ *   --search-draws looks for those under which the model's trace is a VM trace's, and at
+ *   +S 1:1 finds them at every point of its grid (the report's §5.2). On
  *   this machine the VM's traces mostly take the GC first: gctrace.erl --tester with the
  *   gcnif tracer at +S 1:1 over tracediff.sh's 55-point grid (one run, 2026-12-03) is
  *   identical to the model's for the tester's whole life at 49 points with the switch off and
@@ -92,6 +97,7 @@
 #define TC_SCHED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "proc.h"
@@ -130,6 +136,26 @@ struct tc_task {
                        * the normal scheduler has not taken it again (tc_sched_is_locked) */
 };
 
+/* The outcomes of the dirty-GC race (the header's policy.long_gc_words rule), one per long GC
+ * sent to a dirty scheduler while another task was queued, in the order they come:
+ * TC_DRAW_GC_FIRST: the dirty scheduler collects before the queued tasks run, and the
+ * process stays locked until the normal scheduler takes it again (policy.dirty_gc_first on);
+ * TC_DRAW_GC_OVER: the same, and the GC ends before the next task sends it anything, so the
+ * lock is free again (a message then lands on its new heap);
+ * TC_DRAW_SERVER_FIRST: the queued tasks run first and the GC at its next schedule-in sees
+ * what they sent (policy.dirty_gc_first off).
+ * On the VM each outcome is a matter of the two threads' times; the model takes the
+ * policy's unless tc_sched_set_draws gives it the outcomes one by one (a VM trace's, to show
+ * that the model follows it once its draws go the VM's way: tracediff.sh --draws). */
+typedef enum tc_draw {
+    TC_DRAW_GC_FIRST = 'g',
+    TC_DRAW_GC_OVER = 'h',
+    TC_DRAW_SERVER_FIRST = 's'
+} tc_draw;
+
+/* Called at each draw with its index (0, 1, ...), the task whose GC it is and its outcome. */
+typedef void (*tc_draw_fn)(void *ctx, unsigned index, const tc_task *t, tc_draw outcome);
+
 typedef struct tc_sched_stats {
     uint64_t switches;      /* a task scheduled in */
     uint64_t steps;         /* reductions run */
@@ -143,9 +169,20 @@ struct tc_sched {
     tc_task *current; /* the task whose step runs now (NULL between steps) */
     uint64_t function_calls; /* reductions charged since the last I/O poll */
     tc_sched_stats stats;
+    const char *draws; /* tc_sched_set_draws: outcomes by index, NULL for the policy's */
+    size_t ndraws;
+    unsigned draws_taken;
+    tc_draw_fn on_draw;
+    void *draw_ctx;
 };
 
 void tc_sched_init(tc_sched *s);
+/* The dirty-GC race's outcomes from now on: draws[i] (a tc_draw letter) decides the i-th draw
+ * of the run, policy.dirty_gc_first the draws past its end. NULL: the policy's for all. The
+ * string must outlive the run. `fn` (or NULL) sees every draw taken. */
+void tc_sched_set_draws(tc_sched *s, const char *draws, tc_draw_fn fn, void *ctx);
+/* Is `c` a tc_draw letter? */
+bool tc_sched_draw_valid(char c);
 /* Makes `t` a runnable process running `fn` over `state` on `p`. */
 void tc_sched_spawn(tc_sched *s, tc_task *t, tc_proc *p, tc_task_fn fn, void *state);
 /* Makes `t` the process that is running now (code that called into it, as a function calls

@@ -1002,15 +1002,22 @@ if [ -f "$res/tracegrid-s1.csv" ]; then
         { n++; m = csv_get("model_gcs"); v = csv_get("vm_gcs"); ok = near(m, v)
           if (!(csv_get("shape") in sh)) { sh[csv_get("shape")] = 1; ns++ }
           if (!(csv_get("payload_len") in ln)) { ln[csv_get("payload_len")] = 1; nl++ }
+          if (csv_get("identical_drawn") == "yes") drawn++
           if (csv_get("identical") == "yes") same++
           else {
-              if (!nw++) print "shape,payload_len,proc,pass,op,kind,fields,model_gcs,vm_gcs,gcs_within_3pct" > wrong
-              printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_get("shape"), csv_get("payload_len"), csv_get("proc"),
-                  csv_get("pass"), csv_get("op"), csv_get("kind"), csv_get("fields"), m, v, ok ? "yes" : "no" > wrong
+              if (!nw++) print "shape,payload_len,proc,pass,op,kind,fields,model_gcs,vm_gcs,gcs_within_3pct,draws,draws_base,exceptions,draws_other,identical_drawn" > wrong
+              x = csv_get("draws_other"); ne = x == "-" ? 0 : split(x, tok, " ")
+              if (ne > 12) { # too many to list: how many went each way
+                  split("", by); for (i = 1; i <= ne; i++) by[substr(tok[i], length(tok[i]))]++
+                  x = ""; for (i = 1; i <= 3; i++) { o = substr("ghs", i, 1); if (by[o]) x = x (x == "" ? "" : " and ") by[o] " " o }
+              }
+              printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", csv_get("shape"), csv_get("payload_len"), csv_get("proc"),
+                  csv_get("pass"), csv_get("op"), csv_get("kind"), csv_get("fields"), m, v, ok ? "yes" : "no",
+                  csv_get("draws"), csv_get("draws_base"), ne, x, csv_get("identical_drawn") > wrong
           }
           if (ok) near3++ }
-        END { print "points,identical,gcs_within_3pct,shapes,lengths"
-              printf "%d,%d,%d,%d,%d\n", n, same, near3, ns, nl }' "$res/tracegrid-s1.csv" >"$der/tracegrid-s1-summary.csv"
+        END { print "points,identical,gcs_within_3pct,shapes,lengths,identical_drawn,draws_searched"
+              printf "%d,%d,%d,%d,%d,%d,%s\n", n, same, near3, ns, nl, drawn, csv_meta_of(FILENAME, "draws_searched") ~ /^yes/ ? "yes" : "no" }' "$res/tracegrid-s1.csv" >"$der/tracegrid-s1-summary.csv"
 fi
 
 # ---- the unit costs against the band (unitcost.csv): per unit, its rows with a VM figure, how many
@@ -1055,8 +1062,9 @@ awk "$lib"'
                  : b ~ /rounds/ ? "every round of the interventions" : b ~ /interventions/ ? "the VM rebuilt with one patch, beside the model'"'"'s switch" \
                  : b ~ /eras/ ? "the seeds'"'"' benchmarks on R10B-2, R13B01 and OTP 25, beside the model" : b ~ /seed/ ? "the seed'"'"'s numbers, transcribed" \
                  : b ~ /unitcost-reasons/ ? "why each unit outside 0.8-1.25x of the VM'"'"'s is, measured" \
+                 : b ~ /tracegrid-s1-draws/ ? "the dirty-GC race outcomes the last tracediff.sh --search-draws found at +S 1:1" \
                  : b ~ /unitcost-quick/ ? "a unitcost --quick --vm run: every unit of the quick grid, model and VM" : b ~ /unitcost/ ? "a full unitcost --vm run: every unit, model and VM" : "-"
-            mc = (b in st) ? st[b] : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
+            mc = (b in st) ? st[b] : b ~ /tracegrid-s1-draws/ ? "a start for this run'"'"'s search, which confirms or replaces them (§5.2)" : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
             printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
         }
     }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $([ -f "$res/tracegrid-s1.csv" ] && echo "$res/tracegrid-s1.csv") >"$der/provenance.csv"

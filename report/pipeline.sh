@@ -146,13 +146,16 @@ run etsbench "$bin/etsbench" "${q[@]}" "${ets[@]}" --csv "$res/etsbench.csv"
 # server at +S 1:1 over tracediff.sh's grid, measured once and committed (report/data/
 # tracegrid-s1-vm.tar.xz: each trace keeps its own metadata), against this code's model, event
 # by event (no erl needed; --quick: lengths up to 3000). tracediff.sh exits 1 when a point
-# differs: the report shows where.
+# differs: the report shows where, and the outcomes of the dirty-GC race under which the model
+# follows the VM there (--search-draws; report/data/tracegrid-s1-draws.csv holds the outcomes
+# the last search found: one model run confirms each while the model is unchanged, else the
+# search runs again, a few minutes).
 rm -rf "$res/tracegrid-s1-vm" "$res/tracegrid-s1.csv"
 mkdir -p "$res/tracegrid-s1-vm" && tar -xJf report/data/tracegrid-s1-vm.tar.xz -C "$res/tracegrid-s1-vm" ||
     die "cannot unpack report/data/tracegrid-s1-vm.tar.xz (tar with xz)"
 grid_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
 run tracegrid-s1 grid_run --grid --schedulers 1 --replay "$res/tracegrid-s1-vm" --bin "$bin" ${grid_lens[@]+"${grid_lens[@]}"} \
-    --csv "$res/tracegrid-s1.csv"
+    --search-draws --draws-hint report/data/tracegrid-s1-draws.csv --csv "$res/tracegrid-s1.csv"
 # The policy table and ablate's variants, as the report's appendix and §3.6 print them.
 run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"

@@ -68,6 +68,14 @@ static void on_heap_event(void *ctx, const tc_proc *p, const tc_heap_event *ev)
     w->cfg->trace(w->cfg->trace_ctx, role, &w->at[role], p, ev);
 }
 
+/* The scheduler's draw hook: adds whose GC it is and where that process was. */
+static void on_draw(void *ctx, unsigned index, const tc_task *t, tc_draw outcome)
+{
+    world *w = ctx;
+    tc_ep_role role = t->proc == w->tester ? TC_EP_TESTER : TC_EP_SERVER;
+    w->cfg->draw(w->cfg->trace_ctx, index, role, &w->at[role], outcome);
+}
+
 static void traced(world *w, tc_proc *p)
 {
     if (w->cfg->trace)
@@ -1796,25 +1804,20 @@ static tc_result tester_runs_others(world *w)
 
 /*
  * Where the model still differs from the VM's +S 1:1 trace of this tester (tracediff.sh
- * --grid --schedulers 1: identical at 51 of the 55 points of ints, tuple, floats, strings and
- * map at L = 10 ... 30000, 49 with the dirty-GC race's server-first outcome, against VM traces
- * of the same tester that gave 38 before the receive's fetch,
- * the fun's entry and the resume past a loop's entry were modelled, 42 before maps:from_list's
- * trap (map_from_list_bif), a heap test's long GC delayed onto a fragment heap (gc.c
+ * --grid --schedulers 1, the 55 points of ints, tuple, floats, strings and map at L = 10 ...
+ * 30000 whose VM traces report/data/tracegrid-s1-vm.tar.xz holds: identical at 50 with the
+ * era's outcomes of the dirty-GC race, against 38 before the receive's fetch, the fun's entry
+ * and the resume past a loop's entry were modelled, 42 before maps:from_list's trap
+ * (map_from_list_bif), a heap test's long GC delayed onto a fragment heap (gc.c
  * delay_long_gc) and lists:seq's return and the apply's entries counted as the JIT counts
- * them; the VM's own trace changes
- * from run to run at strings 5000, 10000 and 30000, floats 10000, ints 20000 and tuple 30000;
- * each found at a few lengths, not modelled yet):
- * - the race of a long GC sent to a dirty CPU scheduler against the server's reply (sched.h,
- *   policy.dirty_gc_first): at ints 20000, tuple 30000, floats 10000, strings 5000, 10000 and
- *   30000 the VM takes the GC first at most of these GCs and the server first at a few (its
- *   mbuf_size there is one reply, the one just received and dead, where the server-first
- *   model's has the queued reply too); with the switch off the model diverges at the first
- *   GC-first one. With it on (OTP 25), and the process locked while its GC runs dirty
- *   (tc_sched_is_locked), ints 20000, tuple 30000 and strings 5000 differ at a call where
- *   the VM's server went first (proc1's 9th and 158th, proc2's 992nd), floats 10000 at a GC
- *   the model adds at proc1's 26th call. Which comes first is thread timing, so the VM's
- *   own GC count moves from run to run there (ints 20000: 1108 ... 1543).
+ * them): only at the race of a long GC sent to a dirty CPU scheduler against the server's
+ * reply (sched.h, tc_draw). At ints 20000, tuple 30000, floats 10000, strings 5000 and 10000
+ * the VM's own trace changes from run to run, and with the outcomes of its draws given one by
+ * one (tc_ep_config.draws, found by tracediff.sh --search-draws) the model's trace is the
+ * VM's at all 55 points: mostly the GC first, a few draws the server first (ints 20000: 3 of
+ * 599), and at floats 10000 mostly the GC over before the server's send. Which comes first is
+ * thread timing, so the VM's own GC count moves from run to run there (ints 20000: 1108 ...
+ * 1543).
  */
 /*
  * eptest.erl's whole run: the tester spawned as eptest:tester/2 spawns it ([Fun | [[]]]: a
@@ -2043,6 +2046,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     if (!arena || !w.mem)
         goto out;
     tc_sched_init(&w.sched);
+    tc_sched_set_draws(&w.sched, cfg->draws, cfg->draw ? on_draw : NULL, &w);
     if ((r = tc_atom_intern("get", 3, &w.get_atom)) != TC_OK || (r = tc_atom_intern("marked", 6, &w.marked_atom)) != TC_OK)
         goto out;
     if (cfg->policy.tester == TC_TESTER_EPTEST_ERL) {

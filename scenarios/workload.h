@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "../heaps/policy.h"
+#include "../heaps/sched.h"
 #include "../heaps/send.h"
 
 TC_BEGIN_DECLS
@@ -126,6 +127,11 @@ typedef struct tc_ep_config {
      * traces every process eptest:tester/2 spawns ('receive' events): each receive pays one
      * reduction more (proc.h tc_proc_set_trace_receive). */
     bool trace_receive;
+    /* The dirty-GC race's outcomes one by one (heaps/sched.h tc_sched_set_draws: draws[i] the
+     * i-th draw of the run's), NULL for the policy's; `draw` (or NULL) sees each draw taken,
+     * with trace_ctx, the process whose GC it is and where that process was. */
+    const char *draws;
+    void (*draw)(void *ctx, unsigned index, tc_ep_role role, const tc_ep_where *where, tc_draw outcome);
 } tc_ep_config;
 
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */

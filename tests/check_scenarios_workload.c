@@ -8,6 +8,7 @@
 enum { MARK_WORDS = 2 * 3 };
 #include <check.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "scenarios/workload.h"
 #include "terms/arena.h"
@@ -225,6 +226,78 @@ START_TEST(dirty_gc_first_is_the_other_outcome)
     ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
     ck_assert_uint_eq(c[TC_EP_PROC2].gcs, 100);
     ck_assert_uint_eq(c[TC_EP_PROC3].gcs, 100);
+}
+END_TEST
+
+/*
+ * The race's outcomes one draw at a time (sched.h tc_sched_set_draws), the same run as above:
+ * its one draw (the GC after proc1's first long send) decides the rest of the run, so "s" is
+ * the run with dirty_gc_first off and the empty string the era's (on); the hook sees the
+ * tester's draw. Floats L = 10000 (30 calls per pass) takes more draws, and TC_DRAW_GC_OVER
+ * there frees the lock as the GC ends, so the server's next reply lands on the new heap: proc1
+ * and proc3 collect once less than with the GC first (8, 9), and the run takes other draws.
+ */
+typedef struct draw_log {
+    unsigned n;
+    bool in_order, tester_only;
+    char outcomes[64];
+} draw_log;
+
+static void log_draw(void *ctx, unsigned index, tc_ep_role role, const tc_ep_where *where, tc_draw outcome)
+{
+    draw_log *l = ctx;
+    (void)where;
+    l->in_order &= index == l->n;
+    l->tester_only &= role == TC_EP_TESTER;
+    if (l->n < sizeof l->outcomes)
+        l->outcomes[l->n] = (char)outcome;
+    l->n++;
+}
+
+static void ep_run_drawn(tc_ep_config *cfg, const char *draws, draw_log *l, tc_ep_counts c[TC_EP_TESTS])
+{
+    *l = (draw_log){.in_order = true, .tester_only = true};
+    cfg->draws = draws;
+    cfg->draw = log_draw;
+    cfg->trace_ctx = l;
+    ck_assert_int_eq(tc_ep_run(cfg, c), TC_OK);
+    ck_assert(l->in_order);
+    ck_assert(l->tester_only);
+}
+
+START_TEST(draws_decide_the_race_one_by_one)
+{
+    tc_ep_config cfg = ep_config("otp25", TC_EP_INTS, 18250, 200);
+    tc_ep_counts c[TC_EP_TESTS];
+    draw_log l;
+    ep_run_drawn(&cfg, "s", &l, c);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.outcomes[0], 's');
+    ck_assert_uint_eq(c[TC_EP_PROC2].gcs, 50);
+    ck_assert_uint_eq(c[TC_EP_PROC3].gcs, 50);
+    ep_run_drawn(&cfg, "", &l, c);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.outcomes[0], 'g');
+    ck_assert_uint_eq(c[TC_EP_PROC2].gcs, 100);
+    ck_assert_uint_eq(c[TC_EP_PROC3].gcs, 100);
+
+    cfg = ep_config("otp25", TC_EP_FLOATS, 10000, 30);
+    char many[64];
+    memset(many, 'g', sizeof many - 1);
+    many[sizeof many - 1] = '\0';
+    ep_run_drawn(&cfg, many, &l, c);
+    unsigned g_draws = l.n;
+    ck_assert_uint_gt(g_draws, 1);
+    ck_assert_uint_eq(c[TC_EP_PROC1].gcs, 8);
+    ck_assert_uint_eq(c[TC_EP_PROC3].gcs, 9);
+    memset(many, 'h', sizeof many - 1);
+    ep_run_drawn(&cfg, many, &l, c);
+    ck_assert_uint_ne(l.n, g_draws);
+    ck_assert_int_eq(l.outcomes[l.n - 1], 'h');
+    ck_assert_uint_eq(c[TC_EP_PROC1].gcs, 7);
+    ck_assert_uint_eq(c[TC_EP_PROC3].gcs, 7);
+    ck_assert(tc_sched_draw_valid('g') && tc_sched_draw_valid('h') && tc_sched_draw_valid('s'));
+    ck_assert(!tc_sched_draw_valid('x') && !tc_sched_draw_valid('\0'));
 }
 END_TEST
 
@@ -699,6 +772,7 @@ int main(void)
     tcase_add_test(tc, long_schedule_in_gc_lets_the_server_reply_first);
     tcase_add_test(tc, long_major_after_minor_start_is_delayed);
     tcase_add_test(tc, dirty_gc_first_is_the_other_outcome);
+    tcase_add_test(tc, draws_decide_the_race_one_by_one);
     tcase_add_test(tc, dirty_gc_holds_the_main_lock);
     tcase_add_test(tc, r10b_lookup_gcs_map_fresh_heaps);
     tcase_add_test(tc, pass_end_yields_in_convert_time_unit);
