@@ -173,6 +173,7 @@ tc_result tc_sched_run(tc_sched *s)
         const tc_policy *pol = tc_proc_policy(p);
         int64_t context_reds = pol->context_reds;
         t->on_dirty = false;
+        bool was_entered = t->entered, spent = false;
         if (t->running) {
             t->running = false; /* it goes on with the slice it has: no schedule-in */
         } else {
@@ -193,6 +194,7 @@ tc_result tc_sched_run(tc_sched *s)
                 return r;
             int64_t gc_reds = tc_proc_take_reds(p);
             t->reds_left = context_reds - (dirty ? 0 : gc_reds);
+            spent = t->reds_left <= 0; /* the GC used the slice up: the process does not run */
             if (t->entered) /* its entry's reduction was the last slice's (tc_sched_entry_steps) */
                 t->reds_left += 1;
             t->entered = false;
@@ -212,8 +214,10 @@ tc_result tc_sched_run(tc_sched *s)
         }
         s->current = NULL;
         /* out of reductions at a step's entry: with the decrement before the test (call_reds
-         * 2) the entry's reduction is spent in this slice (tc_sched_entry_steps) */
-        t->entered = t->entry_steps && step == TC_STEP_CONTINUE && pol->call_reds > 1;
+         * 2) the entry's reduction is spent in this slice (tc_sched_entry_steps); a slice its
+         * schedule-in GC used up ran nothing (erl_process.c schedule: `reds <= 0` goes to
+         * sched_out_proc), so the process stays where it was */
+        t->entered = spent ? was_entered : t->entry_steps && step == TC_STEP_CONTINUE && pol->call_reds > 1;
         s->function_calls += (uint64_t)(context_reds - (t->reds_left > 0 ? t->reds_left : 0));
         switch (step) {
         case TC_STEP_ERROR:

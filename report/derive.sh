@@ -991,12 +991,14 @@ if [ -n "$tvm" ] && [ -n "$tmodel" ]; then
         }' der="$der" "$tvm" "$tmodel" >"$der/trace-summary.csv"
 fi
 
-# ---- the tester's whole life at +S 1:1 (tracegrid-s1.csv): how many grid points are identical
-# event for event, how many have both processes' GCs within 3 % of the VM's, and each point that
-# is not identical with its first divergent event (no file when every point is).
-rm -f "$der/tracegrid-s1-wrong.csv"
-if [ -f "$res/tracegrid-s1.csv" ]; then
-    awk -v wrong="$der/tracegrid-s1-wrong.csv" "$lib"'
+# ---- the tester's whole life at +S 1:1 (tracegrid-s1.csv; tracegrid-s1-off.csv at lengths the
+# grid does not hold): how many points are identical event for event, how many have both
+# processes' GCs within 3 % of the VM's, and each point that is not identical with its first
+# divergent event (no file when every point is).
+for tg in tracegrid-s1 tracegrid-s1-off; do
+    rm -f "$der/$tg-wrong.csv"
+    [ -f "$res/$tg.csv" ] || continue
+    awk -v wrong="$der/$tg-wrong.csv" "$lib"'
         function near(m, v) { return m ~ /^[0-9]+$/ && v ~ /^[0-9]+$/ && sweep_near(m, v, 0.03, 0) }
         !csv_row() { next }
         { n++; m = csv_get("model_gcs"); v = csv_get("vm_gcs"); ok = near(m, v)
@@ -1017,8 +1019,8 @@ if [ -f "$res/tracegrid-s1.csv" ]; then
           }
           if (ok) near3++ }
         END { print "points,identical,gcs_within_3pct,shapes,lengths,identical_drawn,draws_searched"
-              printf "%d,%d,%d,%d,%d,%d,%s\n", n, same, near3, ns, nl, drawn, csv_meta_of(FILENAME, "draws_searched") ~ /^yes/ ? "yes" : "no" }' "$res/tracegrid-s1.csv" >"$der/tracegrid-s1-summary.csv"
-fi
+              printf "%d,%d,%d,%d,%d,%d,%s\n", n, same, near3, ns, nl, drawn, csv_meta_of(FILENAME, "draws_searched") ~ /^yes/ ? "yes" : "no" }' "$res/$tg.csv" >"$der/$tg-summary.csv"
+done
 
 # ---- the unit costs against the band (unitcost.csv): per unit, its rows with a VM figure, how many
 # are within 0.8-1.25x of the VM's, and how many outside on each side (their reasons: report/data/
@@ -1051,9 +1053,9 @@ awk "$lib"'
         print "source,what,date,git,machine,days_before_run,model_columns"
         for (i = 3; i < ARGC; i++) { f = ARGV[i]; b = f; sub(/.*\//, "", b)
             if (b == "recompute-state.csv") continue
-            if (b == "tracegrid-s1.csv") { # this run replays the committed VM traces
-                d = m(f, "vm_date"); ag = days(d)
-                printf "report/data/tracegrid-s1-vm.tar.xz,%s,%s,-,%s,%s,%s\n", q("the VM'"'"'s GC traces of eptest'"'"'s tester and server at +S 1:1, spawn to exit"),
+            if (b ~ /^tracegrid-s1(-off)?\.csv$/) { # this run replays the committed VM traces
+                d = m(f, "vm_date"); ag = days(d); tb = b; sub(/\.csv$/, "-vm.tar.xz", tb)
+                printf "report/data/%s,%s,%s,-,%s,%s,%s\n", tb, q("the VM'"'"'s GC traces of eptest'"'"'s tester and server at +S 1:1, spawn to exit" (b ~ /off/ ? ", at lengths off the grid" : "")),
                     d, q(m(f, "vm_cpu")), ag == "" ? "-" : sprintf("%.1f", now - ag), q("this code'"'"'s (this run replays the traces against it)")
                 continue
             }
@@ -1067,7 +1069,7 @@ awk "$lib"'
             mc = (b in st) ? st[b] : b ~ /tracegrid-s1-draws/ ? "a start for this run'"'"'s search, which confirms or replaces them (§5.2)" : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
             printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
         }
-    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $([ -f "$res/tracegrid-s1.csv" ] && echo "$res/tracegrid-s1.csv") >"$der/provenance.csv"
+    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $(for tg in tracegrid-s1 tracegrid-s1-off; do [ -f "$res/$tg.csv" ] && echo "$res/$tg.csv"; done) >"$der/provenance.csv"
 
 # ---- the process dictionary against ETS, one scheduler: get against the fastest table lookup ----
 {

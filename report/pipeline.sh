@@ -87,6 +87,7 @@ q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iteratio
 fid=() units=(--quick) copies=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
 explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200) grid_lens=()
+off_lens="150 750 1500 4000 7000 15000 25000"
 acct=(--rounds 1)   # the time account: one round of the fidelity grid
 codec_batches=20   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
@@ -94,6 +95,7 @@ if [ $quick -eq 1 ]; then
     q=(--quick) cross=(--shape ints) brk=() ets=(--iterations 10000 --repeats 1) beam=(--tiny --ints-only) units=(--shape ints) copies=()
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
     explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50) grid_lens=(--lens "10 100 250 500 1000 2000 3000")
+    off_lens="150 750 1500"
     acct=(--quick --shapes ints --lens "1000 10000")
 fi
 
@@ -156,6 +158,13 @@ mkdir -p "$res/tracegrid-s1-vm" && tar -xJf report/data/tracegrid-s1-vm.tar.xz -
 grid_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
 run tracegrid-s1 grid_run --grid --schedulers 1 --replay "$res/tracegrid-s1-vm" --bin "$bin" ${grid_lens[@]+"${grid_lens[@]}"} \
     --search-draws --draws-hint report/data/tracegrid-s1-draws.csv --csv "$res/tracegrid-s1.csv"
+# The same at lengths the grid does not hold (report/data/tracegrid-s1-off-vm.tar.xz, traced
+# after the model's rules were written; --quick: those up to 3000).
+rm -rf "$res/tracegrid-s1-off-vm" "$res/tracegrid-s1-off.csv"
+mkdir -p "$res/tracegrid-s1-off-vm" && tar -xJf report/data/tracegrid-s1-off-vm.tar.xz -C "$res/tracegrid-s1-off-vm" ||
+    die "cannot unpack report/data/tracegrid-s1-off-vm.tar.xz (tar with xz)"
+run tracegrid-s1-off grid_run --grid --schedulers 1 --replay "$res/tracegrid-s1-off-vm" --bin "$bin" --lens "$off_lens" \
+    --search-draws --draws-hint report/data/tracegrid-s1-draws.csv --csv "$res/tracegrid-s1-off.csv"
 # The policy table and ablate's variants, as the report's appendix and §3.6 print them.
 run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"

@@ -804,19 +804,25 @@ static tc_result entry(void *ctx, unsigned live);
 /* The tester scheduled out in its straight-line code with `live` x registers: with +S 1:1 and
  * nothing else runnable it is scheduled straight back in, collects if a GC is desired
  * (tc_proc_schedule_in_maybe_gc) and starts a new slice less that GC's cost; a long GC
- * delayed to a dirty scheduler costs no slice (gc.h tc_proc_dirty_gc_pending). */
+ * delayed to a dirty scheduler costs no slice (gc.h tc_proc_dirty_gc_pending). A GC that costs
+ * the whole slice (erl_process.c schedule: scheduler_gc_proc's cost is capped at the slice,
+ * and `reds <= 0` goes to sched_out_proc) ends it before the tester runs: it is scheduled in
+ * again, and resumes where it stopped with a fresh slice. */
 static tc_result reschedule(world *w, unsigned live)
 {
     tc_proc *p = w->tester;
     unsigned was = tc_proc_arity(p);
     tc_proc_set_arity(p, live);
     (void)tc_proc_take_reds(p);
-    bool dirty = tc_proc_dirty_gc_pending(p);
-    tc_result r = tc_proc_schedule_in_maybe_gc(p);
+    tc_result r;
+    do {
+        bool dirty = tc_proc_dirty_gc_pending(p);
+        r = tc_proc_schedule_in_maybe_gc(p);
+        int64_t gc_reds = tc_proc_take_reds(p);
+        w->tester_reds = tc_proc_policy(p)->context_reds - (dirty ? 0 : gc_reds);
+        w->sched.stats.switches++;
+    } while (r == TC_OK && w->tester_reds <= 0);
     tc_proc_set_arity(p, was);
-    int64_t gc_reds = tc_proc_take_reds(p);
-    w->tester_reds = tc_proc_policy(p)->context_reds - (dirty ? 0 : gc_reds);
-    w->sched.stats.switches++;
     return r;
 }
 

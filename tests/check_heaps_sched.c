@@ -434,6 +434,59 @@ START_TEST(test_entry_yield_resumes_past_the_entry)
 }
 END_TEST
 
+/* A first step that leaves a 20,000-cell list live in fragments (so its schedule-in GC keeps
+ * 40,000 words: gc_cost 4000, the whole slice) and yields, or runs its slice out at the next
+ * entry; a second that records what its slice starts with. */
+typedef struct spent_state {
+    int step;
+    bool yield;
+    int64_t second;
+} spent_state;
+
+static tc_step spent_step(tc_task *t)
+{
+    spent_state *st = t->state;
+    if (st->step++ == 1) {
+        st->second = t->reds_left;
+        return TC_STEP_DONE;
+    }
+    tc_term *hp = tc_proc_halloc(t->proc, 40000);
+    ck_assert(hp != NULL);
+    t->proc->x[0] = tc_int_list_at(hp, 20000);
+    t->proc->arity = 1;
+    if (st->yield)
+        return TC_STEP_YIELD;
+    tc_sched_bump(t, tc_proc_policy(t->proc)->context_reds - 2); /* 1 left: out at the next entry */
+    return TC_STEP_CONTINUE;
+}
+
+/*
+ * A schedule-in GC that costs the whole slice: erl_process.c schedule caps its cost
+ * (scheduler_gc_proc) at the reductions left and `reds <= 0` goes to sched_out_proc, so the
+ * process does not run in that slice and resumes where it stopped in the next: past the entry
+ * when its last slice ended at one (4001 to start from), at a fresh slice when it had yielded
+ * (4000).
+ */
+START_TEST(test_gc_costing_the_slice_runs_nothing)
+{
+    for (int yield = 0; yield < 2; yield++) {
+        tc_proc *p = new_proc("otp25");
+        tc_sched s;
+        tc_sched_init(&s);
+        tc_task t;
+        spent_state st = {.yield = yield};
+        tc_sched_spawn(&s, &t, p, spent_step, &st);
+        tc_sched_entry_steps(&t);
+        ck_assert(tc_sched_run(&s) == TC_OK);
+        ck_assert_uint_eq(p->stats.gcs_at_schedule, 1);
+        ck_assert_uint_eq(s.stats.switches, 3); /* the first slice, the GC's, the second step's */
+        ck_assert_int_eq(st.second, yield ? 4000 : 4001);
+        tc_proc_free(p);
+        teardown();
+    }
+}
+END_TEST
+
 /* A receiver woken by a small message (no GC desired, so no cut) and what its slice has left
  * right after the receive: OTP 25's loop_rec pays erts_proc_sig_receive_helper's fetch, 4,
  * and with its receives traced one more (erts_proc_sig_handle_incoming moves the message from
@@ -492,6 +545,7 @@ int main(void)
     tcase_add_test(tc, test_gc_cost_reds);
     tcase_add_test(tc, test_send_charge_reds);
     tcase_add_test(tc, test_entry_yield_resumes_past_the_entry);
+    tcase_add_test(tc, test_gc_costing_the_slice_runs_nothing);
     tcase_add_test(tc, test_receive_pays_the_fetch);
     suite_add_tcase(s, tc);
     return tc_run_suite(s);

@@ -649,6 +649,30 @@ static spawn_gc_at spawn_gc_at_of(tc_ep_shape shape, long len, int k)
  * a major, 119300 heap words at stack 2231 (the minor's start) -> 144460 at stack 2228 (a
  * model collecting at the heap test: 144455 at stack 2231).
  */
+/*
+ * A GC at schedule-in that costs the whole slice ends it before the process runs
+ * (erl_process.c schedule: scheduler_gc_proc's cost is capped at the reductions left, and
+ * `reds <= 0` goes to sched_out_proc): with nothing else runnable the tester is scheduled in
+ * again and resumes where it yielded with a fresh slice. Floats L = 25000, on the
+ * comprehension's way down (one reduction per level; each float(X) a 2-word fragment, each
+ * level 2 stack words): the spawn phase's 19th GC, a major at a schedule-in leaving 50000
+ * words (gc_cost 5000, above the slice's 4000), comes with 16000 fragment words; the next
+ * schedule-in GC, four whole slices later, with 32000 (16000 levels). Measured on OTP 25.2.3
+ * with `tracediff.sh --tester floats --schedulers 1 25000`: 32000 at stack 48560 (the model
+ * running a level in the spent slice: 32002 at 48562).
+ */
+START_TEST(gc_costing_the_slice_ends_it)
+{
+    spawn_gc_at g = spawn_gc_at_of(TC_EP_FLOATS, 25000, 19);
+    ck_assert_int_eq(g.ev.kind, TC_HEAP_EV_MAJOR);
+    ck_assert_uint_eq(g.ev.frag_before, 16000);
+    ck_assert_uint_ge(g.ev.used_after / 10, 4000);
+    spawn_gc_at h = spawn_gc_at_of(TC_EP_FLOATS, 25000, 20);
+    ck_assert_uint_eq(h.ev.frag_before, 2 * 4 * 4000); /* a GC leaves no fragment */
+    ck_assert_uint_eq(h.ev.stack_before - g.ev.stack_before, 2 * 4 * 4000);
+}
+END_TEST
+
 START_TEST(long_gc_at_a_heap_test_is_delayed)
 {
     spawn_gc_at g = spawn_gc_at_of(TC_EP_MAP, 30000, 24);
@@ -784,6 +808,7 @@ int main(void)
     tcase_add_test(tc, a_callers_term_is_decoded_by_binary_to_term);
     tcase_add_test(tc, a_small_terms_binary_is_a_heap_binary);
     tcase_add_test(tc, long_gc_at_a_heap_test_is_delayed);
+    tcase_add_test(tc, gc_costing_the_slice_ends_it);
     tcase_add_test(tc, long_gc_at_an_allocate_yields_at_the_bif_call);
     tcase_add_test(tc, lookup_slice_resumes_past_the_entry);
     tcase_add_test(tc, lookup_slice_pays_the_receive_and_the_fun);

@@ -115,6 +115,17 @@ tar -xJf "$here/../report/data/tracegrid-s1-vm.tar.xz" -C "$tmp/vm" vm-tuple-300
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "^  draws: [0-9]*; the VM's trace with them g, except t[0-9]*s: identical (model runs: 1)\$" "$tmp/out"
 ok=$?; check "the committed VM trace at tuple 30000: the model's with the committed draws, confirmed in one run, exit $rc: $(grep -v '^tracediff.sh: grid point' "$tmp/out" | head -c 600)" $ok
+# A point that differs where the model's run takes no draw (ints L = 100 has no long GC; the
+# kept trace's first GC altered by a word): the search has nothing to set, says so and goes
+# on to the summary.
+mkdir -p "$tmp/nd" && awk -F, -v OFS=, '/^#/ { print; next }
+    !h { for (i = 1; i <= NF; i++) if ($i == "heap_size_e") c = i; h = 1; print; next } !done { $c += 1; done = 1 } { print }' \
+    "$tmp/vm/vm-ints-100.csv" >"$tmp/nd/vm-ints-100.csv"
+"$td" --bin "$exp" --grid --shapes ints --lens 100 --replay "$tmp/nd" --search-draws --csv "$tmp/nd.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^  draws: 0; the VM's trace with them -, except -: first divergence tester spawn 0 " "$tmp/out" &&
+    grep -q ', identical with the draws searched 0$' "$tmp/out" && grep -q '^ints,100,no,.*,0,-,no,-,tester spawn 0 ' "$tmp/nd.csv"
+ok=$?; check "--search-draws at a point that differs with no draw: none set, exit $rc: $(head -c 900 "$tmp/out" "$tmp/err")" $ok
 # --term FILE: the tester's run on a caller's term (termcopy explain's), replayed against the
 # model's own trace of it: identical; the same trace against another term's run fails as a
 # comparison of different loops. gctrace --term reads the term's text, and says why it cannot.

@@ -252,7 +252,11 @@ try_draws() {
 search_draws() {
     local out=$1 cur key k alt all b r p q t i order tries=0 taken cand hint
     mapfile -t taken < <(draw_list "$tmp/model.csv")
-    drawn_total=${#taken[@]}
+    drawn_total=${#taken[@]} drawn_tries=0
+    if [ "$drawn_total" -eq 0 ]; then # no race in this run: nothing to set otherwise
+        drawn_era=- drawn_base=- drawn_other=- drawn_outcomes=-
+        return 0
+    fi
     drawn_era=${taken[0]##* }
     read -r cur _ _ < <(reach "$out")
     drawn_base=$drawn_era
