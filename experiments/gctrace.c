@@ -189,7 +189,7 @@ static void on_draw(void *ctx, unsigned index, tc_ep_role role, const tc_ep_wher
 
 /* `# draws_given`, `# draws_taken` (how many, by outcome) and `# draws`: each draw as the
  * role's initial, the seq of the GC it decided and its outcome (t118g: the tester's 118th GC,
- * the GC first), the positions tracediff.sh --draws search looks up. */
+ * the GC first), the positions tracediff.sh --search-draws looks up. */
 static void meta_draws(FILE *out, const char *given, const trace_acc *acc)
 {
     size_t by[3] = {0};

@@ -244,11 +244,12 @@ try_draws() {
 # way it goes, so many outcome strings can give the VM's trace; the search looks for a short
 # one to state: one outcome for every draw (the base: whichever of g, h, s reaches furthest,
 # the era's on a tie), then exceptions one draw at a time, at the first divergence, each the
-# first change that moves it (the outcome the exceptions so far took most often tried first). Leaves the best model trace in $tmp/model.csv and its report
-# in $1; sets drawn_total (the model's draws with the era's outcomes), drawn_era (their
-# outcome), drawn_base,
-# drawn_other (the exceptions as t118s tokens: the tester's 118th GC's draw, the server
-# first; '-' for none) and drawn_tries (model runs).
+# first change that moves it (the outcome the exceptions so far took most often tried first).
+# Leaves the best model trace in $tmp/model.csv and its report in $1; sets drawn_total (the
+# model's draws with the era's outcomes), drawn_era (their outcome), drawn_base, drawn_other
+# (the exceptions as t118s tokens: the tester's 118th GC's draw, the server first; '-' for
+# none), drawn_outcomes and drawn_tries (model runs); with no draw, the counts 0 and the
+# rest '-'.
 search_draws() {
     local out=$1 cur key k alt all b r p q t i order tries=0 taken cand hint
     mapfile -t taken < <(draw_list "$tmp/model.csv")
