@@ -2,7 +2,8 @@
 # experiments/beam/eras/run.sh — the seeds' benchmarks on the seeds' own VMs, beside the model.
 #
 # usage: experiments/beam/eras/run.sh [OPTIONS] NAME=ROOT ...
-#   NAME=ROOT   an already-built VM (this script builds nothing):
+#   NAME=ROOT   an already-built VM (this script builds nothing; experiments/beam/eras/build.sh
+#               builds them all and prints these arguments):
 #                 r10b-2-32, r10b-2-64   R10B-2 (erts 5.4.3), 32- and 64-bit words: ROOT is the
 #                                        source tree it was built in (ROOT/bin/<target>/beam,
 #                                        ROOT/bin/<target>/inet_gethost, ROOT/bootstrap/)
@@ -60,7 +61,7 @@ top=$(cd "$here/../../.." && pwd)
 # After the runs began, a failure keeps their rows (the raw CSVs of every round) for a look.
 die() { printf 'eras: %s\n' "$*" >&2; [ -z "${started:-}" ] || { keep=1; printf 'eras: the runs so far are in %s\n' "$tmp" >&2; }; exit 2; }
 need_vms() {
-    die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), each built from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
+    die "no VM given: pass NAME=ROOT for r10b-2-32 and r10b-2-64 (R10B-2, erts 5.4.3) and r13b01-plain and r13b01-smp (R13B01, erts 5.7.2), as experiments/beam/eras/build.sh SOURCE prints them once it has built them from the public source (github.com/mfoemmel/erlang-otp commits e4bd6dec3 and 7b734f235, or otp_src_R10B-2.tar.gz and otp_src_R13B01.tar.gz); otp25 is the installed erl"
 }
 
 # build_switch BUILD: the model's etsbench switch for a rebuilt VM's one change (empty: unknown)
