@@ -530,7 +530,9 @@ static blk *new_block(tc_mseg *m, inst *i, size_t bytes)
  * dirty GC to running the tester has not reported progress yet. Where a dirty GC frees many
  * fragments (floats L = 26000: eight 813 KiB lookup results per GC), the VM's instance maps a
  * fresh sbc for about one lookup in a hundred (887 segment requests, 8-9 of them misses, at
- * +S 1:1 as at 2:2, experiments/beam/tracediff.sh --tester floats 26000); the model, none. */
+ * +S 1:1 as at 2:2, experiments/beam/tracediff.sh --tester floats 26000); the model, none.
+ * At floats L = 22000, 61 to 74 of 1000; with +Mut false (one instance, nothing freed across
+ * instances) 5 fresh sbcs beyond the dirty GCs' heaps; the model, none. */
 static void release_block(tc_mseg *m, blk *b)
 {
     inst *i = owner_of(m, b);

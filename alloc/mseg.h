@@ -89,7 +89,10 @@
  * - A block freed by another instance is back in its owner's free lists or cache at once:
  *   erts queues it for the owner, who can take it only after thread progress, so a GC that
  *   frees many fragments can leave the owner's next requests to map fresh carriers (mseg.c
- *   release_block gives the VM's counts).
+ *   release_block gives the VM's counts). How soon the owner takes them is the timing of two
+ *   threads, a race the model does not draw. With one instance for every thread (the VM's
+ *   +Mut false, policy alloc_instances=1) nothing is freed across instances, and the VM's
+ *   extra mappings go (tracediff.sh --vm-flags; report/data/tracegrid-s1-mut-vm.tar.xz).
  * - The source's instances share one lock when thread_safe (an ETS table used by several
  *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
  *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.

@@ -222,6 +222,13 @@ static const tc_policy_field fields[] = {
     {"mseg_cache", UINT(mem.cache_slots, 0, 1000), ERAS("5", "5", "10"),
      "erl_mseg.h ERTS_MSEG_INIT_DEFAULT_INITIALIZER mcs (R10B-2 and R13B01 5, OTP 25 10); +MMmcs",
      "freed segments kept for reuse (0: every large heap freshly mapped)"},
+    {"alloc_instances", UINT(mem.instances, 1, 2), ERAS("1", "1", "2"),
+     "OTP 25 erl_alloc.c set_default_eheap_alloc_opts (thr_spec), erl_alloc_util.c erts_alcu_free_thr_pref "
+     "(enqueue_dealloc_other_instance); +Mut false: one instance; R10B-2 and R13B01 plain run one "
+     "scheduler thread (the model's r13b, one scheduler, too)",
+     "eheap_alloc's instances: 2, the scheduler's own and instance 0, which a dirty GC allocates from "
+     "and whose frees of the scheduler's blocks go back to their owner; 1, one for every thread (+Mut "
+     "false)"},
     {"rsbcmt", UINT(mem.rsbcmt, 0, 100), ERAS("80", "80", "80"),
      "erl_alloc_util.h ERTS_DEFAULT_ALLCTR_INIT rsbcmt (R10B-2, R13B01 and OTP 25); erl_alloc_util.c "
      "do_erts_alcu_realloc; +MHrsbcmt",

@@ -366,6 +366,35 @@ START_TEST(otp25_ets_loop_vm)
 }
 END_TEST
 
+/* The same loop with one allocator instance for every thread (alloc_instances=1, the VM's
+ * +Mut false): the GCs are the same, but the dirty GC's heap comes from the one instance, so
+ * no block is ever freed by a thread that does not own it (erl_alloc_util.c
+ * erts_alcu_free_thr_pref frees it in place instead of queueing it for its owner). */
+START_TEST(otp25_ets_loop_one_instance)
+{
+    tc_policy pol = tc_preset_ok("otp25");
+    char err[160];
+    ck_assert_msg(tc_policy_set(&pol, "alloc_instances=1", err, sizeof err) == TC_OK, "%s", err);
+    rig r;
+    rig_init(&r, pol, 4);
+    tc_proc *p = r.p;
+    ck_assert_uint_eq(tc_mseg_instances(r.mem), 1);
+    for (unsigned i = 0; i < 20; i++) {
+        lookup(&r, 10000, false);
+        ck_assert_uint_eq(p->yield_requested, i == 13);
+        if (p->yield_requested)
+            ck_assert(tc_proc_schedule_in_maybe_gc(p) == TC_OK);
+        ck_assert_uint_eq(tc_mseg_block_instance(r.mem, p->heap), 0);
+    }
+    ck_assert_uint_eq(r.nev, 4); /* GCs at lookups 1, 5, 14 (delayed), 19, as with two */
+    ck_assert(r.ev[2].young_before == 200050 && r.ev[2].heap_new == 318187 && r.ev[2].heap_after == 28690);
+    ck_assert_uint_eq(p->stats.gcs_delayed, 1);
+    /* lookup 19's GC freed the dirty GC's heap into the one cache */
+    ck_assert_uint_ge(tc_mseg_instance_cached(r.mem, 0), 1);
+    rig_done(&r);
+}
+END_TEST
+
 /*
  * The payload-length bands of fresh memory (the VM: experiments/beam/gctrace.erl --summary,
  * mseg_alloc counters over 1000 lookups: L=4250 200 creates, 199 reallocs, 190 destroys,
@@ -851,6 +880,7 @@ static Suite *suite(void)
     tcase_add_test(tc, frag_yield_asks_for_a_yield);
     tcase_add_test(tc, otp25_ets_loop_word_test);
     tcase_add_test(tc, otp25_ets_loop_vm);
+    tcase_add_test(tc, otp25_ets_loop_one_instance);
     tcase_add_test(tc, otp25_ets_loop_mseg_bands);
     tcase_add_test(tc, r10b_ets_loop);
     tcase_add_test(tc, otp25_grow_shrink);

@@ -7,7 +7,8 @@
 # not the command's). Bad arguments exit 2 with one line. --replay, --set and --term first,
 # without erl: a kept trace is compared again with the model under a changed policy field,
 # and a caller's term's trace with the model's of it; --search-draws finds the dirty-GC race's
-# outcomes under which a trace that differs is the model's (--draws, --draws-hint). The rest
+# outcomes under which a trace that differs is the model's (--draws, --draws-hint); --vm-flags
+# is for a VM run, not a replay. The rest
 # skips (77) without erl. $1: build directory root.
 set -u
 exp="$1/experiments"
@@ -48,10 +49,14 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -q '^# experiment: tracediff.sh --grid ' "$tmp/g.csv" && grep -q '^# calls_per_pass: 20$' "$tmp/g.csv" &&
     grep -q '^# model: gctrace (termcopy), git .*; policy changes: --set dirty_gc_first=off$' "$tmp/g.csv" &&
     grep -q '^# vm_date: ' "$tmp/g.csv" && [ "$(grep -vc '^#' "$tmp/g.csv")" -eq 3 ] &&
-    grep -q '^shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs,draws,draws_base,identical_drawn,draws_other,drawn_divergence,drawn_outcomes$' "$tmp/g.csv" &&
-    grep -q '^strings,5000,no,tester,proc1,12,minor,mbuf_size_s=95578/47789;[^,]*,[0-9][0-9]*,[0-9][0-9]*,[1-9][0-9]*,-,-,-,-,-$' "$tmp/g.csv" &&
-    grep -q '^strings,6000,failed,-,-,-,-,-,-,-,-,-,-,-,-,-$' "$tmp/g.csv" && grep -q '^# draws_searched: no$' "$tmp/g.csv"
+    grep -q '^shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs,draws,draws_base,identical_drawn,draws_other,drawn_divergence,drawn_outcomes,model_lookup_faults,vm_lookup_faults,model_lookup_segments,vm_lookup_segments$' "$tmp/g.csv" &&
+    grep -q '^strings,5000,no,tester,proc1,12,minor,mbuf_size_s=95578/47789;[^,]*,[0-9][0-9]*,[0-9][0-9]*,[1-9][0-9]*,-,-,-,-,-,[0-9][0-9]*,[0-9][0-9]*,[0-9][0-9]*,[0-9][0-9]*$' "$tmp/g.csv" &&
+    grep -q '^strings,6000,failed,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-$' "$tmp/g.csv" && grep -q '^# draws_searched: no$' "$tmp/g.csv"
 ok=$?; check "--csv: metadata, header and one row per point, exit $rc: $(grep -v '^# vm_' "$tmp/g.csv" | head -c 900)" $ok
+# the lookup pass's segments: the kept trace's own count (its metadata) beside the model's
+want=$(awk '$1 " " $2 == "# pass_ets_lookup_mseg_create:" { print $3 }' "$tmp/rp/vm-strings-5000.csv")
+[ -n "$want" ] && awk -F, -v w="$want" '$1 == "strings" && $2 == 5000 && $20 == w' "$tmp/g.csv" | grep -q .
+ok=$?; check "--csv: vm_lookup_segments is the kept trace's pass_ets_lookup_mseg_create ($want)" $ok
 "$td" --help | grep -q -- '^  --csv FILE  --grid: also the grid as CSV' && "$td" --help | grep -q '^Exit status: '
 check "--help: the whole header, --csv and the exit status among it" $?
 "$td" --bin "$exp" --tester ints --replay "$tmp/rp" --csv "$tmp/x.csv" 100 >"$tmp/out" 2>"$tmp/err"
@@ -72,14 +77,20 @@ rc=$?
 [ "$rc" -eq 1 ] && awk 'NR == 2 && $3 == "no"' "$tmp/out" | grep -q . &&
     grep -q "^  draws: [0-9]*; the VM's trace with them g, except ${second}s: identical (model runs: [0-9]*)\$" "$tmp/out" &&
     grep -q ", identical with the draws searched 1\$" "$tmp/out" &&
-    grep -q "^strings,5000,no,.*,g,yes,${second}s,-,g1 s1 g[0-9]*\$" "$tmp/sd.csv" && grep -q '^# draws_searched: yes' "$tmp/sd.csv"
+    grep -q "^strings,5000,no,.*,g,yes,${second}s,-,g1 s1 g[0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*\$" "$tmp/sd.csv" && grep -q '^# draws_searched: yes' "$tmp/sd.csv"
 ok=$?; check "--search-draws: the draw that went the server's way found, identical, exit $rc: $(head -c 900 "$tmp/out" "$tmp/err")" $ok
 "$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/sd" --search-draws --draws-hint "$tmp/sd.csv" 20 >"$tmp/out" 2>&1
 grep -q "except ${second}s: identical (model runs: 1)\$" "$tmp/out"
 ok=$?; check "--draws-hint: the outcomes found before, confirmed in one model run: $(head -c 600 "$tmp/out")" $ok
+"$td" --bin "$exp" --grid --shapes strings --lens 5000 --replay "$tmp/sd" --search-draws --search-limit 1 20 >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^  draws: [0-9]*; the VM's trace with them g, except -: first divergence tester " "$tmp/out" &&
+    grep -q ", identical with the draws searched 0\$" "$tmp/out"
+ok=$?; check "--search-limit 1: the search stops before changing a draw, the divergence left shown, exit $rc: $(head -c 600 "$tmp/out")" $ok
 cp "$tmp/sd/vm-strings-5000.csv" "$tmp/sd/vm-5000.csv" && "$td" --bin "$exp" --tester strings --replay "$tmp/sd" --draws gs 5000 20 >"$tmp/out" 2>&1
 ok=$?; check "--tester --draws gs against that trace: identical: $(tail -c 400 "$tmp/out")" $ok
-for bad in "--grid --draws gs 20" "--tester ints --draws gx 100" "--grid --draws-hint $tmp/sd.csv 20" "--search-draws 100"; do
+for bad in "--grid --draws gs 20" "--tester ints --draws gx 100" "--grid --draws-hint $tmp/sd.csv 20" "--search-draws 100" \
+    "--grid --vm-flags +Mut 20" "--grid --vm-flags Mut 20" "--grid --search-limit 5 20" "--grid --search-draws --search-limit 0 20"; do
     # shellcheck disable=SC2086 # the options are words
     "$td" --bin "$exp" $bad --replay "$tmp/sd" >"$tmp/out" 2>"$tmp/err"
     rc=$?

@@ -29,6 +29,9 @@
 #   --lens "L ..."    the grid's lengths (default: 10 100 250 500 1000 2000 3000 5000 10000
 #               20000 30000, the grid issue 26's +S 1:1 work is measured on)
 #   --schedulers S  the VM's +S S:S (default 2, as the benchmark runs; 1: one scheduler)
+#   --vm-flags F  more emulator flags for the VM's runs, e.g. "+Mut false" (one allocator
+#               instance for every thread); with it a model --set usually names the same
+#               mechanism (alloc_instances=1)
 #   --tracer T  --tester and --grid: who keeps the VM's events: nif (the default where --bin
 #               holds the gcnif tracer module, experiments/beam/gcnif.c: erts calls it in the
 #               traced process, so tracing wakes no process) or process (a tracer process
@@ -57,6 +60,8 @@
 #               and the draws set otherwise (t118s: the tester's 118th GC's draw, the
 #               server first) and what is left. On the VM each draw is the two threads'
 #               timing, so this shows whether the model's only departures are those races
+#   --search-limit N  --search-draws gives up at a point after N model runs (default 300),
+#               leaving the furthest divergence it reached
 #   --draws-hint CSV  --search-draws starts from the outcomes an earlier --grid --csv with
 #               --search-draws found (its drawn_outcomes column): where the model has not
 #               changed since, one run per point confirms them
@@ -65,7 +70,8 @@
 #               model's draws with the era's outcomes; with --search-draws identical_drawn,
 #               draws_other (the draws set the VM's way), drawn_divergence (proc pass op
 #               fields left, '-' for none) and drawn_outcomes (every draw's outcome, in runs:
-#               g117 s1), '-' without it; '-' where a point is identical,
+#               g117 s1), '-' without it; '-' where a point is identical; the ets_lookup
+#               pass's minor faults and segments mapped, model and VM,
 #               'failed' in identical where it could not run), after metadata: the VM
 #               traces' own (date, erts, emulator flags, tracer, machine: the first point's),
 #               N, the model's policy changes and the model's git
@@ -77,7 +83,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin="$root/build/release/experiments" keep="" args=() shape="" scheds=2 grid=0 tracer=""
-replay="" sets=() sets_txt="" term="" csv="" draws="" search=0 hint_file=""
+replay="" sets=() sets_txt="" term="" csv="" draws="" search=0 search_limit=300 limit_given=0 hint_file="" vm_flags=""
 shapes="ints tuple floats strings map" lens="10 100 250 500 1000 2000 3000 5000 10000 20000 30000"
 # value OPTION WHAT: the option's value, or one line and exit 2 when it has none
 value() { [ -n "${2-}" ] || { echo "tracediff.sh: $1 needs $3" >&2; exit 2; }; }
@@ -93,12 +99,16 @@ while [ $# -gt 0 ]; do
     --lens) value --lens "${2-}" "lengths"; lens=$2; shift ;;
     --schedulers) value --schedulers "${2-}" "1 or 2"; scheds=$2; shift ;;
     --tracer) value --tracer "${2-}" "nif or process"; tracer=$2; shift ;;
+    --vm-flags) value --vm-flags "${2-}" "emulator flags"; [[ "$2" =~ ^[+-][A-Za-z] ]] || { echo "tracediff.sh: --vm-flags takes emulator flags (+Mut false ...), got '$2'" >&2; exit 2; }
+        vm_flags=$2; shift ;;
     --set) value --set "${2-}" "NAME=VALUE"; [[ "$2" == ?*=?* ]] || { echo "tracediff.sh: --set needs NAME=VALUE, got '$2'" >&2; exit 2; }
         sets+=(--set "$2") sets_txt="$sets_txt --set $2"; shift ;;
     --csv) value --csv "${2-}" "a file"; csv=$2; shift ;;
     --draws) value --draws "${2-}" "outcomes (letters g, h, s)"; [[ "$2" =~ ^[ghs]+$ ]] || { echo "tracediff.sh: --draws takes letters g, h and s, got '$2'" >&2; exit 2; }
         draws=$2; shift ;;
     --search-draws) search=1 ;;
+    --search-limit) value --search-limit "${2-}" "a number of model runs"; [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "tracediff.sh: --search-limit must be a positive integer, got '$2'" >&2; exit 2; }
+        search_limit=$2 limit_given=1; shift ;;
     --draws-hint) value --draws-hint "${2-}" "a grid CSV"; [ -f "$2" ] || { echo "tracediff.sh: --draws-hint: no file '$2'" >&2; exit 2; }
         hint_file=$2; shift ;;
     --replay) value --replay "${2-}" "a directory"; [ -d "$2" ] || { echo "tracediff.sh: --replay: no directory '$2'" >&2; exit 2; }
@@ -116,6 +126,8 @@ good_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 [ -z "$csv" ] || [ "$grid" -eq 1 ] || { echo "tracediff.sh: --csv goes with --grid" >&2; exit 2; }
 [ -z "$draws" ] || { [ "$grid" -eq 0 ] && { [ -n "$shape" ] || [ -n "$term" ]; }; } \
     || { echo "tracediff.sh: --draws goes with --tester or --term (a grid's points take different draws)" >&2; exit 2; }
+[ -z "$vm_flags" ] || [ -z "$replay" ] || { echo "tracediff.sh: --vm-flags goes with a VM run, not --replay (the kept traces name their flags)" >&2; exit 2; }
+[ "$limit_given" -eq 0 ] || [ "$search" -eq 1 ] || { echo "tracediff.sh: --search-limit goes with --search-draws" >&2; exit 2; }
 [ -z "$hint_file" ] || [ "$search" -eq 1 ] || { echo "tracediff.sh: --draws-hint goes with --search-draws" >&2; exit 2; }
 [ "$search" -eq 0 ] || [ "$grid" -eq 1 ] || [ -n "$shape" ] || [ -n "$term" ] \
     || { echo "tracediff.sh: --search-draws goes with --tester, --term or --grid (the lookup loop runs alone: no race)" >&2; exit 2; }
@@ -161,12 +173,12 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -z "$replay" ]; then
     erlc -o "$tmp" "$here/gctrace.erl" "$here/eptest.erl" "$here/gcnif.erl" || { echo "tracediff.sh: erlc failed" >&2; exit 2; }
 fi
-flags="-noshell +S $scheds:$scheds"
+flags="-noshell +S $scheds:$scheds${vm_flags:+ $vm_flags}"
 # The headings' account of both sides: this run's flags, N (N: empty to leave it out) and
 # tracer, or the kept traces; then the model's policy changes.
 label() {
     local n=${1:+, N $1}
-    if [ -n "$replay" ]; then printf 'VM traces of %s%s' "$replay" "$n"; else printf '+S %s%s, tracer %s' "$scheds:$scheds" "$n" "$tracer"; fi
+    if [ -n "$replay" ]; then printf 'VM traces of %s%s' "$replay" "$n"; else printf '+S %s%s%s, tracer %s' "$scheds:$scheds" "${vm_flags:+ $vm_flags}" "$n" "$tracer"; fi
     [ -z "$sets_txt" ] || printf '; model%s' "$sets_txt"
 }
 
@@ -283,7 +295,7 @@ search_draws() {
             cp "$tmp/try.csv" "$tmp/model.csv" && cp "$tmp/try.out" "$out" || return 2
         fi
     done
-    while [ "$cur" -lt 2000000 ] && [ "$tries" -lt 300 ]; do
+    while [ "$cur" -lt 2000000 ] && [ "$tries" -lt "$search_limit" ]; do
         read -r _ p q < <(reach "$out")
         mapfile -t taken < <(draw_list "$tmp/model.csv")
         all=""
@@ -396,6 +408,9 @@ row() {
         }'
 }
 
+# KEY of the ets_lookup pass's counters in a trace's metadata (# pass_ets_lookup_KEY: N), or -
+lookup_meta() { awk -v k="# pass_ets_lookup_$2:" '$1 " " $2 == k { print $3; f = 1; exit } END { if (!f) print "-" }' "$1"; }
+
 printf "%-8s %6s %-9s %-6s %-14s %6s %-5s %-40s %6s %6s\n" shape L identical proc pass op kind "fields (name=model/VM)" gcs_m gcs_vm
 total=0 same=0 near=0 failed=0 drawn_same=0
 for s in $shapes; do
@@ -408,7 +423,7 @@ for s in $shapes; do
         if [ "$rc" -eq 2 ]; then
             failed=$((failed + 1))
             printf "%-8s %6s %-9s %s\n" "$s" "$l" failed "$(head -n 1 "$tmp/err")"
-            [ -z "$csv" ] || echo "$s,$l,failed,-,-,-,-,-,-,-,-,-,-,-,-,-" >>"$tmp/csvrows"
+            [ -z "$csv" ] || echo "$s,$l,failed,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-" >>"$tmp/csvrows"
             continue
         fi
         line=$(row "$s" "$l" <"$tmp/out")
@@ -438,9 +453,10 @@ for s in $shapes; do
             [ -s "$tmp/vmmeta" ] || grep -E '^# (date|otp_release|erts|emulator_flags|emu_flavor|tracer|cpu|kernel|loadavg):' "$tmp/vm.csv" \
                 | sed 's/^# /# vm_/' >"$tmp/vmmeta"
             if [ "${col[2]}" = failed ]; then # tracediff gave no summary
-                echo "$s,$l,failed,-,-,-,-,-,-,-,-,-,-,-,-,-" >>"$tmp/csvrows"
+                echo "$s,$l,failed,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-" >>"$tmp/csvrows"
             else
-                echo "$s,$l,${col[2]},${col[3]},${col[4]},${col[5]},${col[6]},${col[7]},${col[8]},${col[9]},$ndraws,$dcols" >>"$tmp/csvrows"
+                lcols="$(lookup_meta "$tmp/model.csv" faults),$(lookup_meta "$tmp/vm.csv" faults),$(lookup_meta "$tmp/model.csv" mseg_create),$(lookup_meta "$tmp/vm.csv" mseg_create)"
+                echo "$s,$l,${col[2]},${col[3]},${col[4]},${col[5]},${col[6]},${col[7]},${col[8]},${col[9]},$ndraws,$dcols,$lcols" >>"$tmp/csvrows"
             fi
         fi
         m=${col[8]:-} v=${col[9]:-}
@@ -456,8 +472,8 @@ if [ -n "$csv" ]; then
         echo "# model: gctrace (termcopy), git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo -dirty)${sets_txt:+; policy changes:$sets_txt}"
         echo "# calls_per_pass: $n"
         echo "# draws_searched: $([ "$search" -eq 1 ] && echo "yes (--search-draws)" || echo "no")"
-        echo "# columns: identical = every GC event of both processes equal; proc, pass, op, kind, fields = the first divergent event (fields as name=model/VM; gc=model/VM where one side has no GC there); model_gcs, vm_gcs = both processes' GCs; draws = the model's dirty-GC race draws with the era's outcomes; with --search-draws, where the traces differ: draws_base, draws_other = the outcomes the search set (all draws draws_base, except draws_other: t118s = the tester's 118th GC's draw, the server first), identical_drawn, drawn_divergence = the result (proc pass op fields of the first divergence left), drawn_outcomes = every draw's outcome in runs (g117 s1: 117 GC first, then one server first)"
-        echo "shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs,draws,draws_base,identical_drawn,draws_other,drawn_divergence,drawn_outcomes"
+        echo "# columns: identical = every GC event of both processes equal; proc, pass, op, kind, fields = the first divergent event (fields as name=model/VM; gc=model/VM where one side has no GC there); model_gcs, vm_gcs = both processes' GCs; draws = the model's dirty-GC race draws with the era's outcomes; with --search-draws, where the traces differ: draws_base, draws_other = the outcomes the search set (all draws draws_base, except draws_other: t118s = the tester's 118th GC's draw, the server first), identical_drawn, drawn_divergence = the result (proc pass op fields of the first divergence left), drawn_outcomes = every draw's outcome in runs (g117 s1: 117 GC first, then one server first); model_lookup_faults, vm_lookup_faults, model_lookup_segments, vm_lookup_segments = the ets_lookup pass's minor faults and segments mapped (mseg creates), each side's own count"
+        echo "shape,payload_len,identical,proc,pass,op,kind,fields,model_gcs,vm_gcs,draws,draws_base,identical_drawn,draws_other,drawn_divergence,drawn_outcomes,model_lookup_faults,vm_lookup_faults,model_lookup_segments,vm_lookup_segments"
         cat "$tmp/csvrows" 2>/dev/null
     } >"$csv"
 fi
