@@ -995,7 +995,7 @@ fi
 # grid does not hold): how many points are identical event for event, how many have both
 # processes' GCs within 3 % of the VM's, and each point that is not identical with its first
 # divergent event (no file when every point is).
-for tg in tracegrid-s1 tracegrid-s1-off; do
+for tg in tracegrid-s1 tracegrid-s1-off tracegrid-s1-mut; do
     rm -f "$der/$tg-wrong.csv"
     [ -f "$res/$tg.csv" ] || continue
     awk -v wrong="$der/$tg-wrong.csv" "$lib"'
@@ -1004,23 +1004,51 @@ for tg in tracegrid-s1 tracegrid-s1-off; do
         { n++; m = csv_get("model_gcs"); v = csv_get("vm_gcs"); ok = near(m, v)
           if (!(csv_get("shape") in sh)) { sh[csv_get("shape")] = 1; ns++ }
           if (!(csv_get("payload_len") in ln)) { ln[csv_get("payload_len")] = 1; nl++ }
+          L = csv_get("payload_len") + 0; if (n == 1 || L < lo) lo = L; if (n == 1 || L > hi) hi = L
           if (csv_get("identical_drawn") == "yes") drawn++
           if (csv_get("identical") == "yes") same++
           else {
-              if (!nw++) print "shape,payload_len,proc,pass,op,kind,fields,model_gcs,vm_gcs,gcs_within_3pct,draws,draws_base,exceptions,draws_other,identical_drawn" > wrong
+              if (!nw++) print "shape,payload_len,proc,pass,op,kind,fields,model_gcs,vm_gcs,gcs_within_3pct,draws,draws_base,exceptions,draws_other,identical_drawn,drawn_divergence" > wrong
               x = csv_get("draws_other"); ne = x == "-" ? 0 : split(x, tok, " ")
               if (ne > 12) { # too many to list: how many went each way
                   split("", by); for (i = 1; i <= ne; i++) by[substr(tok[i], length(tok[i]))]++
                   x = ""; for (i = 1; i <= 3; i++) { o = substr("ghs", i, 1); if (by[o]) x = x (x == "" ? "" : " and ") by[o] " " o }
               }
-              printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s\n", csv_get("shape"), csv_get("payload_len"), csv_get("proc"),
+              dd = csv_get("drawn_divergence"); if (dd == "") dd = "-"
+              printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s\n", csv_get("shape"), csv_get("payload_len"), csv_get("proc"),
                   csv_get("pass"), csv_get("op"), csv_get("kind"), csv_get("fields"), m, v, ok ? "yes" : "no",
-                  csv_get("draws"), csv_get("draws_base"), ne, x, csv_get("identical_drawn") > wrong
+                  csv_get("draws"), csv_get("draws_base"), ne, x, csv_get("identical_drawn"), dd > wrong
           }
           if (ok) near3++ }
-        END { print "points,identical,gcs_within_3pct,shapes,lengths,identical_drawn,draws_searched"
-              printf "%d,%d,%d,%d,%d,%d,%s\n", n, same, near3, ns, nl, drawn, csv_meta_of(FILENAME, "draws_searched") ~ /^yes/ ? "yes" : "no" }' "$res/$tg.csv" >"$der/$tg-summary.csv"
+        END { print "points,identical,gcs_within_3pct,shapes,lengths,identical_drawn,draws_searched,min_len,max_len"
+              printf "%d,%d,%d,%d,%d,%d,%s,%d,%d\n", n, same, near3, ns, nl, drawn, csv_meta_of(FILENAME, "draws_searched") ~ /^yes/ ? "yes" : "no", lo, hi }' "$res/$tg.csv" >"$der/$tg-summary.csv"
 done
+
+# ---- the lookup pass's segments and faults with one allocator instance (tracegrid-s1-mut.csv:
+# the VM's +Mut false, the model's alloc_instances=1) beside the default (tracegrid-s1-off.csv) at
+# the same points: the VM's segments beyond the model's, by default and with one instance.
+rm -f "$der/tracegrid-s1-mut-lookup.csv" "$der/tracegrid-s1-mut-lookup-summary.csv"
+if [ -f "$res/tracegrid-s1-mut.csv" ] && [ -f "$res/tracegrid-s1-off.csv" ]; then
+    awk -v sum="$der/tracegrid-s1-mut-lookup-summary.csv" "$lib"'
+        function num(x) { return x ~ /^[0-9]+$/ }
+        !csv_row() { next }
+        { k = csv_get("shape") SUBSEP csv_get("payload_len")
+          if (FILENAME ~ /-off\.csv$/) { for (i = 1; i <= 4; i++) d[k, i] = csv_get(col[i]); next }
+          if (!((k, 1) in d)) next
+          for (i = 1; i <= 4; i++) o[i] = csv_get(col[i])
+          if (!hdr++) print "shape,payload_len,vm_segments,vm_segments_one,model_segments,model_segments_one,vm_faults,vm_faults_one,model_faults,model_faults_one"
+          printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", csv_get("shape"), csv_get("payload_len"), d[k, 4], o[4], d[k, 3], o[3], d[k, 2], o[2], d[k, 1], o[1]
+          if (!(num(d[k, 3]) && num(d[k, 4]) && num(o[3]) && num(o[4]))) next
+          n++; e = d[k, 4] - d[k, 3]; e1 = o[4] - o[3]
+          if (e > mx) mx = e; if (e1 > mx1) mx1 = e1; ex += e; ex1 += e1
+          if (num(d[k, 1]) && num(d[k, 2]) && num(o[1]) && num(o[2])) { fx += d[k, 2] - d[k, 1]; fx1 += o[2] - o[1] } }
+        BEGIN { split("model_lookup_faults vm_lookup_faults model_lookup_segments vm_lookup_segments", col, " ") }
+        END { print "points,vm_extra_segments,vm_extra_segments_one,max_extra_segments,max_extra_segments_one,vm_extra_faults,vm_extra_faults_one" > sum
+              printf "%d,%d,%d,%d,%d,%d,%d\n", n, ex, ex1, mx, mx1, fx, fx1 > sum }' \
+        "$res/tracegrid-s1-off.csv" "$res/tracegrid-s1-mut.csv" >"$der/tracegrid-s1-mut-lookup.csv"
+    # no point in both (a --quick run's lengths): no table
+    [ -s "$der/tracegrid-s1-mut-lookup.csv" ] || rm -f "$der/tracegrid-s1-mut-lookup.csv" "$der/tracegrid-s1-mut-lookup-summary.csv"
+fi
 
 # ---- the unit costs against the band (unitcost.csv): per unit, its rows with a VM figure, how many
 # are within 0.8-1.25x of the VM's, and how many outside on each side (their reasons: report/data/
@@ -1053,9 +1081,9 @@ awk "$lib"'
         print "source,what,date,git,machine,days_before_run,model_columns"
         for (i = 3; i < ARGC; i++) { f = ARGV[i]; b = f; sub(/.*\//, "", b)
             if (b == "recompute-state.csv") continue
-            if (b ~ /^tracegrid-s1(-off)?\.csv$/) { # this run replays the committed VM traces
+            if (b ~ /^tracegrid-s1(-off|-mut)?\.csv$/) { # this run replays the committed VM traces
                 d = m(f, "vm_date"); ag = days(d); tb = b; sub(/\.csv$/, "-vm.tar.xz", tb)
-                printf "report/data/%s,%s,%s,-,%s,%s,%s\n", tb, q("the VM'"'"'s GC traces of eptest'"'"'s tester and server at +S 1:1, spawn to exit" (b ~ /off/ ? ", at lengths off the grid" : "")),
+                printf "report/data/%s,%s,%s,-,%s,%s,%s\n", tb, q("the VM'"'"'s GC traces of eptest'"'"'s tester and server at +S 1:1, spawn to exit" (b ~ /off/ ? ", at lengths off the grid" : b ~ /mut/ ? ", with +Mut false (one allocator instance)" : "")),
                     d, q(m(f, "vm_cpu")), ag == "" ? "-" : sprintf("%.1f", now - ag), q("this code'"'"'s (this run replays the traces against it)")
                 continue
             }
@@ -1069,7 +1097,7 @@ awk "$lib"'
             mc = (b in st) ? st[b] : b ~ /tracegrid-s1-draws/ ? "a start for this run'"'"'s search, which confirms or replaces them (§5.2)" : b ~ /^unitcost/ ? "times taken at its git, not recomputed (times do not repeat); the unit tables above are this run'"'"'s" : "no model columns"
             printf "report/data/%s,%s,%s,%s,%s,%s,%s\n", b, q(what), d, q(m(f, "git")), q(mach), ag == "" ? "-" : sprintf("%.1f", now - ag), q(mc)
         }
-    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $(for tg in tracegrid-s1 tracegrid-s1-off; do [ -f "$res/$tg.csv" ] && echo "$res/$tg.csv"; done) >"$der/provenance.csv"
+    }' "$der/run.csv" "$data/recompute-state.csv" "$data"/*.csv $(for tg in tracegrid-s1 tracegrid-s1-off tracegrid-s1-mut; do [ -f "$res/$tg.csv" ] && echo "$res/$tg.csv"; done) >"$der/provenance.csv"
 
 # ---- the process dictionary against ETS, one scheduler: get against the fastest table lookup ----
 {
