@@ -1031,6 +1031,7 @@ rm -f "$der/tracegrid-s1-mut-lookup.csv" "$der/tracegrid-s1-mut-lookup-summary.c
 if [ -f "$res/tracegrid-s1-mut.csv" ] && [ -f "$res/tracegrid-s1-off.csv" ]; then
     awk -v sum="$der/tracegrid-s1-mut-lookup-summary.csv" "$lib"'
         function num(x) { return x ~ /^[0-9]+$/ }
+        BEGIN { split("model_lookup_faults vm_lookup_faults model_lookup_segments vm_lookup_segments", col, " ") }
         !csv_row() { next }
         { k = csv_get("shape") SUBSEP csv_get("payload_len")
           if (FILENAME ~ /-off\.csv$/) { for (i = 1; i <= 4; i++) d[k, i] = csv_get(col[i]); next }
@@ -1042,7 +1043,6 @@ if [ -f "$res/tracegrid-s1-mut.csv" ] && [ -f "$res/tracegrid-s1-off.csv" ]; the
           n++; e = d[k, 4] - d[k, 3]; e1 = o[4] - o[3]
           if (e > mx) mx = e; if (e1 > mx1) mx1 = e1; ex += e; ex1 += e1
           if (num(d[k, 1]) && num(d[k, 2]) && num(o[1]) && num(o[2])) { fx += d[k, 2] - d[k, 1]; fx1 += o[2] - o[1] } }
-        BEGIN { split("model_lookup_faults vm_lookup_faults model_lookup_segments vm_lookup_segments", col, " ") }
         END { print "points,vm_extra_segments,vm_extra_segments_one,max_extra_segments,max_extra_segments_one,vm_extra_faults,vm_extra_faults_one" > sum
               printf "%d,%d,%d,%d,%d,%d,%d\n", n, ex, ex1, mx, mx1, fx, fx1 > sum }' \
         "$res/tracegrid-s1-off.csv" "$res/tracegrid-s1-mut.csv" >"$der/tracegrid-s1-mut-lookup.csv"

@@ -168,9 +168,10 @@ mkdir -p "$res/tracegrid-s1-off-vm" && tar -xJf report/data/tracegrid-s1-off-vm.
 run tracegrid-s1-off grid_run --grid --schedulers 1 --replay "$res/tracegrid-s1-off-vm" --bin "$bin" --lens "$off_lens" \
     --search-draws --search-limit 20 --draws-hint report/data/tracegrid-s1-draws.csv --csv "$res/tracegrid-s1-off.csv"
 # One allocator instance for every thread (the VM's +Mut false, the model's alloc_instances=1;
-# report/data/tracegrid-s1-mut-vm.tar.xz) at off-grid lengths where, by default, the VM's
-# lookup pass maps more segments than the model: the blocks a dirty GC frees for the
-# scheduler's instance, which it takes back only after thread progress (alloc/mseg.h).
+# report/data/tracegrid-s1-mut-vm.tar.xz) at four off-grid lengths, among them those where,
+# by default, the VM's lookup pass maps more segments than the model: the blocks a dirty GC
+# frees for the scheduler's instance, which it takes back only after thread progress
+# (alloc/mseg.h).
 rm -rf "$res/tracegrid-s1-mut-vm" "$res/tracegrid-s1-mut.csv"
 mkdir -p "$res/tracegrid-s1-mut-vm" && tar -xJf report/data/tracegrid-s1-mut-vm.tar.xz -C "$res/tracegrid-s1-mut-vm" ||
     die "cannot unpack report/data/tracegrid-s1-mut-vm.tar.xz (tar with xz)"

@@ -31,7 +31,9 @@
 #   --schedulers S  the VM's +S S:S (default 2, as the benchmark runs; 1: one scheduler)
 #   --vm-flags F  more emulator flags for the VM's runs, e.g. "+Mut false" (one allocator
 #               instance for every thread); with it a model --set usually names the same
-#               mechanism (alloc_instances=1)
+#               mechanism (+Mut false turns off every allocator's thread-preferred
+#               instances; the model's ETS store has one in any case, so alloc_instances=1,
+#               eheap_alloc's, is the whole of it)
 #   --tracer T  --tester and --grid: who keeps the VM's events: nif (the default where --bin
 #               holds the gcnif tracer module, experiments/beam/gcnif.c: erts calls it in the
 #               traced process, so tracing wakes no process) or process (a tracer process
