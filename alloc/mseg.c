@@ -56,6 +56,8 @@ typedef struct seg {
 
 /* One allocator instance with its own mseg instance: carriers, free blocks, segment cache. */
 typedef struct inst {
+    struct tc_mseg *co; /* whose segment caches its sbcs use: its own source's, or the source
+                         * it shares them with (tc_mseg_share_cache) */
     mbc *carriers;
     size_t mbcs; /* multiblock carriers mapped (get_next_mbc_size's count) */
     freeblk *free_list;
@@ -182,8 +184,10 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
     m->in = tc_mem_calloc(m->cfg.instances, sizeof *m->in);
     if (!m->in)
         goto fail;
-    for (unsigned k = 0; k < m->cfg.instances; k++)
+    for (unsigned k = 0; k < m->cfg.instances; k++) {
         m->in[k].cmin = SIZE_MAX;
+        m->in[k].co = m;
+    }
     for (unsigned k = 0; k < m->cfg.instances && m->cfg.cache_slots; k++)
         if (!(m->in[k].cache = tc_mem_calloc(m->cfg.cache_slots, sizeof *m->in[k].cache)))
             goto fail;
@@ -215,7 +219,7 @@ void tc_mseg_free(tc_mseg *m)
     TC_ASSERT(m->total.live_blocks == 0);
     for (unsigned k = 0; k < m->cfg.instances; k++) {
         inst *i = &m->in[k];
-        for (unsigned s = 0; s < i->ncached; s++)
+        for (unsigned s = 0; s < i->ncached; s++) /* a sharer's own cache is empty */
             unmap(m, i, i->cache[s].base, i->cache[s].bytes, 1);
         while (i->carriers) {
             mbc *c = i->carriers;
@@ -420,14 +424,26 @@ static int cache_take_best(tc_mseg *m, inst *i, size_t want, char **base, size_t
     return cand;
 }
 
+/* The segment cache an sbc of instance `i` goes through: erl_mseg.c keeps one mseg allocator
+ * per thread (ERTS_MSEG_ALLCTR_SS, by erts_get_thr_alloc_ix), shared by every alloc_util
+ * allocator that thread calls, so a sharer's sbcs use the calling thread's cache of the source
+ * it shares with; the source's own instance N is thread N's (a block another thread frees
+ * returns through its owner, release_block). */
+static inst *cache_of(const tc_mseg *m, inst *i)
+{
+    return i->co == m ? i : &i->co->in[i->co->cur];
+}
+
 static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
     char *base = NULL;
     size_t got = 0;
-    int took = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(m, i, want, &base, &got)
-               : i->ncached                        ? cache_take(m, i, want, &base, &got)
-                                                   : -2;
+    tc_mseg *co = i->co;
+    inst *ci = cache_of(m, i);
+    int took = co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(co, ci, want, &base, &got)
+               : ci->ncached                        ? cache_take(co, ci, want, &base, &got)
+                                                    : -2;
     if (took != -2) {
         COUNT(m, i, cache_hits, 1);
     } else {
@@ -450,25 +466,27 @@ static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
     COUNT(m, i, sbc_frees, 1);
     size_t bytes = blk_bytes(b);
-    if (m->cfg.cache_slots == 0) {
+    const tc_mseg *co = i->co;
+    inst *ci = cache_of(m, i);
+    if (co->cfg.cache_slots == 0) {
         unmap(m, i, sbc_base(b), bytes, 1);
         return;
     }
-    int best = m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE, exact = 0;
+    int best = co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE, exact = 0;
     if (best)
-        widen(i, bytes);
-    if (i->ncached == m->cfg.cache_slots) {
-        size_t old = i->cache[0].bytes;
-        exact = best && !(i->cmin < old && old < i->cmax);
-        unmap(m, i, i->cache[0].base, old, 1);
-        memmove(&i->cache[0], &i->cache[1], (i->ncached - 1) * sizeof *i->cache);
-        i->ncached--;
+        widen(ci, bytes);
+    if (ci->ncached == co->cfg.cache_slots) {
+        size_t old = ci->cache[0].bytes;
+        exact = best && !(ci->cmin < old && old < ci->cmax);
+        unmap(m, i, ci->cache[0].base, old, 1);
+        memmove(&ci->cache[0], &ci->cache[1], (ci->ncached - 1) * sizeof *ci->cache);
+        ci->ncached--;
     }
-    i->cache[i->ncached].base = sbc_base(b);
-    i->cache[i->ncached].bytes = bytes;
-    i->ncached++;
+    ci->cache[ci->ncached].base = sbc_base(b);
+    ci->cache[ci->ncached].bytes = bytes;
+    ci->ncached++;
     if (exact)
-        exact_limits(i);
+        exact_limits(ci);
 }
 
 /* R10B-2 erl_mseg.c mseg_realloc (CAN_PARTLY_DESTROY): a shrunk sbc's tail, when a descriptor
@@ -476,11 +494,13 @@ static void sbc_free(tc_mseg *m, inst *i, blk *b)
  * cached segment, the remembered sizes unchanged; otherwise it is unmapped. */
 static void sbc_drop_tail(tc_mseg *m, inst *i, char *tail, size_t bytes)
 {
-    if (m->cfg.fit == TC_MSEG_FIT_BEST_WHOLE && bytes > m->min_seg && i->ncached < m->cfg.cache_slots) {
-        memmove(&i->cache[1], &i->cache[0], i->ncached * sizeof *i->cache);
-        i->cache[0].base = tail;
-        i->cache[0].bytes = bytes;
-        i->ncached++;
+    const tc_mseg *co = i->co;
+    inst *ci = cache_of(m, i);
+    if (co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE && bytes > co->min_seg && ci->ncached < co->cfg.cache_slots) {
+        memmove(&ci->cache[1], &ci->cache[0], ci->ncached * sizeof *ci->cache);
+        ci->cache[0].base = tail;
+        ci->cache[0].bytes = bytes;
+        ci->ncached++;
         return;
     }
     unmap(m, i, tail, bytes, 0);
@@ -597,8 +617,8 @@ static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
     COUNT(m, i, sbc_resizes, 1);
     if (want <= have) {
         size_t diff = have - want;
-        if (diff && want < m->min_seg)
-            m->min_seg = want;
+        if (diff && want < i->co->min_seg)
+            i->co->min_seg = want;
         if (diff == 0 || (diff < m->cfg.asbcst && diff * 100 < (size_t)m->cfg.rsbcst * have))
             return base + SBC_HDR; /* small shrink: the carrier keeps its size */
         sbc_drop_tail(m, i, base + want, diff);
@@ -655,6 +675,15 @@ unsigned tc_mseg_instance_set(tc_mseg *m, unsigned ix)
     TC_ASSERT(ix < m->cfg.instances);
     m->cur = ix < m->cfg.instances ? ix : was;
     return was;
+}
+
+tc_result tc_mseg_share_cache(tc_mseg *m, tc_mseg *with)
+{
+    if (!m || !with || m == with || m->cfg.instances != 1 || m->in[0].ncached || m->in[0].co != m ||
+        with->in[0].co != with)
+        return TC_EBADARG;
+    m->in[0].co = with;
+    return TC_OK;
 }
 
 unsigned tc_mseg_instance_get(const tc_mseg *m) { return m->cur; }

@@ -33,7 +33,9 @@
  * eheap_alloc and ets_alloc are thread-preferred; each normal scheduler N allocates from
  * instance N, and a dirty scheduler from instance 0 (with the default +Mdai 0). Each instance
  * has its own carriers, and, since an alloc_util instance maps through the mseg instance of
- * the calling thread (erl_mseg.c ERTS_MSEG_ALLCTR_SS), its own segment cache. The source
+ * the calling thread (erl_mseg.c ERTS_MSEG_ALLCTR_SS), its own segment cache: the thread's,
+ * which the thread's other allocators use too (an ETS table's source shares it:
+ * tc_mseg_share_cache). The source
  * holds `instances` of them (default 2: instance 0 and the modelled scheduler's instance 1,
  * which is current when the source is made); tc_mseg_instance_set is erts_get_thr_alloc_ix's
  * answer for the calling code. A block returns to the instance that owns it whoever frees it
@@ -193,6 +195,21 @@ unsigned tc_mseg_block_instance(const tc_mseg *m, const void *block);
 unsigned tc_mseg_instance_set(tc_mseg *m, unsigned ix);
 unsigned tc_mseg_instance_get(const tc_mseg *m);
 unsigned tc_mseg_instances(const tc_mseg *m);
+
+/* Makes m's single-block carriers go through the segment caches of `with`, the cache of
+ * with's current instance (the calling thread's) at each allocation and free: erl_mseg.c keeps
+ * one mseg allocator, and so one segment cache, per thread (ERTS_MSEG_ALLCTR_SS picks it by
+ * erts_get_thr_alloc_ix), which every alloc_util allocator that thread calls shares, so an
+ * ETS object's freed sbc can hold the scheduler's next heap fragment and a heap's freed sbc
+ * the next ETS object (on the VM: eptest's insert pass takes the fragments the proc passes
+ * cached, and the lookup pass then maps its first results fresh; strings L = 12000, +S 1:1,
+ * i1_mseg_create 2 in its first two lookups, experiments/beam/gctrace.erl --tester). m keeps
+ * its own carriers, counters and config (sbct, the resize thresholds); the caches' rules
+ * (fit, slots) are with's, the mseg options being the VM's. m has one instance and no cached
+ * segment, and does not share `with`'s own caches out (TC_EBADARG otherwise); one thread
+ * calls both (m's lock does not cover with's caches), and `with` outlives m's last
+ * allocation and free. */
+tc_result tc_mseg_share_cache(tc_mseg *m, tc_mseg *with) TC_MUST_CHECK;
 
 /* Counters summed over the instances, and one instance's (NULL past the last). */
 const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m);

@@ -311,6 +311,8 @@ static tc_step after_trace(run *w)
     eo.grow = w->cfg->policy.ets_grow;
     eo.term_head = w->cfg->policy.ets_term_head;
     tc_result r = tc_ets_new(&eo, &w->table);
+    if (r == TC_OK) /* one mseg cache for the scheduler's heaps and objects (erl_mseg.c) */
+        r = tc_ets_share_segments(w->table, w->mem);
     if (r != TC_OK)
         return fail(w, r);
     tc_sched_bump(&w->tester_t, 1); /* the BIF */

@@ -2062,6 +2062,8 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
         if (r == TC_OK && (r = tc_ets_new(&eo, &table)) == TC_OK)
             w.table = table;
         if (r == TC_OK)
+            r = tc_ets_share_segments(table, w.mem);
+        if (r == TC_OK)
             r = ep_life(&w, table, &pt, payload, out);
         goto out;
     }
@@ -2078,6 +2080,8 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
         r = pass_proc(&w, k, &out[k]);
     if (r == TC_OK && (r = tc_ets_new(&eo, &table)) == TC_OK)
         w.table = table;
+    if (r == TC_OK) /* one mseg cache for the scheduler's heaps and objects (erl_mseg.c) */
+        r = tc_ets_share_segments(table, w.mem);
     if (r == TC_OK)
         r = pass_loop(&w, table, NULL, OP_INSERT, TC_EP_INSERT, &out[TC_EP_INSERT]);
     if (r == TC_OK)

@@ -392,6 +392,8 @@ void tc_ets_free(tc_ets *t)
 
 const tc_mseg *tc_ets_mem(const tc_ets *t) { return t->mem; }
 
+tc_result tc_ets_share_segments(tc_ets *t, tc_mseg *heaps) { return tc_mseg_share_cache(t->mem, heaps); }
+
 tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a)
 {
     uint64_t hval;

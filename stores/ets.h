@@ -102,6 +102,11 @@ tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out) TC_MUST_CHECK;
 void tc_ets_free(tc_ets *t);
 /* The table's ets_alloc source, for its counters (carriers mapped, blocks). */
 const tc_mseg *tc_ets_mem(const tc_ets *t);
+/* The table's single-block carriers go through the segment caches of `heaps` from now on
+ * (alloc/mseg.h tc_mseg_share_cache: one cache per thread, whichever allocator calls it): for
+ * a table that one scheduler's processes use, beside their heaps. Call it before the first
+ * insert; `heaps` outlives the table's objects. */
+tc_result tc_ets_share_segments(tc_ets *t, tc_mseg *heaps) TC_MUST_CHECK;
 
 /* The lock phase alone, for measuring it: hashes the key, then takes and releases exactly
  * the locks an operation of access `a` on that key takes, touching nothing else. */

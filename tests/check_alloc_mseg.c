@@ -381,6 +381,56 @@ START_TEST(instances_have_own_caches)
 }
 END_TEST
 
+/* One segment cache per thread, whichever allocator calls it: an ETS-like source sharing the
+ * heaps' caches takes the segment a heap sbc left in the current (scheduler) instance's cache,
+ * leaves its own freed sbc there for the next heap block, and uses the current instance's
+ * cache at each call (the dirty instance's while it is current); its counters stay its own,
+ * and freeing it leaves the shared caches alone. Unshared, the same calls map fresh. */
+START_TEST(sources_share_thread_caches)
+{
+    tc_mseg *heaps = source(10);
+    tc_mseg_config ec = tc_mseg_ets_alloc_config();
+    for (int shared = 0; shared <= 1; shared++) {
+        tc_mseg *ets = tc_mseg_new(&ec);
+        ck_assert(ets != NULL);
+        if (shared)
+            ck_assert_int_eq(tc_mseg_share_cache(ets, heaps), TC_OK);
+        void *h = tc_mseg_alloc_block(heaps, 900 * KIB);
+        tc_mseg_free_block(heaps, h);
+        ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 1);
+        void *o = tc_mseg_alloc_block(ets, 900 * KIB);
+        ck_assert_uint_eq(tc_mseg_stats_get(ets)->cache_hits, (uint64_t)shared);
+        ck_assert_uint_eq(tc_mseg_stats_get(ets)->carriers_mapped, (uint64_t)!shared);
+        ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), (unsigned)!shared);
+        tc_mseg_free_block(ets, o);
+        ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 1);
+        ck_assert_uint_eq(tc_mseg_instance_cached(ets, 0), (unsigned)!shared);
+        uint64_t heap_hits = tc_mseg_stats_get(heaps)->cache_hits;
+        h = tc_mseg_alloc_block(heaps, 900 * KIB);
+        ck_assert_uint_eq(tc_mseg_stats_get(heaps)->cache_hits, heap_hits + 1);
+        tc_mseg_free_block(heaps, h);
+        if (shared) { /* the dirty instance current: its cache, empty, so a fresh map */
+            tc_mseg_instance_set(heaps, TC_MSEG_DIRTY_INSTANCE);
+            o = tc_mseg_alloc_block(ets, 900 * KIB);
+            ck_assert_uint_eq(tc_mseg_stats_get(ets)->carriers_mapped, 1);
+            tc_mseg_free_block(ets, o);
+            ck_assert_uint_eq(tc_mseg_instance_cached(heaps, TC_MSEG_DIRTY_INSTANCE), 1);
+            tc_mseg_instance_set(heaps, 1);
+            ck_assert_int_eq(tc_mseg_share_cache(heaps, ets), TC_EBADARG); /* two instances */
+        }
+        tc_mseg_free(ets);
+        ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 1);
+    }
+    tc_mseg *other = tc_mseg_new(&ec), *third = tc_mseg_new(&ec);
+    ck_assert_int_eq(tc_mseg_share_cache(other, other), TC_EBADARG);
+    ck_assert_int_eq(tc_mseg_share_cache(other, heaps), TC_OK);
+    ck_assert_int_eq(tc_mseg_share_cache(third, other), TC_EBADARG); /* other is a sharer */
+    tc_mseg_free(third);
+    tc_mseg_free(other);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
 /* ets_alloc's multiblock carriers grow as get_next_mbc_size says, each a power-of-two
  * segment: smbcs 512 KiB, then 512 KiB + n * 460.8 KiB rounded up to a power of two (1, 2,
  * 2, 4 MiB ...), lmbcs 5 MiB (an 8 MiB segment) from the tenth on; 400 KiB blocks. */
@@ -469,6 +519,7 @@ static Suite *suite(void)
     tcase_add_test(tc, best_whole_takes_the_smallest_and_never_splits);
     tcase_add_test(tc, best_whole_caches_a_shrink_tail_behind_a_stale_bound);
     tcase_add_test(tc, instances_have_own_caches);
+    tcase_add_test(tc, sources_share_thread_caches);
     tcase_add_test(tc, multiblock_carriers_grow);
     tcase_add_test(tc, fresh_pages_fault);
     tcase_add_test(tc, injected_failures);

@@ -140,6 +140,37 @@ START_TEST(objects_live_in_ets_alloc)
 }
 END_TEST
 
+/* A table sharing the heaps' segment caches (one per thread, erl_mseg.c): an object above
+ * sbct (80,003 words, 640 KB) takes the segment a heap block of that size left cached, and
+ * its delete leaves the segment for the next heap block. */
+START_TEST(objects_share_the_heaps_segments)
+{
+    tc_mseg_config hc = tc_mseg_default_config();
+    tc_mseg *heaps = tc_mseg_new(&hc);
+    ck_assert(heaps != NULL);
+    tc_ets *t = table_ok(TC_ETS_LOCK_NONE, false);
+    ck_assert_int_eq(tc_ets_share_segments(t, heaps), TC_OK);
+    const tc_mseg_stats *ms = tc_mseg_stats_get(tc_ets_mem(t));
+    tc_mseg_free_block(heaps, tc_mseg_alloc_block(heaps, 700 * 1024));
+    ck_assert_uint_eq(tc_mseg_cached(heaps), 1);
+    insert_ok(t, big_object(1, 1, 40000));
+    ck_assert_uint_eq(ms->sbc_blocks, 1);
+    ck_assert_uint_eq(ms->cache_hits, 1);
+    ck_assert_uint_eq(ms->carriers_mapped, 0);
+    ck_assert_uint_eq(tc_mseg_cached(heaps), 0);
+    bool found;
+    ck_assert_int_eq(tc_ets_delete(t, tc_make_small(1), &found), TC_OK);
+    ck_assert(found);
+    ck_assert_uint_eq(tc_mseg_cached(heaps), 1);
+    ck_assert_uint_eq(tc_mseg_cached(tc_ets_mem(t)), 0);
+    uint64_t hits = tc_mseg_stats_get(heaps)->cache_hits;
+    tc_mseg_free_block(heaps, tc_mseg_alloc_block(heaps, 640 * 1024));
+    ck_assert_uint_eq(tc_mseg_stats_get(heaps)->cache_hits, hits + 1);
+    tc_ets_free(t);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
 START_TEST(delete_frees_the_storage)
 {
     tc_arena *a = tc_fixture_arena();
@@ -736,6 +767,7 @@ int main(void)
     tcase_add_test(tc, insert_lookup_delete_in_every_mode);
     tcase_add_test(tc, overwrite_keeps_one_object_per_key);
     tcase_add_test(tc, objects_live_in_ets_alloc);
+    tcase_add_test(tc, objects_share_the_heaps_segments);
     tcase_add_test(tc, delete_frees_the_storage);
     tcase_add_test(tc, a_lookup_result_is_independent_of_later_changes);
     tcase_add_test(tc, random_terms_compressed_and_plain_agree);
