@@ -608,10 +608,15 @@ static bool long_after_minor_start(const tc_proc *p)
 static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj, bool live_frags,
                          tc_heapfrag *live_hf_end)
 {
-    /* Counted where the VM's check_for_possibly_long_gc would send it to a dirty CPU
-     * scheduler: a delayed long one, or any other this large (the model runs it in place).
-     * A GC a receive delayed (on its fragment heap) runs on the normal scheduler. */
-    if (proc_dirty_gc_pending(p) || long_gc(p))
+    /* Where the VM's check_for_possibly_long_gc would send it to a dirty CPU scheduler: a
+     * delayed long one, or any other this large, which the model runs in place (a schedule-in
+     * with no other task queued: the process would wait for it anyway). Either way its heaps
+     * come from the dirty scheduler's allocator instance (erts_alloc_register_scheduler, +Mdai
+     * 0: instance 0, and mseg's ERTS_MSEG_ALLCTR_SS the same), whose segment cache is not the
+     * normal scheduler's. A GC a receive delayed (on its fragment heap) runs on the normal
+     * scheduler. */
+    bool dirty = proc_dirty_gc_pending(p) || long_gc(p);
+    if (dirty)
         p->stats.long_gcs++;
     if (p->gen_gcs >= p->policy.fullsweep_after)
         p->flags |= TC_PROC_NEED_FULLSWEEP;
@@ -620,7 +625,10 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
         live_hf_end = p->hf_saved_end;
     }
     p->hf_saved = false; /* garbage_collect's end: p->live_hf_end = ERTS_INVALID_HFRAG_PTR */
+    unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
     tc_result r = collect_heaps(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
+    if (dirty)
+        tc_mseg_instance_set(p->mem, was);
     if (r == TC_OK && p->policy.gc_cost == TC_GC_COST_LIVE) /* R10B-2 ggc.c: live words / 10 */
         p->reds += (int64_t)((p->htop - p->heap) / 10);
     if (r == TC_OK)
@@ -840,13 +848,9 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p)
         return TC_OK;
     if (p->flags & TC_PROC_DELAY_GC)
         return TC_OK; /* waiting in a receive: erts schedules it in without a GC */
-    /* A delayed long GC runs on a dirty scheduler (erts_execute_dirty_system_task), whose
-     * allocations come from instance 0 (erts_alloc_register_scheduler, +Mdai 0). */
-    bool dirty = proc_dirty_gc_pending(p);
-    unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
+    /* a delayed long GC runs here as the dirty one (erts_execute_dirty_system_task; collect
+     * allocates it from the dirty instance) */
     tc_result r = collect(p, 0, p->x, p->arity, false, NULL);
-    if (dirty)
-        tc_mseg_instance_set(p->mem, was);
     if (r == TC_OK)
         p->stats.gcs_at_schedule++;
     return r;

@@ -49,7 +49,8 @@
  *   queued, does not run the task (gc.h tc_proc_schedule_in_goes_dirty: erts_schedule sends
  *   the GC to a dirty CPU scheduler and schedules the process out); the task goes to the back
  *   of the queue and its GC runs, as the dirty one, at its next schedule-in, after the tasks
- *   queued before it have had their turn. With none queued the GC runs in place. In the VM
+ *   queued before it have had their turn. With none queued the GC runs in place, its heaps
+ *   from the dirty scheduler's allocator instance as in the VM (gc.c collect). In the VM
  *   the dirty GC and those turns run at once on two threads, and which comes first (for a
  *   message one of them sends the process: in the queue when the GC starts, or not) is a
  *   race. policy.dirty_gc_first says which comes first in the model. Off, the normal

@@ -150,16 +150,23 @@ START_TEST(test_otp25_delayed_gc_yields)
 END_TEST
 
 /* A GC of 128 Ki words of young generation or more that is not delayed (a heap test's, as a
- * round trip's receive takes) is counted as the VM's dirty one too; one below it is not. */
+ * round trip's receive takes) is counted as the VM's dirty one too, and its new heap is the
+ * dirty scheduler's instance's, as the VM's dirty scheduler allocates it; one below it is
+ * neither, and the scheduler's instance stays the current one. */
 START_TEST(test_otp25_long_gc_counted_in_place)
 {
     tc_proc *p = new_proc("otp25");
+    unsigned sched = tc_mseg_instance_get(mem);
+    ck_assert_uint_ne(sched, TC_MSEG_DIRTY_INSTANCE);
     for (uint64_t words = 128 * 1024 - 4096; words <= 128 * 1024; words += 4096) {
         tc_proc_stats before = *tc_proc_stats_get(p);
         ck_assert(tc_proc_test_heap_maybe_gc(p, words) == TC_OK);
         ck_assert(tc_proc_halloc(p, (size_t)words) != NULL); /* garbage: nothing refers to it */
         ck_assert(tc_gc_collect(p, 0, NULL, 0) == TC_OK);
-        ck_assert_uint_eq(tc_proc_stats_get(p)->long_gcs - before.long_gcs, words >= 128 * 1024 ? 1 : 0);
+        bool long_gc = words >= 128 * 1024;
+        ck_assert_uint_eq(tc_proc_stats_get(p)->long_gcs - before.long_gcs, long_gc ? 1 : 0);
+        ck_assert_uint_eq(tc_mseg_block_instance(mem, p->heap), long_gc ? TC_MSEG_DIRTY_INSTANCE : sched);
+        ck_assert_uint_eq(tc_mseg_instance_get(mem), sched);
     }
     tc_proc_free(p);
     teardown();
