@@ -610,12 +610,12 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
 {
     /* Where the VM's check_for_possibly_long_gc would send it to a dirty CPU scheduler: a
      * delayed long one, or any other this large, which the model runs in place (a schedule-in
-     * with no other task queued: the process would wait for it anyway). Either way its heaps
-     * come from the dirty scheduler's allocator instance (erts_alloc_register_scheduler, +Mdai
-     * 0: instance 0, and mseg's ERTS_MSEG_ALLCTR_SS the same), whose segment cache is not the
-     * normal scheduler's. A GC a receive delayed (on its fragment heap) runs on the normal
-     * scheduler. */
-    bool dirty = proc_dirty_gc_pending(p) || long_gc(p);
+     * with no other task queued: the process would wait for it anyway), and a minor that turns
+     * into a long major (delay_gc_after_start). Either way its heaps come from the dirty
+     * scheduler's allocator instance (erts_alloc_register_scheduler, +Mdai 0: instance 0, and
+     * mseg's ERTS_MSEG_ALLCTR_SS the same), whose segment cache is not the normal scheduler's.
+     * A GC a receive delayed (on its fragment heap) runs on the normal scheduler. */
+    bool dirty = proc_dirty_gc_pending(p) || long_gc(p) || long_after_minor_start(p);
     if (dirty)
         p->stats.long_gcs++;
     if (p->gen_gcs >= p->policy.fullsweep_after)
@@ -829,8 +829,16 @@ tc_result tc_proc_loop_rec_maybe_gc(tc_proc *p)
 bool tc_proc_schedule_in_goes_dirty(tc_proc *p)
 {
     if (p->policy.sched_gc_test != TC_SCHED_GC_DESIRED || (p->flags & TC_PROC_DELAY_GC) || p->aheap ||
-        proc_dirty_gc_pending(p) || !tc_proc_gc_desired(p) || !long_gc(p))
+        proc_dirty_gc_pending(p) || !tc_proc_gc_desired(p))
         return false;
+    bool now = long_gc(p), after_start = !now && long_after_minor_start(p);
+    if (!now && !after_start)
+        return false;
+    if (after_start) { /* the minor traced its start here; the dirty major reports it */
+        p->delayed_start = gc_event(p, 0);
+        p->delayed_started = true;
+        p->flags |= TC_PROC_NEED_FULLSWEEP;
+    }
     /* delay_garbage_collection with need 0 (force_reschedule): F_FORCE_GC, nothing collected */
     p->flags |= TC_PROC_FORCE_GC;
     p->stats.gcs_delayed++;

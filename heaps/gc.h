@@ -136,9 +136,10 @@ tc_result tc_proc_schedule_in_maybe_gc(tc_proc *p) TC_MUST_CHECK;
 /* OTP25, asked before tc_proc_schedule_in_maybe_gc: the GC a schedule-in wants is a long one
  * (policy.long_gc_words), which erts runs on a dirty CPU scheduler instead (erl_process.c erts_schedule: scheduler_gc_proc,
  * whose garbage_collect finds check_for_possibly_long_gc setting F_DIRTY_MAJOR_GC or
- * F_DIRTY_MINOR_GC and delays with need 0, F_FORCE_GC; then `goto sched_out_proc`): true, and
- * the GC is left pending (F_FORCE_GC) for tc_proc_schedule_in_maybe_gc to run as the dirty
- * one. The caller schedules the process out (sched.h: only when another task is queued).
+ * F_DIRTY_MINOR_GC and delays with need 0, F_FORCE_GC; then `goto sched_out_proc`), or a
+ * minor that finds the old heap short and is long as a major (delay_gc_after_start: its
+ * gc_minor_start is traced here, F_NEED_FULLSWEEP set): true, and the GC is left pending
+ * (F_FORCE_GC) for tc_proc_schedule_in_maybe_gc to run as the dirty one. The caller schedules the process out (sched.h: only when another task is queued).
  * False, changing nothing, otherwise
  * (inside a receive, a GC already pending or delayed onto a fragment heap, no GC desired, a
  * short one, or R10B's and R13B's schedule test). */

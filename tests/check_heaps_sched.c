@@ -173,10 +173,55 @@ START_TEST(test_otp25_long_gc_counted_in_place)
 }
 END_TEST
 
+/* An OTP25 process whose next GC passes check_for_possibly_long_gc as a minor, finds the old
+ * heap short of room and is long as a major (erl_gc.c garbage_collect: minor_collection
+ * returns -1, F_NEED_FULLSWEEP, the check again as a major, delay_gc_after_start): two live
+ * lists of 72 Ki words in x0 and x1, the first promoted to an old heap that fits it, the
+ * second mature in the young heap. Each generation is short of 128 Ki words; both are not. */
+static const size_t two_gen_n = 36 * 1024;
+
+static tc_proc *two_long_generations(void)
+{
+    tc_proc *p = new_proc("otp25");
+    unsigned sched = tc_mseg_instance_get(mem);
+    p->arity = 2;
+    p->x[0] = p->x[1] = TC_NIL;
+    for (int k = 0; k < 2; k++) {
+        tc_term *hp = tc_proc_halloc(p, 2 * two_gen_n);
+        ck_assert(hp != NULL);
+        p->x[k] = tc_int_list_at(hp, two_gen_n);
+        for (int g = 0; g < 2 - k; g++) /* copied below the high-water mark, then promoted */
+            ck_assert(tc_gc_collect(p, 0, p->x, p->arity) == TC_OK);
+    }
+    ck_assert_uint_eq(tc_proc_old_heap_used(p), 2 * two_gen_n);
+    ck_assert_uint_eq((uint64_t)(p->htop - p->heap), 2 * two_gen_n);
+    ck_assert_uint_eq(p->stats.long_gcs, 0);
+    ck_assert_uint_eq(tc_mseg_block_instance(mem, p->heap), sched);
+    return p;
+}
+
+/* The VM runs that GC on a dirty scheduler; the model, in place, takes its heap from the
+ * dirty instance too. */
+START_TEST(test_otp25_minor_turned_major_is_dirty)
+{
+    tc_proc *p = two_long_generations();
+    unsigned sched = tc_mseg_instance_get(mem);
+    ck_assert(tc_gc_collect(p, 0, p->x, p->arity) == TC_OK);
+    ck_assert_uint_eq(p->stats.long_gcs, 1);
+    ck_assert_uint_eq(tc_mseg_block_instance(mem, p->heap), TC_MSEG_DIRTY_INSTANCE);
+    ck_assert_uint_eq(tc_mseg_instance_get(mem), sched);
+    ck_assert_uint_eq(tc_proc_old_heap_used(p), 0); /* a major */
+    ck_assert_uint_eq((uint64_t)(p->htop - p->heap), 4 * two_gen_n);
+    tc_proc_free(p);
+    teardown();
+}
+END_TEST
+
 /* OTP25: a schedule-in whose GC is long is not a schedule-in (erl_process.c erts_schedule:
  * scheduler_gc_proc finds check_for_possibly_long_gc sending the GC to a dirty CPU
  * scheduler, then sched_out_proc): the task queued behind runs first, and the GC runs, as the
- * dirty one, when the process comes back. A short one runs in place, first. */
+ * dirty one, when the process comes back; so does one whose minor turns into a long major
+ * (delay_gc_after_start). A short one runs in place, first. */
 typedef struct order_state {
     char *log;
     char name;
@@ -196,9 +241,10 @@ START_TEST(test_otp25_long_schedule_in_gc_goes_last)
     static const struct {
         size_t garbage;
         const char *order;
-    } cases[] = {{128 * 1024, "BA"}, {128 * 1024 - 4096, "AB"}};
-    for (int k = 0; k < 2; k++) {
-        tc_proc *a = new_proc("otp25"), *b = new_proc("otp25");
+        bool turns_major; /* two_long_generations' state: its minor turns into a long major */
+    } cases[] = {{128 * 1024, "BA", false}, {128 * 1024 - 4096, "AB", false}, {4096, "BA", true}};
+    for (int k = 0; k < 3; k++) {
+        tc_proc *a = cases[k].turns_major ? two_long_generations() : new_proc("otp25"), *b = new_proc("otp25");
         ck_assert(tc_proc_halloc(a, cases[k].garbage) != NULL); /* a fragment the heap cannot take */
         ck_assert(tc_proc_gc_desired(a));
         char log[4] = "";
@@ -211,8 +257,10 @@ START_TEST(test_otp25_long_schedule_in_gc_goes_last)
         ck_assert(tc_sched_run(&s) == TC_OK);
         ck_assert_str_eq(log, cases[k].order);
         ck_assert_uint_eq(a->stats.gcs_at_schedule, 1);
-        ck_assert_uint_eq(a->stats.gcs_delayed, k == 0 ? 1 : 0);
-        ck_assert_uint_eq(a->stats.long_gcs, k == 0 ? 1 : 0);
+        ck_assert_uint_eq(a->stats.gcs_delayed, k != 1 ? 1 : 0);
+        ck_assert_uint_eq(a->stats.long_gcs, k != 1 ? 1 : 0);
+        if (cases[k].turns_major)
+            ck_assert_uint_eq(tc_proc_old_heap_used(a), 0);
         ck_assert_uint_eq(a->mbuf_sz, 0);
         tc_proc_free(a);
         tc_proc_free(b);
@@ -546,6 +594,7 @@ int main(void)
     tcase_add_test(tc, test_r10b_forced_yields_and_polls);
     tcase_add_test(tc, test_otp25_delayed_gc_yields);
     tcase_add_test(tc, test_otp25_long_gc_counted_in_place);
+    tcase_add_test(tc, test_otp25_minor_turned_major_is_dirty);
     tcase_add_test(tc, test_otp25_long_schedule_in_gc_goes_last);
     tcase_add_test(tc, test_modern_receive_cuts_reductions);
     tcase_add_test(tc, test_context_reds_per_era);
