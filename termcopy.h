@@ -33,6 +33,7 @@
 #include "codec/reader.h"
 #include "codec/verify.h"
 
+#include "alloc/estack.h"
 #include "alloc/faults.h"
 #include "alloc/mseg.h"
 

@@ -41,6 +41,7 @@ typedef struct mbc {
     _Alignas(16) struct mbc *next;
     size_t bytes;
     unsigned inst; /* the instance that owns the carrier and every block in it */
+    bool main;     /* the instance's main carrier (cfg.mmbcs): never given back */
 } mbc; /* padded to 32 bytes: the blocks after it are 8-aligned */
 
 /* Free mbc blocks, in one address-ordered list per instance; the link is after the header. */
@@ -52,6 +53,7 @@ typedef struct freeblk {
 typedef struct seg {
     char *base;
     size_t bytes;
+    bool pow; /* a multiblock carrier's power-of-two segment (OTP 25's ERTS_MSEG_FLG_2POW) */
 } seg;
 
 /* One allocator instance with its own mseg instance: carriers, free blocks, segment cache. */
@@ -59,7 +61,7 @@ typedef struct inst {
     struct tc_mseg *co; /* whose segment caches its sbcs use: its own source's, or the source
                          * it shares them with (tc_mseg_share_cache) */
     mbc *carriers;
-    size_t mbcs; /* multiblock carriers mapped (get_next_mbc_size's count) */
+    size_t mbcs; /* multiblock carriers held but the main one (get_next_mbc_size's count) */
     freeblk *free_list;
     seg *cache;         /* oldest first, newest last */
     unsigned ncached;
@@ -74,6 +76,7 @@ struct tc_mseg {
     inst *in;
     tc_mseg_stats total;
     size_t min_seg; /* best_whole: the least segment size asked for (min_seg_size) */
+    struct tc_mseg *temp; /* the temp_alloc companion (cfg.temp_mmbcs), or NULL */
     pthread_mutex_t lock; /* used when cfg.thread_safe */
 };
 
@@ -110,6 +113,25 @@ tc_mseg_config tc_mseg_ets_alloc_config(void)
     c.smbcs = 512 * 1024;
     c.lmbcs = 5 * 1024 * 1024;
     c.mbcgs = 10;
+    return c;
+}
+
+tc_mseg_config tc_mseg_temp_alloc_config(const tc_mseg_config *heaps)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.rsbcst = 90; /* set_default_temp_alloc_opts (R10B-2, R13B01 and OTP 25) */
+    c.instances = 1;
+    c.mmbcs = heaps->temp_mmbcs;
+    c.mbc_release = true;
+    /* ERTS_DEFAULT_ALLCTR_INIT's smbcs 1 MiB, lmbcs 10 MiB (R10B-2: 5), mbcgs 10, which
+     * adjust_tpref leaves (temp_alloc is thread-specific, not thread-preferred): a walk holds
+     * one stack, so no more than one carrier beyond the main one, of smbcs. */
+    c.smbcs = 1024 * 1024;
+    c.lmbcs = 10 * 1024 * 1024;
+    c.mbcgs = 10;
+    c.fit = heaps->fit;
+    c.sbc_unit = heaps->sbc_unit;
+    c.cache_slots = heaps->cache_slots;
     return c;
 }
 
@@ -164,7 +186,11 @@ static void unmap(tc_mseg *m, inst *i, void *p, size_t bytes, int whole_carrier)
         COUNT(m, i, carriers_unmapped, 1);
 }
 
-tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
+static bool main_carrier(tc_mseg *m, inst *i);
+static void source_free(tc_mseg *m);
+
+/* A source without its temp_alloc companion (tc_mseg_new adds it). */
+static tc_mseg *source_new(const tc_mseg_config *cfg)
 {
     tc_mseg *m = tc_mem_calloc(1, sizeof *m);
     if (!m)
@@ -191,12 +217,21 @@ tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
     for (unsigned k = 0; k < m->cfg.instances && m->cfg.cache_slots; k++)
         if (!(m->in[k].cache = tc_mem_calloc(m->cfg.cache_slots, sizeof *m->in[k].cache)))
             goto fail;
+    for (unsigned k = 0; k < m->cfg.instances && m->cfg.mmbcs; k++)
+        if (!main_carrier(m, &m->in[k]))
+            goto fail;
     if (m->cfg.thread_safe && pthread_mutex_init(&m->lock, NULL) != 0)
         goto fail;
     return m;
 fail:
-    for (unsigned k = 0; m->in && k < m->cfg.instances; k++)
+    for (unsigned k = 0; m->in && k < m->cfg.instances; k++) {
+        while (m->in[k].carriers) {
+            mbc *c = m->in[k].carriers;
+            m->in[k].carriers = c->next;
+            TC_CHECK(munmap(c, c->bytes) == 0);
+        }
         tc_mem_free(m->in[k].cache);
+    }
     tc_mem_free(m->in);
     tc_mem_free(m);
     return NULL;
@@ -212,7 +247,29 @@ void tc_mseg_free_discard(tc_mseg *m)
     tc_mseg_free(m);
 }
 
+tc_mseg *tc_mseg_new(const tc_mseg_config *cfg)
+{
+    tc_mseg *m = source_new(cfg);
+    if (!m || !m->cfg.temp_mmbcs)
+        return m;
+    tc_mseg_config tc = tc_mseg_temp_alloc_config(&m->cfg);
+    if (!(m->temp = source_new(&tc))) {
+        source_free(m);
+        return NULL;
+    }
+    m->temp->in[0].co = m; /* the thread's segment cache (tc_mseg_share_cache) */
+    return m;
+}
+
 void tc_mseg_free(tc_mseg *m)
+{
+    if (!m)
+        return;
+    source_free(m->temp); /* before the caches its carriers went back to */
+    source_free(m);
+}
+
+static void source_free(tc_mseg *m)
 {
     if (!m)
         return;
@@ -283,6 +340,36 @@ static blk *free_take(freeblk **pp, size_t need)
  * structure's size, larger than the model's MIN_BLOCK: no block measured here is that small). */
 static size_t mbc_need(size_t bytes) { return bytes + HDR < MIN_BLOCK ? MIN_BLOCK : round_up(bytes + HDR, 8); }
 
+static char *seg_get(tc_mseg *m, inst *i, size_t want, bool pow, size_t *got);
+static void seg_bless(tc_mseg *m, inst *i, char *base, size_t bytes, bool pow);
+
+/* A new carrier of `bytes` at `c`, its whole room one free block. */
+static void mbc_add(tc_mseg *m, inst *i, mbc *c, size_t bytes, bool is_main)
+{
+    c->bytes = bytes;
+    c->inst = (unsigned)(i - m->in);
+    c->main = is_main;
+    c->next = i->carriers;
+    i->carriers = c;
+    if (!is_main)
+        i->mbcs++;
+    blk *all = (blk *)(c + 1);
+    blk_set(all, c->bytes - sizeof *c, c->inst, false);
+    free_insert(i, all);
+}
+
+/* erts_alcu_start's main carrier (mmbcs), made at start-up and in use ever since: its pages
+ * are touched here, as the VM's are long before any measured loop. */
+static bool main_carrier(tc_mseg *m, inst *i)
+{
+    mbc *c = map_fresh(m, i, m->cfg.mmbcs);
+    if (!c)
+        return false;
+    memset(c, 0, m->cfg.mmbcs);
+    mbc_add(m, i, c, m->cfg.mmbcs, true);
+    return true;
+}
+
 static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t need = mbc_need(bytes);
@@ -292,20 +379,37 @@ static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
                 return free_take(pp, need);
         if (attempt)
             break;
-        size_t cbytes = next_mbc_bytes(m, i, need);
-        mbc *c = map_fresh(m, i, cbytes);
+        size_t cbytes = next_mbc_bytes(m, i, need), got = cbytes;
+        /* a carrier given back when empty came from mseg, through the segment cache */
+        mbc *c = m->cfg.mbc_release ? (mbc *)seg_get(m, i, cbytes, true, &got) : map_fresh(m, i, cbytes);
         if (!c)
             return NULL;
-        c->bytes = cbytes;
-        i->mbcs++;
-        c->inst = (unsigned)(i - m->in);
-        c->next = i->carriers;
-        i->carriers = c;
-        blk *all = (blk *)(c + 1);
-        blk_set(all, c->bytes - sizeof *c, c->inst, false);
-        free_insert(i, all);
+        mbc_add(m, i, c, got, false);
     }
     return NULL;
+}
+
+/* mbc_free (erl_alloc_util.c): a carrier whose last block went back, the main one aside, is
+ * destroyed (destroy_carrier), its segment back to mseg: mseg_dealloc, the thread's segment
+ * cache. `b` is the free block the release left (merged with its neighbours). */
+static void mbc_maybe_release(tc_mseg *m, inst *i, const blk *b)
+{
+    mbc **cp = &i->carriers;
+    while (*cp && !((char *)*cp < (const char *)b && (const char *)b < (char *)*cp + (*cp)->bytes))
+        cp = &(*cp)->next;
+    mbc *c = *cp;
+    TC_ASSERT(c != NULL);
+    if (!c || c->main)
+        return;
+    freeblk **pp = &i->free_list;
+    while (*pp && (char *)*pp < (char *)(c + 1))
+        pp = &(*pp)->next;
+    if (!*pp || (char *)*pp != (char *)(c + 1) || blk_bytes(&(*pp)->h) != c->bytes - sizeof *c)
+        return;
+    *pp = (*pp)->next;
+    *cp = c->next;
+    i->mbcs--;
+    seg_bless(m, i, (char *)c, c->bytes, true);
 }
 
 /* Resizes an mbc block in place if it can; false when it would have to move. */
@@ -343,7 +447,7 @@ static int cache_take(tc_mseg *m, inst *i, size_t want, char **base, size_t *got
     int best = -1;
     for (int s = (int)i->ncached - 1; s >= 0; s--) {
         size_t have = i->cache[s].bytes;
-        if (have < want)
+        if (have < want || i->cache[s].pow)
             continue;
         size_t excess = have - want;
         if (excess * 100 < (size_t)m->cfg.rmcbf * want && excess < m->cfg.amcbf) {
@@ -434,59 +538,112 @@ static inst *cache_of(const tc_mseg *m, inst *i)
     return i->co == m ? i : &i->co->in[i->co->cur];
 }
 
+/* cache_get_segment, a power-of-two segment (OTP 25): the newest of the least size class that
+ * holds `want` (a power of two itself), its excess unmapped. Returns the slot, or -2. */
+static int cache_take_pow(tc_mseg *m, inst *i, size_t want, char **base, size_t *got)
+{
+    int pick = -1;
+    for (int s = (int)i->ncached - 1; s >= 0; s--)
+        if (i->cache[s].pow && i->cache[s].bytes >= want && (pick < 0 || i->cache[s].bytes < i->cache[pick].bytes))
+            pick = s;
+    if (pick < 0)
+        return -2;
+    seg c = i->cache[pick];
+    memmove(&i->cache[pick], &i->cache[pick + 1], (i->ncached - (unsigned)pick - 1) * sizeof *i->cache);
+    i->ncached--;
+    if (c.bytes > want)
+        unmap(m, i, c.base + want, c.bytes - want, 0);
+    *base = c.base;
+    *got = want;
+    return pick;
+}
+
+/* mseg_alloc: a segment of `want` bytes for a carrier of instance `i` (a multiblock carrier's
+ * when `pow`), from the cache of i's thread or freshly mapped. R10B-2's and R13B01's mseg
+ * treats every segment alike; OTP 25's keeps the power-of-two ones apart. */
+static char *seg_get(tc_mseg *m, inst *i, size_t want, bool pow, size_t *got)
+{
+    char *base = NULL;
+    tc_mseg *co = i->co;
+    inst *ci = cache_of(m, i);
+    int took = co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(co, ci, want, &base, got)
+               : !ci->ncached                       ? -2
+               : pow                                ? cache_take_pow(co, ci, want, &base, got)
+                                                    : cache_take(co, ci, want, &base, got);
+    if (took != -2) {
+        COUNT(m, i, cache_hits, 1);
+        return base;
+    }
+    COUNT(m, i, cache_misses, 1);
+    *got = want;
+    return map_fresh(m, i, want);
+}
+
 static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
     size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
-    char *base = NULL;
     size_t got = 0;
-    tc_mseg *co = i->co;
-    inst *ci = cache_of(m, i);
-    int took = co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE ? cache_take_best(co, ci, want, &base, &got)
-               : ci->ncached                        ? cache_take(co, ci, want, &base, &got)
-                                                    : -2;
-    if (took != -2) {
-        COUNT(m, i, cache_hits, 1);
-    } else {
-        COUNT(m, i, cache_misses, 1);
-        base = map_fresh(m, i, want);
-        if (!base)
-            return NULL;
-        got = want;
-    }
+    char *base = seg_get(m, i, want, false, &got);
+    if (!base)
+        return NULL;
     blk *b = (blk *)(base + (SBC_HDR - HDR));
     blk_set(b, got, (unsigned)(i - m->in), true);
     return b;
 }
 
-/* cache_bless_segment (R10B-2 mseg_dealloc): a free slot takes the segment as the newest;
- * with none, the oldest cached segment is unmapped to make room. best_whole widens the
- * remembered sizes by the segment, and makes them exact when the evicted one was at or
- * beyond them. */
-static void sbc_free(tc_mseg *m, inst *i, blk *b)
+/* The slot a segment evicts from a full cache, or -1 to unmap the segment instead. R10B-2's
+ * and R13B01's mseg_dealloc: the oldest. OTP 25's cache_bless_segment: a power-of-two segment
+ * evicts none; another the oldest of the others, and only when all are powers of two the
+ * oldest of the least size. */
+static int evictee(const tc_mseg *co, const inst *ci, bool pow)
 {
-    COUNT(m, i, sbc_frees, 1);
-    size_t bytes = blk_bytes(b);
+    if (co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE)
+        return 0;
+    if (pow)
+        return -1;
+    int least = -1;
+    for (unsigned s = 0; s < ci->ncached; s++) {
+        if (!ci->cache[s].pow)
+            return (int)s;
+        if (least < 0 || ci->cache[s].bytes < ci->cache[least].bytes)
+            least = (int)s;
+    }
+    return least;
+}
+
+/* mseg_dealloc of a carrier's segment of instance `i` (a multiblock carrier's when `pow`):
+ * into the cache of i's thread (cache_bless_segment), a free slot taking it as the newest,
+ * a full cache evicting (evictee) to make room. best_whole widens the remembered sizes by
+ * the segment, and makes them exact when the evicted one was at or beyond them. */
+static void seg_bless(tc_mseg *m, inst *i, char *base, size_t bytes, bool pow)
+{
     const tc_mseg *co = i->co;
     inst *ci = cache_of(m, i);
-    if (co->cfg.cache_slots == 0) {
-        unmap(m, i, sbc_base(b), bytes, 1);
+    int ev = ci->ncached == co->cfg.cache_slots ? evictee(co, ci, pow) : -2;
+    if (co->cfg.cache_slots == 0 || ev == -1) {
+        unmap(m, i, base, bytes, 1);
         return;
     }
     int best = co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE, exact = 0;
     if (best)
         widen(ci, bytes);
-    if (ci->ncached == co->cfg.cache_slots) {
-        size_t old = ci->cache[0].bytes;
+    if (ev >= 0) {
+        size_t old = ci->cache[ev].bytes;
         exact = best && !(ci->cmin < old && old < ci->cmax);
-        unmap(m, i, ci->cache[0].base, old, 1);
-        memmove(&ci->cache[0], &ci->cache[1], (ci->ncached - 1) * sizeof *ci->cache);
+        unmap(m, i, ci->cache[ev].base, old, 1);
+        memmove(&ci->cache[ev], &ci->cache[ev + 1], (ci->ncached - (unsigned)ev - 1) * sizeof *ci->cache);
         ci->ncached--;
     }
-    ci->cache[ci->ncached].base = sbc_base(b);
-    ci->cache[ci->ncached].bytes = bytes;
+    ci->cache[ci->ncached] = (seg){base, bytes, pow && !best};
     ci->ncached++;
     if (exact)
         exact_limits(ci);
+}
+
+static void sbc_free(tc_mseg *m, inst *i, blk *b)
+{
+    COUNT(m, i, sbc_frees, 1);
+    seg_bless(m, i, sbc_base(b), blk_bytes(b), false);
 }
 
 /* R10B-2 erl_mseg.c mseg_realloc (CAN_PARTLY_DESTROY): a shrunk sbc's tail, when a descriptor
@@ -498,8 +655,7 @@ static void sbc_drop_tail(tc_mseg *m, inst *i, char *tail, size_t bytes)
     inst *ci = cache_of(m, i);
     if (co->cfg.fit == TC_MSEG_FIT_BEST_WHOLE && bytes > co->min_seg && ci->ncached < co->cfg.cache_slots) {
         memmove(&ci->cache[1], &ci->cache[0], ci->ncached * sizeof *ci->cache);
-        ci->cache[0].base = tail;
-        ci->cache[0].bytes = bytes;
+        ci->cache[0] = (seg){tail, bytes, false};
         ci->ncached++;
         return;
     }
@@ -559,10 +715,13 @@ static void release_block(tc_mseg *m, blk *b)
     TC_ASSERT(i->st.live_blocks > 0);
     i->st.live_blocks--;
     m->total.live_blocks--;
-    if (is_sbc(b))
+    if (is_sbc(b)) {
         sbc_free(m, i, b);
-    else
-        free_insert(i, b);
+        return;
+    }
+    free_insert(i, b);
+    if (m->cfg.mbc_release)
+        mbc_maybe_release(m, i, b);
 }
 
 void *tc_mseg_alloc_block(tc_mseg *m, size_t bytes)
@@ -687,6 +846,7 @@ tc_result tc_mseg_share_cache(tc_mseg *m, tc_mseg *with)
 }
 
 unsigned tc_mseg_instance_get(const tc_mseg *m) { return m->cur; }
+tc_mseg *tc_mseg_temp(const tc_mseg *m) { return m ? m->temp : NULL; }
 unsigned tc_mseg_instances(const tc_mseg *m) { return m->cfg.instances; }
 
 const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m) { return &m->total; }

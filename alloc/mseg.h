@@ -66,7 +66,9 @@
  *   the config has growth stages (ets_alloc's), otherwise they have one size, mbc_bytes
  *   (eheap's: its small blocks recycle warm carriers after warm-up either way, and its mbc
  *   count is not compared). There is no main carrier (erts: mmbcs, created at start-up;
- *   for ets_alloc 64 KiB with two schedulers, too small for the objects measured).
+ *   for ets_alloc 64 KiB with two schedulers, too small for the objects measured). Both
+ *   are modelled for temp_alloc (cfg.mmbcs, cfg.mbc_release), where a walk's stack takes
+ *   and gives back a whole carrier each time it outgrows the main one.
  * - Blocks inside mbcs are placed address-ordered first fit with coalescing (eheap_alloc is
  *   good fit, ets_alloc best fit); placement inside warm carriers does not change which
  *   pages are fresh.
@@ -82,12 +84,20 @@
  *   unit would move it to an mbc and free the whole carrier for the next GC.)
  * - The cache is never drained by time: erts drops one cached segment per instance about
  *   once a second (mseg_cache_check, an aux-work timeout scheduled by mseg_dealloc) while the
- *   cache is not empty. The model has no clock, and none of its events stands for elapsed
- *   time; a measured loop of 1000 operations takes far less than a second, so the VM drops
- *   at most one segment in it. Left out.
- * - Each instance's cache holds sbcs only (the mbcs are not in it): erts' cache also holds an
- *   instance's freed mbcs of any allocator using that mseg instance, and a blessed sbc evicts
- *   them first when no sbc is cached.
+ *   cache is not empty, a power-of-two segment first (mseg_check_cache: the least size class,
+ *   then the oldest sbc). The model has no clock, and none of its events stands for elapsed
+ *   time. A loop of 1000 operations that takes a second or more loses a segment it then maps
+ *   again: at lists of strings, L = 24000, +S 1:1, each proc pass (about a second) destroys
+ *   one cached segment of the scheduler's instance and creates one, temp_alloc's carrier,
+ *   where the model maps none (erlang:system_info({allocator, mseg_alloc}) around each pass;
+ *   with +MTmmbcs 1024, the stack staying in temp_alloc's main carrier, a pass still destroys
+ *   one, a spare sbc, and creates none). Left out.
+ * - Each instance's cache holds sbcs and temp_alloc's multiblock carriers only: erts' cache
+ *   also holds the freed mbcs of the other allocators using that mseg instance, which the
+ *   model does not give back. In OTP 25 an mbc's segment is a power of two kept apart
+ *   (cache_get_segment, cache_bless_segment: an sbc request never takes one; it takes a free
+ *   slot only, and a full cache evicts the oldest sbc for an sbc, the oldest of the least
+ *   size class only when no sbc is cached); in R10B-2 and R13B01 every segment is alike.
  * - A block freed by another instance is back in its owner's free lists or cache at once:
  *   erts queues it for the owner, who can take it only after thread progress, so a GC that
  *   frees many fragments can leave the owner's next requests to map fresh carriers (mseg.c
@@ -136,6 +146,13 @@ typedef struct tc_mseg_config {
     tc_mseg_fit fit;      /* the segment cache's design (see above) */
     size_t sbc_unit;      /* bytes: a resized sbc's size unit (0: TC_MSEG_SACRR_UNIT) */
     bool thread_safe;     /* every call under one mutex: the source is shared by threads */
+    size_t mmbcs;         /* bytes: each instance's main carrier, made with the source, its pages
+                             touched, never given back (0: none) */
+    bool mbc_release;     /* an empty multiblock carrier but the main one goes back through the
+                             segment cache, and a new one comes through it, as a power-of-two
+                             segment (erl_alloc_util.c mbc_free, destroy_carrier) */
+    size_t temp_mmbcs;    /* bytes: temp_alloc's main carrier; > 0 gives the source a temp_alloc
+                             companion (tc_mseg_temp) */
 } tc_mseg_config;
 
 #define TC_MSEG_MAX_INSTANCES 64u
@@ -149,12 +166,17 @@ tc_mseg_config tc_mseg_default_config(void);
 /* ets_alloc's (set_default_ets_alloc_opts keeps the alloc_util defaults: rsbcst 20), one
  * instance, thread_safe (a table's objects may be stored and freed by any thread). */
 tc_mseg_config tc_mseg_ets_alloc_config(void);
+/* temp_alloc's, beside a heap source configured `heaps` (set_default_temp_alloc_opts): one
+ * instance, a main carrier of heaps->temp_mmbcs bytes, rsbcst 90, multiblock carriers of
+ * smbcs 1 MiB given back when empty; the cache's rules are the heap source's. */
+tc_mseg_config tc_mseg_temp_alloc_config(const tc_mseg_config *heaps);
 
 typedef struct tc_mseg_stats {
     uint64_t carriers_mapped;   /* mmap calls (sbc and mbc carriers) */
     uint64_t carriers_unmapped; /* whole carriers given back with munmap */
-    uint64_t cache_hits;        /* sbc requests served from the segment cache */
-    uint64_t cache_misses;      /* sbc requests that needed a new mapping */
+    uint64_t cache_hits;        /* segment requests served from the segment cache (sbcs, and
+                                   mbcs where cfg.mbc_release) */
+    uint64_t cache_misses;      /* segment requests that needed a new mapping */
     uint64_t sbc_blocks;        /* blocks placed in single-block carriers */
     uint64_t mbc_blocks;        /* blocks placed in multiblock carriers */
     uint64_t sbc_remaps;        /* sbc reallocs that changed the mapping (mremap, tail unmap) */
@@ -213,6 +235,13 @@ tc_result tc_mseg_share_cache(tc_mseg *m, tc_mseg *with) TC_MUST_CHECK;
 
 /* Counters summed over the instances, and one instance's (NULL past the last). */
 const tc_mseg_stats *tc_mseg_stats_get(const tc_mseg *m);
+/* The source's temp_alloc companion (NULL without one, or for NULL): the scheduler threads'
+ * temporary allocator, where a term walk's stack grows (alloc/estack.h). It has one instance
+ * and goes through the segment cache of m's current instance, as a sharer does
+ * (tc_mseg_share_cache); m frees it. erts runs one temp_alloc instance per scheduler
+ * (thr_spec); a walk gives its stack back before the next one starts, so one main carrier
+ * serves them all alike. */
+tc_mseg *tc_mseg_temp(const tc_mseg *m);
 const tc_mseg_stats *tc_mseg_instance_stats(const tc_mseg *m, unsigned ix);
 const tc_mseg_config *tc_mseg_config_get(const tc_mseg *m);
 /* Segments in the caches now: all instances', and one instance's. */

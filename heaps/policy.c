@@ -244,6 +244,11 @@ static const tc_policy_field fields[] = {
      "R10B-2 and R13B01 erl_alloc_util.c resize_carrier, do_erts_alcu_realloc (MSEG_UNIT_CEILING: "
      "erts_mseg_unit_size, the page); OTP 25 erl_alloc_util.c (ERTS_SACRR_UNIT_CEILING, 16 KiB)",
      "bytes: the unit a resized single-block carrier is sized in, and the sbc-to-mbc move test's"},
+    {"temp_mmbcs", UINT(mem.temp_mmbcs, 0, UINT64_C(1) << 30), ERAS("65536", "131072", "131072"),
+     "erl_alloc.c set_default_temp_alloc_opts mmbcs (R10B-2 64 KiB, R13B01 and OTP 25 128 KiB); "
+     "copy.c size_object_x's ESTACK (global.h, utils.c erl_grow_estack) is temp_alloc's; +MTmmbcs",
+     "bytes: temp_alloc's main carrier, where a sized term's walk stack grows first; a larger stack "
+     "takes a multiblock carrier through the segment cache (0: no temp_alloc, the stack maps nothing)"},
     {"copy_out", ENUM(copy_out, copy_outs), .proposal = 1u << TC_COPY_OUT_SHALLOW_FAST,
      ERAS("shallow", "shallow", "shallow"),
      "erl_db_hash.c build_term_list (R13B01 put_term_list), copy.c copy_shallow; shallow_fast: "

@@ -1,4 +1,5 @@
 #include "send.h"
+#include "../alloc/estack.h"
 
 #include "../copy/copy_struct.h"
 #include "../terms/binary.h"
@@ -27,6 +28,14 @@ static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc
     }
     tc_proc_heap_commit(to, words);
     return TC_OK;
+}
+
+tc_result tc_send_size_object(tc_mseg *mem, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
+                              uint64_t *words)
+{
+    uint64_t peak;
+    tc_result r = tc_term_flat_size_peak(t, lit_start, lit_end, words, &peak);
+    return r == TC_OK ? tc_estack_walk(tc_mseg_temp(mem), peak) : r;
 }
 
 tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out)
@@ -82,7 +91,7 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
     if (path == TC_SEND_HEAP_OR_FRAG)
         (void)tc_proc_literal_area(from, 0, &lit.start, &lit.end);
     uint64_t words;
-    tc_result r = lit.start ? tc_term_flat_size_litopt(msg, lit.start, lit.end, &words) : tc_term_flat_size(msg, &words);
+    tc_result r = tc_send_size_object(tc_proc_mem(from), msg, lit.start, lit.end, &words);
     if (r != TC_OK)
         return r;
     r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, stats)

@@ -14,7 +14,9 @@
  *     (erts_alloc_message_heap_state; HEAP_LIMIT keeps S_REDZONE, policy.redzone, free); otherwise
  *     into a new heap fragment attached to the message. Literal subterms of the sender
  *     are neither sized nor copied (size_object_litopt / copy_struct_litopt).
- * The modern sender is charged msize / 64 reductions (at most CONTEXT_REDS) when the message
+ * size_object's walk keeps its pending subterms on a stack that a large one grows into
+ * temp_alloc (tc_send_size_object, alloc/estack.h), a carrier from the segment cache the heaps
+ * use. The modern sender is charged msize / 64 reductions (at most CONTEXT_REDS) when the message
  * is over 64 words (erts_send_message, ERTS_MSG_COPY_WORDS_PER_REDUCTION); R10B's
  * send_message charged nothing.
  * Receiving is tc_proc_receive: R10B unlinks only; modern makes a message fragment young
@@ -51,6 +53,13 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
  * (gc_after_send), the GC-after-BIF safe point with *msg the only live register, so the
  * sender may collect right after it sends (*msg then points at the moved message). */
 tc_result tc_send_maybe_gc(tc_proc *from, tc_proc *to, tc_term *msg, bool to_busy, tc_copy_stats *stats) TC_MUST_CHECK;
+
+/* size_object_x as the calling scheduler runs it, for a send, a spawn's arguments or an
+ * ets:insert: *words, t's flat size (literals in [lit_start, lit_end) counted 0; both NULL:
+ * none), and its walk's stack on mem's temp_alloc (alloc/estack.h; mem without one, or NULL:
+ * the size alone). */
+tc_result tc_send_size_object(tc_mseg *mem, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
+                              uint64_t *words) TC_MUST_CHECK;
 
 /* Copies `t` (of `words` words, as size_object counts it) onto p's heap at htop, as spawn
  * copies its arguments: the caller has made room first (TestHeap). TC_EBADARG when the

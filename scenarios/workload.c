@@ -541,6 +541,8 @@ tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const
 {
     tc__ep_snapshot s = {.faults = (long)tc_faults_minor(), .mem = *tc_mseg_stats_get(mem), .copy = *copy,
                          .sched = *sched, .ets_carriers = table ? tc_mseg_stats_get(tc_ets_mem(table))->carriers_mapped : 0};
+    if (tc_mseg_temp(mem))
+        s.temp_carriers = tc_mseg_stats_get(tc_mseg_temp(mem))->carriers_mapped;
     if (tc_mseg_instances(mem) > 1) /* one instance: every thread's, none the dirty schedulers' own */
         s.dirty_carriers = tc_mseg_instance_stats(mem, TC_MSEG_DIRTY_INSTANCE)->carriers_mapped;
     add_proc(&s, tester);
@@ -567,7 +569,8 @@ tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
     c.words_sized = b->copy.words_sized - a->copy.words_sized;
     c.words_copied = b->copy.words_written - a->copy.words_written;
     c.fragments = (b->copy.fragments - a->copy.fragments) + (b->frags - a->frags);
-    c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped + (b->ets_carriers - a->ets_carriers);
+    c.carriers_mapped = b->mem.carriers_mapped - a->mem.carriers_mapped + (b->ets_carriers - a->ets_carriers) +
+                        (b->temp_carriers - a->temp_carriers);
     c.dirty_carriers = b->dirty_carriers - a->dirty_carriers;
     c.switches = b->sched.switches - a->sched.switches;
     c.io_polls = b->sched.io_polls - a->sched.io_polls;
@@ -1908,7 +1911,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     uint64_t arg_words = 0;
     if (args == TC_NON_VALUE)
         return TC_ENOMEM;
-    if ((r = tc_term_flat_size(args, &arg_words)) != TC_OK)
+    if ((r = tc_send_size_object(w->mem, args, NULL, NULL, &arg_words)) != TC_OK) /* erl_create_process */
         return r;
     tc_policy sp = cfg->policy, preset;
     if (tc_policy_preset(sp.name, &preset) == TC_OK)

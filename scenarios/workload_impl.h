@@ -17,6 +17,7 @@ typedef struct tc__ep_snapshot {
     long faults;
     tc_mseg_stats mem;
     uint64_t ets_carriers;
+    uint64_t temp_carriers; /* mapped by mem's temp_alloc (tc_mseg_temp) */
     uint64_t dirty_carriers; /* mapped by the dirty schedulers' instance (tc_ep_counts) */
     tc_copy_stats copy;
     tc_sched_stats sched;
@@ -26,7 +27,7 @@ typedef struct tc__ep_snapshot {
 } tc__ep_snapshot;
 
 /* The counters now: the process memory `mem`, the copies `copy` counted, the scheduler's,
- * the table's carriers (table may be NULL), the tester's GCs and those of `other` (NULL: none). */
+ * the table's and mem's temp_alloc's carriers (table may be NULL), the tester's GCs and those of `other` (NULL: none). */
 tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const tc_sched_stats *sched,
                             const tc_ets *table, const tc_proc *tester, const tc_proc *other);
 /* What happened between a and b (us: b's clock less a's and the clock's own cost). */

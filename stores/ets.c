@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "../alloc/estack.h"
 #include "../codec/verify.h"
 #include "../copy/compact.h"
 #include "../copy/compressed.h"
@@ -46,6 +47,7 @@ typedef struct node {
 struct tc_ets {
     tc_ets_opts opts;
     tc_mseg *mem; /* ets_alloc: where the stored objects live */
+    tc_mseg *heaps; /* the scheduler's heap source (tc_ets_share_segments): its temp_alloc */
     tc_ets_locks *locks;
     atomic_size_t nactive, szm;
     atomic_bool resizing;
@@ -113,6 +115,11 @@ static tc_result store(tc_ets *t, node **np, tc_term obj, tc_copy_stats *stats)
         r = tc_copy_compressed_store(t->mem, sizeof(node), t->opts.keypos, obj, &c, stats);
         at = c;
     } else {
+        /* db_store_term's size_object_x, its stack on the inserting scheduler's temp_alloc */
+        uint64_t words, peak;
+        if (t->heaps && ((r = tc_term_flat_size_peak(obj, NULL, NULL, &words, &peak)) != TC_OK ||
+                         (r = tc_estack_walk(tc_mseg_temp(t->heaps), peak)) != TC_OK))
+            return r;
         tc_copy_compact *c = *np ? dbterm(*np) : NULL;
         size_t head = tc_ets_term_head_bytes(t->opts.term_head) + (t->opts.owner_word ? TC_WORD_BYTES : 0);
         r = tc_copy_compact_store(t->mem, sizeof(node), head, obj, &c, stats);
@@ -392,7 +399,13 @@ void tc_ets_free(tc_ets *t)
 
 const tc_mseg *tc_ets_mem(const tc_ets *t) { return t->mem; }
 
-tc_result tc_ets_share_segments(tc_ets *t, tc_mseg *heaps) { return tc_mseg_share_cache(t->mem, heaps); }
+tc_result tc_ets_share_segments(tc_ets *t, tc_mseg *heaps)
+{
+    tc_result r = tc_mseg_share_cache(t->mem, heaps);
+    if (r == TC_OK)
+        t->heaps = heaps;
+    return r;
+}
 
 tc_result tc_ets_lock_phase(tc_ets *t, tc_term key, tc_ets_access a)
 {

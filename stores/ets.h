@@ -104,7 +104,9 @@ void tc_ets_free(tc_ets *t);
 const tc_mseg *tc_ets_mem(const tc_ets *t);
 /* The table's single-block carriers go through the segment caches of `heaps` from now on
  * (alloc/mseg.h tc_mseg_share_cache: one cache per thread, whichever allocator calls it): for
- * a table that one scheduler's processes use, beside their heaps. Call it before the first
+ * a table that one scheduler's processes use, beside their heaps. Its inserts then size
+ * their objects on heaps' temp_alloc too (db_store_term's size_object, alloc/estack.h; not for
+ * a compressed table, whose db_store_term_comp walks its own way). Call it before the first
  * insert; `heaps` outlives the table's objects. */
 tc_result tc_ets_share_segments(tc_ets *t, tc_mseg *heaps) TC_MUST_CHECK;
 

@@ -25,10 +25,13 @@ uint64_t tc_sub_binary_copy_size(const tc_term *sb)
 }
 
 /* One walk for all sizes: `seen` NULL counts every reach, else each object once; objects
- * in [lit_lo, lit_hi) are literals and count 0; `creators`: a local fun's creator counts. */
+ * in [lit_lo, lit_hi) are literals and count 0; `creators`: a local fun's creator counts.
+ * `peak` (may be NULL): the most entries size_object_x's ESTACK holds on the way, as it
+ * pushes (see tc_term_flat_size_peak). */
 static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, const tc_term *lit_hi, bool creators,
-                           uint64_t *words)
+                           uint64_t *words, uint64_t *peak)
 {
+    size_t top = 0;
     tc_wstack s;
     tc_wstack_init(&s);
     uint64_t sum = 0;
@@ -47,6 +50,7 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                     r = TC_ENOMEM;
                     break;
                 }
+                top = s.n > top ? s.n : top;
                 t = cell[1];
                 continue;
             }
@@ -69,6 +73,7 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                             r = TC_ENOMEM;
                             goto done;
                         }
+                    top = s.n > top ? s.n : top;
                     t = p[arity];
                     continue;
                 case TC_SUBTAG_MAP: {
@@ -87,6 +92,9 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                             r = TC_ENOMEM;
                             goto done;
                         }
+                    /* size_object_x pushes a flatmap's keys tuple too, and pops it next */
+                    size_t held = s.n + (tc_map_header_type(p[0]) == TC_MAP_HEADER_TAG_FLATMAP_HEAD && !tc_is_immed(kids[0]));
+                    top = held > top ? held : top;
                     t = kids[0];
                     continue;
                 }
@@ -103,6 +111,10 @@ static tc_result walk_size(tc_term t, tc_ptrset *seen, const tc_term *lit_lo, co
                             r = TC_ENOMEM;
                             goto done;
                         }
+                    /* size_object_x pushes the creator and all but the last of the
+                     * environment, and follows the last */
+                    size_t held = s.n + (nf && !tc_is_immed(p[TC_FUN_CREATOR])) - (nf && !tc_is_immed(p[TC_FUN_ENV + nf - 1]));
+                    top = held > top ? held : top;
                     if (!creators)
                         break;
                     t = p[TC_FUN_CREATOR];
@@ -122,21 +134,29 @@ done:
     tc_wstack_destroy(&s);
     if (r == TC_OK)
         *words = sum;
+    if (r == TC_OK && peak)
+        *peak = top;
     return r;
 }
 
-tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, NULL, NULL, true, words); }
+tc_result tc_term_flat_size(tc_term t, uint64_t *words) { return walk_size(t, NULL, NULL, NULL, true, words, NULL); }
 
 tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end, uint64_t *words)
 {
-    return walk_size(t, NULL, lit_start, lit_end, true, words);
+    return walk_size(t, NULL, lit_start, lit_end, true, words, NULL);
+}
+
+tc_result tc_term_flat_size_peak(tc_term t, const tc_term *lit_start, const tc_term *lit_end, uint64_t *words,
+                                 uint64_t *peak)
+{
+    return walk_size(t, NULL, lit_start, lit_end, true, words, peak);
 }
 
 static tc_result shared_walk(tc_term t, bool creators, uint64_t *words)
 {
     tc_ptrset seen;
     tc_ptrset_init(&seen);
-    tc_result r = walk_size(t, &seen, NULL, NULL, creators, words);
+    tc_result r = walk_size(t, &seen, NULL, NULL, creators, words, NULL);
     tc_ptrset_destroy(&seen);
     return r;
 }

@@ -26,6 +26,16 @@ tc_result tc_term_shared_copy_size(tc_term t, uint64_t *words) TC_MUST_CHECK;
 tc_result tc_term_flat_size_litopt(tc_term t, const tc_term *lit_start, const tc_term *lit_end,
                                    uint64_t *words) TC_MUST_CHECK;
 
+/* size_object_x's flat size (literals in [lit_start, lit_end) counted 0; both NULL: none)
+ * and `peak`, the most entries its ESTACK holds on the way: it pushes a list cell's head, a
+ * tuple's elements but the last, a fun's environment, a map node's children but the first
+ * (a flatmap's all) when they are not immediate, and follows the rest, so a list of N boxed
+ * or list elements peaks at N (a list of N strings or floats: N), one of smalls at 0. The
+ * stack grows beyond its 16 entries on the C stack into temp_alloc (erl_grow_estack; see
+ * alloc/estack.h). */
+tc_result tc_term_flat_size_peak(tc_term t, const tc_term *lit_start, const tc_term *lit_end, uint64_t *words,
+                                 uint64_t *peak) TC_MUST_CHECK;
+
 /* Words the flattened copy of one sub binary takes (the sub binary's own rule). */
 uint64_t tc_sub_binary_copy_size(const tc_term *sub);
 

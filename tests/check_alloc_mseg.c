@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "alloc/estack.h"
 #include "alloc/faults.h"
 #include "alloc/mseg.h"
 
@@ -431,6 +432,130 @@ START_TEST(sources_share_thread_caches)
 }
 END_TEST
 
+/* A heap source with a temp_alloc companion (128 KiB main carrier) and `slots` cache slots. */
+static tc_mseg *source_with_temp(unsigned slots, tc_mseg_fit fit, size_t mmbcs)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.cache_slots = slots;
+    c.fit = fit;
+    c.temp_mmbcs = mmbcs;
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL && tc_mseg_temp(m) != NULL);
+    return m;
+}
+
+/* temp_alloc's stack (alloc/estack.h): within the 16 entries on the C stack nothing; up to
+ * the main carrier's 8192 entries (64 KiB) the main carrier; beyond, a 1 MiB multiblock
+ * carrier from the heap source's current segment cache, back there when the walk ends. */
+START_TEST(temp_alloc_stack_outgrows_the_main_carrier)
+{
+    tc_mseg *heaps = source_with_temp(10, TC_MSEG_FIT_NEWEST_SPLIT, 128 * KIB);
+    tc_mseg *temp = tc_mseg_temp(heaps);
+    const tc_mseg_stats *ts = tc_mseg_stats_get(temp);
+    ck_assert(tc_mseg_temp(temp) == NULL);
+    ck_assert_uint_eq(ts->carriers_mapped, 1);
+    ck_assert_int_eq(tc_estack_walk(temp, TC_ESTACK_DEFAULT), TC_OK);
+    ck_assert_uint_eq(ts->mbc_blocks, 0);
+    ck_assert_int_eq(tc_estack_walk(temp, 8192), TC_OK);
+    ck_assert_uint_eq(ts->mbc_blocks, 1); /* 32 entries, then grown in place up to 8192 */
+    ck_assert_uint_eq(ts->carriers_mapped, 1);
+    ck_assert_int_eq(tc_estack_walk(temp, 8193), TC_OK);
+    ck_assert_uint_eq(ts->carriers_mapped, 2);
+    ck_assert_uint_eq(ts->cache_misses, 1);
+    ck_assert_uint_eq(ts->bytes_mapped, 128 * KIB + 1024 * KIB);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 1);
+    ck_assert_int_eq(tc_estack_walk(temp, 30000), TC_OK);
+    ck_assert_uint_eq(ts->carriers_mapped, 2);
+    ck_assert_uint_eq(ts->cache_hits, 1);
+    ck_assert_uint_eq(ts->live_blocks, 0);
+    /* the thread's cache: the dirty instance current, its own cache, empty */
+    tc_mseg_instance_set(heaps, TC_MSEG_DIRTY_INSTANCE);
+    ck_assert_int_eq(tc_estack_walk(temp, 8193), TC_OK);
+    ck_assert_uint_eq(ts->carriers_mapped, 3);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, TC_MSEG_DIRTY_INSTANCE), 1);
+    tc_mseg_instance_set(heaps, 1);
+    tc_mseg_free(heaps);
+    /* R10B-2's 64 KiB main carrier holds 4096 */
+    heaps = source_with_temp(5, TC_MSEG_FIT_BEST_WHOLE, 64 * KIB);
+    ts = tc_mseg_stats_get(tc_mseg_temp(heaps));
+    ck_assert_int_eq(tc_estack_walk(tc_mseg_temp(heaps), 4096), TC_OK);
+    ck_assert_uint_eq(ts->carriers_mapped, 1);
+    ck_assert_int_eq(tc_estack_walk(tc_mseg_temp(heaps), 4097), TC_OK);
+    ck_assert_uint_eq(ts->carriers_mapped, 2);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
+/* OTP 25's cache keeps a multiblock carrier's power-of-two segment apart (erl_mseg.c
+ * cache_get_segment, cache_bless_segment): an sbc request never takes one; a freed one takes
+ * a free slot or is unmapped; a freed sbc, the cache full, evicts the oldest sbc, and the
+ * oldest of the least size class only when no sbc is cached. */
+START_TEST(temp_alloc_segments_are_kept_apart)
+{
+    tc_mseg *heaps = source_with_temp(2, TC_MSEG_FIT_NEWEST_SPLIT, 128 * KIB);
+    tc_mseg *temp = tc_mseg_temp(heaps);
+    const tc_mseg_stats *hs = tc_mseg_stats_get(heaps), *ts = tc_mseg_stats_get(temp);
+    ck_assert_int_eq(tc_estack_walk(temp, 8193), TC_OK); /* a 1 MiB segment cached */
+    void *h = tc_mseg_alloc_block(heaps, 900 * KIB);     /* fits it, but may not take it */
+    ck_assert_uint_eq(hs->cache_misses, 1);
+    tc_mseg_free_block(heaps, h);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 2);
+    void *a = tc_mseg_alloc_block(heaps, 900 * KIB), *b = tc_mseg_alloc_block(heaps, 900 * KIB);
+    ck_assert_uint_eq(hs->cache_hits, 1);
+    tc_mseg_free_block(heaps, a);
+    tc_mseg_free_block(heaps, b); /* full: a, the oldest sbc, goes; the 1 MiB segment stays */
+    ck_assert_uint_eq(hs->carriers_unmapped, 1);
+    ck_assert_int_eq(tc_estack_walk(temp, 8193), TC_OK);
+    ck_assert_uint_eq(ts->cache_hits, 1);
+    /* taken out by a block, then the cache filled with sbcs: the freed carrier is unmapped */
+    void *t1 = tc_mseg_alloc_block(temp, 400 * KIB);
+    ck_assert_uint_eq(ts->cache_hits, 2);
+    a = tc_mseg_alloc_block(heaps, 900 * KIB);
+    b = tc_mseg_alloc_block(heaps, 900 * KIB);
+    tc_mseg_free_block(heaps, a);
+    tc_mseg_free_block(heaps, b);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 2);
+    tc_mseg_free_block(temp, t1);
+    ck_assert_uint_eq(ts->carriers_unmapped, 1);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 2);
+    /* three 400 KiB blocks: a 1 MiB carrier for two, a 2 MiB one (get_next_mbc_size's second
+     * stage, a power of two) for the third; both back, the cache then holds only them */
+    a = tc_mseg_alloc_block(heaps, 900 * KIB);
+    b = tc_mseg_alloc_block(heaps, 900 * KIB);
+    void *t[3];
+    for (int k = 0; k < 3; k++)
+        t[k] = tc_mseg_alloc_block(temp, 400 * KIB);
+    ck_assert_uint_eq(ts->bytes_mapped, 128 * KIB + 2 * 1024 * KIB + 2048 * KIB);
+    for (int k = 0; k < 3; k++)
+        tc_mseg_free_block(temp, t[k]);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 2);
+    uint64_t unmapped = hs->bytes_unmapped;
+    tc_mseg_free_block(heaps, a); /* no sbc cached: the 1 MiB segment, the least, goes */
+    ck_assert_uint_eq(hs->bytes_unmapped, unmapped + 1024 * KIB);
+    ck_assert_uint_eq(tc_mseg_instance_cached(heaps, 1), 2);
+    t[0] = tc_mseg_alloc_block(temp, 400 * KIB); /* the 2 MiB one, split: 1 MiB unmapped */
+    ck_assert_uint_eq(hs->bytes_unmapped, unmapped + 2 * 1024 * KIB);
+    ck_assert_uint_eq(ts->carriers_mapped, 4);
+    tc_mseg_free_block(temp, t[0]);
+    tc_mseg_free_block(heaps, b);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
+/* R10B-2's and R13B01's mseg caches every segment alike: a heap's sbc request takes the
+ * stack's freed carrier when it is a good fit. */
+START_TEST(temp_alloc_segments_alike_in_old_eras)
+{
+    tc_mseg *heaps = source_with_temp(5, TC_MSEG_FIT_BEST_WHOLE, 128 * KIB);
+    ck_assert_int_eq(tc_estack_walk(tc_mseg_temp(heaps), 8193), TC_OK);
+    void *h = tc_mseg_alloc_block(heaps, 900 * KIB);
+    ck_assert_uint_eq(tc_mseg_stats_get(heaps)->cache_hits, 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(heaps)->carriers_mapped, 0);
+    tc_mseg_free_block(heaps, h);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
 /* ets_alloc's multiblock carriers grow as get_next_mbc_size says, each a power-of-two
  * segment: smbcs 512 KiB, then 512 KiB + n * 460.8 KiB rounded up to a power of two (1, 2,
  * 2, 4 MiB ...), lmbcs 5 MiB (an 8 MiB segment) from the tenth on; 400 KiB blocks. */
@@ -524,6 +649,9 @@ static Suite *suite(void)
     tcase_add_test(tc, fresh_pages_fault);
     tcase_add_test(tc, injected_failures);
     tcase_add_test(tc, large_sbct_sizes_carriers_by_block);
+    tcase_add_test(tc, temp_alloc_stack_outgrows_the_main_carrier);
+    tcase_add_test(tc, temp_alloc_segments_are_kept_apart);
+    tcase_add_test(tc, temp_alloc_segments_alike_in_old_eras);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -57,6 +57,52 @@ static bool on_heap(const tc_proc *p, tc_term t)
     return a >= p->heap && a < p->htop;
 }
 
+/* n copies of [1] in a list on the sender's heap, held in x0: size_object pushes every head. */
+static tc_term lists_on_sender(int64_t n)
+{
+    tc_term one = tc_term_cons(tc_proc_alloc(sender), tc_make_small(1), TC_NIL), l = TC_NIL;
+    for (int64_t i = 0; i < n; i++)
+        l = tc_term_cons(tc_proc_alloc(sender), one, l);
+    ck_assert(l != TC_NON_VALUE);
+    sender->x[0] = l;
+    sender->arity = 1;
+    return l;
+}
+
+/* A send sizes its message with size_object, whose stack of pending heads grows into
+ * temp_alloc (alloc/estack.h): a stack that outgrows the main carrier (128 KiB, 8192
+ * entries; R10B-2's 64 KiB, 4096) maps a multiblock carrier, given back to the segment cache
+ * when the walk ends, where OTP 25's next walk takes it again. */
+START_TEST(test_send_stack_in_temp_alloc)
+{
+    static const struct {
+        const char *era;
+        int64_t fits;
+    } cases[] = {{"otp25", 8192}, {"r13b", 8192}, {"r10b", 4096}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        setup_procs(cases[k].era);
+        tc_mseg *temp = tc_mseg_temp(mem);
+        ck_assert(temp != NULL);
+        const tc_mseg_stats *ts = tc_mseg_stats_get(temp);
+        ck_assert_uint_eq(ts->carriers_mapped, 1); /* the main carrier */
+        for (int64_t n = cases[k].fits; n <= cases[k].fits + 1; n++) {
+            tc_term l = lists_on_sender(n);
+            for (int again = 0; again < 2; again++) {
+                ck_assert(tc_send(sender, receiver, l, false, NULL) == TC_OK);
+                bool out = n > cases[k].fits;
+                ck_assert_uint_eq(ts->carriers_mapped > 1, out);
+                ck_assert_uint_eq(ts->live_blocks, 0);
+                /* OTP 25 keeps it for the stack; in the old eras the receiver's next heap
+                 * may take it first (alloc/mseg.h) */
+                if (k == 0)
+                    ck_assert_uint_eq(ts->cache_hits, out ? (uint64_t)again : 0);
+            }
+        }
+        teardown_procs();
+    }
+}
+END_TEST
+
 /* R10B: a 2,003-word reply does not fit a 233-word heap, so the sender collects the
  * receiver with need = 2,003, then copies onto its heap: no fragment. */
 START_TEST(test_r10b_direct_collects_receiver)
@@ -303,6 +349,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_r10b_direct_collects_receiver);
     tcase_add_test(tc, test_modern_heap_or_fragment);
+    tcase_add_test(tc, test_send_stack_in_temp_alloc);
     tcase_add_test(tc, test_modern_skips_literals);
     tcase_add_test(tc, test_r10b_heap_with_fragment_send);
     tcase_add_test(tc, test_random_sends);

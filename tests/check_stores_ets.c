@@ -114,6 +114,46 @@ static tc_term big_object(long k, long from, long len)
     return t;
 }
 
+/* {k, [[1], [1], ...]}: len heads that size_object pushes. */
+static tc_term object_of_lists(long k, long len)
+{
+    tc_alloc *a = tc_arena_alloc(tc_fixture_arena());
+    tc_term one = tc_term_cons(a, tc_make_small(1), TC_NIL), l = TC_NIL;
+    for (long i = 0; i < len; i++)
+        ck_assert((l = tc_term_cons(a, one, l)) != TC_NON_VALUE);
+    tc_term el[2] = {tc_make_small(k), l};
+    tc_term t = tc_term_tuple(a, el, 2);
+    ck_assert(t != TC_NON_VALUE);
+    return t;
+}
+
+/* An insert sizes its object (db_store_term's size_object) on the inserting scheduler's
+ * temp_alloc: a table beside heaps with one walks 8193 pushed heads beyond the main carrier
+ * into a carrier of its own; 8192 stay in it. */
+START_TEST(insert_sizes_on_the_heaps_temp_alloc)
+{
+    tc_mseg_config hc = tc_mseg_default_config();
+    hc.temp_mmbcs = 128 * 1024;
+    tc_mseg *heaps = tc_mseg_new(&hc);
+    ck_assert(heaps != NULL);
+    const tc_mseg_stats *ts = tc_mseg_stats_get(tc_mseg_temp(heaps));
+    tc_ets *t = table_ok(TC_ETS_LOCK_NONE, false);
+    insert_ok(t, object_of_lists(1, 8193)); /* not sharing: no stack there */
+    ck_assert_uint_eq(ts->mbc_blocks, 0);
+    tc_ets_free(t);
+    t = table_ok(TC_ETS_LOCK_NONE, false);
+    ck_assert_int_eq(tc_ets_share_segments(t, heaps), TC_OK);
+    insert_ok(t, object_of_lists(1, 8192));
+    ck_assert_uint_eq(ts->mbc_blocks, 1);
+    ck_assert_uint_eq(ts->carriers_mapped, 1);
+    insert_ok(t, object_of_lists(2, 8193));
+    ck_assert_uint_eq(ts->carriers_mapped, 2);
+    ck_assert_uint_eq(ts->live_blocks, 0);
+    tc_ets_free(t);
+    tc_mseg_free(heaps);
+}
+END_TEST
+
 /* Objects are ets_alloc blocks (db_store_term): a 160 KB object (20003 words, below sbct) is
  * placed in a multiblock carrier of the table's source, and an overwrite with an object of
  * the same size reuses its block in place (no new block, no new carrier: what keeps the
@@ -768,6 +808,7 @@ int main(void)
     tcase_add_test(tc, overwrite_keeps_one_object_per_key);
     tcase_add_test(tc, objects_live_in_ets_alloc);
     tcase_add_test(tc, objects_share_the_heaps_segments);
+    tcase_add_test(tc, insert_sizes_on_the_heaps_temp_alloc);
     tcase_add_test(tc, delete_frees_the_storage);
     tcase_add_test(tc, a_lookup_result_is_independent_of_later_changes);
     tcase_add_test(tc, random_terms_compressed_and_plain_agree);

@@ -1,4 +1,4 @@
-/* The assertion handler, the failable allocator, and the term verifier. */
+/* The assertion handler, the failable allocator, the term verifier, and size_object's stack. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include "fixtures.h"
 #include "terms/binary.h"
 #include "terms/flatmap.h"
+#include "terms/size.h"
 
 static jmp_buf escape;
 static int handled_line;
@@ -128,6 +129,30 @@ START_TEST(test_refc_binaries_released)
 }
 END_TEST
 
+/* size_object_x's ESTACK (copy.c): a list cell's head and a tuple's elements but the last are
+ * pushed when not immediate, a flatmap's keys tuple and values all; the rest is followed. */
+START_TEST(test_size_object_stack_peak)
+{
+    static const struct {
+        const char *text;
+        uint64_t peak;
+    } cases[] = {
+        {"[1,2,3]", 0},      {"[[1],[2],[3]]", 3}, {"[1.0,2.0]", 2},     {"{[1],[2],[3]}", 2},
+        {"{a,b}", 0},        {"#{a => [1]}", 2},   {"#{a => 1}", 1},     {"[[[1]]]", 1},
+        {"[{[1],[2]},x]", 1}, {"[\"ab\",\"cd\"]", 2}, {"1.5", 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        tc_term t = tc_read_ok(cases[k].text);
+        uint64_t words, peak = 99, flat;
+        ck_assert_int_eq(tc_term_flat_size_peak(t, NULL, NULL, &words, &peak), TC_OK);
+        ck_assert_int_eq(tc_term_flat_size(t, &flat), TC_OK);
+        ck_assert_uint_eq(words, flat);
+        ck_assert_msg(peak == cases[k].peak, "%s: peak %llu, want %llu", cases[k].text, (unsigned long long)peak,
+                      (unsigned long long)cases[k].peak);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("terms_base");
@@ -138,6 +163,7 @@ int main(void)
     tcase_add_test(tc, test_fail_nth_allocation);
     tcase_add_test(tc, test_verifier_catches_corruption);
     tcase_add_test(tc, test_refc_binaries_released);
+    tcase_add_test(tc, test_size_object_stack_peak);
     suite_add_tcase(s, tc);
     /* Aborting needs its own process: only in Check's default fork mode. */
     const char *fork = getenv("CK_FORK");
