@@ -231,8 +231,11 @@ alloc_diff(A, B) ->
      || {{K, V1}, {K, V0}} <- lists:zip(A, B)].
 
 %% Per allocator instance (0: the dirty schedulers' and the aux thread's, 1..: the
-%% schedulers'): eheap_alloc's and ets_alloc's calls into mseg_alloc and their carriers, and
-%% mseg_alloc's creates, cache hits and cached segments, as [{"i<N>_key", Value}].
+%% schedulers'): eheap_alloc's, ets_alloc's and temp_alloc's calls into mseg_alloc and their
+%% carriers, and mseg_alloc's creates, destroys, cache hits and cached segments, as
+%% [{"i<N>_key", Value}]. temp_alloc holds the stack of size_object's walk, which a large
+%% message or ETS object grows into a carrier of its own (alloc/estack.h); the destroys
+%% include the segments the timed cache check drops (alloc/mseg.h).
 instance_counts() ->
     Alloc = fun(Name, Tag) ->
                     [{io_lib:format("i~b_~s_~s", [N, Tag, K]), V}
@@ -241,9 +244,11 @@ instance_counts() ->
     Mseg = [{io_lib:format("i~b_~s", [N, K]), V}
             || {instance, N, I} <- mseg_info(), Kind <- [memkind(I)],
                {K, V} <- [{"mseg_create", count(mseg_create, proplists:get_value(calls, Kind, []))},
+                          {"mseg_destroy", count(mseg_destroy, proplists:get_value(calls, Kind, []))},
                           {"cache_hits", proplists:get_value(cache_hits, proplists:get_value(status, Kind, []), 0)},
                           {"cached_segments", proplists:get_value(cached_segments, proplists:get_value(status, Kind, []), 0)}]],
-    [{lists:flatten(K), V} || {K, V} <- Alloc(eheap_alloc, "eheap") ++ Alloc(ets_alloc, "ets") ++ Mseg].
+    [{lists:flatten(K), V}
+     || {K, V} <- Alloc(eheap_alloc, "eheap") ++ Alloc(ets_alloc, "ets") ++ Alloc(temp_alloc, "temp") ++ Mseg].
 
 alloc_info(Name) ->
     case erlang:system_info({allocator, Name}) of

@@ -82,8 +82,9 @@
 %% process, /proc/self/stat field 10): deltas over the loop; the VM's other processes add a few.
 %% Then per allocator instance N (0: the dirty schedulers' and the aux thread's, 1..: the
 %% schedulers'): i<N>_eheap_mseg_alloc, i<N>_eheap_mseg_dealloc, i<N>_eheap_mseg_realloc,
-%% i<N>_eheap_carriers, the same four for ets_alloc (i<N>_ets_...), and for mseg_alloc's
-%% instance N i<N>_mseg_create, i<N>_cache_hits (deltas) and i<N>_cached_segments (at the end).
+%% i<N>_eheap_carriers, the same four for ets_alloc and temp_alloc (i<N>_ets_...,
+%% i<N>_temp_...), and for mseg_alloc's instance N i<N>_mseg_create, i<N>_mseg_destroy,
+%% i<N>_cache_hits (deltas) and i<N>_cached_segments (at the end).
 -module(gctrace).
 -export([main/0]).
 
