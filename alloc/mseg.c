@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* mremap, MAP_ANONYMOUS */
 #include "mseg.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,31 +12,53 @@
  * ABLK_HDR_SZ, sizeof(Uint) in R10B-2 and R13B01, offsetof(Block_t, u) in OTP 25 on 64-bit):
  * the block's bytes with the header, a multiple of 8 (UNIT_CEILING: erts' Unit_t is 8 bytes),
  * the owning instance in the top bits (erts finds a block's allocator through its carrier)
- * and a flag for a single-block carrier. An sbc's mapping starts with one more word, so its
- * block's bytes are the whole mapping and its data is 16 bytes in, as before (erts keeps its
- * Carrier_t there): creating an sbc writes its first page at once, as in the VM.
+ * and flags for a single-block carrier and for one from sys_alloc. An sbc's block word is
+ * preceded by the carrier's header, 32 bytes as erts's (SBC_HEADER_SIZE in OTP 25, SBC_HDR_SZ
+ * in R10B-2: UNIT_CEILING of the Carrier_t and a block header, less the block header), so its
+ * data is 40 bytes into the carrier as in the VM, and creating an sbc writes its first page
+ * at once. Its block's bytes are the whole carrier.
  */
 typedef struct blk {
-    uint64_t word; /* bytes | instance << INST_SHIFT | SBC_FLAG */
+    uint64_t word; /* bytes | instance << INST_SHIFT | SBC_FLAG | SYS_FLAG */
 } blk;
 
+/* The carrier header of an sbc: the links of its instance's live sbcs (erts: sbc_list), so
+ * a source discarded with live blocks unmaps them; erts's chdr and allctr words are not used. */
+typedef struct sbc {
+    struct sbc *next, *prev;
+    uint64_t unused[2];
+} sbc;
+
 #define HDR sizeof(blk)
-#define SBC_HDR (2 * HDR)  /* from an sbc's mapping to its data */
-#define MIN_BLOCK (2 * HDR) /* a free block needs room for its list link */
+#define SBC_HDR (sizeof(sbc) + HDR) /* from an sbc's carrier to its data */
+#define MIN_BLOCK (2 * HDR)         /* a free block needs room for its list link */
 #define SBC_FLAG ((uint64_t)1)
+#define SYS_FLAG ((uint64_t)2)  /* the sbc came from sys_alloc (malloc), not mseg */
 #define INST_SHIFT 56
 #define BYTES_MASK ((((uint64_t)1 << INST_SHIFT) - 1) & ~(uint64_t)7)
+/* A sys_alloc carrier's size unit: ycs (ERTS_DEFAULT_ALCU_INIT, 1 MiB in R10B-2, R13B01 and
+ * OTP 25; SYS_ALLOC_CARRIER_CEILING). */
+#define SYS_UNIT ((size_t)1024 * 1024)
+/* glibc maps a malloc of 128 KiB or more on its own (erts pins the threshold: erl_alloc.c
+ * sets M_TRIM_THRESHOLD, which turns off glibc's dynamic one): the chunk starts the mapping,
+ * its data 16 bytes in, and the mapping takes the request and a size word, page-rounded
+ * (malloc.c sysmalloc_mmap: 2 * SIZE_SZ and SIZE_SZ). */
+#define MALLOC_DATA_OFF ((size_t)16)
+#define MALLOC_MAP_EXTRA ((size_t)24)
+
+static_assert(sizeof(sbc) == 32, "erts's SBC_HEADER_SIZE on 64-bit");
 
 static size_t blk_bytes(const blk *b) { return (size_t)(b->word & BYTES_MASK); }
 static unsigned blk_inst(const blk *b) { return (unsigned)(b->word >> INST_SHIFT); }
 static bool is_sbc(const blk *b) { return (b->word & SBC_FLAG) != 0; }
-static void blk_set(blk *b, size_t bytes, unsigned inst, bool sbc)
+static bool is_sys(const blk *b) { return (b->word & SYS_FLAG) != 0; }
+static void blk_set(blk *b, size_t bytes, unsigned inst, uint64_t flags)
 {
-    b->word = (uint64_t)bytes | (uint64_t)inst << INST_SHIFT | (sbc ? SBC_FLAG : 0);
+    b->word = (uint64_t)bytes | (uint64_t)inst << INST_SHIFT | flags;
 }
-static void blk_resize(blk *b, size_t bytes) { blk_set(b, bytes, blk_inst(b), is_sbc(b)); }
-/* An sbc's mapping, from its block header. */
-static char *sbc_base(const blk *b) { return (char *)(uintptr_t)b - (SBC_HDR - HDR); }
+static void blk_resize(blk *b, size_t bytes) { b->word = (b->word & ~BYTES_MASK) | (uint64_t)bytes; }
+/* An sbc's carrier, from its block header. */
+static sbc *sbc_of(const blk *b) { return (sbc *)((char *)(uintptr_t)b - sizeof(sbc)); }
 
 typedef struct mbc {
     _Alignas(16) struct mbc *next;
@@ -66,6 +89,8 @@ typedef struct inst {
     seg *cache;         /* oldest first, newest last */
     unsigned ncached;
     size_t cmin, cmax;  /* best_whole: the remembered least and largest cached sizes */
+    sbc *sbcs;          /* the live sbcs, mseg's and sys_alloc's */
+    size_t msbcs;       /* of them from mseg (erts: sbcs.carriers[ERTS_CRR_ALLOC_MSEG].no) */
     tc_mseg_stats st;
 } inst;
 
@@ -98,6 +123,7 @@ tc_mseg_config tc_mseg_default_config(void)
         .thread_safe = false,
         .fit = TC_MSEG_FIT_NEWEST_SPLIT,
         .sbc_unit = TC_MSEG_SACRR_UNIT,
+        .mmsbc = 256,
     };
     return c;
 }
@@ -188,6 +214,7 @@ static void unmap(tc_mseg *m, inst *i, void *p, size_t bytes, int whole_carrier)
 
 static bool main_carrier(tc_mseg *m, inst *i);
 static void source_free(tc_mseg *m);
+static void sys_unmap(const tc_mseg *m, struct sbc *c, size_t crr);
 
 /* A source without its temp_alloc companion (tc_mseg_new adds it). */
 static tc_mseg *source_new(const tc_mseg_config *cfg)
@@ -242,8 +269,20 @@ void tc_mseg_free_discard(tc_mseg *m)
     if (!m)
         return;
     m->total.live_blocks = 0;
-    for (unsigned k = 0; k < m->cfg.instances; k++)
-        m->in[k].st.live_blocks = 0;
+    for (unsigned k = 0; k < m->cfg.instances; k++) {
+        inst *i = &m->in[k];
+        i->st.live_blocks = 0;
+        while (i->sbcs) {
+            sbc *c = i->sbcs;
+            const blk *b = (const blk *)(c + 1);
+            i->sbcs = c->next;
+            if (is_sys(b))
+                sys_unmap(m, c, blk_bytes(b));
+            else
+                unmap(m, i, c, blk_bytes(b), 1);
+        }
+        i->msbcs = 0;
+    }
     tc_mseg_free(m);
 }
 
@@ -276,6 +315,7 @@ static void source_free(tc_mseg *m)
     TC_ASSERT(m->total.live_blocks == 0);
     for (unsigned k = 0; k < m->cfg.instances; k++) {
         inst *i = &m->in[k];
+        TC_ASSERT(!i->sbcs);
         for (unsigned s = 0; s < i->ncached; s++) /* a sharer's own cache is empty */
             unmap(m, i, i->cache[s].base, i->cache[s].bytes, 1);
         while (i->carriers) {
@@ -326,7 +366,7 @@ static blk *free_take(freeblk **pp, size_t need)
     freeblk *f = *pp;
     if (blk_bytes(&f->h) - need >= MIN_BLOCK) {
         freeblk *rest = (freeblk *)((char *)f + need);
-        blk_set(&rest->h, blk_bytes(&f->h) - need, blk_inst(&f->h), false);
+        blk_set(&rest->h, blk_bytes(&f->h) - need, blk_inst(&f->h), 0);
         rest->next = f->next;
         *pp = rest;
         blk_resize(&f->h, need);
@@ -354,7 +394,7 @@ static void mbc_add(tc_mseg *m, inst *i, mbc *c, size_t bytes, bool is_main)
     if (!is_main)
         i->mbcs++;
     blk *all = (blk *)(c + 1);
-    blk_set(all, c->bytes - sizeof *c, c->inst, false);
+    blk_set(all, c->bytes - sizeof *c, c->inst, 0);
     free_insert(i, all);
 }
 
@@ -429,7 +469,7 @@ static int mbc_resize_in_place(inst *i, blk *b, size_t bytes)
     }
     if (have - need >= MIN_BLOCK) {
         blk *tail = (blk *)((char *)b + need);
-        blk_set(tail, have - need, blk_inst(b), false);
+        blk_set(tail, have - need, blk_inst(b), 0);
         blk_resize(b, need);
         free_insert(i, tail);
     }
@@ -579,16 +619,79 @@ static char *seg_get(tc_mseg *m, inst *i, size_t want, bool pow, size_t *got)
     return map_fresh(m, i, want);
 }
 
+static void sbc_link(inst *i, sbc *c)
+{
+    c->prev = NULL;
+    c->next = i->sbcs;
+    if (c->next)
+        c->next->prev = c;
+    i->sbcs = c;
+}
+
+/* After an unlink, or a move (mremap) that carried the links along. */
+static void sbc_relink(inst *i, sbc *c)
+{
+    if (c->prev)
+        c->prev->next = c;
+    else
+        i->sbcs = c;
+    if (c->next)
+        c->next->prev = c;
+}
+
+static void sbc_unlink(inst *i, sbc *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        i->sbcs = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+}
+
+/* A sys_alloc carrier's bytes for a block of `bytes`, and glibc's mapping for it. */
+static size_t sys_crr_bytes(size_t bytes) { return round_up(bytes + SBC_HDR, SYS_UNIT); }
+static size_t sys_map_bytes(const tc_mseg *m, size_t crr) { return round_up(crr + MALLOC_MAP_EXTRA, m->page); }
+
+/* A sys_alloc carrier of `crr` bytes: glibc's mapping of it, and the carrier in it. */
+static char *sys_map(const tc_mseg *m, size_t crr)
+{
+    /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
+    char *p = mmap(NULL, sys_map_bytes(m, crr), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* cppcheck-suppress memleak ; the carrier is the mapping 16 bytes in: sys_unmap finds it */
+    return p == MAP_FAILED ? NULL : p + MALLOC_DATA_OFF;
+}
+
+/* create_carrier for an sbc: from mseg while the instance holds fewer than mmsbc mseg sbcs,
+ * then from sys_alloc, a malloc that glibc maps afresh and unmaps at its free, which mseg's
+ * counters and cache never see. */
 static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
 {
-    size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
-    size_t got = 0;
-    char *base = seg_get(m, i, want, false, &got);
-    if (!base)
-        return NULL;
-    blk *b = (blk *)(base + (SBC_HDR - HDR));
-    blk_set(b, got, (unsigned)(i - m->in), true);
+    size_t crr = 0;
+    char *base;
+    uint64_t flags = SBC_FLAG;
+    if (i->msbcs >= m->cfg.mmsbc) {
+        crr = sys_crr_bytes(bytes);
+        if (!(base = sys_map(m, crr)))
+            return NULL;
+        flags |= SYS_FLAG;
+        COUNT(m, i, sys_carriers, 1);
+    } else {
+        size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
+        if (!(base = seg_get(m, i, want, false, &crr)))
+            return NULL;
+        i->msbcs++;
+    }
+    sbc_link(i, (sbc *)base);
+    blk *b = (blk *)(base + sizeof(sbc));
+    blk_set(b, crr, (unsigned)(i - m->in), flags);
     return b;
+}
+
+/* A sys_alloc carrier goes back to malloc, which unmaps it. */
+static void sys_unmap(const tc_mseg *m, sbc *c, size_t crr)
+{
+    TC_CHECK(munmap((char *)c - MALLOC_DATA_OFF, sys_map_bytes(m, crr)) == 0);
 }
 
 /* The slot a segment evicts from a full cache, or -1 to unmap the segment instead. R10B-2's
@@ -642,8 +745,15 @@ static void seg_bless(tc_mseg *m, inst *i, char *base, size_t bytes, bool pow)
 
 static void sbc_free(tc_mseg *m, inst *i, blk *b)
 {
+    sbc *c = sbc_of(b);
+    sbc_unlink(i, c);
+    if (is_sys(b)) {
+        sys_unmap(m, c, blk_bytes(b));
+        return;
+    }
+    i->msbcs--;
     COUNT(m, i, sbc_frees, 1);
-    seg_bless(m, i, sbc_base(b), blk_bytes(b), false);
+    seg_bless(m, i, (char *)c, blk_bytes(b), false);
 }
 
 /* R10B-2 erl_mseg.c mseg_realloc (CAN_PARTLY_DESTROY): a shrunk sbc's tail, when a descriptor
@@ -767,12 +877,32 @@ static void *move_block(tc_mseg *m, void *block, size_t bytes)
     return (char *)b + HDR;
 }
 
+/* resize_carrier's sys_alloc path: realloc, which glibc serves for a mapped chunk by
+ * mremap, in either direction, when the page-rounded mapping changes (mremap_chunk). */
+static void *sys_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
+{
+    size_t want = sys_crr_bytes(bytes), have = blk_bytes(b);
+    sbc *c = sbc_of(b);
+    if (want != have) {
+        char *p = (char *)c - MALLOC_DATA_OFF;
+        char *np = mremap(p, sys_map_bytes(m, have), sys_map_bytes(m, want), MREMAP_MAYMOVE);
+        if (np == MAP_FAILED)
+            return NULL;
+        c = (sbc *)(np + MALLOC_DATA_OFF);
+        sbc_relink(i, c);
+        blk_resize((blk *)(c + 1), want);
+    }
+    return (char *)c + SBC_HDR;
+}
+
 /* resize_carrier + mseg_realloc for an sbc block of the calling instance. */
 static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
 {
+    if (is_sys(b))
+        return sys_resize(m, i, b, bytes);
     size_t want = round_up(bytes + SBC_HDR, m->cfg.sbc_unit); /* ERTS_SACRR_UNIT_CEILING */
     size_t have = blk_bytes(b);
-    char *base = sbc_base(b);
+    char *base = (char *)sbc_of(b);
     COUNT(m, i, sbc_resizes, 1);
     if (want <= have) {
         size_t diff = have - want;
@@ -790,6 +920,7 @@ static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
         return NULL;
     COUNT(m, i, sbc_remaps, 1);
     COUNT(m, i, bytes_mapped, want - have);
+    sbc_relink(i, (sbc *)nb);
     blk_resize(hdr_of(nb + SBC_HDR), want);
     return nb + SBC_HDR;
 }
@@ -809,7 +940,7 @@ static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)
     if (!want_sbc) {
         /* do_erts_alcu_realloc: below sbct the block stays in its carrier unless the carrier
          * resized for it (super-aligned unit) would be rsbcmt % or more slack. */
-        size_t used = bytes + SBC_HDR, crr = round_up(used, m->cfg.sbc_unit);
+        size_t used = bytes + SBC_HDR, crr = round_up(used, is_sys(b) ? SYS_UNIT : m->cfg.sbc_unit);
         if ((crr - used) * 100 >= (size_t)m->cfg.rsbcmt * crr)
             return move_block(m, block, bytes);
     }

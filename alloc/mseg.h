@@ -14,6 +14,17 @@
  * newest of equals), the rest staying cached in its place (cache_get_segment). Nothing is
  * pre-touched: a fresh mapping faults each page on its first write, as the VM's heaps do.
  *
+ * An instance takes an sbc from mseg only while it holds fewer than mmsbc (256) of them
+ * (erl_alloc_util.c create_carrier, ERTS_DEFAULT_ALLCTR_INIT; R10B-2 and R13B01 alike); past
+ * that, from sys_alloc: malloc of the block and the carrier header rounded up to ycs (1 MiB,
+ * SYS_ALLOC_CARRIER_CEILING), which glibc maps on its own and unmaps at the free, so the carrier
+ * is fresh, never cached, and no mseg counter sees it (stats.sys_carriers counts it); a
+ * resize is realloc, glibc's mremap. An ETS table holding many large objects reaches it: at
+ * lists of strings, L = 24000, eptest's insert pass maps 254 segments on the VM for 1000
+ * objects. The limit is per allocator instance and so over every table of that instance in
+ * erts; the model's ETS table has an ets_alloc source of its own. (R10B-2's and R13B01's
+ * mseg also stops at mmc, 1024 segments over all allocators, not modelled.)
+ *
  * Realloc follows alloc_util (do_erts_alcu_realloc, resize_carrier, mseg_realloc): an sbc
  * block stays in its sbc whatever its new size, even below sbct, unless the carrier resized
  * for it would be rsbcmt % (80) or more slack: only then is it copied into an mbc. A resized
@@ -153,6 +164,7 @@ typedef struct tc_mseg_config {
                              segment (erl_alloc_util.c mbc_free, destroy_carrier) */
     size_t temp_mmbcs;    /* bytes: temp_alloc's main carrier; > 0 gives the source a temp_alloc
                              companion (tc_mseg_temp) */
+    unsigned mmsbc;       /* an instance's sbcs from mseg at most; the rest from sys_alloc (256) */
 } tc_mseg_config;
 
 #define TC_MSEG_MAX_INSTANCES 64u
@@ -185,6 +197,8 @@ typedef struct tc_mseg_stats {
     uint64_t bytes_mapped;      /* total bytes ever mapped */
     uint64_t bytes_unmapped;    /* total bytes ever unmapped */
     uint64_t live_blocks;       /* blocks allocated and not yet freed */
+    uint64_t sys_carriers;      /* sbcs from sys_alloc past mmsbc: malloc's, not mseg's, so in
+                                   none of the counters above (carriers_mapped, sbc_frees, ...) */
 } tc_mseg_stats;
 
 typedef struct tc_mseg tc_mseg;

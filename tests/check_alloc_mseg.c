@@ -6,7 +6,10 @@
  * their own caches, first-touch faults of fresh carriers against recycled ones, and
  * injected failures.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "alloc/estack.h"
@@ -14,6 +17,8 @@
 #include "alloc/mseg.h"
 
 #define KIB 1024u
+/* From an sbc's carrier to its block's data: erts's SBC_HEADER_SIZE (32) and the block header. */
+#define SBC_OVER 40u
 
 static tc_mseg *source(unsigned slots)
 {
@@ -33,6 +38,7 @@ START_TEST(defaults)
     ck_assert_uint_eq(c.rsbcmt, 80);
     ck_assert_uint_eq(c.asbcst, 2 * 1024 * 2024); /* erl_alloc_util.h, not 4 MiB */
     ck_assert_uint_eq(c.instances, 2);
+    ck_assert_uint_eq(c.mmsbc, 256); /* ERTS_DEFAULT_ALLCTR_INIT */
     tc_mseg_config e = tc_mseg_ets_alloc_config();
     ck_assert_uint_eq(e.sbct, 512 * KIB);
     ck_assert_uint_eq(e.rsbcst, 20);
@@ -162,14 +168,14 @@ START_TEST(no_cache_unmaps)
 END_TEST
 
 /*
- * sbc realloc: 121536 words (972,288 bytes + 16 header = 238 pages) to 75113 words
+ * sbc realloc: 121536 words (972,288 bytes + 40 header = 238 pages) to 75113 words
  * (a 592 KiB carrier in 16 KiB units) shrinks by 37 % < rsbcst 50 %: the carrier keeps its
- * size. 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped, leaving the 600 KiB + 16
+ * size. 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped, leaving the 600 KiB + 40
  * rounded up to the super-aligned unit, 608 KiB (resize_carrier's ERTS_SACRR_UNIT_CEILING,
  * not a page). Growing maps more (mremap). Below sbct the block stays in its sbc (3000 KiB
  * to 100 KiB: 112 KiB of which 12 KiB is slack, < rsbcmt 80 %; the shrink is > 50 %:
  * remapped). Only a block whose carrier would be mostly slack moves to an mbc: 100 bytes +
- * 16 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
+ * 40 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
  * carrier.
  */
 START_TEST(single_block_realloc)
@@ -185,14 +191,14 @@ START_TEST(single_block_realloc)
     memset(b, 7, 600 * KIB);
     b = tc_mseg_realloc_block(m, b, 600 * KIB);
     ck_assert_uint_eq(st->sbc_remaps, 1);
-    ck_assert_uint_eq(tc_mseg_block_bytes(b), 608 * KIB - 16);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 608 * KIB - SBC_OVER);
     b = tc_mseg_realloc_block(m, b, 3000 * KIB);
     ck_assert_uint_eq(st->sbc_remaps, 2);
     ck_assert_uint_eq(((unsigned char *)b)[600 * KIB - 1], 7);
     b = tc_mseg_realloc_block(m, b, 100 * KIB);
     ck_assert(tc_mseg_block_is_sbc(b));
     ck_assert_uint_eq(st->sbc_remaps, 3);
-    ck_assert_uint_eq(tc_mseg_block_bytes(b), 112 * KIB - 16);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 112 * KIB - SBC_OVER);
     ck_assert_uint_eq(((unsigned char *)b)[100 * KIB - 1], 7);
     b = tc_mseg_realloc_block(m, b, 100);
     ck_assert(!tc_mseg_block_is_sbc(b));
@@ -211,13 +217,13 @@ END_TEST
 START_TEST(cache_first_good_fit_newest)
 {
     tc_mseg *m = source(10);
-    void *a = tc_mseg_alloc_block(m, 600 * KIB - 16), *b = tc_mseg_alloc_block(m, 652 * KIB - 16);
+    void *a = tc_mseg_alloc_block(m, 600 * KIB - SBC_OVER), *b = tc_mseg_alloc_block(m, 652 * KIB - SBC_OVER);
     ck_assert(a && b);
     tc_mseg_free_block(m, a);
     tc_mseg_free_block(m, b);
-    void *c = tc_mseg_alloc_block(m, 600 * KIB - 16);
+    void *c = tc_mseg_alloc_block(m, 600 * KIB - SBC_OVER);
     ck_assert_ptr_eq(c, b);
-    ck_assert_uint_eq(tc_mseg_block_bytes(c), 652 * KIB - 16); /* taken whole */
+    ck_assert_uint_eq(tc_mseg_block_bytes(c), 652 * KIB - SBC_OVER); /* taken whole */
     ck_assert_uint_eq(tc_mseg_cached(m), 1);
     tc_mseg_free_block(m, c);
     tc_mseg_free(m);
@@ -231,13 +237,13 @@ START_TEST(cache_good_fit_is_strict)
 {
     tc_mseg *m = source(10);
     const tc_mseg_stats *st = tc_mseg_stats_get(m);
-    void *big = tc_mseg_alloc_block(m, 2048 * KIB - 16), *a = tc_mseg_alloc_block(m, 768 * KIB - 16);
+    void *big = tc_mseg_alloc_block(m, 2048 * KIB - SBC_OVER), *a = tc_mseg_alloc_block(m, 768 * KIB - SBC_OVER);
     ck_assert(big && a);
     tc_mseg_free_block(m, a);
     tc_mseg_free_block(m, big);
-    void *b = tc_mseg_alloc_block(m, 640 * KIB - 16);
+    void *b = tc_mseg_alloc_block(m, 640 * KIB - SBC_OVER);
     ck_assert_ptr_eq(b, a);
-    ck_assert_uint_eq(tc_mseg_block_bytes(b), 640 * KIB - 16);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 640 * KIB - SBC_OVER);
     ck_assert_uint_eq(st->cache_hits, 1);
     ck_assert_uint_eq(tc_mseg_cached(m), 2); /* 2 MiB and the 128 KiB rest */
     ck_assert_uint_eq(st->cache_misses, 2);
@@ -268,17 +274,17 @@ START_TEST(best_whole_takes_the_smallest_and_never_splits)
     for (int fit = 0; fit < 2; fit++) {
         tc_mseg *m = old_source((tc_mseg_fit)fit);
         const tc_mseg_stats *st = tc_mseg_stats_get(m);
-        void *a = tc_mseg_alloc_block(m, 1000 * KIB - 16), *b = tc_mseg_alloc_block(m, 1100 * KIB - 16);
+        void *a = tc_mseg_alloc_block(m, 1000 * KIB - SBC_OVER), *b = tc_mseg_alloc_block(m, 1100 * KIB - SBC_OVER);
         ck_assert(a && b);
         tc_mseg_free_block(m, a);
         tc_mseg_free_block(m, b);
-        void *x = tc_mseg_alloc_block(m, 1000 * KIB - 16);
+        void *x = tc_mseg_alloc_block(m, 1000 * KIB - SBC_OVER);
         ck_assert_ptr_eq(x, fit == TC_MSEG_FIT_BEST_WHOLE ? a : b);
         ck_assert_uint_eq(st->carriers_mapped, 2);
         tc_mseg_free_block(m, x);
-        tc_mseg_free_block(m, tc_mseg_alloc_block(m, 4096 * KIB - 16));
+        tc_mseg_free_block(m, tc_mseg_alloc_block(m, 4096 * KIB - SBC_OVER));
         uint64_t mapped = st->carriers_mapped;
-        void *y = tc_mseg_alloc_block(m, 100 * KIB + 512 * KIB - 16);
+        void *y = tc_mseg_alloc_block(m, 100 * KIB + 512 * KIB - SBC_OVER);
         ck_assert(y != NULL);
         ck_assert_uint_eq(st->carriers_mapped, mapped + (fit == TC_MSEG_FIT_BEST_WHOLE));
         tc_mseg_free_block(m, y);
@@ -297,21 +303,21 @@ START_TEST(best_whole_caches_a_shrink_tail_behind_a_stale_bound)
         int old = fit == TC_MSEG_FIT_BEST_WHOLE;
         tc_mseg *m = old_source((tc_mseg_fit)fit);
         const tc_mseg_stats *st = tc_mseg_stats_get(m);
-        char *a = tc_mseg_alloc_block(m, 1024 * KIB - 16);
+        char *a = tc_mseg_alloc_block(m, 1024 * KIB - SBC_OVER);
         ck_assert(a != NULL);
-        ck_assert_ptr_eq(tc_mseg_realloc_block(m, a, 20 * KIB - 16), a);
-        ck_assert_uint_eq(tc_mseg_block_bytes(a), (old ? 20 : 32) * KIB - 16);
+        ck_assert_ptr_eq(tc_mseg_realloc_block(m, a, 20 * KIB - SBC_OVER), a);
+        ck_assert_uint_eq(tc_mseg_block_bytes(a), (old ? 20 : 32) * KIB - SBC_OVER);
         ck_assert_uint_eq(tc_mseg_cached(m), (unsigned)old);
         ck_assert_uint_eq(st->bytes_unmapped, old ? 0 : 992 * KIB);
         if (old) {
-            void *y = tc_mseg_alloc_block(m, 1004 * KIB - 16);
+            void *y = tc_mseg_alloc_block(m, 1004 * KIB - SBC_OVER);
             ck_assert(y != NULL);
             ck_assert_uint_eq(st->carriers_mapped, 2); /* turned away: the tail is cached */
             ck_assert_uint_eq(tc_mseg_cached(m), 1);
             tc_mseg_free_block(m, y);
-            ck_assert_ptr_eq(tc_mseg_alloc_block(m, 1004 * KIB - 16), y);
-            void *t = tc_mseg_alloc_block(m, 1004 * KIB - 16);
-            ck_assert_ptr_eq(t, a - 16 + 20 * KIB + 16); /* the tail, after a's 20 KiB */
+            ck_assert_ptr_eq(tc_mseg_alloc_block(m, 1004 * KIB - SBC_OVER), y);
+            void *t = tc_mseg_alloc_block(m, 1004 * KIB - SBC_OVER);
+            ck_assert_ptr_eq(t, a - SBC_OVER + 20 * KIB + SBC_OVER); /* the tail, after a's 20 KiB */
             ck_assert_uint_eq(st->carriers_mapped, 2);
             tc_mseg_free_block(m, t);
             tc_mseg_free_block(m, y);
@@ -326,19 +332,19 @@ START_TEST(sbc_shrink_absolute_threshold)
 {
     tc_mseg *m = source(10);
     const tc_mseg_stats *st = tc_mseg_stats_get(m);
-    void *a = tc_mseg_alloc_block(m, 10240 * KIB - 16);
+    void *a = tc_mseg_alloc_block(m, 10240 * KIB - SBC_OVER);
     ck_assert(a != NULL);
     size_t to = 10240 * KIB - 254 * 16 * KIB;
-    a = tc_mseg_realloc_block(m, a, to - 16);
+    a = tc_mseg_realloc_block(m, a, to - SBC_OVER);
     ck_assert(a != NULL);
     ck_assert_uint_eq(st->sbc_remaps, 1);
-    ck_assert_uint_eq(tc_mseg_block_bytes(a), to - 16);
+    ck_assert_uint_eq(tc_mseg_block_bytes(a), to - SBC_OVER);
     /* A shrink of 252 units (4,128,768 bytes, under asbcst) keeps the carrier. */
-    void *b = tc_mseg_alloc_block(m, 10240 * KIB - 16);
-    b = tc_mseg_realloc_block(m, b, 10240 * KIB - 252 * 16 * KIB - 16);
+    void *b = tc_mseg_alloc_block(m, 10240 * KIB - SBC_OVER);
+    b = tc_mseg_realloc_block(m, b, 10240 * KIB - 252 * 16 * KIB - SBC_OVER);
     ck_assert(b != NULL);
     ck_assert_uint_eq(st->sbc_remaps, 1);
-    ck_assert_uint_eq(tc_mseg_block_bytes(b), 10240 * KIB - 16);
+    ck_assert_uint_eq(tc_mseg_block_bytes(b), 10240 * KIB - SBC_OVER);
     tc_mseg_free_block(m, a);
     tc_mseg_free_block(m, b);
     tc_mseg_free(m);
@@ -607,6 +613,81 @@ START_TEST(fresh_pages_fault)
 }
 END_TEST
 
+/*
+ * mmsbc: an instance holding mmsbc mseg sbcs takes its next from sys_alloc, 1 MiB-rounded
+ * (ycs), outside mseg's counters and cache: its free unmaps it and caches nothing. Once an
+ * mseg sbc is freed, the next comes from mseg again (the cache). A sys carrier's realloc keeps
+ * it a sys carrier, resized in 1 MiB units, its data kept.
+ */
+START_TEST(sbcs_past_mmsbc_come_from_sys_alloc)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.mmsbc = 2;
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    void *a = tc_mseg_alloc_block(m, 600 * KIB), *b = tc_mseg_alloc_block(m, 600 * KIB);
+    void *s = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_uint_eq(st->carriers_mapped, 2);
+    ck_assert_uint_eq(st->sys_carriers, 1);
+    ck_assert(tc_mseg_block_is_sbc(s));
+    ck_assert_uint_eq(tc_mseg_block_bytes(s), 1024 * KIB - SBC_OVER);
+    ck_assert_uint_eq(tc_mseg_block_bytes(a), 604 * KIB - SBC_OVER); /* pages for mseg's */
+    memset(s, 9, 600 * KIB);
+    s = tc_mseg_realloc_block(m, s, 1500 * KIB);
+    ck_assert_uint_eq(tc_mseg_block_bytes(s), 2048 * KIB - SBC_OVER);
+    ck_assert_uint_eq(((unsigned char *)s)[600 * KIB - 1], 9);
+    ck_assert_uint_eq(st->sys_carriers, 1);
+    ck_assert_uint_eq(st->sbc_resizes, 0);
+    tc_mseg_free_block(m, s);
+    ck_assert_uint_eq(tc_mseg_cached(m), 0);
+    ck_assert_uint_eq(st->sbc_frees, 0);
+    tc_mseg_free_block(m, a);
+    ck_assert_uint_eq(tc_mseg_cached(m), 1);
+    void *d = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_uint_eq(st->cache_hits, 1);
+    ck_assert_uint_eq(st->sys_carriers, 1);
+    void *e = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert_uint_eq(st->sys_carriers, 2);
+    ck_assert_uint_eq(st->carriers_mapped, 2);
+    tc_mseg_free_block(m, b);
+    tc_mseg_free_block(m, d);
+    tc_mseg_free_block(m, e);
+    ck_assert_uint_eq(st->live_blocks, 0);
+    tc_mseg_free(m);
+}
+END_TEST
+
+/* Virtual memory of the process, in pages (/proc/self/statm's first field). */
+static unsigned long vm_pages(void)
+{
+    char buf[64] = {0}, *end = NULL;
+    FILE *f = fopen("/proc/self/statm", "r");
+    ck_assert(f != NULL);
+    ck_assert(fgets(buf, sizeof buf, f) != NULL);
+    ck_assert_int_eq(fclose(f), 0);
+    unsigned long pages = strtoul(buf, &end, 10);
+    ck_assert(end != buf);
+    return pages;
+}
+
+/* A source discarded with live sbcs, mseg's and sys_alloc's, unmaps them all. */
+START_TEST(discard_unmaps_live_single_block_carriers)
+{
+    tc_mseg_config c = tc_mseg_default_config();
+    c.mmsbc = 8;
+    unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE), before = vm_pages();
+    tc_mseg *m = tc_mseg_new(&c);
+    ck_assert(m != NULL);
+    for (int k = 0; k < 16; k++)
+        ck_assert(tc_mseg_alloc_block(m, 4096 * KIB) != NULL);
+    ck_assert_uint_eq(tc_mseg_stats_get(m)->sys_carriers, 8);
+    ck_assert_uint_ge(vm_pages(), before + 16 * 4096 * KIB / page);
+    tc_mseg_free_discard(m);
+    ck_assert_uint_lt(vm_pages(), before + 4096 * KIB / page);
+}
+END_TEST
+
 START_TEST(injected_failures)
 {
     tc_mseg *m = source(10);
@@ -652,6 +733,8 @@ static Suite *suite(void)
     tcase_add_test(tc, temp_alloc_stack_outgrows_the_main_carrier);
     tcase_add_test(tc, temp_alloc_segments_are_kept_apart);
     tcase_add_test(tc, temp_alloc_segments_alike_in_old_eras);
+    tcase_add_test(tc, sbcs_past_mmsbc_come_from_sys_alloc);
+    tcase_add_test(tc, discard_unmaps_live_single_block_carriers);
     suite_add_tcase(s, tc);
     return s;
 }
