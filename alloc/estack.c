@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "../terms/size.h"
+
 tc_result tc_estack_walk(tc_mseg *temp, uint64_t peak)
 {
     if (!temp || peak <= TC_ESTACK_DEFAULT)
@@ -29,4 +31,12 @@ tc_result tc_estack_walk(tc_mseg *temp, uint64_t peak)
     }
     tc_mseg_free_block(temp, st);
     return TC_OK;
+}
+
+tc_result tc_estack_size_object(tc_mseg *heaps, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
+                                uint64_t *words)
+{
+    uint64_t peak;
+    tc_result r = tc_term_flat_size_peak(t, lit_start, lit_end, words, &peak);
+    return r == TC_OK ? tc_estack_walk(tc_mseg_temp(heaps), peak) : r;
 }

@@ -17,12 +17,18 @@
  * (alloc/mseg.h). On the VM, lists of strings of 10000 elements and more make one temp_alloc
  * mseg allocation per ets:insert, 5000 none (erlang:system_info({allocator, temp_alloc})
  * around 100 inserts, OTP 25.2.3), and one per reply of the round trip at L = 24000.
+ *
+ * Not modelled: the other walks whose stacks or queues are temp_alloc's. Among them
+ * persistent_term:put's copy_shared_calculate (its queue; eptest puts its term once, before
+ * the passes), and the ESTACKs of term comparison and hashing, which the modelled loops run
+ * on small terms only.
  */
 #ifndef TC_ESTACK_H
 #define TC_ESTACK_H
 
 #include <stdint.h>
 
+#include "../terms/term.h"
 #include "mseg.h"
 
 TC_BEGIN_DECLS
@@ -33,6 +39,13 @@ TC_BEGIN_DECLS
  * NULL or a peak within the default: nothing allocated): its blocks allocated, grown, written
  * as the pushes write them, and freed. TC_ENOMEM when an allocation fails (nothing held). */
 tc_result tc_estack_walk(tc_mseg *temp, uint64_t peak) TC_MUST_CHECK;
+
+/* size_object_x as the calling scheduler runs it, for a send, a spawn's arguments or an
+ * ets:insert: *words, t's flat size (literals in [lit_start, lit_end) counted 0; both NULL:
+ * none), and its walk's stack on the temp_alloc of `heaps` (tc_mseg_temp; a source without
+ * one, or NULL: the size alone). */
+tc_result tc_estack_size_object(tc_mseg *heaps, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
+                                uint64_t *words) TC_MUST_CHECK;
 
 TC_END_DECLS
 

@@ -2,8 +2,8 @@
  * gc.h — the generational copying collector and its sizing rules (erts R10B-2
  * ggc.c: erts_garbage_collect, gen_gc, fullsweep_heap, adjust_after_fullsweep,
  * grow_new_heap, shrink_new_heap; R13B01 erl_gc.c: erts_garbage_collect, minor_collection,
- * do_minor, major_collection, collect_heap_frags; OTP 21+ erl_gc.c: garbage_collect, minor_collection,
- * do_minor, major_collection, collect_live_heap_frags, sweep_off_heap,
+ * do_minor, major_collection, collect_heap_frags; OTP 21+ erl_gc.c: garbage_collect,
+ * minor_collection, do_minor, major_collection, collect_live_heap_frags, sweep_off_heap,
  * erts_next_heap_size).
  *
  * The copy is Cheney's: each root's object is moved (a moved cons keeps NON_VALUE in its

@@ -88,7 +88,18 @@ static const tc_policy_field fields[] = {
      "stop - htop <= msize collects the receiver); OTP 25 erl_message.c erts_send_message, "
      "erts_alloc_message_heap_state",
      "where a message is copied: the receiver's heap, collecting it first (direct); its heap when idle "
-     "with room, else a fragment, literals skipped, the sender charged (heap_or_frag)"},
+     "with room, else a fragment (heap_or_frag: R13B01's SMP emulator too, global.h "
+     "erts_alloc_message_heap)"},
+    {"send_litopt", BOOL(send_litopt), ERAS("off", "off", "on"),
+     "OTP 25 erl_message.c erts_send_message (size_object_litopt, copy_struct_litopt); R13B01 "
+     "erl_message.c erts_send_message (size_object, copy_struct: literals copied too; R10B-2 has none)",
+     "a send leaves the sender's literals where they are: neither sized nor copied"},
+    {"send_reds", BOOL(send_reds), ERAS("off", "off", "on"),
+     "OTP 25 bif.c erl_send (ERTS_VBUMP_REDS 4, then ERTS_BIF_PREP_YIELD_RETURN when none are left), "
+     "erl_message.c erts_send_message (ERTS_MSG_COPY_WORDS_PER_REDUCTION); R10B-2 erl_message.c "
+     "send_message charges nothing; R13B01 bif.c do_send charges 4 per message queued at the "
+     "receiver (erts_use_sender_punish), not modelled",
+     "a local send charges the sender 4 reductions, and one per 64 words copied, at most a slice"},
     {"gc_after_send", BOOL(gc_after_send), ERAS("off", "on", "on"),
      "R13B01 beam_emu.c OpCase(send) (POST_BIF_GC_SWAPIN after send_2); OTP 25 jit/x86 instr_bif.cpp "
      "(send/2 through emit_call_light_bif_shared)",

@@ -89,7 +89,7 @@ typedef enum tc_sched_gc_test {
 /* Where a sent message is copied (heaps/send.h has the rules). */
 typedef enum tc_send_path {
     TC_SEND_DIRECT,      /* onto the receiver's heap, collecting it first if needed */
-    TC_SEND_HEAP_OR_FRAG /* OTP 21+ (message_queue_data = on_heap): the receiver's heap when it
+    TC_SEND_HEAP_OR_FRAG /* SMP (R13B01 -smp enable, OTP 21+ on_heap): the receiver's heap when it
                             is idle and has room, else a fragment attached to the message */
 } tc_send_path;
 
@@ -178,6 +178,8 @@ typedef struct tc_policy {
     tc_bif_gc_test bif_gc_test;
     tc_sched_gc_test sched_gc_test;
     tc_send_path send_path; /* how a process of this era sends (the sender's policy decides) */
+    bool send_litopt; /* the sender's literals are neither sized nor copied (OTP 20+) */
+    bool send_reds;   /* a local send charges the sender OTP 25's reductions (send.h) */
     /* OTP 25: `!` returns through the light-BIF glue (the x86-64 JIT's emit_send calls
      * emit_call_light_bif_shared with send/2, instr_bif.cpp), so the same bif_gc_test runs
      * after every send, with the message the only live register (erts_gc_after_bif_call_lhf

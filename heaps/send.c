@@ -3,7 +3,6 @@
 
 #include "../copy/copy_struct.h"
 #include "../terms/binary.h"
-#include "../terms/size.h"
 #include "gc.h"
 #include "proc_impl.h"
 
@@ -30,14 +29,6 @@ static tc_result fill_on_heap(tc_proc *to, tc_term msg, uint64_t words, const tc
     return TC_OK;
 }
 
-tc_result tc_send_size_object(tc_mseg *mem, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
-                              uint64_t *words)
-{
-    uint64_t peak;
-    tc_result r = tc_term_flat_size_peak(t, lit_start, lit_end, words, &peak);
-    return r == TC_OK ? tc_estack_walk(tc_mseg_temp(mem), peak) : r;
-}
-
 tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out)
 {
     tc_term *hp = tc_proc_heap_reserve(p, words);
@@ -48,7 +39,8 @@ tc_result tc_proc_copy_in(tc_proc *p, tc_term t, uint64_t words, tc_term *out)
     return TC_OK;
 }
 
-static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_stats *stats)
+static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
+                             tc_copy_stats *stats)
 {
     if (tc_proc_heap_room(to) <= words) {
         tc_result r = tc_gc_collect(to, words, tc_proc_x(to), tc_proc_arity(to));
@@ -57,7 +49,7 @@ static tc_result send_direct(tc_proc *to, tc_term msg, uint64_t words, tc_copy_s
         if (stats)
             stats->gcs++;
     }
-    return fill_on_heap(to, msg, words, NULL);
+    return fill_on_heap(to, msg, words, lit);
 }
 
 static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, const tc_copy_literals *lit,
@@ -86,19 +78,21 @@ static tc_result send_heap_or_frag(tc_proc *to, tc_term msg, uint64_t words, con
 
 tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy_stats *stats)
 {
-    tc_send_path path = tc_proc_policy(from)->send_path;
+    const tc_policy *pol = tc_proc_policy(from);
+    tc_send_path path = pol->send_path;
     tc_copy_literals lit = {NULL, NULL};
-    if (path == TC_SEND_HEAP_OR_FRAG)
+    if (pol->send_litopt)
         (void)tc_proc_literal_area(from, 0, &lit.start, &lit.end);
     uint64_t words;
-    tc_result r = tc_send_size_object(tc_proc_mem(from), msg, lit.start, lit.end, &words);
+    tc_result r = tc_estack_size_object(tc_proc_mem(from), msg, lit.start, lit.end, &words);
     if (r != TC_OK)
         return r;
-    r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, stats)
-                               : send_heap_or_frag(to, msg, words, lit.start ? &lit : NULL, to_busy, stats);
-    if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG)
+    const tc_copy_literals *skip = lit.start ? &lit : NULL;
+    r = path == TC_SEND_DIRECT ? send_direct(to, msg, words, skip, stats)
+                               : send_heap_or_frag(to, msg, words, skip, to_busy, stats);
+    if (r == TC_OK && pol->send_reds)
         from->reds += TC_SEND_REDS; /* erl_send (bif.c): ERTS_VBUMP_REDS(p, 4) after a local send */
-    if (r == TC_OK && path == TC_SEND_HEAP_OR_FRAG && words > TC_MSG_COPY_WORDS_PER_REDUCTION) {
+    if (r == TC_OK && pol->send_reds && words > TC_MSG_COPY_WORDS_PER_REDUCTION) {
         /* erts_send_message: the sender pays a reduction per 64 words, at most a slice. */
         int64_t reds = (int64_t)(words / TC_MSG_COPY_WORDS_PER_REDUCTION);
         from->reds += reds < from->policy.context_reds ? reds : from->policy.context_reds;

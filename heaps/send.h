@@ -6,19 +6,23 @@
  * The sender's policy (policy.send_path) chooses the path. Both size the message first
  * (size_object) and copy it with copy_struct into a block of exactly that size; they differ
  * in where the block is:
- *   DIRECT (R10B, non-SMP): straight onto the receiver's heap. When the receiver has no
- *     room (stop - htop <= size) the sender first runs a GC of the receiver with the
+ *   DIRECT (R10B, R13B01 non-SMP): straight onto the receiver's heap. When the receiver has
+ *     no room (stop - htop <= size) the sender first runs a GC of the receiver with the
  *     message size as `need`: the sender pays for the receiver's collection.
- *   HEAP_OR_FRAG (modern): onto the receiver's heap only when the receiver is idle (the
- *     sender can lock it and its heap is not in use) and HEAP_LIMIT - htop > size
- *     (erts_alloc_message_heap_state; HEAP_LIMIT keeps S_REDZONE, policy.redzone, free); otherwise
- *     into a new heap fragment attached to the message. Literal subterms of the sender
- *     are neither sized nor copied (size_object_litopt / copy_struct_litopt).
+ *   HEAP_OR_FRAG (SMP: R13B01's beam.smp, OTP 21+): onto the receiver's heap only when the
+ *     receiver is idle (the sender can lock it and its heap is not in use) and
+ *     HEAP_LIMIT - htop > size (R13B01 global.h erts_alloc_message_heap, HEAP_LIMIT being
+ *     stop; OTP 25 erts_alloc_message_heap_state, HEAP_LIMIT keeping S_REDZONE,
+ *     policy.redzone, free); otherwise into a new heap fragment attached to the message.
+ * With policy.send_litopt (OTP 20+) the sender's literal subterms are neither sized nor copied
+ * (size_object_litopt / copy_struct_litopt).
  * size_object's walk keeps its pending subterms on a stack that a large one grows into
- * temp_alloc (tc_send_size_object, alloc/estack.h), a carrier from the segment cache the heaps
- * use. The modern sender is charged msize / 64 reductions (at most CONTEXT_REDS) when the message
- * is over 64 words (erts_send_message, ERTS_MSG_COPY_WORDS_PER_REDUCTION); R10B's
- * send_message charged nothing.
+ * temp_alloc (alloc/estack.h tc_estack_size_object), a carrier from the segment cache the heaps
+ * use. With policy.send_reds (OTP 25) the sender is charged TC_SEND_REDS, and msize / 64
+ * reductions (at most CONTEXT_REDS) when the message is over 64 words (erts_send_message,
+ * ERTS_MSG_COPY_WORDS_PER_REDUCTION); R10B's send_message charged nothing, and R13B01's
+ * do_send charges 4 per message queued at the receiver (erts_use_sender_punish), which the
+ * model leaves out.
  * Receiving is tc_proc_receive: R10B unlinks only; modern makes a message fragment young
  * data of the receiver (mbuf_sz grows), copying nothing.
  *
@@ -35,7 +39,7 @@
 /* erl_send (bif.c) charges every successful local send 4 reductions (ERTS_VBUMP_REDS) on top of
  * the light BIF's own, and when that leaves none it yields after sending
  * (ERTS_BIF_PREP_YIELD_RETURN): the sender runs again, returning the message, only at its next
- * schedule-in. The modern path only; R10B's send_message charged nothing. */
+ * schedule-in. With policy.send_reds only; R10B's send_message charged nothing. */
 #define TC_SEND_REDS 4
 
 TC_BEGIN_DECLS
@@ -53,13 +57,6 @@ tc_result tc_send(tc_proc *from, tc_proc *to, tc_term msg, bool to_busy, tc_copy
  * (gc_after_send), the GC-after-BIF safe point with *msg the only live register, so the
  * sender may collect right after it sends (*msg then points at the moved message). */
 tc_result tc_send_maybe_gc(tc_proc *from, tc_proc *to, tc_term *msg, bool to_busy, tc_copy_stats *stats) TC_MUST_CHECK;
-
-/* size_object_x as the calling scheduler runs it, for a send, a spawn's arguments or an
- * ets:insert: *words, t's flat size (literals in [lit_start, lit_end) counted 0; both NULL:
- * none), and its walk's stack on mem's temp_alloc (alloc/estack.h; mem without one, or NULL:
- * the size alone). */
-tc_result tc_send_size_object(tc_mseg *mem, tc_term t, const tc_term *lit_start, const tc_term *lit_end,
-                              uint64_t *words) TC_MUST_CHECK;
 
 /* Copies `t` (of `words` words, as size_object counts it) onto p's heap at htop, as spawn
  * copies its arguments: the caller has made room first (TestHeap). TC_EBADARG when the

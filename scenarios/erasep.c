@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../alloc/estack.h"
 #include "../heaps/gc.h"
 #include "../heaps/sched.h"
 #include "../heaps/verify.h"
@@ -273,7 +274,7 @@ static tc_step after_seq(run *w)
     if (tc_policy_preset(sp.name, &preset) == TC_OK)
         sp.min_heap_size = preset.min_heap_size; /* spawned without options */
     tc_term sargs;
-    if ((r = tc_send_size_object(w->mem, args, NULL, NULL, &words)) != TC_OK || /* erl_create_process */
+    if ((r = tc_estack_size_object(w->mem, args, NULL, NULL, &words)) != TC_OK || /* erl_create_process */
         (r = tc_proc_spawn(w->mem, &sp, words, &w->server)) != TC_OK ||
         (r = tc_proc_copy_in(w->server, args, words, &sargs)) != TC_OK)
         return fail(w, r);

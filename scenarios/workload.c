@@ -13,6 +13,7 @@
 #include "../codec/ext.h"
 #include "../copy/literal.h"
 #include "timing.h"
+#include "../alloc/estack.h"
 #include "../alloc/faults.h"
 #include "../stores/ets.h"
 #include "../heaps/gc.h"
@@ -1911,7 +1912,7 @@ static tc_result ep_life(world *w, tc_ets *table, tc_copy_literal_area **pt_out,
     uint64_t arg_words = 0;
     if (args == TC_NON_VALUE)
         return TC_ENOMEM;
-    if ((r = tc_send_size_object(w->mem, args, NULL, NULL, &arg_words)) != TC_OK) /* erl_create_process */
+    if ((r = tc_estack_size_object(w->mem, args, NULL, NULL, &arg_words)) != TC_OK) /* erl_create_process */
         return r;
     tc_policy sp = cfg->policy, preset;
     if (tc_policy_preset(sp.name, &preset) == TC_OK)

@@ -116,9 +116,8 @@ static tc_result store(tc_ets *t, node **np, tc_term obj, tc_copy_stats *stats)
         at = c;
     } else {
         /* db_store_term's size_object_x, its stack on the inserting scheduler's temp_alloc */
-        uint64_t words, peak;
-        if (t->heaps && ((r = tc_term_flat_size_peak(obj, NULL, NULL, &words, &peak)) != TC_OK ||
-                         (r = tc_estack_walk(tc_mseg_temp(t->heaps), peak)) != TC_OK))
+        uint64_t words;
+        if (t->heaps && (r = tc_estack_size_object(t->heaps, obj, NULL, NULL, &words)) != TC_OK)
             return r;
         tc_copy_compact *c = *np ? dbterm(*np) : NULL;
         size_t head = tc_ets_term_head_bytes(t->opts.term_head) + (t->opts.owner_word ? TC_WORD_BYTES : 0);

@@ -119,6 +119,8 @@ START_TEST(the_presets_hold_the_eras_values)
     ck_assert(r.frag_rule == TC_FRAG_ARITH && o.frag_rule == TC_FRAG_EXACT);
     ck_assert(r.gc_trigger == TC_GC_AT_SCHEDULE && o.gc_trigger == TC_GC_AFTER_BIF);
     ck_assert(r.send_path == TC_SEND_DIRECT && o.send_path == TC_SEND_HEAP_OR_FRAG);
+    ck_assert(!r.send_litopt && !r.send_reds && o.send_litopt && o.send_reds);
+    ck_assert(r.mem.mmsbc == 256 && o.mem.mmsbc == 256);
     ck_assert(r.shrink_min_words == 300 && o.shrink_min_words == 3000);
     ck_assert(!r.shrink_old_floor && o.shrink_old_floor);
     ck_assert(r.tenure == TC_TENURE_FLIP && o.tenure == TC_TENURE_SECOND_SURVIVAL);
@@ -142,6 +144,7 @@ START_TEST(the_presets_hold_the_eras_values)
     ck_assert(t.sched_gc_test == TC_SCHED_GC_HEAP_SIZE && r.sched_gc_test == TC_SCHED_GC_HEAP_SIZE &&
               o.sched_gc_test == TC_SCHED_GC_DESIRED);
     ck_assert(t.send_path == TC_SEND_DIRECT && t.gc_after_send && !t.move_live_frags && t.long_gc_words == 0);
+    ck_assert(!t.send_litopt && !t.send_reds);
     ck_assert(t.redzone == 0 && t.reserved == 0 && t.shrink && t.shrink_min_words == 3000 && t.shrink_old_floor);
     ck_assert(t.old_heap_size == TC_OLD_HEAP_HEAP_USE && t.minor_needs_old_heap && t.minor_heap_size == TC_GC_SIZE_HEAP);
     ck_assert(t.minor_short == TC_MINOR_SHORT_FULLSWEEP && t.major_heap_size == TC_GC_SIZE_HEAP && !t.major_stack);

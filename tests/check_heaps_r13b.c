@@ -211,6 +211,34 @@ START_TEST(r13b_loop_rec_copies_a_message_fragment)
 }
 END_TEST
 
+/* Where an R13B01 sender puts a 200-word message for a receiver with 133 free words: without
+ * SMP it collects the receiver and copies onto its heap (erl_message.c erts_send_message,
+ * #ifndef ERTS_SMP); its SMP emulator never collects the receiver and copies into a fragment
+ * (global.h erts_alloc_message_heap), which the receive copies in or, with no room, collects. */
+START_TEST(r13b_smp_send_leaves_the_receiver_uncollected)
+{
+    for (int smp = 0; smp <= 1; smp++) {
+        tc_policy pol = tc_preset_ok("r13b");
+        if (smp)
+            pol.send_path = TC_SEND_HEAP_OR_FRAG;
+        tc_proc *from = new_proc(pol, 0), *to = new_proc(tc_preset_ok("r13b"), 1);
+        garbage(to, 100);
+        tc_term *hp = tc_proc_halloc(from, 200);
+        ck_assert(hp != NULL);
+        ck_assert(tc_send(from, to, tc_int_list_at(hp, 100), false, NULL) == TC_OK);
+        ck_assert_uint_eq(gcs(to), smp ? 0 : 1);
+        ck_assert_uint_eq(tc_proc_heap_used(to), smp ? 100 : 200);
+        ck_assert(tc_proc_loop_rec_maybe_gc(to) == TC_OK);
+        ck_assert_uint_eq(gcs(to), 1);
+        tc_term got;
+        ck_assert(tc_proc_receive(to, &got));
+        ck_assert_uint_eq(tc_flat_ok(got), 200);
+        ck_assert_uint_eq(tc_proc_frag_size(to), 0);
+        done();
+    }
+}
+END_TEST
+
 START_TEST(r13b_gc_counts_queued_fragments)
 {
     /* two queued 200-word messages in fragments: the fullsweep's heap is next(233 + 400) = 987
@@ -238,6 +266,7 @@ static Suite *suite(void)
     tcase_add_test(tc, r13b_old_heap_is_sized_from_the_heap_use);
     tcase_add_test(tc, r13b_fullsweep_leaves_the_stack_out);
     tcase_add_test(tc, r13b_loop_rec_copies_a_message_fragment);
+    tcase_add_test(tc, r13b_smp_send_leaves_the_receiver_uncollected);
     tcase_add_test(tc, r13b_gc_counts_queued_fragments);
     suite_add_tcase(s, tc);
     return s;

@@ -407,18 +407,21 @@ START_TEST(test_gc_cost_reds)
 END_TEST
 
 /* erts_send_message: an OTP 25 sender pays msize / 64 reductions above 64 words, and erl_send
- * 4 more for every send (send.h TC_SEND_REDS); R10B's send_message charged nothing. */
+ * 4 more for every send (send.h TC_SEND_REDS); R10B's send_message charged nothing, nor does
+ * the model's R13B01 with its SMP emulator's placement (send_reds is a field of its own). */
 START_TEST(test_send_charge_reds)
 {
-    const char *eras[2] = {"otp25", "r10b"};
+    const char *eras[3] = {"otp25", "r10b", "r13b"};
     tc_arena *arena = tc_arena_new(0);
     tc_term big = TC_NIL, small = TC_NIL;
     for (int i = 0; i < 1000; i++)
         big = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), big);
     for (int i = 0; i < 32; i++)
         small = tc_term_cons(tc_arena_alloc(arena), tc_make_small(i), small);
-    for (int e = 0; e < 2; e++) {
+    for (int e = 0; e < 3; e++) {
         tc_proc *from = new_proc(eras[e]), *to = new_proc(eras[e]);
+        if (e == 2)
+            from->policy.send_path = TC_SEND_HEAP_OR_FRAG;
         ck_assert(tc_send(from, to, small, false, NULL) == TC_OK);
         ck_assert_int_eq(tc_proc_take_reds(from), e == 0 ? TC_SEND_REDS : 0); /* 64 words: not over */
         ck_assert(tc_send(from, to, big, false, NULL) == TC_OK);

@@ -192,7 +192,9 @@ START_TEST(test_r10b_heap_with_fragment_send)
 }
 END_TEST
 
-/* Modern sends skip the sender's literals: neither sized nor copied. */
+/* OTP 25's sends skip the sender's literals (send_litopt): neither sized nor copied, on either
+ * path. Without it (R10B, R13B01: their SMP emulator places a message as OTP 25 does) every
+ * word is copied. */
 START_TEST(test_modern_skips_literals)
 {
     setup_procs("otp25");
@@ -216,9 +218,19 @@ START_TEST(test_modern_skips_literals)
     tc_term got;
     ck_assert(tc_proc_receive(receiver, &got));
     ck_assert_uint_eq(tc_tuple_element(got, 2), literal);
-    /* The R10B path knows no literals: it copies all 9 words. */
     ck_assert(tc_fixture_send(sender, receiver, msg, TC_SEND_DIRECT, false, &st) == TC_OK);
-    ck_assert_uint_eq(st.words_sized, 3 + 9);
+    ck_assert_uint_eq(st.words_sized, 3 + 3);
+    ck_assert(tc_proc_receive(receiver, &got));
+    ck_assert_uint_eq(tc_tuple_element(got, 2), literal);
+    sender->policy.send_litopt = false;
+    ck_assert(tc_fixture_send(sender, receiver, msg, TC_SEND_DIRECT, false, &st) == TC_OK);
+    ck_assert_uint_eq(st.words_sized, 3 + 3 + 9);
+    ck_assert(tc_fixture_send(sender, receiver, msg, TC_SEND_HEAP_OR_FRAG, false, &st) == TC_OK);
+    ck_assert_uint_eq(st.words_sized, 3 + 3 + 9 + 9);
+    ck_assert(tc_proc_receive(receiver, &got));
+    ck_assert(tc_proc_receive(receiver, &got));
+    ck_assert(tc_tuple_element(got, 2) != literal);
+    ck_assert(tc_equal_ok(tc_tuple_element(got, 2), literal));
     receiver->x[0] = got;
     receiver->arity = 1;
     verify(receiver);
