@@ -80,14 +80,16 @@ awk "$lib"'
     csv_get("model_insert_faults") != "" && csv_get("insert_faults") != "" { n++; i += near("insert"); p += near("proc"); l += near("lookup") }
     END { print "rows,insert_near,proc_near,lookup_near"; printf "%d,%d,%d,%d\n", n, i, p, l }' "$der/eras-faults.csv" >"$der/eras-faults-summary.csv"
 
-# The bars in one row: R10B-2 (64-bit) lengths 1000..30000 within 15 %, passes with equal GCs.
+# The bars in one row: R10B-2 (64-bit) lengths 1000..30000 within 15 %, passes with equal GCs;
+# and every length's passes with equal GCs on R10B-2 (both builds) and on R13B01 (plain, SMP).
 awk "$lib"'
     !csv_row() { next }
     csv_get("vm") == "r10b-2-64" && csv_get("payload_len") >= 1000 { n++; w += csv_get("within_15") == "yes"
         split(csv_get("gcs_equal"), e, " "); eq += e[1]; all += e[3] }
     csv_get("vm") ~ /^r10b/ { split(csv_get("gcs_equal"), e, " "); aeq += e[1]; aall += e[3] }
-    END { print "lengths,within_15,passes,passes_gcs_equal,all_r10b_passes,all_r10b_passes_gcs_equal"
-          printf "%d,%d,%d,%d,%d,%d\n", n, w, all, eq, aall, aeq }
+    csv_get("vm") ~ /^r13b01-(plain|smp)$/ { v = csv_get("vm"); split(csv_get("gcs_equal"), e, " "); req[v] += e[1]; rall[v] += e[3] }
+    END { print "lengths,within_15,passes,passes_gcs_equal,all_r10b_passes,all_r10b_passes_gcs_equal,r13b_plain_passes,r13b_plain_passes_gcs_equal,r13b_smp_passes,r13b_smp_passes_gcs_equal"
+          printf "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d\n", n, w, all, eq, aall, aeq, rall["r13b01-plain"], req["r13b01-plain"], rall["r13b01-smp"], req["r13b01-smp"] }
 ' "$der/eras-2005.csv" >"$der/eras-2005-summary.csv"
 
 # The seed beside R10B-2: its ratio at L = 10 and 1000 (the median of its five runs).

@@ -268,29 +268,31 @@ eras_cells() {
     local f="$1" rep
     rep=$(sed -n 's/^# command:.*--repeats \([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
     rep=${rep:-3}
-    # one line per model run the rows need: eptest ERA VARIANT L N ROUNDS, etsbench N ROUNDS
+    # one line per model run the rows need: eptest ERA VARIANT L N ROUNDS SET, etsbench N ROUNDS
+    # VARIANT SET (SET: the config's --set, - for none)
     awk "$lib"'!csv_row() { next }
         { c = csv_get("model_config"); if (c == "") next
-          if (c ~ /^eptest/) print "eptest", csv_get("model_era"), csv_get("variant"), csv_get("payload_len"), csv_get("iterations"), csv_get("rounds")
-          else { sw = "-"; if (match(c, /--set [^ ]+/)) sw = substr(c, RSTART + 6, RLENGTH - 6)
-                 print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw } }' "$f" | sort -u >"$tmp/eras.runs"
+          sw = "-"; if (match(c, /--set [^ ]+/)) sw = substr(c, RSTART + 6, RLENGTH - 6)
+          if (c ~ /^eptest/) print "eptest", csv_get("model_era"), csv_get("variant"), csv_get("payload_len"), csv_get("iterations"), csv_get("rounds"), sw
+          else print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw }' "$f" | sort -u >"$tmp/eras.runs"
     : >"$tmp/eras.rows"
-    while read -r kind a b c d e; do
+    while read -r kind a b c d e g; do
         local rounds=1 r tag
         if [ "$kind" = eptest ]; then
             [ $quick -eq 1 ] && [ "$c" -gt 3000 ] && continue
             [ "$mode" = write ] && rounds=$e
-            local sw=()
-            case "$b" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${b#heap_}") ;; rsbcmt_*) sw=(--set "rsbcmt=${b#rsbcmt_}") ;; esac
+            local sw=() src="eptest --era $a"
+            [ "$g" = - ] || { sw=(--set "$g"); src="$src --set $g"; }
+            case "$b" in hot_key) sw+=(--hot-key) ;; heap_*) sw+=(--min-heap "${b#heap_}") ;; rsbcmt_*) sw+=(--set "rsbcmt=${b#rsbcmt_}") ;; esac
             for r in $(seq 1 "$rounds"); do
                 tag=counts; [ "$mode" = write ] && tag="r$r"
                 m=$(model "$tag" eptest --era "$a" --len "$c" --iterations "$d" --repeats "$([ "$mode" = write ] && echo "$rep" || echo 1)" ${sw[@]+"${sw[@]}"})
-                awk -v era="$a" -v variant="$b" "$lib"'!csv_row() { next }
+                awk -v src="$src" -v variant="$b" "$lib"'!csv_row() { next }
                     { t = csv_get("test"); us["x", t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); fa[t] = csv_get("faults")
                       L = csv_get("payload_len"); n = csv_get("iterations") }
                     END { ratio = rt_ratio(us, "x", "ets_lookup")
                           split("proc1 proc2 proc3 ets_insert ets_overwrite ets_lookup empty", ts, " ")
-                          for (i = 1; i <= 7; i++) printf "eptest --era %s,%s,%s,%s,%s,%s,%s,%s,,%s\n", era, variant, ts[i], L, n,
+                          for (i = 1; i <= 7; i++) printf "%s,%s,%s,%s,%s,%s,%s,%s,,%s\n", src, variant, ts[i], L, n,
                               us["x", ts[i]], ts[i] == "ets_lookup" ? sprintf("%.4f", ratio) : "", g[ts[i]], fa[ts[i]] }' "$m" >>"$tmp/eras.rows"
             done
         else

@@ -47,7 +47,7 @@
 #
 # eptest (experiments/beam/eras/eras_ep.erl, the 2005 benchmark reconstructed from the post's
 # text) runs on every VM, beside the model's `eptest --era r10b` (R10B-2 rows), `--era r13b`
-# (R13B01 rows) and `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run
+# (R13B01 rows; the SMP emulator's with --set send_path=heap_or_frag) and `--era otp25`; ets_test and pdict (eras_ets.erl, the 2009 post's loops) run
 # on R13B01 and OTP 25 with +h 9999999, each in a VM of its own (a process's heap outlives it
 # in the mseg cache: pdict after ets_test would start on ets_test's pages), beside the model's
 # `etsbench --era r13b` with R13B01's locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket
@@ -238,18 +238,22 @@ echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_pe
 lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
 vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
 # The model's era for a VM's rows (R10B-2's 64-bit words are the model's; R13B01's r13b is its
-# non-SMP emulator, the SMP one's rows stand beside it).
+# non-SMP emulator), and the switch that makes it the VM's: R13B01's SMP emulator sends as
+# erts_alloc_message_heap does, onto the receiver's heap or into a fragment (heaps/send.h).
 era_of() { case "$1" in r10b-*) echo r10b ;; r13b01-*) echo r13b ;; *) echo otp25 ;; esac; }
+set_of() { case "$1" in r13b01-smp*) echo send_path=heap_or_frag ;; *) echo - ;; esac; }
 # The rows' VM: a rebuilt VM's rows are its release's, their variant the build's name.
 base_of() { echo "${1%@*}"; }
 
-# model_eptest ROUND ERA VARIANT L: the model's eptest with the variant's switch, into raw_model
+# model_eptest ROUND ERA VARIANT L SET: the model's eptest with the VM's switch (SET, - for none)
+# and the variant's, into raw_model
 model_eptest() {
-    local sw=()
-    case "$3" in hot_key) sw=(--hot-key) ;; heap_*) sw=(--min-heap "${3#heap_}") ;; rsbcmt_*) sw=(--set "rsbcmt=${3#rsbcmt_}") ;; esac
+    local sw=() src="eptest --era $2"
+    [ "$5" = - ] || { sw=(--set "$5"); src="$src --set $5"; }
+    case "$3" in hot_key) sw+=(--hot-key) ;; heap_*) sw+=(--min-heap "${3#heap_}") ;; rsbcmt_*) sw+=(--set "rsbcmt=${3#rsbcmt_}") ;; esac
     "$model/experiments/eptest" --era "$2" --len "$4" --iterations "$iterations" --repeats "$repeats" \
         ${sw[@]+"${sw[@]}"} --csv "$tmp/m.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest failed"; }
-    awk -v round="$1" -v src="eptest --era $2" -v variant="$3" "$lib"'
+    awk -v round="$1" -v src="$src" -v variant="$3" "$lib"'
         !csv_row() { next }
         { t = csv_get("test"); us[t] = csv_get("median_us"); g[t] = csv_get("tester_gcs"); fa[t] = csv_get("faults")
           L = csv_get("payload_len"); n = csv_get("iterations") }
@@ -308,10 +312,10 @@ for r in $(seq 1 "$rounds"); do
                 "${cmd[@]}" -pa "$tmp/$v" -run eras_ep main "$v" "$x" "$iterations" 1 "$tmp/vm.$r.$step.csv" "$variant" \
                     >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ep failed"; }
             done
-            # the model's r10b run follows the 64-bit row, its r13b run the plain emulator's
-            case "$v" in r10b-2-32 | r13b01-smp) continue ;; esac
-            say "$step/$steps round $r: eptest $variant L = $x, the model's $(era_of "$v") rules"
-            model_eptest "$r" "$(era_of "$v")" "$variant" "$x"
+            # the model's r10b run follows the 64-bit row
+            case "$v" in r10b-2-32) continue ;; esac
+            say "$step/$steps round $r: eptest $variant L = $x, the model's $(era_of "$v") rules$([ "$(set_of "$v")" = - ] || echo " with $(set_of "$v")")"
+            model_eptest "$r" "$(era_of "$v")" "$variant" "$x" "$(set_of "$v")"
             ;;
         ets)
             say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
@@ -422,7 +426,8 @@ fi
             for (i = 1; i <= nk; i++) {
                 k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
                 era = ""; cfg = ""; mt = t
-                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : (vm ~ /^r10b/) ? "r10b" : "r13b"; cfg = "eptest --era " era }
+                if (b == "eptest") { era = (vm == "otp25") ? "otp25" : (vm ~ /^r10b/) ? "r10b" : "r13b"; cfg = "eptest --era " era
+                                     if (vm == "r13b01-smp") cfg = cfg " --set send_path=heap_or_frag" }  # set_of
                 else if (vm ~ /^r13b01/ && t != "loop") {  # the emulator loop: measured on the VM alone
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
                     if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
