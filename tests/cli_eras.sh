@@ -76,6 +76,9 @@ awk "$lib"'
       if (csv_get("variant") == "grow1" && t != "loop" && csv_get("model_config") !~ /--set ets_grow=gt_1x/) {
           print "rebuilt VM without the model switch: " $0; bad = 1 }
       if (b == "eptest" && csv_get("gcs") == "") { print "no tester gcs: " $0; bad = 1 }
+      # R13B01 SMP: the model places messages as its erts_alloc_message_heap does
+      if (b == "eptest" && vm == "r13b01-smp" && csv_get("model_config") != "eptest --era r13b --set send_path=heap_or_frag") {
+          print "SMP rows without the SMP placement: " $0; bad = 1 }
       # faults: counted on every VM this run ran (the 32-bit rows are kept from a run before)
       if (b == "eptest" && vm != "r10b-2-32" && csv_get("faults") !~ /^[0-9]+$/) { print "no faults: " $0; bad = 1 }
       if (b == "eptest" && csv_get("variant") == "base" && vm ~ /^(r10b-2-64|r13b01-plain|otp25)$/ &&
