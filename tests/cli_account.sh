@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The time account from the outside: bad input exits 2 before erl starts; with erl and the
-# cpuclock NIF, one small point gives the CSV its columns in order (every row their width, the
+# cpuclock NIF, one small point of three rounds gives the CSV its columns in order (every row their width, the
 # four loops, every time and phase a number, the clock's own cost stated, the phases summing to vm_priced_us, other_us the
-# rest, within_15 as priced_over_vm says) and the prices CSV its header and both loops;
+# rest, within_15 as priced_over_vm says, priced_over_vm within the rounds' own ratios) and the prices CSV its header and both loops;
 # experiments/beam/account.sh takes --help and refuses a bad shape. Without erl or the NIF the
 # run is skipped (exit 77 once the others passed). Nothing here times anything.
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
@@ -87,7 +87,7 @@ d=$(nif=$(cd "$dir" && pwd) && cd "$tmp" && erl -noshell -pa "$tmp" -run dirty_p
 echo "$d" | grep -Eq '^\{\{[1-9][0-9]*,[0-9]+\},\[\{[1-9][0-9]*,[1-9][0-9]*\},\{[1-9][0-9]*,[1-9][0-9]*\}\]\}$'
 check "cpuclock: a long GC's time on the dirty clock, both carrier probes timed (got '$d')" $?
 
-"$dir/account" --points "ints:100" --iterations 50 --repeats 1 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
+"$dir/account" --points "ints:100" --iterations 50 --repeats 3 --csv "$tmp/a.csv" --prices "$tmp/p.csv" \
     >"$tmp/a.out" 2>"$tmp/a.err"
 ok=$?; check "account on one point runs (exit $ok: $(tail -n 2 "$tmp/a.err"))" "$ok"
 [ "$(grep -v '^#' "$tmp/a.csv" | head -n 1)" = "$header" ]; check "account: the header, in order" $?
@@ -108,6 +108,8 @@ awk "$lib"'
         if (o > 0.2 || o < -0.2) bad = bad " other"
         q = csv_get("priced_over_vm"); w = (q >= 0.85 && q <= 1.15) ? "yes" : "no"
         if (w != csv_get("within_15") && (q < 0.849 || q > 0.851) && (q < 1.149 || q > 1.151)) bad = bad " within"
+        # the identity is the median of the rounds own ratios: inside their extremes
+        if (q < csv_get("round_min") - 0.0005 || q > csv_get("round_max") + 0.0005) bad = bad " median_of_rounds"
     }
     END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
 ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $ok
