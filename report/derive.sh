@@ -650,6 +650,7 @@ if [ -f "$res/account.csv" ]; then
 fi
 
 # ---- termcopy explain --vm on five terms: each side's verdict and whether they agree ---------
+# model_over_vm: the model's priced ratio over the VM's; within_25: within 25 % of it.
 # The verdict of one run: the lookup is slower than a round trip when the ratio is above 1.1,
 # faster below 0.9, else even (the fidelity sweep's band: one run is not a measurement of a
 # difference within 10 %).
@@ -658,13 +659,15 @@ if [ -f "$res/explain.csv" ]; then
         function verdict(r) { return r > 1.1 ? "slower" : r < 0.9 ? "faster" : "even" }
         !csv_row() { next }
         { n++; m = verdict(csv_get("model_ratio")); v = verdict(csv_get("vm_ratio")); same = m == v; agree += same
-          row[n] = sprintf("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", csv_get("term"), csv_get("model_ratio"), csv_get("vm_ratio"),
-                           m, v, same ? "yes" : "no", csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs"),
+          q = csv_get("vm_ratio") > 0 ? csv_get("model_ratio") / csv_get("vm_ratio") : 0
+          w = q >= 0.75 && q <= 1.25; within += w
+          row[n] = sprintf("%s,%s,%s,%.2f,%s,%s,%s,%s,%s,%s,%s,%s", csv_get("term"), csv_get("model_ratio"), csv_get("vm_ratio"),
+                           q, w ? "yes" : "no", m, v, same ? "yes" : "no", csv_get("model_lookup_gcs"), csv_get("vm_lookup_gcs"),
                            csv_get("model_lookup_faults"), csv_get("vm_lookup_faults")) }
         END {
-            print "term,model_ratio,vm_ratio,model_verdict,vm_verdict,agree,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults"
+            print "term,model_ratio,vm_ratio,model_over_vm,within_25,model_verdict,vm_verdict,agree,model_lookup_gcs,vm_lookup_gcs,model_lookup_faults,vm_lookup_faults"
             for (i = 1; i <= n; i++) print row[i]
-            printf "terms,agree\n%d,%d\n", n, agree > (der "/explain-agree.csv")
+            printf "terms,agree,within_25\n%d,%d,%d\n", n, agree, within > (der "/explain-agree.csv")
         }' der="$der" "$res/explain.csv" >"$der/explain.csv"
 fi
 

@@ -86,7 +86,7 @@ run() {
 q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
 fid=() units=(--quick) copies=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
-explain_args=(--iterations 200 --repeats 1) ablate_runs=3 trace_args=(10000 200) grid_lens=()
+explain_args=(--iterations 1000 --repeats 3) ablate_runs=3 trace_args=(10000 200) grid_lens=()
 off_lens="50 150 333 750 1234 1500 2500 4000 6000 7000 9000 12000 15000 17500 22000 25000 27500"
 mut_lens="9000 17500 22000 27500"
 acct=(--rounds 1)   # the time account: one round of the fidelity grid
