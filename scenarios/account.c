@@ -151,7 +151,7 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     const char *l = tc_account_loop_names[loop];
     bool rt = loop == TC_ACCOUNT_RT;
     static const char *const needed[] = {"gc_minor", "gc_minor_nil", "gc_major", "gc_major_nil", "gc_dirty",
-                                         "gc_dirty_nil", "carrier", "carrier_dirty"};
+                                         "gc_dirty_nil", "carrier", "carrier_dirty", "gc_minor_bif"};
     const tc_vm_price *fixed = row(a, l, rt ? "rt_fixed" : "lookup_fixed"), *copy = row(a, l, rt ? "send" : "lookup"),
                       *copy0 = row(a, l, rt ? "send_nil" : "lookup_nil");
     enum { NEEDED = sizeof needed / sizeof *needed };
@@ -167,7 +167,9 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     tc_account_prices p;
     p.sleep = sleep ? sleep->cpu_ns : 0;
     unit_prices u = {fault_ns, p.sleep};
-    p.gc_minor = net(unit[1], u);
+    /* a minor GC where a loop's happen (after a BIF), not a forced one and its trip through the
+     * scheduler; the forced pair still prices the collector's words */
+    p.gc_minor = net(unit[8], u);
     /* the [] loop collects now and then too: those GCs are the gc phase's, not the fixed one's;
      * its sleeps stay in it (the sleep phase is the loop's beyond their rate) */
     p.fixed = net(fixed, (unit_prices){fault_ns, 0}) - fixed->gcs * p.gc_minor;

@@ -10,8 +10,10 @@
  *   copy   a word of Data copied by the operation: a send's size_object + copy_struct
  *          (erl_message.c erts_send_message), a lookup's copy_shallow (erl_db_util.c
  *          db_copy_from_comp), at N x flat_size(Data)
- *   gc     per GC by kind (erl_gc.c minor_collection with nothing to copy, major_collection
- *          copying Data), per other word the collector copied, per queued message word moved onto
+ *   gc     per GC by kind (erl_gc.c minor_collection with nothing to copy, at the test after a
+ *          BIF as a loop's GCs are, not forced: a forced GC also takes the process out through
+ *          the scheduler and back; major_collection copying Data), per other word the collector
+ *          copied, per queued message word moved onto
  *          the heap after it (move_msgs_to_heap), per GC sent to a dirty CPU scheduler and back
  *          (check_for_possibly_long_gc: 128 Ki words of young generation: the scheduler
  *          and the dirty one each go to sleep in it, priced with the trip); or, where the VM
@@ -66,7 +68,7 @@ extern const char *const tc_account_loop_names[TC_ACCOUNT_LOOPS];
 typedef struct tc_account_prices {
     double fixed;        /* one operation on [] */
     double word;         /* one word of Data copied by the operation */
-    double gc_minor;     /* one minor GC, nothing copied */
+    double gc_minor;     /* one minor GC, nothing copied, where a loop collects (after a BIF) */
     double gc_major;     /* one major GC copying Data (live in the old heap) and nothing else */
     double gc_word;      /* one word the collector copied */
     double gc_move_word; /* one queued message word moved onto the heap */

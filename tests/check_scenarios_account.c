@@ -121,6 +121,7 @@ START_TEST(prices_from_calibration_rows)
     add(&a, "rt", "send_nil", 600, 0, 0, 0);
     add(&a, "rt", "gc_minor", 3000 + 4096 * 2.5, 0, 0, 4096);
     add(&a, "rt", "gc_minor_nil", 3000, 0, 0, 0);
+    add(&a, "rt", "gc_minor_bif", 2000, 0, 0, 0); /* where a loop collects: cheaper than forced */
     add(&a, "rt", "gc_major", 9000, 0, 0, 5096);
     add(&a, "rt", "gc_major_nil", 6000, 0, 0, 1000);
     add(&a, "rt", "gc_dirty", 43000, 0, 0, 0);
@@ -132,10 +133,10 @@ START_TEST(prices_from_calibration_rows)
     add(&a, "rt", "gc_move_nil", 3000, 0, 0, 3);
     tc_account_prices p;
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
-    ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * 3000, 1e-9); /* the [] loop's own GCs are the gc phase's */
+    ck_assert_double_eq_tol(p.fixed, 700 - 0.1 * 2000, 1e-9); /* the [] loop's own GCs are the gc phase's */
     ck_assert_double_eq_tol(p.word, 2.0, 1e-9);               /* (2600 - 600) / 1000 */
-    ck_assert_double_eq_tol(p.gc_minor, 3000, 1e-9);
-    ck_assert_double_eq_tol(p.gc_word, 2.5, 1e-9);
+    ck_assert_double_eq_tol(p.gc_minor, 2000, 1e-9); /* the after-BIF GC's, not the forced one's */
+    ck_assert_double_eq_tol(p.gc_word, 2.5, 1e-9);     /* the forced pair's difference over its words */
     ck_assert_double_eq_tol(p.gc_major, 6000, 1e-9);
     ck_assert_double_eq_tol(p.gc_dirty, 40000, 1e-9);
     ck_assert_double_eq_tol(p.gc_move_word, 1.5, 1e-9); /* 3000 ns over the 2000 words between */
@@ -143,6 +144,10 @@ START_TEST(prices_from_calibration_rows)
     ck_assert_double_eq_tol(p.carrier, 7000, 1e-9);
     ck_assert_double_eq_tol(p.carrier_dirty, 190000, 1e-9);
     ck_assert(p.gc_long == 0 && p.gc_long_gcs == 0);
+    /* without the after-BIF GC's row the minor price is not the forced one's: no prices */
+    a.price[5].unit[0] = 'x';
+    ck_assert(!tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
+    a.price[5].unit[0] = 'g';
     /* no message move calibrated (the loop moved none per GC): the collector's word price */
     a.nprices -= 2;
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
@@ -151,15 +156,15 @@ START_TEST(prices_from_calibration_rows)
      * the fixed unit's, which it keeps; the sleep phase is a loop's sleeps beyond their rate */
     add(&a, "rt", "sleep", 16000, 0, 0, 0);
     a.price[0].sleeps = 0.01;                   /* rt_fixed: one sleep in 100 round trips */
-    a.price[4].sleeps = 0.1;                    /* gc_minor_nil: one in ten GCs */
+    a.price[5].sleeps = 0.1;                    /* gc_minor_bif: one in ten GCs */
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
     ck_assert_double_eq_tol(p.sleep, 16000, 1e-9);
     ck_assert_double_eq_tol(p.fixed_sleeps, 0.01, 1e-12);
-    ck_assert_double_eq_tol(p.gc_minor, 3000 - 0.1 * 16000, 1e-9);
+    ck_assert_double_eq_tol(p.gc_minor, 2000 - 0.1 * 16000, 1e-9);
     /* the dirty trip keeps its sleeps in its price, and says how many: its own less the
      * same GC's on its scheduler */
-    a.price[7].sleeps = 2.25; /* gc_dirty */
-    a.price[8].sleeps = 0.25; /* gc_dirty_nil */
+    a.price[8].sleeps = 2.25; /* gc_dirty */
+    a.price[9].sleeps = 0.25; /* gc_dirty_nil */
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_RT, 1500, &p));
     ck_assert_double_eq_tol(p.gc_dirty, 40000, 1e-9);
     ck_assert_double_eq_tol(p.dirty_sleeps, 2, 1e-12);
@@ -177,7 +182,7 @@ START_TEST(prices_from_calibration_rows)
      * GCs its calibration saw */
     static const char *const units[] = {"lookup_fixed", "lookup",       "lookup_nil", "gc_minor",
                                         "gc_minor_nil", "gc_major",     "gc_major_nil", "gc_dirty",
-                                        "gc_dirty_nil", "carrier",      "carrier_dirty"};
+                                        "gc_dirty_nil", "carrier",      "carrier_dirty", "gc_minor_bif"};
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         add(&a, "lookup", units[i], 1000, 0, 0, 0);
     ck_assert(tc_account_prices_of_vm(&a, TC_ACCOUNT_LOOKUP, 1500, &p));

@@ -48,6 +48,16 @@
 %%   gc_minor      erlang:garbage_collect(self(), [{type, minor}]) of a process whose young
 %%                 heap holds Live words of fresh data (Live the loop's median words copied
 %%                 per GC) and whose heap block is the loop's; gc_minor_nil the same with none
+%%                 (their difference over Live is the collector's word price)
+%%   gc_minor_bif  a minor GC with nothing to copy where a loop's GCs happen, at the test after a
+%%                 BIF: a process whose heap block is the loop's looks up {1, Bin}, Bin a 100 KiB
+%%                 reference-counted binary, whose ProcBin passes the virtual binary heap every
+%%                 few lookups (erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL), against the same lookups
+%%                 with a virtual binary heap that never fills: the CPU time between the two
+%%                 over the GCs between them. A forced GC (gc_minor_nil) is dearer: erlang:
+%%                 garbage_collect/2 of the caller sets F_FORCE_GC and bumps its reductions, the
+%%                 process is scheduled out and collected at its next schedule-in (erl_process.c
+%%                 schedule), a trip no loop's GC takes
 %%   gc_major      the same, type major, with Data live in the old heap too (a major copies it)
 %%   carrier       a fresh carrier of the loop's heap block mapped, its first page written, and
 %%                 unmapped, on this scheduler's thread (the kernel's mmap, page-table set-up,
@@ -260,10 +270,16 @@ send_k(_R, _Data, 0) -> ok;
 send_k(R, Data, K) -> R ! {self(), Data}, send_k(R, Data, K - 1).
 
 %% The loop's lookups: N keys in order from a table the calibration filled as the loop fills
-%% its own; K results a run into a heap that holds them, collected between runs.
+%% its own; K results a run into a heap that holds them, and a virtual binary heap that holds
+%% their reference-counted binaries, collected between runs. (Each result's ProcBins add their
+%% binaries' words to the process's off-heap overhead, and the test after the BIF collects once
+%% that passes bin_vheap_sz, erl_gc.h ERTS_IS_GC_DESIRED_INTERNAL: with the default vheap a run
+%% of lookups of a 100 KiB binary collected every third lookup inside its timing, a GC the
+%% account prices again as the loop's.)
 lookup(Payload, L, N, W, Heap, Clk) ->
     K = max(1, min(N, Heap div (W + 5))),
-    Opts = [{min_heap_size, K * (W + 5) + 1000}],
+    Vheap = (K + 2) * (refc_bytes(payload(Payload, L)) div 8 + 8),
+    Opts = [{min_heap_size, K * (W + 5) + 1000}, {min_bin_vheap_size, max(Vheap, 46422)}],
     [row(lookup, lookup_runs(fun() -> payload(Payload, L) end, N, K, Opts), K, W, Clk, thread_ns),
      row(lookup_nil, lookup_runs(fun() -> [] end, N, K, Opts), K, 0, Clk, thread_ns)].
 
@@ -283,6 +299,17 @@ lookup_runs(Make, N, K, Opts) ->
                        ets:delete(T),
                        Runs
                end, Opts).
+
+%% Bytes of the reference-counted binaries in T (those past ERL_ONHEAP_BIN_LIMIT, 64 bytes),
+%% each counted where it appears.
+refc_bytes(B) when is_binary(B), byte_size(B) > 64 -> byte_size(B);
+refc_bytes(T) when is_tuple(T) -> refc_bytes(tuple_to_list(T));
+refc_bytes(M) when is_map(M) -> refc_bytes(maps:to_list(M));
+refc_bytes(L) when is_list(L) -> refc_list(L, 0);
+refc_bytes(_) -> 0.
+
+refc_list([H | T], Acc) -> refc_list(T, Acc + refc_bytes(H));
+refc_list(_, Acc) -> Acc.
 
 lookup_k(_T, _I, 0) -> ok;
 lookup_k(T, I, K) -> _ = ets:lookup(T, I), lookup_k(T, I + 1, K - 1).
@@ -354,6 +381,7 @@ gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}, Clk) ->
                                               _ = erts_debug:flat_size(D), R end,
                                      [{min_heap_size, Heap}]) end,
     [row(gc_minor, Minor(Live), 1, Live, Clk, thread_ns), row(gc_minor_nil, Minor(0), 1, 0, Clk, thread_ns),
+     gc_minor_bif(Heap),
      row(gc_major, Major(Live), 1, Live + W, Clk, process_ns), row(gc_major_nil, Major(0), 1, W, Clk, process_ns),
      row(gc_dirty, gc_usage(?LONG_GC + 1024), 1, 0, Clk, process_ns),
      row(gc_dirty_nil, gc_usage(?LONG_GC - 1024), 1, 0, Clk, process_ns)]
@@ -367,6 +395,31 @@ gc(Data, W, #{heap := Heap, live := Live0, msgs := Msgs}, Clk) ->
                    [row(gc_move, gc_moves(Data, K, Heap, Clock), 1, K * (W + 3), Clk, Clock),
                     row(gc_move_nil, gc_moves([], K, Heap, Clock), 1, K * 3, Clk, Clock)]
            end.
+
+%% The gc_minor_bif row: ?GC_REPS pairs of runs of ?BIF_LOOKUPS lookups, the vheap's GCs and
+%% none, in one process each, the median of the pairs' CPU ns and faults per GC between them.
+-define(BIF_LOOKUPS, 3000).
+gc_minor_bif(Heap) ->
+    T = ets:new(account_gc_bif, [set]),
+    true = ets:insert(T, {1, <<0:819200>>}),
+    Run = fun(Vheap) ->
+                  in_process(fun() -> lookup_1(T, 100),
+                                     {garbage_collection, G0} = process_info(self(), garbage_collection),
+                                     F0 = cpuclock:minflt(), C0 = cpuclock:thread_ns(),
+                                     lookup_1(T, ?BIF_LOOKUPS),
+                                     C1 = cpuclock:thread_ns(), F1 = cpuclock:minflt(),
+                                     {garbage_collection, G1} = process_info(self(), garbage_collection),
+                                     {C1 - C0, F1 - F0, proplists:get_value(minor_gcs, G1) - proplists:get_value(minor_gcs, G0)}
+                             end, [{min_heap_size, Heap}, {min_bin_vheap_size, Vheap}])
+          end,
+    Pairs = [{Run(46422), Run(1 bsl 40)} || _ <- lists:seq(1, ?GC_REPS)],
+    ets:delete(T),
+    PerGc = [{(C - C0) / (G - G0), (F - F0) / (G - G0)} || {{C, F, G}, {C0, F0, G0}} <- Pairs, G > G0],
+    {gc_minor_bif, eptest:median([C || {C, _} <- PerGc]), 0, eptest:median([F || {_, F} <- PerGc]), 0, 0,
+     length(PerGc), 0.0}.
+
+lookup_1(_T, 0) -> ok;
+lookup_1(T, K) -> _ = ets:lookup(T, 1), lookup_1(T, K - 1).
 
 %% Live words of fresh data (a list of small integers: 2 words a cell) kept live across one
 %% forced GC of Kind.
