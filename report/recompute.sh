@@ -111,8 +111,11 @@ trap '[ -n "${RECOMPUTE_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 # "counts" for a run whose counts are wanted, "rN" for round N of a timed rerun).
 model() {
     local tag="$1" tool="$2"; shift 2
-    local key
+    local key a
     key=$(printf '%s_' "$tag" "$tool" "$@" | tr -c 'A-Za-z0-9_.=-' '_')
+    # a file the run reads (eptest --prices FILE) keys it by its content too, not its name only:
+    # a prices file measured again must not be served the old prices' runs
+    for a in "$@"; do [ -f "$a" ] && key="${key}_$(sha256sum <"$a" | cut -c1-16)"; done
     if [ ! -s "$cache/$key.csv" ]; then
         "$bin/$tool" "$@" --csv "$cache/$key.tmp" >/dev/null 2>"$tmp/err" ||
             { cat "$tmp/err" >&2; die "$tool $* failed"; }

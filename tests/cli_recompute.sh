@@ -146,6 +146,14 @@ bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
 r=$?
 [ $r -eq 1 ] && grep -q 'fidelity-sweep.csv: row 1 .*model_priced_ratio' "$tmp/log"
 ok=$?; check "a priced sweep's ratio 2 % off is listed: exit $r ($(cat "$tmp/log"))" $ok
+# The prices measured again into the same file (the lookup's fixed price four times): the
+# committed ratio is no longer the current prices', whatever the cache holds from the old ones.
+cp "$tmp/sw/fidelity-sweep.csv" "$tmp/data/fidelity-sweep.csv"
+sed -i 's/^ints,300,lookup,50,/ints,300,lookup,200,/' "$tmp/prices.csv"
+bash "$rc" --check --bin "$bin" "$tmp/data/fidelity-sweep.csv" >"$tmp/log" 2>&1
+r=$?
+[ $r -eq 1 ] && grep -q 'fidelity-sweep.csv: row 1 .*model_priced_ratio' "$tmp/log"
+ok=$?; check "a priced sweep whose prices file changed is rechecked, not served from the cache: exit $r ($(cat "$tmp/log"))" $ok
 rm -f "$tmp/data/fidelity-sweep.csv"
 
 # ---- compare.sh: two runs ----------------------------------------------------------------------
