@@ -19,8 +19,8 @@
 -export([payload/2, tester/2, median/1, iqr/1, metadata/2, write_file/4, parse_int/3, shapes/0, cli/5]).
 %% Shared with gctrace.erl.
 -export([minflt/0, instance_counts/0, count/2]).
-%% Shared with account.erl: the GC tracer and its counts.
--export([tracer/1, trace_counts/2, stop_tracer/1]).
+%% Shared with account.erl: the GC tracer and its counts, the hot-key lookup loop.
+-export([tracer/1, trace_counts/2, stop_tracer/1, hot_loop/2]).
 
 -define(COLUMNS, "test,shape,payload_len,iterations,era,median_us,iqr_us,faults,gcs,"
                  "gc_words_copied,words_copied,fragments,carriers_mapped,switches,io_polls").
