@@ -21,11 +21,15 @@
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
 
-enum { X_POINTS, X_PRICES, NEXTRAS };
+enum { X_POINTS, X_PRICES, X_FAULT_PROBE, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_POINTS] = {"points", "\"SHAPE:L ...\"",
                   "the points, each a shape and a payload length (default: --shape's at --len)", {0}},
     [X_PRICES] = {"prices", "FILE|-", "also write each loop's unit prices per point (medians over the rounds)", {0}},
+    [X_FAULT_PROBE] = {"fault-probe", "FAULTS",
+                       "only print this machine's fault price (ns) for a loop that took FAULTS faults, and exit "
+                       "(experiments/beam/eras/price.sh: the seeds' VMs have no NIF to probe with)",
+                       {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -265,6 +269,19 @@ int main(int argc, char **argv)
     int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
     if (rc != TC_BENCH_CLI_RUN)
         return tc_bench_exit_status("account", rc);
+    if (cli.extra[X_FAULT_PROBE].given) {
+        char *end;
+        double faults = strtod(cli.extra[X_FAULT_PROBE].value, &end);
+        if (*end || end == cli.extra[X_FAULT_PROBE].value || !(faults >= 0 && faults < 1e12))
+            return tc_bench_cli_bad(&cli, "--fault-probe", "a count of faults", cli.extra[X_FAULT_PROBE].value);
+        double fault;
+        if (!tc_account_probe(tc_account_probe_region(faults), &fault)) {
+            fprintf(stderr, "account: --fault-probe: mmap failed\n");
+            return 1;
+        }
+        printf("%.1f\n", fault);
+        return 0;
+    }
     static point points[MAX_POINTS];
     int np = 1;
     points[0] = (point){cli.shape >= 0 ? (tc_ep_shape)cli.shape : TC_EP_INTS, cli.len ? cli.len : 1000};

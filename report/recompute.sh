@@ -47,7 +47,9 @@
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
-#                         model_ns_per_op (time), model_faults (--write only)
+#                         model_ns_per_op (time), model_faults (--write only); with a '# priced:'
+#                         line, eptest --prices (each VM's rows of eras-prices.csv): model_priced_us,
+#                         model_priced_ratio (counts at the VM's prices: checked within 0.5 %)
 #   unitcost.csv, unitcost-quick.csv  unit, shape, words, dest, src -> unitcost [--quick] (the
 #                         model's side alone): model_faults; model_ns stays as measured, beside
 #                         the VM's in the same run
@@ -330,6 +332,40 @@ eras_cells() {
           if (k in ra) printf "%d,model_ratio,%.4f\n", r, med(ra[k])
           if (k in ns) printf "%d,model_ns_per_op,%.1f\n", r, pk * med(ns[k]) }' csv_inputs=0 csvfile="$f" "$tmp/eras.rows" "$f" >"$tmp/cells"
     counts="model_gcs" faults="model_faults" times="model_median_us model_ratio model_ns_per_op"
+    eras_priced_cells "$f"
+}
+
+# The model's counts at the VM's unit prices (model_priced_us, model_priced_ratio: checked within
+# 0.5 %): eptest --prices with each priced VM's rows of the prices file beside FILE (FILE less
+# .csv, -prices.csv, in the account's format less its vm column), at the rows' era and length.
+eras_priced_cells() {
+    local f="$1" pf="${1%.csv}-prices.csv" v era l n m
+    grep -q '^# priced:' "$f" || return 0
+    [ -r "$pf" ] || die "$(basename "$f") has model_priced columns and no $(basename "$pf") beside it"
+    awk "$lib"'!csv_row() { next }
+        csv_get("model_priced_us") != "" { print csv_get("vm"), csv_get("model_era"), csv_get("payload_len"), csv_get("iterations") }' \
+        "$f" | sort -u >"$tmp/eras.priced.runs"
+    : >"$tmp/eras.priced"
+    while read -r v era l n; do
+        [ $quick -eq 1 ] && [ "$l" -gt 3000 ] && continue
+        awk -v vm="$v" "$lib"'!csv_row() { next }
+            !hdr { nc = csv_names(_csv_name, names); line = names[2]; for (i = 3; i <= nc; i++) line = line "," names[i]; print line; hdr = 1 }
+            csv_get("vm") == vm { line = csv_f[2]; for (i = 3; i <= csv_nf; i++) line = line "," csv_f[i]; print line }' "$pf" >"$tmp/prices.$v.csv"
+        m=$(model counts eptest --era "$era" --len "$l" --iterations "$n" --repeats 1 --prices "$tmp/prices.$v.csv")
+        awk -v vm="$v" "$lib"'!csv_row() { next }
+            { t = csv_get("test"); p[t] = csv_get("priced_us"); L = csv_get("payload_len") }
+            END { a[1] = p["proc1"]; a[2] = p["proc2"]; a[3] = p["proc3"]; rt = median(a, 3)
+                  split("proc1 proc2 proc3 ets_lookup", ts, " ")
+                  for (i = 1; i <= 4; i++) printf "%s,%s,%s,%.1f,%s\n", vm, ts[i], L, p[ts[i]],
+                      (ts[i] == "ets_lookup" && rt > 0) ? sprintf("%.4f", p[ts[i]] / rt) : "" }' "$m" >>"$tmp/eras.priced"
+    done <"$tmp/eras.priced.runs"
+    awk "$lib"'FILENAME != csvfile { split($0, x, ","); pu[x[1], x[2], x[3]] = x[4]; pr[x[1], x[2], x[3]] = x[5]; next }
+        !csv_row() { next }
+        { r++; k = csv_get("vm") SUBSEP csv_get("test") SUBSEP csv_get("payload_len")
+          if (csv_get("model_priced_us") == "" || !(k in pu)) next
+          printf "%d,model_priced_us,%s\n", r, pu[k]
+          if (pr[k] != "") printf "%d,model_priced_ratio,%s\n", r, pr[k] }' csv_inputs=0 csvfile="$f" "$tmp/eras.priced" "$f" >>"$tmp/cells"
+    ratios="model_priced_us model_priced_ratio"
 }
 
 # ---- unitcost.csv, unitcost-quick.csv ---------------------------------------------------------

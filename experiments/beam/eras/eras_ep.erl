@@ -140,7 +140,7 @@ tester(Parent, L, {N, Keys}, Tracer) ->
     Counts = take(Tracer),
     S ! stop,
     ets:delete(T),
-    Parent ! {self(), [{Test, Us, All, count(self(), C), count(S, C)} || {{Test, Us, All}, {Test, C}} <- zip(Rows, Counts)]}.
+    Parent ! {self(), [{Test, Us, All, {count(self(), C), words(self(), C)}, count(S, C)} || {{Test, Us, All}, {Test, C}} <- zip(Rows, Counts)]}.
 
 zip([A | As], [B | Bs]) -> [{A, B} | zip(As, Bs)];
 zip([], []) -> [].
@@ -195,13 +195,15 @@ empty_loop(N) -> empty_loop(N - 1).
 
 %% ---- GC events -------------------------------------------------------------------------
 
-%% Counts GC starts per process; a pass's name (an atom) closes that pass's counts.
+%% Counts GC starts per process, and the words each collection copied (below); a pass's name
+%% (an atom) closes that pass's counts.
 tracer(Delivered) ->
     receive {tester, P} -> tracer({P, Delivered}, [], []) end.
 tracer(Tester, Counts, Passes) ->
     receive
-        {trace, P, Ev, _Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start ->
-            tracer(Tester, bump(P, Counts), Passes);
+        {trace, P, Ev, Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start;
+                                  Ev == gc_end; Ev == gc_minor_end; Ev == gc_major_end ->
+            tracer(Tester, bump(P, Ev, Info, Counts), Passes);
         {take, From} ->
             From ! {self(), lists:reverse(Passes)},
             tracer(Tester, [], []);
@@ -210,7 +212,7 @@ tracer(Tester, Counts, Passes) ->
             %% The pass's GC events may still be on their way (see mark/2): they all are
             %% generated before the marker, so once delivered they precede any later message.
             Counts1 = close(Tester, Counts),
-            tracer(Tester, [], [{Test, Counts1} | Passes]);
+            tracer(Tester, carry(Counts1), [{Test, Counts1} | Passes]);
         _Other -> tracer(Tester, Counts, Passes)
     end.
 
@@ -225,8 +227,9 @@ close({P, true}, Counts) ->
 await_delivered(Ref, Counts) ->
     receive
         {trace_delivered, all, Ref} -> Counts;
-        {trace, P, Ev, _Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start ->
-            await_delivered(Ref, bump(P, Counts))
+        {trace, P, Ev, Info} when Ev == gc_start; Ev == gc_minor_start; Ev == gc_major_start;
+                                  Ev == gc_end; Ev == gc_minor_end; Ev == gc_major_end ->
+            await_delivered(Ref, bump(P, Ev, Info, Counts))
     end.
 
 %% R10B delivers a trace message as its event happens, so its GC events reach the tracer
@@ -243,16 +246,47 @@ mark({meter, M}, Test) -> M ! Test, receive marked -> Test end;
 mark({Tracer, false}, Test) -> Tracer ! Test;
 mark({Tracer, true}, Test) -> Tracer ! Test, receive marked -> Test end.
 
-bump(P, Counts) ->
-    case lists:keysearch(P, 1, Counts) of
-        {value, {P, C}} -> lists:keyreplace(P, 1, Counts, {P, C + 1});
-        false -> [{P, 1} | Counts]
+%% Counts: [{Pid, GCs, Words, OldAtStart}]. A collection's words copied: the young heap it
+%% leaves (heap_size at its end: what survived in the young generation, or everything after
+%% a fullsweep) and what it promoted (old_heap_size's growth from its start to its end).
+bump(P, Ev, Info, Counts) ->
+    {G, W, Old0} = case lists:keysearch(P, 1, Counts) of
+                       {value, {P, G0, W0, O0}} -> {G0, W0, O0};
+                       false -> {0, 0, 0}
+                   end,
+    New = case start_event(Ev) of
+              true -> {P, G + 1, W, info(old_heap_size, Info)};
+              false -> {P, G, W + info(heap_size, Info) + pos(info(old_heap_size, Info) - Old0), Old0}
+          end,
+    [New | lists:keydelete(P, 1, Counts)].
+
+start_event(Ev) -> lists:member(Ev, [gc_start, gc_minor_start, gc_major_start]).
+
+%% A pass's counts start at 0; a collection open at its end keeps its start.
+carry(Counts) -> [{P, 0, 0, O} || {P, _, _, O} <- Counts].
+
+pos(X) when X > 0 -> X;
+pos(_) -> 0.
+
+info(Key, Info) ->
+    case lists:keysearch(Key, 1, Info) of
+        {value, {Key, V}} -> V;
+        false -> 0
     end.
 
+%% (eras_trace.erl's tracer answers with {Pid, GCs} and counts no words.)
 count(_P, none) -> na;
 count(P, Counts) ->
     case lists:keysearch(P, 1, Counts) of
-        {value, {P, C}} -> C;
+        {value, T} -> element(2, T);
+        false -> 0
+    end.
+
+words(_P, none) -> na;
+words(P, Counts) ->
+    case lists:keysearch(P, 1, Counts) of
+        {value, {P, _, W, _}} -> W;
+        {value, _} -> na;
         false -> 0
     end.
 
@@ -276,9 +310,11 @@ header(Out) ->
              "# gcs: the tester's own collections per pass (erlang:trace garbage_collection events, "
              "one extra untimed run); all_gcs: statistics(garbage_collection) over the pass, every "
              "process, median of the timed runs; faults: the OS process's minor faults over the pass "
-             "(/proc/self/stat, read between passes by a meter process), median of the timed runs\n",
+             "(/proc/self/stat, read between passes by a meter process), median of the timed runs; "
+             "gc_words: the words the tester's collections copied in the traced run (each gc_end's "
+             "heap_size, and its old_heap_size's growth since the gc_start)\n",
              "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
-             "ratio,gcs,server_gcs,all_gcs,faults\n"]
+             "ratio,gcs,server_gcs,all_gcs,faults,gc_words\n"]
     end.
 
 chomp(S) -> [C || C <- S, C =/= $\n].
@@ -289,13 +325,13 @@ rows(Vm, Variant, L, N, R, Timed, Traced) ->
     [begin
          Us = [us(Test, Run) || Run <- Timed],
          All = [all(Test, Run) || Run <- Timed],
-         {value, {Test, _, _, Mine, Server, _}} = lists:keysearch(Test, 1, Traced),
+         {value, {Test, _, _, {Mine, Words}, Server, _}} = lists:keysearch(Test, 1, Traced),
          Faults = [faults_of(Test, Run) || Run <- Timed],
          Med = median(Us),
          Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
-         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w~n",
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w,~w~n",
                        [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
-                        ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults))])
+                        ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults)), Words])
      end || Test <- tests()].
 
 us(Test, Run) -> {value, {Test, Us, _, _, _, _}} = lists:keysearch(Test, 1, Run), Us.

@@ -30,7 +30,12 @@
 #   --provenance F   '# key: value' lines about the VMs' builds (source commit, fixes and
 #                    their sha256, configure flags, CFLAGS, beam_emu.c's flags), copied into
 #                    the output's metadata
-#   --out FILE       the CSV (default report/data/eras.csv)
+#   --out FILE       the CSV (default report/data/eras.csv); the unit prices of eptest's loops
+#                    go beside it, FILE less .csv plus -prices.csv (eras-prices.csv): measured
+#                    on r10b-2-32, r10b-2-64 and r13b01-plain (one scheduler thread each) in
+#                    every round after the VM's eptest runs at each length, by eras_price.erl in
+#                    a VM of its own; eras.csv's priced_us is the VM's counts at them and
+#                    model_priced_us, model_priced_ratio the model's (eptest --prices)
 #   --variants       also the one-variable runs, each beside the model's same switch where it
 #                    has one: R10B-2 at L = 1000 and 10000 (those of --lens) with hot_key (one
 #                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
@@ -171,11 +176,11 @@ check_and_compile() {
     launcher "$name" "$root" 0
     mkdir -p "$dir"
     got=$(cd "$here" && timeout 120 "${cmd[@]}" -eval '
-        R = [compile:file(F, [{outdir, "'"$dir"'"}, report_errors]) || F <- ["eras_ep.erl", "eras_ets.erl"]],
+        R = [compile:file(F, [{outdir, "'"$dir"'"}, report_errors]) || F <- ["eras_ep.erl", "eras_ets.erl", "eras_price.erl"]],
         io:format("~s ~w ~w~n", [erlang:system_info(version), erlang:system_info(wordsize), R]),
         halt().' 2>&1 | tail -n 1) || die "$name: the VM did not start ($got)"
     case "$got" in
-    *"{ok,eras_ep},{ok,eras_ets}"*) ;;
+    *"{ok,eras_ep},{ok,eras_ets},{ok,eras_price}"*) ;;
     *) die "$name: compiling the benchmarks failed: $got" ;;
     esac
     set -- $got
@@ -203,6 +208,7 @@ plan() {
     for l in $lens; do
         for v in "${vms[@]}"; do
             case "$v" in *@*) ;; *) echo "eptest $v base $l" ;; esac
+            case "$v" in r10b-2-32 | r10b-2-64 | r13b01-plain) echo "price $v base $l" ;; esac
         done
         if [ $variants -eq 1 ]; then
             case " $var_lens " in *" $l "*)
@@ -235,7 +241,7 @@ started=$(date +%s) load0=$(load)
 say() { printf 'eras: [%4ss] %s\n' "$(($(date +%s) - started))" "$*" >&2; }
 raw_model="$tmp/model.csv"
 echo "round,source,variant,test,payload_len,iterations,median_us,ratio,gcs,ns_per_op,faults" >"$raw_model"
-lib="$(cat "$top/report/csv.awk") BEGIN { csv_who = \"eras\" }"
+lib="$(cat "$top/report/csv.awk" "$top/report/stats.awk") BEGIN { csv_who = \"eras\" }"
 vm_of() { local i; for i in "${!vms[@]}"; do [ "${vms[$i]}" != "$1" ] || { echo "${roots[$i]}"; return; }; done; }
 # The model's era for a VM's rows (R10B-2's 64-bit words are the model's; R13B01's r13b is its
 # non-SMP emulator), and the switch that makes it the VM's: R13B01's SMP emulator sends as
@@ -283,6 +289,13 @@ model_ets() {
               csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$tmp/e.csv" >>"$raw_model"
 }
 
+# pass_faults VM L TEST: the round's median faults of VM's base TEST pass at L (0 if none)
+pass_faults() {
+    awk -v vm="$1" -v L="$2" -v t="$3" "$lib"'!csv_row() { next }
+        csv_get("vm") == vm && csv_get("variant") == "base" && csv_get("test") == t && csv_get("payload_len") == L && csv_get("faults") != "" { f[++n] = csv_get("faults") + 0 }
+        END { print n ? median(f, n) : 0 }' "$tmp"/vm."$r".*.csv
+}
+
 plan >"$tmp/plan"
 steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
 # eras_ets NAME N OUT VARIANT: the 2009 loops on the launcher's VM (cmd, v), each benchmark in a
@@ -317,6 +330,16 @@ for r in $(seq 1 "$rounds"); do
             say "$step/$steps round $r: eptest $variant L = $x, the model's $(era_of "$v") rules$([ "$(set_of "$v")" = - ] || echo " with $(set_of "$v")")"
             model_eptest "$r" "$(era_of "$v")" "$variant" "$x" "$(set_of "$v")"
             ;;
+        price)
+            # the loops' unit prices on the VM that ran them, in a VM of its own, minutes after
+            # them; a fault at this machine's price for as many faults as the lookup pass took
+            say "$step/$steps round $r: the unit prices of eptest's loops, L = $x on $v"
+            launcher "$v" "$(vm_of "$v")" 0
+            fault=$("$model/experiments/account" --fault-probe "$(pass_faults "$v" "$x" ets_lookup)") ||
+                die "the fault probe failed"
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_price main "$v" "$x" "$iterations" 5 "$fault" "$tmp/price.$v.$r.csv" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_price failed"; }
+            ;;
         ets)
             say "$step/$steps round $r: ets_test and pdict $variant N = $x on $v (+h 9999999)"
             launcher "$v" "$(vm_of "$v")" 9999999
@@ -342,6 +365,37 @@ for r in $(seq 1 "$rounds"); do
     done <"$tmp/plan"
 done
 load1=$(load)
+
+# The unit prices over the rounds: per VM, length and loop, each price's median (into the
+# committed prices file, and per VM in the account's format for eptest --prices), and the
+# model's counts at them: eptest's priced_us per pass, its lookup over the median proc pass.
+prices_out="${out%.csv}-prices.csv"
+echo "vm,test,payload_len,model_priced_us,model_priced_ratio" >"$tmp/model.priced.csv"
+priced_vms=""
+: >"$tmp/prices.all.csv"
+for v in "${vms[@]}"; do
+    ls "$tmp"/price."$v".*.csv >/dev/null 2>&1 || continue
+    priced_vms="$priced_vms $v"
+    awk "$lib"'!csv_row() { next }
+        { k = csv_get("shape") "," csv_get("payload_len") "," csv_get("loop"); if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+          for (i = 4; i <= csv_nf; i++) vals[k, i] = vals[k, i] " " csv_f[i] }
+        END { nc = csv_names(_csv_name, names); line = names[1]; for (i = 2; i <= nc; i++) line = line "," names[i]; print line
+              for (j = 1; j <= nk; j++) { line = order[j]
+                  for (i = 4; i <= nc; i++) { n = split(vals[order[j], i], a, " "); line = line "," median(a, n) }
+                  print line } }' "$tmp"/price."$v".*.csv >"$tmp/prices.$v.csv"
+    awk -v vm="$v" 'NR == 1 { if (!have) print "vm," $0; next } { print vm "," $0 }' have="$([ -s "$tmp/prices.all.csv" ] && echo 1 || echo 0)" \
+        "$tmp/prices.$v.csv" >>"$tmp/prices.all.csv"
+    for l in $lens; do
+        "$model/experiments/eptest" --era "$(era_of "$v")" --len "$l" --iterations "$iterations" --repeats 1 \
+            --prices "$tmp/prices.$v.csv" --csv "$tmp/mp.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest --prices failed"; }
+        awk -v vm="$v" "$lib"'!csv_row() { next }
+            { t = csv_get("test"); p[t] = csv_get("priced_us"); L = csv_get("payload_len") }
+            END { a[1] = p["proc1"]; a[2] = p["proc2"]; a[3] = p["proc3"]; rt = median(a, 3)
+                  split("proc1 proc2 proc3 ets_lookup", ts, " ")
+                  for (i = 1; i <= 4; i++) printf "%s,%s,%s,%.1f,%s\n", vm, ts[i], L, p[ts[i]],
+                      (ts[i] == "ets_lookup" && rt > 0) ? sprintf("%.4f", p[ts[i]] / rt) : "" }' "$tmp/mp.csv" >>"$tmp/model.priced.csv"
+    done
+done
 
 # The VM rows over the rounds (medians; min and max over every run), each beside the model's
 # run of the same benchmark: R10B-2 (both word sizes) beside --era r10b, OTP 25's eptest beside
@@ -389,7 +443,9 @@ fi
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary (each benchmark in a VM of its own); ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
     echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), ets_test's and pdict's over the rounds; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
-    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults"
+    echo "# gc_words: the words the tester's collections copied per pass (the traced run), median"
+    [ -z "$priced_vms" ] || echo "# priced: the unit prices of eptest's loops, measured in each round on the VM after its runs (experiments/beam/eras/eras_price.erl, wall time, the fault from experiments/account --fault-probe), medians over the rounds in $(basename "$prices_out"); priced_us: the VM's counts at them (N fixed, N x 2L words, its collections at gc_minor and the words they copied at gc_word, its faults); model_priced_us: the model's eptest counts at them (eptest --prices, scenarios/account.h), model_priced_ratio its lookup over its median proc pass; VMs priced:$priced_vms"
+    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults,gc_words,priced_us,model_priced_us,model_priced_ratio"
     awk "$lib"'
         function med(list,    a, n, i, j, t) {
             if (list == "") return ""
@@ -400,6 +456,15 @@ fi
         function add(arr, k, v) { if (v != "") arr[k] = (k in arr) ? arr[k] " " v : v }
         function f(fmt, x) { return x == "" ? "" : sprintf(fmt, x) }
         !csv_row() { next }
+        csv_has("model_priced_us") {  # the model at the VM prices
+            k = csv_get("vm") SUBSEP csv_get("test") SUBSEP csv_get("payload_len")
+            mpu[k] = csv_get("model_priced_us"); mpr[k] = csv_get("model_priced_ratio"); next
+        }
+        csv_has("loop") {  # the VM unit prices
+            k = csv_get("vm") SUBSEP csv_get("payload_len") SUBSEP csv_get("loop")
+            pf[k] = csv_get("fixed_ns"); pw[k] = csv_get("word_ns"); pg[k] = csv_get("gc_minor_ns")
+            pgw[k] = csv_get("gc_word_ns"); pft[k] = csv_get("fault_ns"); next
+        }
         csv_has("source") {
             m = csv_get("source") SUBSEP csv_get("variant") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
             add(mus, m, csv_get("median_us")); add(mra, m, csv_get("ratio")); add(mgc, m, csv_get("gcs")); add(mns, m, csv_get("ns_per_op")); add(mfa, m, csv_get("faults"))
@@ -409,6 +474,9 @@ fi
             if (!(k in nr)) order[++nk] = k
             add(us, k, csv_get("median_us")); if (csv_has("ratio")) add(ra, k, csv_get("ratio")); add(gc, k, csv_get("gcs")); add(op, k, csv_get("ops_per_s"))
             if (csv_has("faults")) add(fa, k, csv_get("faults"))
+            if (csv_has("gc_words")) add(gw, k, csv_get("gc_words"))
+            if (csv_has("priced_us"))  # a kept row: its priced columns as measured
+                kept_priced[k] = csv_get("priced_us") "," csv_get("model_priced_us") "," csv_get("model_priced_ratio")
             if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
             if (!(k in lo) || csv_get("min_us") + 0 < lo[k]) lo[k] = csv_get("min_us") + 0
             if (!(k in hi) || csv_get("max_us") + 0 > hi[k]) hi[k] = csv_get("max_us") + 0
@@ -446,12 +514,30 @@ fi
                 else
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
                 mf = (mk in mfa) ? f("%d", med(mfa[mk])) : (k in kept_mfa) ? kept_mfa[k] : ""
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s\n", vm, va, b, t, L, n,
+                # the VM counts at the VM prices, of the proc passes and the lookup pass (as
+                # scenarios/account.c tc_account_price, every collection a minor, no carriers)
+                pk2 = vm SUBSEP L SUBSEP (t == "ets_lookup" ? "lookup" : "rt")
+                priced = ",,"
+                if (va == "base" && (pk2 in pf) && (t ~ /^proc/ || t == "ets_lookup"))
+                    priced = f("%.1f", (n * pf[pk2] + n * 2 * L * pw[pk2] + med(gc[k]) * pg[pk2] + med(gw[k]) * pgw[pk2] + \
+                                        med(fa[k]) * pft[pk2]) / 1000) "," mpu[vm, t, L] "," mpr[vm, t, L]
+                else if (k in kept_priced) priced = kept_priced[k]
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
-                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model, f("%d", med(fa[k])), mf
+                    f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model, f("%d", med(fa[k])), mf, f("%d", med(gw[k])), priced
             }
         }' builds="$(for v in "${vms[@]}"; do case "$v" in *@*) printf '%s=%s ' "${v#*@}" "$(build_switch "${v#*@}")" ;; esac; done)" \
-        "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
+        "$tmp/model.priced.csv" $([ -s "$tmp/prices.all.csv" ] && echo "$tmp/prices.all.csv") "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
 } >"$out.tmp"
 mv "$out.tmp" "$out"
+if [ -s "$tmp/prices.all.csv" ]; then
+    {
+        echo "# experiment: the unit prices of the 2005 benchmark's loops on the seeds' own VMs (experiments/beam/eras/eras_price.erl, run by experiments/beam/eras/run.sh after each VM's eptest runs, each round), medians over the rounds"
+        grep -E '^# (date|git|machine|load|command): ' "$out"
+        echo "# units: ns of wall time (erlang:now(); the VMs priced run the benchmark on one scheduler thread): fixed per operation on [], word per word of Data copied, gc_minor per collection of the loop's heap with nothing live (R10B-2's lookup row: and the yield its fragments force), gc_major the same with Data live, gc_word per word copied, fault per first-touch fault (this machine's probe, experiments/account --fault-probe); the account's other units are 0 (eptest --prices reads this format, less the vm column)"
+        cat "$tmp/prices.all.csv"
+    } >"$prices_out.tmp"
+    mv "$prices_out.tmp" "$prices_out"
+    say "wrote $prices_out"
+fi
 say "wrote $out ($(grep -vc '^#' "$out") lines)"
