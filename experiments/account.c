@@ -15,21 +15,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
 
-enum { X_POINTS, X_PRICES, X_FAULT_PROBE, NEXTRAS };
+enum { X_POINTS, X_PRICES, X_FAULT_PROBE, X_CARRIER_PROBE, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_POINTS] = {"points", "\"SHAPE:L ...\"",
                   "the points, each a shape and a payload length (default: --shape's at --len)", {0}},
     [X_PRICES] = {"prices", "FILE|-", "also write each loop's unit prices per point (medians over the rounds)", {0}},
     [X_FAULT_PROBE] = {"fault-probe", "FAULTS",
                        "only print this machine's fault price (ns) for a loop that took FAULTS faults, and exit "
-                       "(experiments/beam/eras/price.sh: the seeds' VMs have no NIF to probe with)",
+                       "(experiments/beam/eras/run.sh: the seeds' VMs have no NIF to probe with)",
                        {0}},
+    [X_CARRIER_PROBE] = {"carrier-probe", "BYTES",
+                         "only print this machine's price (ns) of a carrier of BYTES: mapped, its first page "
+                         "written, unmapped, less that page's fault, and exit (as the cpuclock NIF's carrier/1 in "
+                         "the VM; for the seeds' one-threaded VMs this process is as good a place)",
+                         {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -263,6 +271,30 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     (void)fflush(stdout);
 }
 
+/* One carrier of `bytes`, as erl_mseg.c mseg_create and mseg_destroy make one for a heap: mapped,
+ * its first page written, unmapped; the median of a few, less the page's fault at `fault_ns`. */
+static bool carrier_probe(size_t bytes, double fault_ns, double *carrier_ns)
+{
+    enum { RUNS = 15 };
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bytes = (bytes + page - 1) / page * page;
+    double ns[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        struct timespec t0, t1;
+        (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
+        volatile char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == (volatile char *)MAP_FAILED)
+            return false;
+        m[0] = 1;
+        (void)munmap((void *)m, bytes);
+        (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        ns[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec) - fault_ns;
+    }
+    *carrier_ns = tc_timing_summarize(ns, RUNS).median;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     tc_bench_cli cli;
@@ -280,6 +312,20 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("%.1f\n", fault);
+        return 0;
+    }
+    if (cli.extra[X_CARRIER_PROBE].given) {
+        char *end;
+        double bytes = strtod(cli.extra[X_CARRIER_PROBE].value, &end);
+        if (*end || end == cli.extra[X_CARRIER_PROBE].value || !(bytes >= 1 && bytes <= (double)(1u << 30)))
+            return tc_bench_cli_bad(&cli, "--carrier-probe", "a size in bytes, 1 to 1 GiB",
+                                    cli.extra[X_CARRIER_PROBE].value);
+        double fault, carrier;
+        if (!tc_account_probe(tc_account_probe_region(0), &fault) || !carrier_probe((size_t)bytes, fault, &carrier)) {
+            fprintf(stderr, "account: --carrier-probe: mmap failed\n");
+            return 1;
+        }
+        printf("%.1f\n", carrier);
         return 0;
     }
     static point points[MAX_POINTS];

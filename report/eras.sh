@@ -232,3 +232,50 @@ awk "$lib"'
 # How many rows of the 2009 table (those with a model run) have the model within 15 % of the VM.
 awk "$lib"'!csv_row() { next } csv_get("within_15") == "yes" || csv_get("within_15") == "no" { n++; w += csv_get("within_15") == "yes" }
     END { print "rows,within_15"; printf "%d,%d\n", n, w }' "$der/eras-2009.csv" >"$der/eras-2009-summary.csv"
+
+# ---- 2005 priced: the loops' counts at their own VM's unit prices ------------------------------
+# Per VM with prices (eras.csv's priced columns: R10B-2 and R13B01 without SMP) and length: the
+# round trip (the median of the three proc passes) and the lookup, measured and priced from the
+# VM's own counts (identity: priced over measured); the VM's ratio beside the model's counts at
+# the same prices (model_priced_ratio) and its C code's ratio; the prices that differ between
+# the loops (eras-prices.csv). within_15: |model_priced_ratio / ratio - 1| <= 0.15.
+if grep -q '^# priced: ' "$eras"; then
+awk "$lib"'
+    function m3(a, b, c) { x[1] = a; x[2] = b; x[3] = c; return median(x, 3) }
+    !csv_row() { next }
+    csv_has("loop") { k = csv_get("vm") SUBSEP csv_get("payload_len") SUBSEP csv_get("loop")
+        w[k] = csv_get("word_ns"); g[k] = csv_get("gc_minor_ns"); next }
+    csv_get("benchmark") == "eptest" && csv_get("variant") == "base" && csv_get("priced_us") != "" {
+        vm = csv_get("vm"); L = csv_get("payload_len"); t = csv_get("test"); k = vm SUBSEP L
+        if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+        us[k, t] = csv_get("median_us"); pr[k, t] = csv_get("priced_us"); mp[k, t] = csv_get("model_priced_us")
+        if (t == "ets_lookup") { r[k] = csv_get("ratio"); mpr[k] = csv_get("model_priced_ratio"); mr[k] = csv_get("model_ratio") }
+    }
+    END {
+        print "vm,payload_len,proc_us,proc_priced_us,proc_identity,lookup_us,lookup_priced_us,lookup_identity,ratio,model_priced_ratio,priced_diff_pct,within_15,model_ratio,model_proc_priced_us,model_lookup_priced_us,word_rt_ns,word_lookup_ns,gc_rt_ns,gc_lookup_ns"
+        for (i = 1; i <= n; i++) {
+            k = order[i]; split(k, p, SUBSEP)
+            rt = m3(us[k, "proc1"], us[k, "proc2"], us[k, "proc3"]); prt = m3(pr[k, "proc1"], pr[k, "proc2"], pr[k, "proc3"])
+            mrt = m3(mp[k, "proc1"], mp[k, "proc2"], mp[k, "proc3"])
+            d = 100 * (mpr[k] / r[k] - 1)
+            printf "%s,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,%.2f,%.2f,%+.0f,%s,%.2f,%.0f,%.0f,%.3f,%.3f,%.0f,%.0f\n", p[1], p[2],
+                rt, prt, prt / rt, us[k, "ets_lookup"], pr[k, "ets_lookup"], pr[k, "ets_lookup"] / us[k, "ets_lookup"],
+                r[k], mpr[k], d, (d <= 15 && d >= -15) ? "yes" : "no", mr[k], mrt, mp[k, "ets_lookup"],
+                w[p[1], p[2], "rt"], w[p[1], p[2], "lookup"], g[p[1], p[2], "rt"], g[p[1], p[2], "lookup"]
+        }
+    }
+' "${eras%.csv}-prices.csv" "$eras" | awk -F, 'NR == 1 { print; next } { o = ($1 == "r10b-2-32") ? 1 : ($1 == "r10b-2-64") ? 2 : 3; print o "," $0 }' |
+    { IFS= read -r h; echo "$h"; sort -t, -k1,1n -k3,3n | cut -d, -f2-; } >"$der/eras-priced.csv"
+
+# In one row: per priced VM, the lengths from 1000 whose model priced ratio is within 15 % of the
+# VM's, and the loops (round trip, lookup) whose priced time is within 15 % of the measured one.
+awk "$lib"'
+    function near(x) { return x >= 0.85 && x <= 1.15 }
+    !csv_row() { next }
+    { v = csv_get("vm"); if (!(v in seen)) { seen[v] = 1; order[++nv] = v }
+      loops[v] += 2; ident[v] += near(csv_get("proc_identity")) + near(csv_get("lookup_identity"))
+      if (csv_get("payload_len") >= 1000) { n[v]++; w[v] += csv_get("within_15") == "yes" } }
+    END { print "vm,lengths,within_15,loops,identity_within_15"
+          for (i = 1; i <= nv; i++) { v = order[i]; printf "%s,%d,%d,%d,%d\n", v, n[v], w[v], loops[v], ident[v] } }
+' "$der/eras-priced.csv" >"$der/eras-priced-summary.csv"
+fi

@@ -255,7 +255,7 @@ if [ -d "$res/vm" ]; then
         esac
     done
 fi
-rm -f "$der"/*.csv "$res/fidelity-sweep.csv" "$res/eras.csv"
+rm -f "$der"/*.csv "$res/fidelity-sweep.csv" "$res/eras.csv" "$res/eras-prices.csv"
 phase_end
 # The committed CSVs (report/data/: measurements that take minutes to hours, each with its own
 # command) are read, not rerun; their model columns come from the current code: recompute.sh
@@ -283,6 +283,7 @@ if [ -f "$res/fidelity-sweep.csv" ] && [ $quick -eq 0 ]; then
         --out "$res/fidelity-sweep-serverfirst.csv" >"$res/sweep-serverfirst.log" 2>&1 || die "sweep.sh --remodel failed (log: $res/sweep-serverfirst.log)"
 fi
 [ -f "$res/data/eras.csv" ] && cp "$res/data/eras.csv" "$res/eras.csv"
+[ -f "$res/data/eras-prices.csv" ] && cp "$res/data/eras-prices.csv" "$res/eras-prices.csv"
 report/derive.sh "$res" "$der" "$quick" || die "deriving the tables failed"
 
 # Every derived table has a header and rows (report/csv.sh says which does not).

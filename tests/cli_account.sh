@@ -36,6 +36,13 @@ bad "a point with no length" --points "ints"
 bad "a shape it has not" --points "lists:1000"
 bad "a length out of range" --points "ints:5"
 bad "no rounds" --repeats 0
+bad "a fault probe of no count" --fault-probe many
+bad "a fault probe of a negative count" --fault-probe -3
+# --fault-probe alone: the fault price of this machine, a positive number of ns, no VM started
+fp=$("$dir/account" --fault-probe 500 2>"$tmp/fp.err")
+ok=$?
+[ $ok -eq 0 ] && awk -v x="$fp" 'BEGIN { exit !(x ~ /^[0-9]+\.[0-9]$/ && x + 0 > 0) }'
+check "account --fault-probe 500: a price in ns ($fp, rc $ok)" $?
 "$here/../experiments/beam/account.sh" --help | grep -q '^usage: experiments/beam/account.sh'
 check "account.sh --help" $?
 "$here/../experiments/beam/account.sh" --bin "$dir" --shapes "lists" >/dev/null 2>&1

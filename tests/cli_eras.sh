@@ -53,8 +53,31 @@ bash "$eras/run.sh" --help >"$tmp/o" 2>&1; rc=$?
 # ---- the committed CSV: metadata, header, the row kinds and their model columns
 # a file of the runs before faults were counted (the --keep fixture below is one)
 want_old="vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
-want="$want_old,faults,model_faults"
+want="$want_old,faults,model_faults,gc_words,carriers,priced_us,model_priced_us,model_priced_ratio"
 [ "$(grep -v '^#' "$csv" | head -n 1)" = "$want" ]; check "eras.csv: header" $?
+# the unit prices beside it: the account's prices header after a vm column, both loops of every
+# priced VM at every length its eptest rows have, each price a number; and eras.csv's priced
+# columns on those VMs' base rows (the VM's counts and the model's at those prices)
+pcsv="${csv%.csv}-prices.csv"
+[ "$(grep -v '^#' "$pcsv" | head -n 1)" = "vm,shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps" ]
+check "eras-prices.csv: header" $?
+grep -q '^# priced: ' "$csv"; check "eras.csv: the priced columns described" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    !csv_row() { next }
+    csv_file == 1 { k = csv_get("vm") SUBSEP csv_get("payload_len") SUBSEP csv_get("loop"); priced[k] = 1; vms[csv_get("vm")] = 1
+        for (i = 5; i <= csv_nf; i++) if (csv_f[i] !~ /^-?[0-9]+(\.[0-9]+)?$/) { print "not a price: " $0; bad = 1 }
+        if (csv_get("fixed_ns") + 0 <= 0 || csv_get("fault_ns") + 0 <= 0) { print "no fixed or fault price: " $0; bad = 1 }
+        next }
+    { vm = csv_get("vm"); t = csv_get("test"); L = csv_get("payload_len")
+      if (!(vm in vms) || csv_get("variant") != "base" || csv_get("benchmark") != "eptest" || t !~ /^(proc[123]|ets_lookup)$/) next
+      n++
+      if (!((vm, L, "rt") in priced) || !((vm, L, "lookup") in priced)) { print "no prices for " vm " at " L; bad = 1 }
+      if (csv_get("priced_us") + 0 <= 0 || csv_get("model_priced_us") + 0 <= 0) { print "not priced: " $0; bad = 1 }
+      if (t == "ets_lookup" && csv_get("model_priced_ratio") + 0 <= 0) { print "no priced ratio: " $0; bad = 1 } }
+    END { for (v in vms) nv++; if (nv != 3) { print nv " priced VMs, not 3"; bad = 1 }
+          if (n < 3 * 6 * 4) { print n " priced rows, fewer than 3 VMs x 6 lengths x 4 passes"; bad = 1 }; exit bad }' "$pcsv" "$csv"
+check "eras.csv: every pass of the priced VMs priced on both sides" $?
 for key in source compiler cflags r10b-2_fixes_sha256 r13b01_fixes_sha256 r10b-2-32_beam_emu_flags r10b-2-64_beam_emu_flags \
     r13b01-plain_beam_emu_flags r13b01-smp_beam_emu_flags r10b-2-32_system_version r13b01-smp_system_version date git machine load; do
     grep -q "^# $key: ." "$csv"; check "eras.csv: metadata $key" $?
@@ -94,7 +117,7 @@ if ! command -v erlc >/dev/null 2>&1; then
     [ "$fails" -eq 0 ] || exit 1
     exit 77
 fi
-erlc -Werror -o "$tmp" "$eras/eras_ep.erl" "$eras/eras_ets.erl" "$eras/eras_trace.erl"; check "erlc -Werror compiles all three" $?
+erlc -Werror -o "$tmp" "$eras/eras_ep.erl" "$eras/eras_ets.erl" "$eras/eras_trace.erl" "$eras/eras_price.erl"; check "erlc -Werror compiles all four" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 100 50 2 "$tmp/ep.csv" >/dev/null 2>&1; check "eras_ep runs" $?
 erl -noshell -pa "$tmp" -run eras_ep main otp25 1000 20 1 "$tmp/ep.csv" hot_key >/dev/null 2>&1; check "eras_ep hot_key appends" $?
 erl +h 9999999 -noshell -pa "$tmp" -run eras_ets main otp25 2000 2 "$tmp/ets.csv" >/dev/null 2>&1; check "eras_ets runs" $?
@@ -108,6 +131,11 @@ awk "$lib"'
       if (csv_get("faults") !~ /^[0-9]+$/) { print "faults not a count: " csv_get("faults"); bad = 1 }
       # L = 1000: every lookup result (2003 words) overflows a fresh 233-word heap, so the tester collects
       if (t == "ets_lookup" && csv_get("payload_len") == 1000 && g + 0 == 0) { print "no lookup GC at L = 1000"; bad = 1 }
+      # the words the collections copied: a count; at L = 1000 the results they copy off their
+      # fragments, most of 2003 words a collection, and the round trips the payload they keep
+      w = csv_get("gc_words")
+      if (w !~ /^[0-9]+$/) { print "gc_words not a count: " w; bad = 1 }
+      if (t == "ets_lookup" && csv_get("payload_len") == 1000 && w + 0 < 1000 * g) { print "lookup GCs copied " w " words in " g; bad = 1 }
       # The empty loop allocates nothing, but a GC the lookup pass left desired (its results in
       # heap fragments, or a large one delayed to the next schedule) can run inside its window
       # when the tester is scheduled out there, which depends on the load of the machine: at most that one.
@@ -115,6 +143,20 @@ awk "$lib"'
     END { if (n != 14) { print n " rows, not 14"; bad = 1 }; exit bad }' "$tmp/ep.csv"
 check "eras_ep: 7 tests x 2 runs, tester GC counts" $?
 grep -q '^# wordsize: 8' "$tmp/ep.csv" && grep -q '^# vm_version: erts ' "$tmp/ep.csv"; check "eras_ep: VM metadata" $?
+# eras_price: both loops' unit prices in the account's format, which eptest --prices reads
+erl -noshell -pa "$tmp" -run eras_price main 100 200 1 1500 6000 "$tmp/pr.csv" >/dev/null 2>&1; check "eras_price runs" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    !csv_row() { next }
+    { n++; seen[csv_get("loop")] = 1
+      if (csv_get("shape") != "ints" || csv_get("payload_len") != 100 || csv_get("fault_ns") != "1500.0" || csv_get("carrier_ns") != "6000.0") { print "row: " $0; bad = 1 }
+      if (csv_get("fixed_ns") + 0 <= 0 || csv_get("gc_minor_ns") + 0 <= 0 || csv_get("gc_major_ns") + 0 <= 0) { print "no price: " $0; bad = 1 } }
+    END { if (n != 2 || !("rt" in seen) || !("lookup" in seen)) { print n " rows"; bad = 1 }; exit bad }' "$tmp/pr.csv"
+check "eras_price: rt and lookup rows, every price measured" $?
+"$1/experiments/eptest" --era otp25 --len 100 --iterations 200 --repeats 1 --prices "$tmp/pr.csv" >"$tmp/o" 2>&1 &&
+    grep -q "priced at the VM's prices" "$tmp/o"
+check "eras_price: eptest --prices reads its rows" $?
+erl -noshell -pa "$tmp" -run eras_price main 100 >/dev/null 2>&1; [ $? -eq 2 ]; check "eras_price: bad arguments exit 2" $?
 awk "$lib"'
     BEGIN { csv_who = "cli_eras" }
     !csv_row() { next }

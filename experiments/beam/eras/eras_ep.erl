@@ -75,8 +75,8 @@ unknown(V) -> io:format("eras_ep: unknown variant ~s (base, hot_key, heap_W, rsb
 
 tests() -> [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup, empty].
 
-%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs, Faults}] (Faults na
-%% in the traced run, which has no meter).
+%% One fresh tester; returns [{Test, Us, AllGcs, TesterGcs, ServerGcs, {Faults, Carriers}}]
+%% ({na, na} in the traced run, which has no meter).
 run(L, N, {Keys, Opts}, Traced) ->
     Tracer = case Traced of
                  true -> Delivered = has_trace_delivered(),
@@ -87,11 +87,12 @@ run(L, N, {Keys, Opts}, Traced) ->
     tell(Tracer, P),
     receive {P, Result} -> faults(Result, finish(Tracer)) end.
 
-%% Each pass's faults: its reading less the one before it.
-faults(Result, none) -> [{T, Us, A, M, S, na} || {T, Us, A, M, S} <- Result];
-faults(Result, [{start, F0} | Rs]) -> faults(Result, Rs, F0).
-faults([{T, Us, A, M, S} | Result], [{T, F} | Rs], F0) -> [{T, Us, A, M, S, F - F0} | faults(Result, Rs, F)];
-faults([], [], _F0) -> [].
+%% Each pass's faults and carriers: its reading less the one before it.
+faults(Result, none) -> [{T, Us, A, M, S, {na, na}} || {T, Us, A, M, S} <- Result];
+faults(Result, [{start, R0} | Rs]) -> faults(Result, Rs, R0).
+faults([{T, Us, A, M, S} | Result], [{T, {F, C} = R} | Rs], {F0, C0}) ->
+    [{T, Us, A, M, S, {F - F0, C - C0}} | faults(Result, Rs, R)];
+faults([], [], _R0) -> [].
 
 %% Ends the run's helper: the meter's readings, or none when the tracer was stopped.
 finish({meter, M}) -> M ! {take, self()}, receive {M, Rs} -> Rs end;
@@ -100,13 +101,24 @@ finish(Tracer) -> stop(Tracer), none.
 %% The meter: told its tester, then a reading per pass name, answered with marked; {take,
 %% From} ends it.
 meter([]) ->
-    _ = minflt(),
+    _ = reading(),
     receive {tester, P} -> meter(P, []) end.
 meter(P, Rs) ->
     receive
         {take, From} -> From ! {self(), lists:reverse(Rs)};
-        Test when is_atom(Test) -> F = minflt(), P ! marked, meter(P, [{Test, F} | Rs])
+        Test when is_atom(Test) -> R = reading(), P ! marked, meter(P, [{Test, R} | Rs])
     end.
+
+reading() -> {minflt(), mseg_creates()}.
+
+%% The segments the VM's mseg allocators have mapped (mseg_create calls, every instance):
+%% the carriers whose mapping a collection pays for.
+mseg_creates() -> creates(erlang:system_info({allocator, mseg_alloc})).
+
+creates({mseg_create, G, N}) when is_integer(G), is_integer(N) -> G * 1000000000 + N;
+creates(T) when is_tuple(T) -> creates(tuple_to_list(T));
+creates(L) when is_list(L) -> lists:foldl(fun(X, Acc) -> Acc + creates(X) end, 0, L);
+creates(_) -> 0.
 
 minflt() ->
     {ok, Fd} = file:open("/proc/self/stat", [read, raw]),
@@ -312,9 +324,11 @@ header(Out) ->
              "process, median of the timed runs; faults: the OS process's minor faults over the pass "
              "(/proc/self/stat, read between passes by a meter process), median of the timed runs; "
              "gc_words: the words the tester's collections copied in the traced run (each gc_end's "
-             "heap_size, and its old_heap_size's growth since the gc_start)\n",
+             "heap_size, and its old_heap_size's growth since the gc_start); carriers: the segments "
+             "the VM's mseg allocators mapped over the pass (erlang:system_info({allocator, mseg_alloc}) "
+             "mseg_create calls, read by the meter), median of the timed runs\n",
              "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
-             "ratio,gcs,server_gcs,all_gcs,faults,gc_words\n"]
+             "ratio,gcs,server_gcs,all_gcs,faults,gc_words,carriers\n"]
     end.
 
 chomp(S) -> [C || C <- S, C =/= $\n].
@@ -327,16 +341,19 @@ rows(Vm, Variant, L, N, R, Timed, Traced) ->
          All = [all(Test, Run) || Run <- Timed],
          {value, {Test, _, _, {Mine, Words}, Server, _}} = lists:keysearch(Test, 1, Traced),
          Faults = [faults_of(Test, Run) || Run <- Timed],
+         Carriers = [carriers_of(Test, Run) || Run <- Timed],
          Med = median(Us),
          Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
-         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w,~w~n",
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w,~w,~w~n",
                        [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
-                        ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults)), Words])
+                        ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults)), Words,
+                        round(median(Carriers))])
      end || Test <- tests()].
 
 us(Test, Run) -> {value, {Test, Us, _, _, _, _}} = lists:keysearch(Test, 1, Run), Us.
 all(Test, Run) -> {value, {Test, _, G, _, _, _}} = lists:keysearch(Test, 1, Run), G.
-faults_of(Test, Run) -> {value, {Test, _, _, _, _, F}} = lists:keysearch(Test, 1, Run), F.
+faults_of(Test, Run) -> {value, {Test, _, _, _, _, {F, _}}} = lists:keysearch(Test, 1, Run), F.
+carriers_of(Test, Run) -> {value, {Test, _, _, _, _, {_, C}}} = lists:keysearch(Test, 1, Run), C.
 
 ops(_N, Us) when Us == 0 -> "";
 ops(N, Us) -> fmt(N * 1000000 / Us).

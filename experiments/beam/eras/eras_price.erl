@@ -14,46 +14,53 @@
 %% Data = lists:seq(1, L) (W words of Data on the VM's word, 2L):
 %%   fixed      one operation on []: N calls to a server holding [], N lookups of {I, []} in a
 %%              set of N, each in a fresh process with the default heap, its few GCs included
-%%   word       one word of Data copied by the operation: K operations into a heap sized to hold
-%%              them all (min_heap_size), so none collects, less K fixed prices and the window's
-%%              faults at the fault price, over K x W. The heap is written once by the same K
-%%              operations and collected twice before the timed run (the second collection's
-%%              heap is the segment the first freed, its pages already written); the faults it
-%%              still takes are counted in the window and taken out
+%%   word       one word of Data copied by the operation: M groups of K operations, each group
+%%              after a collection of a heap that holds K results (the loop's heap, or twice a
+%%              result where the loop's holds none: no fragment, no collection inside a group),
+%%              less the same M collections without the operations, less M x K fixed prices and
+%%              the faults at the fault price, over M x K x W. The lookups read the loop's table
+%%              (N objects {I, Data}) in turn, each once per N, as the loop does: a word's price
+%%              depends on where its source sits
 %%   gc_minor   one collection of the loop's heap with nothing live: erlang:garbage_collect/0 in
 %%              a process whose min_heap_size is the heap the loop's tester has (read from a
-%%              process that ran a few of the loop's operations), its faults out. R10B-2's
-%%              garbage_collect/0 (bif.c garbage_collect_0) collects in place, inside the BIF,
-%%              as the loops' collections are (erts_send_message collects the receiver before
-%%              it copies; a lookup's fragment at the next schedule). For the lookup loop the
-%%              price adds one erlang:yield/0: R10B-2's HAlloc asks for a yield when a fragment
-%%              fills the heap (BUMP_ALL_REDS) and the collection runs at the next schedule in,
-%%              a switch the [] loop's fixed price does not hold (R13B01's and OTP 25's fragments
-%%              ask for none)
+%%              process that ran a few of the loop's operations), its faults out. R10B-2's and
+%%              R13B01's garbage_collect/0 (bif.c garbage_collect_0) collect inside the BIF, in
+%%              place, as the loops' collections are (erts_send_message collects the receiver
+%%              before it copies; a lookup's fragment at the next schedule, or after the BIF).
+%%              On R10B-2 the lookup's price adds the yield its fragments force: erts_heap_alloc
+%%              (utils.c) does BUMP_ALL_REDS, so the collection runs at the next schedule in, a
+%%              switch the [] loop's fixed price does not hold; erlang:bump_reductions(1000)
+%%              yields the same way, a slice's reductions counted (bif.c bump_reductions_1
+%%              takes at most CONTEXT_REDS), so the I/O polls the scheduler makes per 2000
+%%              reductions (erl_process.c schedule, INPUT_REDUCTIONS) are in it too
 %%   gc_major, gc_word   the same collection with Data live, and its excess over gc_minor per
 %%              word of Data: the collector's price per word copied
-%% Faults are not priced here: the kernel's price is this machine's, measured by the model's
-%% probe (experiments/account --fault-probe); the caller passes it in.
+%% Faults and carriers are not priced here: the kernel's prices are this machine's, measured by
+%% the model's probes (experiments/account --fault-probe, --carrier-probe: on these one-threaded
+%% VMs a mapping costs what it costs that process); the caller passes them in.
 %%
-%% Usage: erl -noshell -pa DIR -run eras_price main VM L N ROUNDS FAULT_NS OUT
+%% Usage: erl -noshell -pa DIR -run eras_price main L N ROUNDS FAULT_NS CARRIER_NS OUT
 %% writes, per loop, one row in the format of scenarios/account.h's prices CSV (shape ints; the
 %% units an R10B-era loop does not have, 0) to OUT, appended after a header if new; each price
-%% the median over ROUNDS runs of its calibration.
+%% the median over ROUNDS rounds, each of which runs every calibration of both loops.
 -module(eras_price).
--export([main/1, calibrate/3, server/1]).
+-export([main/1, calibrate/2, server/1]).
 %% OTP 25 deprecates now/0; R10B-2 has no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 
-main([Vm, Ls, Ns, Rs, Fs, Out]) ->
+main([Ls, Ns, Rs, Fs, Cs, Out]) ->
     L = list_to_integer(Ls), N = list_to_integer(Ns), R = list_to_integer(Rs),
-    Fault = list_to_number(Fs),
+    Fault = list_to_number(Fs), Carrier = list_to_number(Cs),
     W = 2 * L,
-    Rt = prices(rt, L, N, R, W, Fault),
-    Lk = prices(lookup, L, N, R, W, Fault),
-    ok = file:write_file(Out, [header(Out), row(Vm, L, rt, Rt, Fault), row(Vm, L, lookup, Lk, Fault)], [append]),
+    Ctx = [context(Loop, L, N, W) || Loop <- [rt, lookup]],
+    %% Each round prices both loops, unit after unit, so a burst of the machine's load that
+    %% slows a round slows both loops' prices in it: the medians come from the same rounds.
+    Rounds = [[price_round(C, L, W, Fault) || C <- Ctx] || _ <- lists:seq(1, R)],
+    [Rt, Lk] = [medians([lists:nth(I, Round) || Round <- Rounds]) || I <- [1, 2]],
+    ok = file:write_file(Out, [header(Out), row(L, rt, Rt, Fault, Carrier), row(L, lookup, Lk, Fault, Carrier)], [append]),
     halt(0);
 main(Args) ->
-    io:format("usage: eras_price main VM L N ROUNDS FAULT_NS OUT (got ~p)~n", [Args]),
+    io:format("usage: eras_price main L N ROUNDS FAULT_NS CARRIER_NS OUT (got ~p)~n", [Args]),
     halt(2).
 
 list_to_number(S) ->
@@ -62,23 +69,31 @@ list_to_number(S) ->
         _ -> float(list_to_integer(S))
     end.
 
-%% {Fixed, Word, GcMinor, GcMajor, GcWord} of one loop, medians over R rounds.
-prices(Loop, L, N, R, W, Fault) ->
+%% What a loop's calibrations need: {Loop, the loop's heap, the word calibration's K, M and
+%% heap}.
+context(Loop, L, N, W) ->
     Heap = loop_heap(Loop, L),
-    Empty = median([element(1, run({empty, 0}, [])) || _ <- lists:seq(1, R)]),
-    Fixed = median([per(run({fixed, Loop, N}, []), Empty, Fault, N) || _ <- lists:seq(1, R)]),
     {K, M, WHeap} = word_ops(Heap, W),
-    Word = median([(per(run({word, Loop, L, N, K, M}, [{min_heap_size, WHeap}]), Empty, Fault, M)
-                    - per(run({word, Loop, L, N, 0, M}, [{min_heap_size, WHeap}]), Empty, Fault, M) - K * Fixed) / (K * W)
-                   || _ <- lists:seq(1, R)]),
+    {Loop, Heap, N, K, M, WHeap}.
+
+%% One round of a loop's prices: [Fixed, Word, GcMinor, GcMajor, GcWord].
+price_round({Loop, Heap, N, K, M, WHeap}, L, W, Fault) ->
+    Empty = element(1, run({empty, 0}, [])),
+    Fixed = per(run({fixed, Loop, N}, []), Empty, Fault, N),
+    Word = (per(run({word, Loop, L, N, K, M}, [{min_heap_size, WHeap}]), Empty, Fault, M)
+            - per(run({word, Loop, L, N, 0, M}, [{min_heap_size, WHeap}]), Empty, Fault, M) - K * Fixed) / (K * W),
     G = 200,
     Yield = case {Loop, fragment_yields()} of
-                {lookup, true} -> median([per(run({yield, G}, []), Empty, Fault, G) || _ <- lists:seq(1, R)]);
+                {lookup, true} -> per(run({yield, G}, []), Empty, Fault, G);
                 _ -> 0.0
             end,
-    Minor = median([per(run({gc, 0, G}, [{min_heap_size, Heap}]), Empty, Fault, G) || _ <- lists:seq(1, R)]),
-    Major = median([per(run({gc, L, G}, [{min_heap_size, Heap}]), Empty, Fault, G) || _ <- lists:seq(1, R)]),
-    {Fixed, Word, Minor + Yield, Major + Yield, pos((Major - Minor) / W)}.
+    Minor = per(run({gc, 0, G}, [{min_heap_size, Heap}]), Empty, Fault, G),
+    Major = per(run({gc, L, G}, [{min_heap_size, Heap}]), Empty, Fault, G),
+    [Fixed, Word, Minor + Yield, Major + Yield, pos((Major - Minor) / W)].
+
+%% Each price's median over the rounds: {Fixed, Word, GcMinor, GcMajor, GcWord}.
+medians(Rounds) ->
+    list_to_tuple([median([lists:nth(I, Rd) || Rd <- Rounds]) || I <- lists:seq(1, 5)]).
 
 %% Whether a heap fragment asks for a yield: R10B-2's erts_heap_alloc (utils.c) does
 %% BUMP_ALL_REDS; R13B01's and OTP 25's do not (the model's policy field frag_yield).
@@ -88,13 +103,13 @@ pos(X) when X > 0 -> X;
 pos(_) -> 0.0.
 
 %% The word calibration's windows: K operations, as many as half the loop's heap holds, in each
-%% of M windows, M enough for 2 M words copied (at least 50); and the heap: the loop's, or one
+%% of M windows, M enough for 8 M words copied (at least 50); and the heap: the loop's, or one
 %% that holds a result twice where the loop's holds none (R10B-2's lookup loop: each result
 %% then goes to a heap fragment, and the fragment's yield and collection would be in the window).
 word_ops(Heap, W) ->
     WHeap = case Heap < 2 * (W + 8) of true -> 2 * (W + 8) + 1000; false -> Heap end,
     K = (WHeap div 2) div (W + 8),
-    M = case 2000000 div (K * W) of M0 when M0 < 50 -> 50; M0 -> M0 end,
+    M = case 8000000 div (K * W) of M0 when M0 < 50 -> 50; M0 -> M0 end,
     {K, M, WHeap}.
 
 %% ns of one unit: a run's {Ns, Faults, Windows} net of its windows' empty time and of its
@@ -104,15 +119,15 @@ per({Ns, Faults, Windows}, Empty, Fault, Units) -> (Ns - Windows * Empty - Fault
 %% The heap the loop's tester has: a tester of Data, its server and its table, after a few of
 %% the loop's operations (the heap then is the one the loop collects).
 loop_heap(Loop, L) ->
-    P = spawn(?MODULE, calibrate, [self(), {heap, Loop, L}, []]),
+    P = spawn(?MODULE, calibrate, [self(), {heap, Loop, L}]),
     receive {P, H} -> H end.
 
 %% One calibration in a fresh process: {Ns, Faults} of its timed window (or the heap size).
 run(What, Opts) ->
-    P = spawn_opt(?MODULE, calibrate, [self(), What, []], Opts),
+    P = spawn_opt(?MODULE, calibrate, [self(), What], Opts),
     receive {P, {Ns, _, _} = Res} when is_number(Ns) -> Res end.
 
-calibrate(Parent, What, _) ->
+calibrate(Parent, What) ->
     Parent ! {self(), body(What)}.
 
 body({heap, rt, L}) ->
@@ -147,8 +162,9 @@ body({word, rt, L, _N, K, M}) ->
     S ! stop,
     Res;
 body({word, lookup, L, N, K, M}) ->
-    %% the loop's table: N objects read in turn, each once per N lookups
-    T = table(N, lists:seq(1, L)),
+    %% the loop's table: N objects read in turn, each once per N lookups (the twin without
+    %% lookups, K = 0, needs none)
+    T = table(case K of 0 -> 0; _ -> N end, lists:seq(1, L)),
     Res = window(fun() -> collected(fun(I) -> lookup_loop(T, I, N, K) end, 1, M) end),
     ets:delete(T),
     Res;
@@ -205,8 +221,7 @@ lookup_loop(_T, I, _N, 0) -> I;
 lookup_loop(T, I, N, K) when I > N -> lookup_loop(T, 1, N, K);
 lookup_loop(T, I, N, K) -> ets:lookup(T, I), lookup_loop(T, I + 1, N, K - 1).
 
-%% bump_reductions/1 takes at most a slice (bif.c bump_reductions_1: CONTEXT_REDS), so the
-%% call after it yields, as after BUMP_ALL_REDS, with a slice's reductions counted.
+%% R10B-2's fragment yield (gc_minor above): the call after the bump yields.
 yield_loop(0) -> ok;
 yield_loop(G) -> erlang:bump_reductions(1000), yield_loop(G - 1).
 
@@ -230,8 +245,9 @@ header(Out) ->
              "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps\n"
     end.
 
-row(_Vm, L, Loop, {Fixed, Word, Minor, Major, GcWord}, Fault) ->
-    io_lib:format("ints,~w,~s,~s,~s,~s,~s,~s,~s,0,0,0,~s,0,0,0,0,0~n",
-                  [L, Loop, f(Fixed, 2), f(Word, 4), f(Minor, 1), f(Major, 1), f(GcWord, 4), f(GcWord, 4), f(Fault, 1)]).
+row(L, Loop, {Fixed, Word, Minor, Major, GcWord}, Fault, Carrier) ->
+    io_lib:format("ints,~w,~s,~s,~s,~s,~s,~s,~s,0,0,0,~s,~s,0,0,0,0~n",
+                  [L, Loop, f(Fixed, 2), f(Word, 4), f(Minor, 1), f(Major, 1), f(GcWord, 4), f(GcWord, 4), f(Fault, 1),
+                   f(Carrier, 1)]).
 
 f(X, D) -> io_lib:format("~.*f", [D, float(X)]).
