@@ -352,12 +352,8 @@ eras_priced_cells() {
             !hdr { nc = csv_names(_csv_name, names); line = names[2]; for (i = 3; i <= nc; i++) line = line "," names[i]; print line; hdr = 1 }
             csv_get("vm") == vm { line = csv_f[2]; for (i = 3; i <= csv_nf; i++) line = line "," csv_f[i]; print line }' "$pf" >"$tmp/prices.$v.csv"
         m=$(model counts eptest --era "$era" --len "$l" --iterations "$n" --repeats 1 --prices "$tmp/prices.$v.csv")
-        awk -v vm="$v" "$lib"'!csv_row() { next }
-            { t = csv_get("test"); p[t] = csv_get("priced_us"); L = csv_get("payload_len") }
-            END { a[1] = p["proc1"]; a[2] = p["proc2"]; a[3] = p["proc3"]; rt = median(a, 3)
-                  split("proc1 proc2 proc3 ets_lookup", ts, " ")
-                  for (i = 1; i <= 4; i++) printf "%s,%s,%s,%.1f,%s\n", vm, ts[i], L, p[ts[i]],
-                      (ts[i] == "ets_lookup" && rt > 0) ? sprintf("%.4f", p[ts[i]] / rt) : "" }' "$m" >>"$tmp/eras.priced"
+        awk -v vm="$v" "$lib"'!csv_row() { next } { p[csv_get("test")] = csv_get("priced_us"); L = csv_get("payload_len") }
+            END { eptest_priced_rows(vm, L, p) }' "$m" >>"$tmp/eras.priced"
     done <"$tmp/eras.priced.runs"
     awk "$lib"'FILENAME != csvfile { split($0, x, ","); pu[x[1], x[2], x[3]] = x[4]; pr[x[1], x[2], x[3]] = x[5]; next }
         !csv_row() { next }

@@ -72,3 +72,12 @@ function median_ci(a, n,    m, k, tail, c) {
     ci_lo = a[k]; ci_hi = a[n + 1 - k]
     return m
 }
+
+# eptest --prices's passes, one line each for run.sh and recompute.sh: VM,TEST,L,priced_us and,
+# on the lookup's line, its ratio to the median of the three proc passes (p[test]: priced_us).
+function eptest_priced_rows(vm, L, p,    a, rt, ts, i) {
+    a[1] = p["proc1"]; a[2] = p["proc2"]; a[3] = p["proc3"]; rt = median(a, 3)
+    split("proc1 proc2 proc3 ets_lookup", ts, " ")
+    for (i = 1; i <= 4; i++)
+        printf "%s,%s,%s,%.1f,%s\n", vm, ts[i], L, p[ts[i]], (ts[i] == "ets_lookup" && rt > 0) ? sprintf("%.4f", p[ts[i]] / rt) : ""
+}

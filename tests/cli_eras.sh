@@ -204,7 +204,7 @@ if command -v erl >/dev/null 2>&1; then
     grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
         grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
     check "--keep: the kept row as it was, OTP 25's new" $?
-    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,,,$' "$tmp/kept.csv"
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,,,,,,,,$' "$tmp/kept.csv"
     ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
     grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
         grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"

@@ -42,8 +42,9 @@
 %%                single-block carrier for the next collection's heap
 -module(eras_ep).
 -export([main/1, tester/4, server/1, tracer/1, meter/1]).
-%% Shared with eras_trace.erl (run/4: its untraced runs are these timed ones) and eras_ets.erl.
--export([run/4, median/1, fmt/1, minflt/0]).
+%% Shared with eras_trace.erl (run/4: its untraced runs are these timed ones), eras_ets.erl and
+%% eras_price.erl (the loops, priced).
+-export([run/4, median/1, fmt/1, minflt/0, call_loop/2, lookup_loop/3]).
 %% OTP 25 deprecates now/0; the seed's era had no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 

@@ -44,7 +44,7 @@
 %% units an R10B-era loop does not have, 0) to OUT, appended after a header if new; each price
 %% the median over ROUNDS rounds, each of which runs every calibration of both loops.
 -module(eras_price).
--export([main/1, calibrate/2, server/1]).
+-export([main/1, calibrate/2]).
 %% OTP 25 deprecates now/0; R10B-2 has no other clock, and older compilers ignore this
 -compile({nowarn_deprecated_function, [{erlang, now, 0}]}).
 
@@ -93,7 +93,7 @@ price_round({Loop, Heap, N, K, M, WHeap}, L, W, Fault) ->
 
 %% Each price's median over the rounds: {Fixed, Word, GcMinor, GcMajor, GcWord}.
 medians(Rounds) ->
-    list_to_tuple([median([lists:nth(I, Rd) || Rd <- Rounds]) || I <- lists:seq(1, 5)]).
+    list_to_tuple([eras_ep:median([lists:nth(I, Rd) || Rd <- Rounds]) || I <- lists:seq(1, 5)]).
 
 %% Whether a heap fragment asks for a yield: R10B-2's erts_heap_alloc (utils.c) does
 %% BUMP_ALL_REDS; R13B01's and OTP 25's do not (the model's policy field frag_yield).
@@ -132,33 +132,33 @@ calibrate(Parent, What) ->
 
 body({heap, rt, L}) ->
     Data = lists:seq(1, L),
-    S = spawn(?MODULE, server, [Data]),
-    call_loop(S, 20),
+    S = spawn(eras_ep, server, [Data]),
+    eras_ep:call_loop(S, 20),
     S ! stop,
     {heap_size, H} = process_info(self(), heap_size),
     keep(Data, H);
 body({heap, lookup, L}) ->
     Data = lists:seq(1, L),
     T = table(20, Data),
-    lookup_loop(T, 1, 20),
+    eras_ep:lookup_loop(T, 1, 20),
     ets:delete(T),
     {heap_size, H} = process_info(self(), heap_size),
     keep(Data, H);
 body({empty, _}) ->
     window(fun() -> ok end);
 body({fixed, rt, N}) ->
-    S = spawn(?MODULE, server, [[]]),
-    Res = window(fun() -> call_loop(S, N) end),
+    S = spawn(eras_ep, server, [[]]),
+    Res = window(fun() -> eras_ep:call_loop(S, N) end),
     S ! stop,
     Res;
 body({fixed, lookup, N}) ->
     T = table(N, []),
-    Res = window(fun() -> lookup_loop(T, 1, N) end),
+    Res = window(fun() -> eras_ep:lookup_loop(T, 1, N) end),
     ets:delete(T),
     Res;
 body({word, rt, L, _N, K, M}) ->
-    S = spawn(?MODULE, server, [lists:seq(1, L)]),
-    Res = window(fun() -> collected(fun(_) -> call_loop(S, K) end, 0, M) end),
+    S = spawn(eras_ep, server, [lists:seq(1, L)]),
+    Res = window(fun() -> collected(fun(_) -> eras_ep:call_loop(S, K) end, 0, M) end),
     S ! stop,
     Res;
 body({word, lookup, L, N, K, M}) ->
@@ -202,20 +202,6 @@ table(N, Data) ->
     lists:foreach(fun(I) -> ets:insert(T, {I, Data}) end, seq(N)),
     T.
 
-server(Data) ->
-    receive
-        {From, get} -> From ! {self(), Data}, server(Data);
-        stop -> ok
-    end.
-
-call_loop(_S, 0) -> ok;
-call_loop(S, N) ->
-    S ! {self(), get},
-    receive {S, _Data} -> call_loop(S, N - 1) end.
-
-lookup_loop(_T, I, N) when I > N -> ok;
-lookup_loop(T, I, N) -> ets:lookup(T, I), lookup_loop(T, I + 1, N).
-
 %% K lookups from key I on, after N back to 1; returns the next key.
 lookup_loop(_T, I, _N, 0) -> I;
 lookup_loop(T, I, N, K) when I > N -> lookup_loop(T, 1, N, K);
@@ -230,13 +216,6 @@ gc_loop(G) -> erlang:garbage_collect(), gc_loop(G - 1).
 
 %% The clock, in ns.
 clock_ns() -> {M, S, U} = erlang:now(), ((M * 1000000 + S) * 1000000 + U) * 1000.
-
-median(Xs) ->
-    S = lists:sort(Xs), N = length(S),
-    case N rem 2 of
-        1 -> lists:nth((N + 1) div 2, S);
-        0 -> (lists:nth(N div 2, S) + lists:nth(N div 2 + 1, S)) / 2
-    end.
 
 header(Out) ->
     case file:read_file_info(Out) of

@@ -392,12 +392,8 @@ for v in "${vms[@]}"; do
     for l in $lens; do
         "$model/experiments/eptest" --era "$(era_of "$v")" --len "$l" --iterations "$iterations" --repeats 1 \
             --prices "$tmp/prices.$v.csv" --csv "$tmp/mp.csv" >/dev/null 2>"$tmp/m.err" || { cat "$tmp/m.err" >&2; die "the model's eptest --prices failed"; }
-        awk -v vm="$v" "$lib"'!csv_row() { next }
-            { t = csv_get("test"); p[t] = csv_get("priced_us"); L = csv_get("payload_len") }
-            END { a[1] = p["proc1"]; a[2] = p["proc2"]; a[3] = p["proc3"]; rt = median(a, 3)
-                  split("proc1 proc2 proc3 ets_lookup", ts, " ")
-                  for (i = 1; i <= 4; i++) printf "%s,%s,%s,%.1f,%s\n", vm, ts[i], L, p[ts[i]],
-                      (ts[i] == "ets_lookup" && rt > 0) ? sprintf("%.4f", p[ts[i]] / rt) : "" }' "$tmp/mp.csv" >>"$tmp/model.priced.csv"
+        awk -v vm="$v" "$lib"'!csv_row() { next } { p[csv_get("test")] = csv_get("priced_us"); L = csv_get("payload_len") }
+            END { eptest_priced_rows(vm, L, p) }' "$tmp/mp.csv" >>"$tmp/model.priced.csv"
     done
 done
 
@@ -460,7 +456,7 @@ fi
         function add(arr, k, v) { if (v != "") arr[k] = (k in arr) ? arr[k] " " v : v }
         function f(fmt, x) { return x == "" ? "" : sprintf(fmt, x) }
         !csv_row() { next }
-        csv_has("model_priced_us") {  # the model at the VM prices
+        csv_has("model_priced_us") && !csv_has("variant") {  # the model at the VM prices
             k = csv_get("vm") SUBSEP csv_get("test") SUBSEP csv_get("payload_len")
             mpu[k] = csv_get("model_priced_us"); mpr[k] = csv_get("model_priced_ratio"); next
         }
@@ -533,7 +529,7 @@ fi
                     f("%d", med(ca[k])), priced
             }
         }' builds="$(for v in "${vms[@]}"; do case "$v" in *@*) printf '%s=%s ' "${v#*@}" "$(build_switch "${v#*@}")" ;; esac; done)" \
-        "$tmp/model.priced.csv" $([ -s "$tmp/prices.all.csv" ] && echo "$tmp/prices.all.csv") "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
+        $([ -s "$tmp/prices.all.csv" ] && echo "$tmp/model.priced.csv" "$tmp/prices.all.csv") "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 if [ -s "$tmp/prices.all.csv" ]; then
