@@ -15,9 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "scenarios/account.h"
@@ -271,28 +268,12 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     (void)fflush(stdout);
 }
 
-/* One carrier of `bytes`, as erl_mseg.c mseg_create and mseg_destroy make one for a heap: mapped,
- * its first page written, unmapped; the median of a few, less the page's fault at `fault_ns`. */
-static bool carrier_probe(size_t bytes, double fault_ns, double *carrier_ns)
+/* A probe option's value: a number from lo to hi, else false. */
+static bool probe_arg(const tc_bench_cli *cli, int x, double lo, double hi, double *v)
 {
-    enum { RUNS = 15 };
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    bytes = (bytes + page - 1) / page * page;
-    double ns[RUNS];
-    for (int r = 0; r < RUNS; r++) {
-        struct timespec t0, t1;
-        (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
-        volatile char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == (volatile char *)MAP_FAILED)
-            return false;
-        m[0] = 1;
-        (void)munmap((void *)m, bytes);
-        (void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-        ns[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec) - fault_ns;
-    }
-    *carrier_ns = tc_timing_summarize(ns, RUNS).median;
-    return true;
+    char *end;
+    *v = strtod(cli->extra[x].value, &end);
+    return !*end && end != cli->extra[x].value && *v >= lo && *v <= hi;
 }
 
 int main(int argc, char **argv)
@@ -301,31 +282,20 @@ int main(int argc, char **argv)
     int rc = tc_bench_cli_parse(&cli, &spec, argc, argv);
     if (rc != TC_BENCH_CLI_RUN)
         return tc_bench_exit_status("account", rc);
-    if (cli.extra[X_FAULT_PROBE].given) {
-        char *end;
-        double faults = strtod(cli.extra[X_FAULT_PROBE].value, &end);
-        if (*end || end == cli.extra[X_FAULT_PROBE].value || !(faults >= 0 && faults < 1e12))
+    if (cli.extra[X_FAULT_PROBE].given || cli.extra[X_CARRIER_PROBE].given) {
+        double v, fault, carrier;
+        bool faults = cli.extra[X_FAULT_PROBE].given;
+        if (faults && !probe_arg(&cli, X_FAULT_PROBE, 0, 1e12, &v))
             return tc_bench_cli_bad(&cli, "--fault-probe", "a count of faults", cli.extra[X_FAULT_PROBE].value);
-        double fault;
-        if (!tc_account_probe(tc_account_probe_region(faults), &fault)) {
-            fprintf(stderr, "account: --fault-probe: mmap failed\n");
-            return 1;
-        }
-        printf("%.1f\n", fault);
-        return 0;
-    }
-    if (cli.extra[X_CARRIER_PROBE].given) {
-        char *end;
-        double bytes = strtod(cli.extra[X_CARRIER_PROBE].value, &end);
-        if (*end || end == cli.extra[X_CARRIER_PROBE].value || !(bytes >= 1 && bytes <= (double)(1u << 30)))
+        if (!faults && !probe_arg(&cli, X_CARRIER_PROBE, 1, (double)(1u << 30), &v))
             return tc_bench_cli_bad(&cli, "--carrier-probe", "a size in bytes, 1 to 1 GiB",
                                     cli.extra[X_CARRIER_PROBE].value);
-        double fault, carrier;
-        if (!tc_account_probe(tc_account_probe_region(0), &fault) || !carrier_probe((size_t)bytes, fault, &carrier)) {
-            fprintf(stderr, "account: --carrier-probe: mmap failed\n");
+        if (!tc_account_probe(tc_account_probe_region(faults ? v : 0), &fault) ||
+            (!faults && !tc_account_probe_carrier((size_t)v, fault, &carrier))) {
+            fprintf(stderr, "account: %s: mmap failed\n", faults ? "--fault-probe" : "--carrier-probe");
             return 1;
         }
-        printf("%.1f\n", carrier);
+        printf("%.1f\n", faults ? fault : carrier);
         return 0;
     }
     static point points[MAX_POINTS];

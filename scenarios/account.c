@@ -116,6 +116,25 @@ bool tc_account_probe(size_t region_bytes, double *fault_ns)
     return true;
 }
 
+bool tc_account_probe_carrier(size_t bytes, double fault_ns, double *carrier_ns)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bytes = (bytes + page - 1) / page * page;
+    double ns[PROBE_RUNS];
+    for (int r = 0; r < PROBE_RUNS; r++) {
+        double t0 = cpu_now_ns();
+        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 */
+        volatile char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == (volatile char *)MAP_FAILED)
+            return false;
+        m[0] = 1;
+        (void)munmap((void *)m, bytes);
+        ns[r] = cpu_now_ns() - t0 - fault_ns;
+    }
+    *carrier_ns = tc_timing_summarize(ns, PROBE_RUNS).median;
+    return true;
+}
+
 size_t tc_account_probe_region(double faults)
 {
     double bytes = faults * (double)sysconf(_SC_PAGESIZE);

@@ -116,6 +116,12 @@ tc_account_counts tc_account_of_vm(const tc_vm_pass *p, long ops, uint64_t words
 bool tc_account_probe(size_t region_bytes, double *fault_ns);
 /* The region for a loop that took `faults` faults: their pages, within 1 MiB and 64 MiB. */
 size_t tc_account_probe_region(double faults);
+/* The carrier price of this machine for a carrier of `bytes`: mapped, its first page written,
+ * unmapped, as erl_mseg.c mseg_create and mseg_destroy do for a heap, on the process CPU clock;
+ * the median over a few, less that page's fault at `fault_ns`. For a VM of one scheduler
+ * thread (the seeds' VMs, which have no NIF to time it in) this process's price is the VM's.
+ * false when mmap fails. */
+bool tc_account_probe_carrier(size_t bytes, double fault_ns, double *carrier_ns);
 
 /* The prices of `loop` from the VM's calibration rows (tc_vm_account_point's, this loop's
  * context), the fault price of the probe, and the words of Data: each unit its

@@ -43,6 +43,12 @@ fp=$("$dir/account" --fault-probe 500 2>"$tmp/fp.err")
 ok=$?
 [ $ok -eq 0 ] && awk -v x="$fp" 'BEGIN { exit !(x ~ /^[0-9]+\.[0-9]$/ && x + 0 > 0) }'
 check "account --fault-probe 500: a price in ns ($fp, rc $ok)" $?
+bad "a carrier probe of no bytes" --carrier-probe 0
+# --carrier-probe alone: a number of ns (the map and unmap less a fault: its sign is the machine's)
+cp=$("$dir/account" --carrier-probe 65536 2>"$tmp/cp.err")
+ok=$?
+[ $ok -eq 0 ] && awk -v x="$cp" 'BEGIN { exit !(x ~ /^-?[0-9]+\.[0-9]$/) }'
+check "account --carrier-probe 65536: a price in ns ($cp, rc $ok)" $?
 "$here/../experiments/beam/account.sh" --help | grep -q '^usage: experiments/beam/account.sh'
 check "account.sh --help" $?
 "$here/../experiments/beam/account.sh" --bin "$dir" --shapes "lists" >/dev/null 2>&1

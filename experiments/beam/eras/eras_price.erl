@@ -41,7 +41,8 @@
 %%
 %% Usage: erl -noshell -pa DIR -run eras_price main L N ROUNDS FAULT_NS CARRIER_NS OUT
 %% writes, per loop, one row in the format of scenarios/account.h's prices CSV (shape ints; the
-%% units an R10B-era loop does not have, 0) to OUT, appended after a header if new; each price
+%% units an R10B-era loop does not have, 0; gc_move_word the collector's word: these
+%% releases move no queued message onto the heap apart from a collection) to OUT, appended after a header if new; each price
 %% the median over ROUNDS rounds, each of which runs every calibration of both loops.
 -module(eras_price).
 -export([main/1, calibrate/2]).
@@ -112,9 +113,9 @@ word_ops(Heap, W) ->
     M = case 8000000 div (K * W) of M0 when M0 < 50 -> 50; M0 -> M0 end,
     {K, M, WHeap}.
 
-%% ns of one unit: a run's {Ns, Faults, Windows} net of its windows' empty time and of its
-%% faults, over Units.
-per({Ns, Faults, Windows}, Empty, Fault, Units) -> (Ns - Windows * Empty - Faults * Fault) / Units.
+%% ns of one unit: a run's {Ns, Faults} net of an empty window's time and of its faults, over
+%% Units.
+per({Ns, Faults}, Empty, Fault, Units) -> (Ns - Empty - Faults * Fault) / Units.
 
 %% The heap the loop's tester has: a tester of Data, its server and its table, after a few of
 %% the loop's operations (the heap then is the one the loop collects).
@@ -122,10 +123,10 @@ loop_heap(Loop, L) ->
     P = spawn(?MODULE, calibrate, [self(), {heap, Loop, L}]),
     receive {P, H} -> H end.
 
-%% One calibration in a fresh process: {Ns, Faults} of its timed window (or the heap size).
+%% One calibration in a fresh process: {Ns, Faults} of its timed window.
 run(What, Opts) ->
     P = spawn_opt(?MODULE, calibrate, [self(), What], Opts),
-    receive {P, {Ns, _, _} = Res} when is_number(Ns) -> Res end.
+    receive {P, {Ns, _} = Res} when is_number(Ns) -> Res end.
 
 calibrate(Parent, What) ->
     Parent ! {self(), body(What)}.
@@ -183,17 +184,15 @@ seq(L) -> lists:seq(1, L).
 %% Keeps Data live to the end of the body (the collections copy it).
 keep(Data, Res) when is_list(Data) -> Res.
 
-%% {ns, minor faults, 1} of Fun, read around it (1: the window's count, for the empty one's
-%% time taken out).
+%% {ns, minor faults} of Fun, read around it.
 window(Fun) ->
     F0 = eras_ep:minflt(), C0 = clock_ns(),
     Fun(),
     C1 = clock_ns(), F1 = eras_ep:minflt(),
-    {C1 - C0, F1 - F0, 1}.
+    {C1 - C0, F1 - F0}.
 
 %% Fun M times, each after a collection of the process's heap, so each starts on the heap the
-%% loop's collections leave.
-%% Fun takes and returns a state: the lookups' next key.
+%% loop's collections leave; Fun takes and returns a state (the lookups' next key).
 collected(_Fun, _St, 0) -> ok;
 collected(Fun, St, M) -> erlang:garbage_collect(), collected(Fun, Fun(St), M - 1).
 

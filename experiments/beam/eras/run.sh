@@ -333,10 +333,11 @@ for r in $(seq 1 "$rounds"); do
         price)
             # the loops' unit prices on the VM that ran them, in a VM of its own, seconds after
             # them; a fault at this machine's price for as many faults as the lookup pass took,
+            # and a carrier at this machine's price, of the heap R10B-2's lookups map for each
+            # collection at the longest lengths (4L words, 32L bytes: its trace shows heap blocks
+            # of 121016 words at L = 30000), at least 64 KiB
             say "$step/$steps round $r: the unit prices of eptest's loops, L = $x on $v"
             launcher "$v" "$(vm_of "$v")" 0
-            # and a carrier at this machine's price, of the heap R10B-2's lookups map for each
-            # collection at the longest lengths (four payloads: 121016 words at L = 30000)
             fault=$("$model/experiments/account" --fault-probe "$(pass_faults "$v" "$x" ets_lookup)") ||
                 die "the fault probe failed"
             carrier=$("$model/experiments/account" --carrier-probe "$((x < 2048 ? 65536 : 32 * x))") ||
@@ -516,7 +517,7 @@ fi
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
                 mf = (mk in mfa) ? f("%d", med(mfa[mk])) : (k in kept_mfa) ? kept_mfa[k] : ""
                 # the VM counts at the VM prices, of the proc passes and the lookup pass (as
-                # scenarios/account.c tc_account_price, every collection a minor, no carriers)
+                # scenarios/account.c tc_account_price, every collection a minor)
                 pk2 = vm SUBSEP L SUBSEP (t == "ets_lookup" ? "lookup" : "rt")
                 priced = ",,"
                 if (va == "base" && (pk2 in pf) && (t ~ /^proc/ || t == "ets_lookup"))
@@ -536,7 +537,7 @@ if [ -s "$tmp/prices.all.csv" ]; then
     {
         echo "# experiment: the unit prices of the 2005 benchmark's loops on the seeds' own VMs (experiments/beam/eras/eras_price.erl, run by experiments/beam/eras/run.sh after each VM's eptest runs, each round), medians over the rounds"
         grep -E '^# (date|git|machine|load|command): ' "$out"
-        echo "# units: ns of wall time (erlang:now(); the VMs priced run the benchmark on one scheduler thread): fixed per operation on [], word per word of Data copied, gc_minor per collection of the loop's heap with nothing live (R10B-2's lookup row: and the yield its fragments force), gc_major the same with Data live, gc_word per word copied, fault per first-touch fault and carrier per carrier mapped, first written and unmapped less its fault (this machine's probes, experiments/account --fault-probe, --carrier-probe, for 32 bytes a word of payload, at least 64 KiB); the account's other units are 0 (eptest --prices reads this format, less the vm column)"
+        echo "# units: ns of wall time (erlang:now(); the VMs priced run the benchmark on one scheduler thread): fixed per operation on [], word per word of Data copied, gc_minor per collection of the loop's heap with nothing live (R10B-2's lookup row: and the yield its fragments force), gc_major the same with Data live, gc_word per word copied, fault per first-touch fault and carrier per carrier mapped, first written and unmapped less its fault (this machine's probes, experiments/account --fault-probe, --carrier-probe: a carrier of 32L bytes, at least 64 KiB); the account's other units are 0 (eptest --prices reads this format, less the vm column)"
         cat "$tmp/prices.all.csv"
     } >"$prices_out.tmp"
     mv "$prices_out.tmp" "$prices_out"
