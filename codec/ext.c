@@ -1312,8 +1312,9 @@ static bool decode_port(decoder *d, unsigned tag, tc_term *out)
 
 /* NEWER_REFERENCE_EXT (32-bit creation), NEW_REFERENCE_EXT (8-bit), REFERENCE_EXT (one
  * number). dec_term's rules: at most 5 numbers; a local ref at most 3 (fewer are padded with
- * zeros) and its number 0 below 2^18. termcopy also refuses a count of 0, which dec_term
- * reads one number past. */
+ * zeros) and its number 0 below 2^18; the two old tags' creation tiny (0..3, is_tiny_creation)
+ * and their number 0 below 2^18 (MAX_REFERENCE) whatever the node. termcopy also refuses a
+ * count of 0, which dec_term reads one number past. */
 static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
 {
     const unsigned char *len_at = d->p;
@@ -1341,6 +1342,11 @@ static bool decode_ref(decoder *d, unsigned tag, tc_term *out)
         for (size_t i = 0; i < count; i++)
             num[i] = get32(d);
     }
+    if (tag != NEWER_REFERENCE_EXT && creation > 3)
+        return fail_at(d, len_at, TC_EPARSE, "creation %lu of an 8-bit reference, past its 2 bits",
+                       (unsigned long)creation);
+    if (tag != NEWER_REFERENCE_EXT && num[0] >= (UINT32_C(1) << 18))
+        return fail_at(d, len_at, TC_EPARSE, "reference number 0 is %lu, past its 18 bits", (unsigned long)num[0]);
     bool ok;
     tc_node *n = decode_node(d, sysname, creation, &ok);
     if (!ok)
