@@ -255,7 +255,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
                 median(wall, nr), median(traced, nr), median(tgc, nr), median(exec, nr), mp[i].copy_us, mp[i].gc_us,
                 mp[i].fault_us, mp[i].mmap_us, mp[i].fixed_us, match ? "yes" : "no", model_within ? "yes" : "no",
                 vc.minor, vc.major, vc.dirty, vc.gc_copied, vc.gc_moved, vc.faults, vc.carriers, mc.minor, mc.major,
-                mc.dirty, mc.gc_copied, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps,
+                mc.dirty, mc.gc_copied + mc.gc_frag, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps,
                 median(dirty, nr), vc.dirty_carriers, mc.dirty_carriers);
         printf("%-8s %6ld %-10s vm %10.1f priced %10.1f (%.2f, rounds %.2f-%.2f) model %10.1f | copy %9.1f gc %8.1f "
                "fault %8.1f mmap %6.1f sleep %8.1f fixed %7.1f other %9.1f\n",

@@ -626,6 +626,8 @@ static tc_result collect(tc_proc *p, uint64_t need, tc_term *objv, unsigned nobj
     }
     p->hf_saved = false; /* garbage_collect's end: p->live_hf_end = ERTS_INVALID_HFRAG_PTR */
     unsigned was = dirty ? tc_mseg_instance_set(p->mem, TC_MSEG_DIRTY_INSTANCE) : 0;
+    if (!(live_frags && p->policy.move_live_frags))
+        p->stats.frag_words_traced += p->mbuf_sz;
     tc_result r = collect_heaps(p, need, objv, nobj, live_frags && p->policy.move_live_frags, live_hf_end);
     if (dirty)
         tc_mseg_instance_set(p->mem, was);

@@ -104,6 +104,11 @@ typedef struct tc_proc_stats {
     uint64_t minor_gcs, major_gcs;
     uint64_t words_copied;     /* words written by the GC: traced copies and fragment moves */
     uint64_t frag_words_moved; /* of which moved wholesale as live BIF fragments */
+    /* The fragments' words (mbuf_sz) at the start of each GC that traces them as young data
+     * (not moved whole): R13B01's GC after a BIF takes its result out of the fragment
+     * (erl_gc.c collect_heap_frags) and then sweeps it again with the new heap (do_minor's
+     * or major_collection's scan), erts_process_gc_info's mbuf_size at gc_start */
+    uint64_t frag_words_traced;
     uint64_t msgq_words_moved; /* queued message data copied onto the heap after a GC */
     uint64_t rec_words_moved;  /* the same by R13B01's loop_rec, no GC (tc_proc_loop_rec_maybe_gc) */
     uint64_t frags_allocated;

@@ -239,29 +239,35 @@ awk "$lib"'!csv_row() { next } csv_get("within_15") == "yes" || csv_get("within_
 # VM's own counts (identity: priced over measured); the VM's ratio beside the model's counts at
 # the same prices (model_priced_ratio) and its C code's ratio; the prices that differ between
 # the loops (eras-prices.csv). within_15: |model_priced_ratio / ratio - 1| <= 0.15.
+# lookup_identity_gc_word: the lookup priced with its fragment words at the collector's word
+# price instead of their own (R13B01's fragment unit left out).
 if grep -q '^# priced: ' "$eras"; then
 awk "$lib"'
     function m3(a, b, c) { x[1] = a; x[2] = b; x[3] = c; return median(x, 3) }
     !csv_row() { next }
     csv_has("loop") { k = csv_get("vm") SUBSEP csv_get("payload_len") SUBSEP csv_get("loop")
-        w[k] = csv_get("word_ns"); g[k] = csv_get("gc_minor_ns"); next }
+        w[k] = csv_get("word_ns"); g[k] = csv_get("gc_minor_ns"); gw[k] = csv_get("gc_word_ns")
+        fw[k] = csv_has("gc_frag_word_ns") ? csv_get("gc_frag_word_ns") : gw[k]; next }
     csv_get("benchmark") == "eptest" && csv_get("variant") == "base" && csv_get("priced_us") != "" {
         vm = csv_get("vm"); L = csv_get("payload_len"); t = csv_get("test"); k = vm SUBSEP L
         if (!(k in seen)) { seen[k] = 1; order[++n] = k }
         us[k, t] = csv_get("median_us"); pr[k, t] = csv_get("priced_us"); mp[k, t] = csv_get("model_priced_us")
-        if (t == "ets_lookup") { r[k] = csv_get("ratio"); mpr[k] = csv_get("model_priced_ratio"); mr[k] = csv_get("model_ratio") }
+        if (t == "ets_lookup") { r[k] = csv_get("ratio"); mpr[k] = csv_get("model_priced_ratio"); mr[k] = csv_get("model_ratio")
+            fr = csv_get("frag_words") + 0; gw_ = csv_get("gc_words") + 0; fwords[k] = (fr < gw_) ? fr : gw_ }
     }
     END {
-        print "vm,payload_len,proc_us,proc_priced_us,proc_identity,lookup_us,lookup_priced_us,lookup_identity,ratio,model_priced_ratio,priced_diff_pct,within_15,model_ratio,model_proc_priced_us,model_lookup_priced_us,word_rt_ns,word_lookup_ns,gc_rt_ns,gc_lookup_ns"
+        print "vm,payload_len,proc_us,proc_priced_us,proc_identity,lookup_us,lookup_priced_us,lookup_identity,ratio,model_priced_ratio,priced_diff_pct,within_15,model_ratio,model_proc_priced_us,model_lookup_priced_us,word_rt_ns,word_lookup_ns,gc_rt_ns,gc_lookup_ns,gc_word_lookup_ns,frag_word_lookup_ns,lookup_identity_gc_word"
         for (i = 1; i <= n; i++) {
             k = order[i]; split(k, p, SUBSEP)
             rt = m3(us[k, "proc1"], us[k, "proc2"], us[k, "proc3"]); prt = m3(pr[k, "proc1"], pr[k, "proc2"], pr[k, "proc3"])
             mrt = m3(mp[k, "proc1"], mp[k, "proc2"], mp[k, "proc3"])
             d = 100 * (mpr[k] / r[k] - 1)
-            printf "%s,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,%.2f,%.2f,%+.0f,%s,%.2f,%.0f,%.0f,%.3f,%.3f,%.0f,%.0f\n", p[1], p[2],
+            printf "%s,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,%.2f,%.2f,%+.0f,%s,%.2f,%.0f,%.0f,%.3f,%.3f,%.0f,%.0f,%.3f,%.3f,%.2f\n", p[1], p[2],
                 rt, prt, prt / rt, us[k, "ets_lookup"], pr[k, "ets_lookup"], pr[k, "ets_lookup"] / us[k, "ets_lookup"],
                 r[k], mpr[k], d, (d <= 15 && d >= -15) ? "yes" : "no", mr[k], mrt, mp[k, "ets_lookup"],
-                w[p[1], p[2], "rt"], w[p[1], p[2], "lookup"], g[p[1], p[2], "rt"], g[p[1], p[2], "lookup"]
+                w[p[1], p[2], "rt"], w[p[1], p[2], "lookup"], g[p[1], p[2], "rt"], g[p[1], p[2], "lookup"],
+                gw[p[1], p[2], "lookup"], fw[p[1], p[2], "lookup"],
+                (pr[k, "ets_lookup"] - fwords[k] * (fw[p[1], p[2], "lookup"] - gw[p[1], p[2], "lookup"]) / 1000) / us[k, "ets_lookup"]
         }
     }
 ' "${eras%.csv}-prices.csv" "$eras" | awk -F, 'NR == 1 { print; next } { o = ($1 == "r10b-2-32") ? 1 : ($1 == "r10b-2-64") ? 2 : 3; print o "," $0 }' |

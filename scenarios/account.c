@@ -26,7 +26,7 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
     double minor = own ? fmax(0, c->minor - c->dirty) : c->minor;
     double major = own ? c->major - fmax(0, c->dirty - c->minor) : c->major;
     ph.gc_us = (minor * p->gc_minor + major * p->gc_major + (rest > 0 ? rest : 0) * p->gc_word +
-                c->gc_moved * p->gc_move_word + c->dirty * (own ? p->gc_long : p->gc_dirty)) /
+                c->gc_moved * p->gc_move_word + c->gc_frag * p->gc_frag_word + c->dirty * (own ? p->gc_long : p->gc_dirty)) /
                1000;
     ph.fault_us = c->faults * p->fault / 1000;
     ph.mmap_us = ((c->carriers - c->dirty_carriers) * p->carrier + (own ? 0 : c->dirty_carriers * p->carrier_dirty)) /
@@ -39,14 +39,20 @@ tc_account_phases tc_account_price(const tc_account_counts *c, const tc_account_
     return ph;
 }
 
+/* A traced fragment's words are priced as collected where the GC found them live: no more
+ * than the words it copied (a fragment's garbage is freed with it, not copied). */
+static double frag_collected(double traced, double copied) { return traced < copied ? traced : copied; }
+
 tc_account_counts tc_account_of_model(const tc_ep_counts *c, long ops, uint64_t words)
 {
+    double copied = (double)(c->gc_words - c->gc_moved), frag = frag_collected((double)c->frag_traced, copied);
     return (tc_account_counts){.ops = (double)ops,
                                .words = (double)words,
                                .minor = (double)c->minor_gcs,
                                .major = (double)c->major_gcs,
                                .dirty = (double)c->long_gcs,
-                               .gc_copied = (double)(c->gc_words - c->gc_moved),
+                               .gc_copied = copied - frag,
+                               .gc_frag = frag,
                                /* loop_rec's moves outside a GC copy a queued message's words onto
                                 * the heap as the GC's do (erl_message.h
                                 * ErtsMoveMsgAttachmentIntoProc): the same unit */
@@ -201,6 +207,9 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
     p.gc_dirty = net(unit[4], faults_only) - net(unit[5], faults_only);
     p.dirty_sleeps = unit[4]->sleeps - unit[5]->sleeps;
     p.gc_move_word = move && move0 ? per_word(move, move0, u) : p.gc_word;
+    /* OTP 25's GC after a BIF moves the BIF's fragments whole (move_live_frags, in gc_word's
+     * words); a fragment traced by another GC is copied as the heap's words are */
+    p.gc_frag_word = p.gc_word;
     p.fault = fault_ns;
     p.carrier = net(unit[6], u);
     p.carrier_dirty = net(unit[7], u);
@@ -218,21 +227,26 @@ tc_account_loop tc_account_loop_of_test(int test)
 
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p)
 {
-    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f\n", shape, len,
+    fprintf(f, "%s,%ld,%s,%.2f,%.4f,%.1f,%.1f,%.4f,%.4f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f,%.4f\n", shape, len,
             tc_account_loop_names[loop], p->fixed, p->word, p->gc_minor, p->gc_major, p->gc_word, p->gc_move_word,
-            p->gc_dirty, p->gc_long, p->gc_long_gcs, p->fault, p->carrier, p->carrier_dirty, p->sleep, p->fixed_sleeps, p->dirty_sleeps);
+            p->gc_dirty, p->gc_long, p->gc_long_gcs, p->fault, p->carrier, p->carrier_dirty, p->sleep, p->fixed_sleeps,
+            p->dirty_sleeps, p->gc_frag_word);
 }
 
-/* One row of the prices CSV: shape, length, loop and the fifteen prices, every field whole (a
+/* One row of the prices CSV: shape, length, loop and the sixteen prices (fifteen in a file of
+ * the first header, `v1`: the fragment word is then the collector's), every field whole (a
  * number followed by anything else is not one). */
-static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
+static bool prices_row(char *line, bool v1, char *shape, size_t shape_cap, long *len, char *loop, size_t loop_cap,
                        tc_account_prices *p)
 {
     double *nums[] = {&p->fixed,    &p->word,         &p->gc_minor, &p->gc_major, &p->gc_word,
                       &p->gc_move_word, &p->gc_dirty, &p->gc_long,  &p->gc_long_gcs, &p->fault,
-                      &p->carrier,      &p->carrier_dirty, &p->sleep, &p->fixed_sleeps, &p->dirty_sleeps};
-    enum { FIELDS = 3 + sizeof nums / sizeof *nums };
-    char *field[FIELDS];
+                      &p->carrier,      &p->carrier_dirty, &p->sleep, &p->fixed_sleeps, &p->dirty_sleeps,
+                      &p->gc_frag_word};
+    const size_t prices = sizeof nums / sizeof *nums - (v1 ? 1 : 0);
+    enum { MAX_FIELDS = 3 + sizeof nums / sizeof *nums };
+    const int FIELDS = 3 + (int)prices;
+    char *field[MAX_FIELDS];
     int n = 0;
     for (char *s = line; n < FIELDS; n++) {
         field[n] = s;
@@ -253,11 +267,13 @@ static bool prices_row(char *line, char *shape, size_t shape_cap, long *len, cha
     *len = strtol(field[1], &end, 10);
     if (end == field[1] || *end || errno || *len <= 0)
         return false;
-    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+    for (size_t i = 0; i < prices; i++) {
         *nums[i] = strtod(field[3 + i], &end);
         if (end == field[3 + i] || *end || errno)
             return false;
     }
+    if (v1)
+        p->gc_frag_word = p->gc_word;
     strcpy(shape, field[0]);
     strcpy(loop, field[2]);
     return true;
@@ -270,14 +286,15 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
     if (!f)
         return TC_EIO;
     char line[512];
-    bool header = false, found = false;
+    bool header = false, v1 = false, found = false;
     double best = INFINITY;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
         if (!header) {
-            header = strcmp(line, TC_ACCOUNT_PRICES_HEADER) == 0;
+            v1 = strcmp(line, TC_ACCOUNT_PRICES_HEADER_V1) == 0;
+            header = v1 || strcmp(line, TC_ACCOUNT_PRICES_HEADER) == 0;
             if (!header)
                 break;
             continue;
@@ -285,7 +302,7 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
         char sh[32], lp[16];
         long l;
         tc_account_prices p;
-        if (!prices_row(line, sh, sizeof sh, &l, lp, sizeof lp, &p)) {
+        if (!prices_row(line, v1, sh, sizeof sh, &l, lp, sizeof lp, &p)) {
             header = false; /* a row that is not one: not such a CSV */
             break;
         }

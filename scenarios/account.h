@@ -14,7 +14,10 @@
  *          BIF as a loop's GCs are, not forced: a forced GC also takes the process out through
  *          the scheduler and back; major_collection copying Data), per other word the collector
  *          copied, per queued message word moved onto
- *          the heap after it (move_msgs_to_heap), per GC sent to a dirty CPU scheduler and back
+ *          the heap after it (move_msgs_to_heap), per word of a heap fragment a GC traced
+ *          (R13B01's GC after a BIF: erl_gc.c collect_heap_frags copies the result out of its
+ *          fragment, then do_minor's or major_collection's scan sweeps it again with the new
+ *          heap; the fragment's allocation and free with it), per GC sent to a dirty CPU scheduler and back
  *          (check_for_possibly_long_gc: 128 Ki words of young generation: the scheduler
  *          and the dirty one each go to sleep in it, priced with the trip); or, where the VM
  *          calibrated the loop's own long GC in its context (the lookup loop: the dirty
@@ -72,6 +75,7 @@ typedef struct tc_account_prices {
     double gc_major;     /* one major GC copying Data (live in the old heap) and nothing else */
     double gc_word;      /* one word the collector copied */
     double gc_move_word; /* one queued message word moved onto the heap */
+    double gc_frag_word; /* one word of a heap fragment a GC traced (the result of the BIF before it) */
     double gc_dirty;     /* one GC's trip to a dirty CPU scheduler and back, its sleeps in it */
     double dirty_sleeps; /* the sleeps per trip that price holds */
     /* One long GC of the loop measured in the loop's own context: the dirty CPU scheduler's
@@ -90,6 +94,7 @@ typedef struct tc_account_counts {
     double ops, words; /* operations; words of Data each copies */
     double minor, major, dirty;
     double gc_copied, gc_moved; /* words */
+    double gc_frag;             /* of the words collected, those of traced heap fragments */
     double faults, carriers;
     double dirty_carriers; /* of carriers, those mapped on a dirty scheduler */
     double sleeps;         /* the VM's; -1: not counted (the model's) */
@@ -137,10 +142,12 @@ bool tc_account_prices_of_vm(const tc_vm_account *a, tc_account_loop loop, doubl
                              tc_account_prices *out);
 
 /* The header row of a prices CSV (experiments/account --prices): shape, length, loop, then
- * tc_account_prices's fields in ns. */
-#define TC_ACCOUNT_PRICES_HEADER                                                                   \
+ * tc_account_prices's fields in ns. The reader also takes the header without the last column
+ * (files written before it: a fragment word at the collector's word price). */
+#define TC_ACCOUNT_PRICES_HEADER_V1                                                                \
     "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns," \
     "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+#define TC_ACCOUNT_PRICES_HEADER TC_ACCOUNT_PRICES_HEADER_V1 ",gc_frag_word_ns"
 /* Writes one row of it. */
 void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_loop loop, const tc_account_prices *p);
 /* The prices of `loop` for `shape` at the length nearest `len` (by ratio) in such a CSV, and

@@ -535,6 +535,7 @@ static void add_proc(tc__ep_snapshot *s, const tc_proc *p)
     s->long_gcs += st->long_gcs;
     s->moved += st->msgq_words_moved;
     s->rec_moved += st->rec_words_moved;
+    s->frag_traced += st->frag_words_traced;
 }
 
 tc__ep_snapshot tc__ep_take(const tc_mseg *mem, const tc_copy_stats *copy, const tc_sched_stats *sched,
@@ -580,6 +581,7 @@ tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
     c.long_gcs = b->long_gcs - a->long_gcs;
     c.gc_moved = b->moved - a->moved;
     c.rec_moved = b->rec_moved - a->rec_moved;
+    c.frag_traced = b->frag_traced - a->frag_traced;
     return c;
 }
 

@@ -159,8 +159,9 @@ typedef struct tc_ep_counts {
     /* What the time account prices (scenarios/account.h): the GCs by kind, those the VM runs on
      * a dirty CPU scheduler (tc_proc_stats.long_gcs), and of gc_words the queued messages'
      * words moved onto the heap after a collection (the rest the collector copied); and the
-     * message words R13B01's loop_rec copied onto the heap with no collection (not in gc_words). */
-    uint64_t minor_gcs, major_gcs, long_gcs, gc_moved, rec_moved;
+     * message words R13B01's loop_rec copied onto the heap with no collection (not in gc_words);
+     * and the heap fragments' words the collections traced (tc_proc_stats.frag_words_traced). */
+    uint64_t minor_gcs, major_gcs, long_gcs, gc_moved, rec_moved, frag_traced;
     /* Of carriers_mapped, those of the memory source's dirty-scheduler instance
      * (TC_MSEG_DIRTY_INSTANCE: the heaps long GCs make; 0 with a single instance). */
     uint64_t dirty_carriers;

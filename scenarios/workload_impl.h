@@ -23,7 +23,7 @@ typedef struct tc__ep_snapshot {
     tc_sched_stats sched;
     uint64_t gcs, gc_words, frags; /* of the processes in the pass */
     uint64_t tester_gcs;
-    uint64_t minor, major, long_gcs, moved, rec_moved;
+    uint64_t minor, major, long_gcs, moved, rec_moved, frag_traced;
 } tc__ep_snapshot;
 
 /* The counters now: the process memory `mem`, the copies `copy` counted, the scheduler's,

@@ -23,6 +23,7 @@ static const tc_account_prices prices = {.fixed = 100,
                                          .gc_major = 5000,
                                          .gc_word = 3,
                                          .gc_move_word = 1,
+                                         .gc_frag_word = 4,
                                          .gc_dirty = 20000,
                                          .fault = 1500,
                                          .carrier = 6000,
@@ -191,6 +192,17 @@ START_TEST(prices_from_calibration_rows)
 }
 END_TEST
 
+/* `text` written to `path`, then read back as a prices CSV for ints at 1000, rt. */
+static tc_result read_text(const char *path, const char *text, tc_account_prices *got)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(fputs(text, f), 0);
+    ck_assert_int_eq(fclose(f), 0);
+    long used;
+    return tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, got, &used);
+}
+
 START_TEST(prices_csv_round_trip_nearest_length)
 {
     char path[] = "/tmp/check_account_XXXXXX";
@@ -213,28 +225,36 @@ START_TEST(prices_csv_round_trip_nearest_length)
     ck_assert(used == 10000 && got.word == 4);
     ck_assert(got.gc_dirty == prices.gc_dirty && got.carrier == prices.carrier &&
               got.carrier_dirty == prices.carrier_dirty && got.sleep == prices.sleep &&
-              got.fixed_sleeps == prices.fixed_sleeps && got.dirty_sleeps == prices.dirty_sleeps);
+              got.fixed_sleeps == prices.fixed_sleeps && got.dirty_sleeps == prices.dirty_sleeps &&
+              got.gc_frag_word == prices.gc_frag_word);
     ck_assert_int_eq(tc_account_prices_read(path, "tuple", 1000, TC_ACCOUNT_RT, &got, &used), TC_EBADARG);
     ck_assert_int_eq(tc_account_prices_read("/nonexistent/prices.csv", "ints", 1, TC_ACCOUNT_RT, &got, &used),
                      TC_EIO);
-    f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("shape,payload_len\nints,1000\n", f); /* not a prices CSV */
-    ck_assert_int_eq(fclose(f), 0);
-    ck_assert_int_eq(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used), TC_EIO);
+    ck_assert_int_eq(read_text(path, "shape,payload_len\nints,1000\n", &got), TC_EIO); /* not a prices CSV */
     /* rows a field-by-field scan would half-read: a number with a tail, a field too many or too few */
-    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,7",
-                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01",
-                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2",
-                                      "ints,1000,rt,100,,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2"};
+    static const char *const bad[] = {"ints,1000,rt,100,2x,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,3",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,3,7",
+                                      "ints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2",
+                                      "ints,1000.5,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,3",
+                                      "ints,1000,rt,100,,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,3"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, TC_ACCOUNT_PRICES_HEADER "\n%s\n", bad[i]);
-        ck_assert_int_eq(fclose(f), 0);
-        ck_assert_msg(tc_account_prices_read(path, "ints", 1000, TC_ACCOUNT_RT, &got, &used) == TC_EIO, "%s", bad[i]);
+        char text[512];
+        (void)snprintf(text, sizeof text, TC_ACCOUNT_PRICES_HEADER "\n%s\n", bad[i]);
+        ck_assert_msg(read_text(path, text, &got) == TC_EIO, "%s", bad[i]);
     }
+    /* a file of the first header: fifteen prices, the fragment word the collector's; sixteen
+     * there are a field too many */
+    ck_assert_int_eq(read_text(path,
+                               TC_ACCOUNT_PRICES_HEADER_V1
+                               "\nints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2\n",
+                               &got),
+                     TC_OK);
+    ck_assert(got.gc_word == 3 && got.gc_frag_word == 3 && got.dirty_sleeps == 2);
+    ck_assert_int_eq(read_text(path,
+                               TC_ACCOUNT_PRICES_HEADER_V1
+                               "\nints,1000,rt,100,2,1000,5000,3,1,20000,250000,12,1500,6000,9000,16000,0.01,2,7\n",
+                               &got),
+                     TC_EIO);
     ck_assert_int_eq(unlink(path), 0);
 }
 END_TEST
@@ -258,6 +278,31 @@ START_TEST(model_counts_dirty_carriers)
 }
 END_TEST
 
+/* R13B01 collects after every BIF that left a fragment (POST_BIF_GC_SWAPIN): each lookup GC
+ * takes one result, [{I, Data}] (2 + 3 + 2L words), out of its fragment and sweeps it again with
+ * the heap, a unit of its own (gc_frag). OTP 25 moves the fragment whole (move_live_frags):
+ * no fragment is traced there. */
+START_TEST(model_counts_traced_fragments)
+{
+    tc_ep_config cfg = ep_config("r13b", TC_EP_INTS, 1000, 60);
+    tc_ep_counts c[TC_EP_TESTS];
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    const tc_ep_counts *l = &c[TC_EP_LOOKUP];
+    ck_assert_uint_gt(l->tester_gcs, 0);
+    ck_assert_uint_eq(l->frag_traced, l->tester_gcs * 2005);
+    tc_account_counts a = tc_account_of_model(l, 60, 2000);
+    ck_assert(a.gc_frag == (double)l->frag_traced);
+    ck_assert(a.gc_copied == (double)(l->gc_words - l->gc_moved - l->frag_traced));
+    /* priced at their own unit: 1 ns a fragment word more, 1 ns x those words more */
+    tc_account_prices p = prices, q = prices;
+    q.gc_frag_word = p.gc_frag_word + 1;
+    ck_assert_double_eq_tol(tc_account_price(&a, &q).gc_us - tc_account_price(&a, &p).gc_us, a.gc_frag / 1000, 1e-6);
+    cfg = ep_config("otp25", TC_EP_INTS, 1000, 60);
+    ck_assert_int_eq(tc_ep_run(&cfg, c), TC_OK);
+    ck_assert_uint_eq(c[TC_EP_LOOKUP].frag_traced, 0);
+}
+END_TEST
+
 /* R13B01's loop_rec copies a message out of its fragment onto the heap when there is room, with
  * no collection (tc_proc_loop_rec_maybe_gc): those words are not the collector's, so they are
  * counted apart (rec_moved) and the collector's own copies stay gc_words less its moves. With
@@ -275,7 +320,7 @@ START_TEST(model_counts_loop_rec_moves_apart)
     for (int t = 0; t < TC_EP_TESTS; t++) {
         ck_assert_uint_le(c[t].gc_moved, c[t].gc_words);
         tc_account_counts a = tc_account_of_model(&c[t], 50, 2000);
-        ck_assert(a.gc_copied == (double)(c[t].gc_words - c[t].gc_moved));
+        ck_assert(a.gc_copied + a.gc_frag == (double)(c[t].gc_words - c[t].gc_moved));
         ck_assert(a.gc_moved == (double)(c[t].gc_moved + c[t].rec_moved));
     }
     /* OTP 25 has no such move */
@@ -316,6 +361,7 @@ static Suite *suite(void)
     tcase_add_test(tc, prices_from_calibration_rows);
     tcase_add_test(tc, prices_csv_round_trip_nearest_length);
     tcase_add_test(tc, model_counts_dirty_carriers);
+    tcase_add_test(tc, model_counts_traced_fragments);
     tcase_add_test(tc, model_counts_loop_rec_moves_apart);
     tcase_add_test(tc, probe_prices_are_positive);
     tcase_add_test(tc, loops_of_tests);

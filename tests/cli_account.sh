@@ -21,7 +21,7 @@ model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm
 model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,\
 vm_dirty_carriers,model_dirty_carriers"
 prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
-gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps,gc_frag_word_ns"
 
 # Bad input: exit 2 and one line, before any VM is started.
 bad() { # bad NAME ARGS...

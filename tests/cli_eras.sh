@@ -53,13 +53,13 @@ bash "$eras/run.sh" --help >"$tmp/o" 2>&1; rc=$?
 # ---- the committed CSV: metadata, header, the row kinds and their model columns
 # a file of the runs before faults were counted (the --keep fixture below is one)
 want_old="vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op"
-want="$want_old,faults,model_faults,gc_words,carriers,priced_us,model_priced_us,model_priced_ratio"
+want="$want_old,faults,model_faults,gc_words,carriers,frag_words,priced_us,model_priced_us,model_priced_ratio"
 [ "$(grep -v '^#' "$csv" | head -n 1)" = "$want" ]; check "eras.csv: header" $?
 # the unit prices beside it: the account's prices header after a vm column, both loops of every
 # priced VM at every length its eptest rows have, each price a number; and eras.csv's priced
 # columns on those VMs' base rows (the VM's counts and the model's at those prices)
 pcsv="${csv%.csv}-prices.csv"
-[ "$(grep -v '^#' "$pcsv" | head -n 1)" = "vm,shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps" ]
+[ "$(grep -v '^#' "$pcsv" | head -n 1)" = "vm,shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps,gc_frag_word_ns" ]
 check "eras-prices.csv: header" $?
 grep -q '^# priced: ' "$csv"; check "eras.csv: the priced columns described" $?
 awk "$lib"'
@@ -136,6 +136,7 @@ awk "$lib"'
       w = csv_get("gc_words")
       if (w !~ /^[0-9]+$/) { print "gc_words not a count: " w; bad = 1 }
       if (t == "ets_lookup" && csv_get("payload_len") == 1000 && w + 0 < 1000 * g) { print "lookup GCs copied " w " words in " g; bad = 1 }
+      if (csv_get("frag_words") !~ /^[0-9]+$/) { print "frag_words not a count: " csv_get("frag_words"); bad = 1 }
       # The empty loop allocates nothing, but a GC the lookup pass left desired (its results in
       # heap fragments, or a large one delayed to the next schedule) can run inside its window
       # when the tester is scheduled out there, which depends on the load of the machine: at most that one.
@@ -152,7 +153,9 @@ awk "$lib"'
     !csv_row() { next }
     { n++; seen[csv_get("loop")] = 1
       if (csv_get("shape") != "ints" || csv_get("payload_len") != 100 || csv_get("fault_ns") != "0.0" || csv_get("carrier_ns") != "6000.0") { print "row: " $0; bad = 1 }
-      if (csv_get("fixed_ns") + 0 <= 0 || csv_get("gc_minor_ns") + 0 <= 0 || csv_get("gc_major_ns") + 0 <= 0) { print "no price: " $0; bad = 1 } }
+      if (csv_get("fixed_ns") + 0 <= 0 || csv_get("gc_minor_ns") + 0 <= 0 || csv_get("gc_major_ns") + 0 <= 0) { print "no price: " $0; bad = 1 }
+      # OTP 25 moves a BIF fragment whole: no fragment word of its own, the collector word
+      if (csv_get("gc_frag_word_ns") != csv_get("gc_word_ns")) { print "a fragment price on OTP 25: " $0; bad = 1 } }
     END { if (n != 2 || !("rt" in seen) || !("lookup" in seen)) { print n " rows"; bad = 1 }; exit bad }' "$tmp/pr.csv"
 check "eras_price: rt and lookup rows, every price measured" $?
 "$1/experiments/eptest" --era otp25 --len 100 --iterations 200 --repeats 1 --prices "$tmp/pr.csv" >"$tmp/o" 2>&1 &&
@@ -206,7 +209,7 @@ if command -v erl >/dev/null 2>&1; then
     grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,' "$tmp/kept.csv" &&
         grep -q '^otp25,base,eptest,ets_lookup,100,' "$tmp/kept.csv"
     check "--keep: the kept row as it was, OTP 25's new" $?
-    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,,,,,,,,$' "$tmp/kept.csv"
+    grep -q '^r10b-2-32,base,eptest,ets_lookup,100,100,1.0,1,1,1.0,0.5000,7,,,1,r10b,eptest --era r10b,2.0,0.5,7,,,,,,,,,$' "$tmp/kept.csv"
     ok=$?; check "--keep: its model columns where this run ran no r10b model ($(grep '^r10b-2-32' "$tmp/kept.csv"))" $ok
     grep -q '^# r10b-2-32_kept: measured 2026-01-01T00:00:00Z on somewhere at git abc1234, load 1 2 3; its rows kept' "$tmp/kept.csv" &&
         grep -q '^# r10b-2-32_system_version: ' "$tmp/kept.csv" && grep -q '^# vms: otp25 (kept from an earlier run: r10b-2-32)' "$tmp/kept.csv"

@@ -18,5 +18,14 @@ ok=$?; check "run.sh --quick: exit $ok ($(tail -n 2 "$tmp/e" | tr '\n' ' '))" $o
 for v in $TC_ERAS_VMS; do
     grep -q "^${v%%=*},base," "$tmp/eras.csv"; check "${v%%=*}: its rows" $?
 done
+# R13B01 collects after every lookup that left its result in a fragment, [{I, Data}]: each
+# collection of the lookup pass at L = 1000 starts with 2005 fragment words
+case " $TC_ERAS_VMS" in *" r13b01-plain="*)
+    awk "$(cat "$here/../report/csv.awk")"'BEGIN { csv_who = "cli_eras_vms" } !csv_row() { next }
+        csv_get("vm") == "r13b01-plain" && csv_get("variant") == "base" && csv_get("test") == "ets_lookup" && csv_get("payload_len") == 1000 {
+            n++; g = csv_get("gcs"); w = csv_get("frag_words"); if (w != g * 2005) { print "frag_words " w " in " g " GCs"; bad = 1 } }
+        END { exit (n == 1 && !bad) ? 0 : 1 }' "$tmp/eras.csv"
+    check "r13b01-plain: 2005 fragment words a lookup collection at L = 1000" $? ;;
+esac
 echo "cli_eras_vms: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

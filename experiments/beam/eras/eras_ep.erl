@@ -259,24 +259,26 @@ mark({meter, M}, Test) -> M ! Test, receive marked -> Test end;
 mark({Tracer, false}, Test) -> Tracer ! Test;
 mark({Tracer, true}, Test) -> Tracer ! Test, receive marked -> Test end.
 
-%% Counts: [{Pid, GCs, Words, OldAtStart}]. A collection's words copied: the young heap it
-%% leaves (heap_size at its end: what survived in the young generation, or everything after
-%% a fullsweep) and what it promoted (old_heap_size's growth from its start to its end).
+%% Counts: [{Pid, GCs, Words, OldAtStart, FragWords}]. A collection's words copied: the young
+%% heap it leaves (heap_size at its end: what survived in the young generation, or everything
+%% after a fullsweep) and what it promoted (old_heap_size's growth from its start to its end).
+%% FragWords: the heap fragments' words at each start (mbuf_size: R13B01 collects after every
+%% BIF that left one, the lookup's result, its words then copied out of it and swept again).
 bump(P, Ev, Info, Counts) ->
-    {G, W, Old0} = case lists:keysearch(P, 1, Counts) of
-                       {value, {P, G0, W0, O0}} -> {G0, W0, O0};
-                       false -> {0, 0, 0}
-                   end,
+    {G, W, Old0, F} = case lists:keysearch(P, 1, Counts) of
+                          {value, {P, G0, W0, O0, F0}} -> {G0, W0, O0, F0};
+                          false -> {0, 0, 0, 0}
+                      end,
     New = case start_event(Ev) of
-              true -> {P, G + 1, W, info(old_heap_size, Info)};
-              false -> {P, G, W + info(heap_size, Info) + pos(info(old_heap_size, Info) - Old0), Old0}
+              true -> {P, G + 1, W, info(old_heap_size, Info), F + info(mbuf_size, Info)};
+              false -> {P, G, W + info(heap_size, Info) + pos(info(old_heap_size, Info) - Old0), Old0, F}
           end,
     [New | lists:keydelete(P, 1, Counts)].
 
 start_event(Ev) -> lists:member(Ev, [gc_start, gc_minor_start, gc_major_start]).
 
 %% A pass's counts start at 0; a collection open at its end keeps its start.
-carry(Counts) -> [{P, 0, 0, O} || {P, _, _, O} <- Counts].
+carry(Counts) -> [{P, 0, 0, O, 0} || {P, _, _, O, _} <- Counts].
 
 pos(X) when X > 0 -> X;
 pos(_) -> 0.
@@ -295,12 +297,13 @@ count(P, Counts) ->
         false -> 0
     end.
 
-words(_P, none) -> na;
+%% {words copied, fragment words}
+words(_P, none) -> {na, na};
 words(P, Counts) ->
     case lists:keysearch(P, 1, Counts) of
-        {value, {P, _, W, _}} -> W;
-        {value, _} -> na;
-        false -> 0
+        {value, {P, _, W, _, F}} -> {W, F};
+        {value, _} -> {na, na};
+        false -> {0, 0}
     end.
 
 %% Every pass's events were delivered before its marker was acknowledged (mark/2); asking
@@ -327,9 +330,10 @@ header(Out) ->
              "gc_words: the words the tester's collections copied in the traced run (each gc_end's "
              "heap_size, and its old_heap_size's growth since the gc_start); carriers: the segments "
              "the VM's mseg allocators mapped over the pass (erlang:system_info({allocator, mseg_alloc}) "
-             "mseg_create calls, read by the meter), median of the timed runs\n",
+             "mseg_create calls, read by the meter), median of the timed runs; frag_words: the words of heap "
+             "fragments the tester's collections found at their start (gc_start's mbuf_size), the traced run\n",
              "vm,variant,benchmark,test,payload_len,iterations,repeats,median_us,min_us,max_us,ops_per_s,"
-             "ratio,gcs,server_gcs,all_gcs,faults,gc_words,carriers\n"]
+             "ratio,gcs,server_gcs,all_gcs,faults,gc_words,carriers,frag_words\n"]
     end.
 
 chomp(S) -> [C || C <- S, C =/= $\n].
@@ -340,15 +344,15 @@ rows(Vm, Variant, L, N, R, Timed, Traced) ->
     [begin
          Us = [us(Test, Run) || Run <- Timed],
          All = [all(Test, Run) || Run <- Timed],
-         {value, {Test, _, _, {Mine, Words}, Server, _}} = lists:keysearch(Test, 1, Traced),
+         {value, {Test, _, _, {Mine, {Words, Frags}}, Server, _}} = lists:keysearch(Test, 1, Traced),
          Faults = [faults_of(Test, Run) || Run <- Timed],
          Carriers = [carriers_of(Test, Run) || Run <- Timed],
          Med = median(Us),
          Ratio = case Test of ets_lookup -> fmt(median(Ratios)); _ -> "" end,
-         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w,~w,~w~n",
+         io_lib:format("~s,~s,eptest,~w,~w,~w,~w,~s,~s,~s,~s,~s,~w,~w,~w,~w,~w,~w,~w~n",
                        [Vm, Variant, Test, L, N, R, fmt(Med), fmt(lists:min(Us)), fmt(lists:max(Us)),
                         ops(N, Med), Ratio, Mine, Server, round(median(All)), round(median(Faults)), Words,
-                        round(median(Carriers))])
+                        round(median(Carriers)), Frags])
      end || Test <- tests()].
 
 us(Test, Run) -> {value, {Test, Us, _, _, _, _}} = lists:keysearch(Test, 1, Run), Us.

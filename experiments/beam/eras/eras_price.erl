@@ -35,6 +35,19 @@
 %%              reductions (erl_process.c schedule, INPUT_REDUCTIONS) are in it too
 %%   gc_major, gc_word   the same collection with Data live, and its excess over gc_minor per
 %%              word of Data: the collector's price per word copied
+%%   gc_frag_word  (R13B01's lookup) one word of a lookup's result collected out of its heap
+%%              fragment: R13B01 collects after every BIF that left a fragment (beam_emu.c
+%%              POST_BIF_GC_SWAPIN, erl_gc.c erts_gc_after_bif_call), and that collection copies
+%%              the result out of the fragment (collect_heap_frags) and then sweeps it again with
+%%              the new heap (do_minor's scan), the fragment allocated and freed around it. M
+%%              windows, each a collection and then K + 1 lookups of the loop's table, K as many
+%%              as the heap left by the collection holds (found first, untimed): the last lookup's
+%%              result goes to a fragment and is collected; less the same windows of K lookups,
+%%              over the collections the difference made (statistics(garbage_collection)), less a
+%%              lookup (fixed and W words), a collection with nothing live (gc_minor), over the
+%%              fragment's words (the result [{I, Data}], W + 5). Elsewhere (R10B-2 collects a
+%%              fragment at the next schedule, in gc_minor's yield; the round trips leave none)
+%%              the collector's word
 %% Faults and carriers are not priced here: the kernel's prices are this machine's, measured by
 %% the model's probes (experiments/account --fault-probe, --carrier-probe: on these one-threaded
 %% VMs a mapping costs what it costs that process); the caller passes them in.
@@ -71,14 +84,18 @@ list_to_number(S) ->
     end.
 
 %% What a loop's calibrations need: {Loop, the loop's heap, the word calibration's K, M and
-%% heap}.
+%% heap, the fragment calibration's K and M (none where it has none)}.
 context(Loop, L, N, W) ->
     Heap = loop_heap(Loop, L),
     {K, M, WHeap} = word_ops(Heap, W),
-    {Loop, Heap, N, K, M, WHeap}.
+    Frag = case {Loop, fragment_collected()} of
+               {lookup, true} -> KF = frag_fits(L, N, Heap), {KF, windows((KF + 1) * W)};
+               _ -> none
+           end,
+    {Loop, Heap, N, K, M, WHeap, Frag}.
 
-%% One round of a loop's prices: [Fixed, Word, GcMinor, GcMajor, GcWord].
-price_round({Loop, Heap, N, K, M, WHeap}, L, W, Fault) ->
+%% One round of a loop's prices: [Fixed, Word, GcMinor, GcMajor, GcWord, GcFragWord].
+price_round({Loop, Heap, N, K, M, WHeap, Frag}, L, W, Fault) ->
     Empty = element(1, run({empty, 0}, [])),
     Fixed = per(run({fixed, Loop, N}, []), Empty, Fault, N),
     Word = (per(run({word, Loop, L, N, K, M}, [{min_heap_size, WHeap}]), Empty, Fault, M)
@@ -90,15 +107,46 @@ price_round({Loop, Heap, N, K, M, WHeap}, L, W, Fault) ->
             end,
     Minor = per(run({gc, 0, G}, [{min_heap_size, Heap}]), Empty, Fault, G),
     Major = per(run({gc, L, G}, [{min_heap_size, Heap}]), Empty, Fault, G),
-    [Fixed, Word, Minor + Yield, Major + Yield, pos((Major - Minor) / W)].
+    GcWord = pos((Major - Minor) / W),
+    FragWord = case Frag of
+                   none -> GcWord;
+                   {KF, MF} ->
+                       {Ns1, F1, G1} = run({frag, L, N, KF + 1, MF}, [{min_heap_size, Heap}]),
+                       {Ns0, F0, G0} = run({frag, L, N, KF, MF}, [{min_heap_size, Heap}]),
+                       Gcs = pos(G1 - G0),
+                       case Gcs > 0 of
+                           true -> pos(((Ns1 - Ns0 - (F1 - F0) * Fault) / Gcs - Fixed - W * Word - Minor) / (W + 5));
+                           false -> GcWord  % no fragment collected: the unit is not in this loop
+                       end
+               end,
+    [Fixed, Word, Minor + Yield, Major + Yield, GcWord, FragWord].
 
-%% Each price's median over the rounds: {Fixed, Word, GcMinor, GcMajor, GcWord}.
+%% Each price's median over the rounds: {Fixed, Word, GcMinor, GcMajor, GcWord, GcFragWord}.
 medians(Rounds) ->
-    list_to_tuple([eras_ep:median([lists:nth(I, Rd) || Rd <- Rounds]) || I <- lists:seq(1, 5)]).
+    list_to_tuple([eras_ep:median([lists:nth(I, Rd) || Rd <- Rounds]) || I <- lists:seq(1, 6)]).
 
 %% Whether a heap fragment asks for a yield: R10B-2's erts_heap_alloc (utils.c) does
 %% BUMP_ALL_REDS; R13B01's and OTP 25's do not (the model's policy field frag_yield).
 fragment_yields() -> lists:prefix("5.4.", erlang:system_info(version)).
+
+%% Whether a BIF's fragment is collected right after it, by tracing: R13B01 (beam_emu.c
+%% POST_BIF_GC_SWAPIN whenever MBUF is set; the model's policy bif_gc_test any_frag). R10B-2
+%% collects it at the next schedule; OTP 25 moves it whole (move_live_frags).
+fragment_collected() -> lists:prefix("5.7.", erlang:system_info(version)).
+
+%% The fragment calibration's K: the most lookups a window holds after its collection with no
+%% other collection, found by counting (untimed, 20 windows from K = 1 up, against windows of
+%% none: a window's reads of the clock and the fault count can collect once in a while).
+frag_fits(L, N, Heap) ->
+    {_, _, None} = run({frag, L, N, 0, 20}, [{min_heap_size, Heap}]),
+    frag_fits(L, N, Heap, None, 0).
+
+frag_fits(L, N, Heap, None, K) ->
+    {_, _, Gcs} = run({frag, L, N, K + 1, 20}, [{min_heap_size, Heap}]),
+    case Gcs - None >= 10 of
+        true -> K;
+        false -> frag_fits(L, N, Heap, None, K + 1)
+    end.
 
 pos(X) when X > 0 -> X;
 pos(_) -> 0.0.
@@ -110,12 +158,15 @@ pos(_) -> 0.0.
 word_ops(Heap, W) ->
     WHeap = case Heap < 2 * (W + 8) of true -> 2 * (W + 8) + 1000; false -> Heap end,
     K = (WHeap div 2) div (W + 8),
-    M = case 8000000 div (K * W) of M0 when M0 < 50 -> 50; M0 -> M0 end,
-    {K, M, WHeap}.
+    {K, windows(K * W), WHeap}.
 
-%% ns of one unit: a run's {Ns, Faults} net of an empty window's time and of its faults, over
-%% Units.
-per({Ns, Faults}, Empty, Fault, Units) -> (Ns - Empty - Faults * Fault) / Units.
+%% Windows of Words words copied each, enough for 8 M words (at least 50).
+windows(Words) ->
+    case 8000000 div Words of M when M < 50 -> 50; M -> M end.
+
+%% ns of one unit: a run's {Ns, Faults, _} net of an empty window's time and of its faults,
+%% over Units.
+per({Ns, Faults, _}, Empty, Fault, Units) -> (Ns - Empty - Faults * Fault) / Units.
 
 %% The heap the loop's tester has: a tester of Data, its server and its table, after a few of
 %% the loop's operations (the heap then is the one the loop collects).
@@ -123,10 +174,10 @@ loop_heap(Loop, L) ->
     P = spawn(?MODULE, calibrate, [self(), {heap, Loop, L}]),
     receive {P, H} -> H end.
 
-%% One calibration in a fresh process: {Ns, Faults} of its timed window.
+%% One calibration in a fresh process: {Ns, Faults, GCs} of its timed window.
 run(What, Opts) ->
     P = spawn_opt(?MODULE, calibrate, [self(), What], Opts),
-    receive {P, {Ns, _} = Res} when is_number(Ns) -> Res end.
+    receive {P, {Ns, _, _} = Res} when is_number(Ns) -> Res end.
 
 calibrate(Parent, What) ->
     Parent ! {self(), body(What)}.
@@ -169,6 +220,11 @@ body({word, lookup, L, N, K, M}) ->
     Res = window(fun() -> collected(fun(I) -> lookup_loop(T, I, N, K) end, 1, M) end),
     ets:delete(T),
     Res;
+body({frag, L, N, K, M}) ->
+    T = table(N, lists:seq(1, L)),
+    Res = window(fun() -> collected(fun(I) -> lookup_loop(T, I, N, K) end, 1, M) end),
+    ets:delete(T),
+    Res;
 body({yield, G}) ->
     window(fun() -> yield_loop(G) end);
 body({gc, L, G}) ->
@@ -184,12 +240,15 @@ seq(L) -> lists:seq(1, L).
 %% Keeps Data live to the end of the body (the collections copy it).
 keep(Data, Res) when is_list(Data) -> Res.
 
-%% {ns, minor faults} of Fun, read around it.
+%% {ns, minor faults, collections} of Fun, read around it (statistics(garbage_collection)
+%% counts every process's: the calibrating one is the only one running).
 window(Fun) ->
+    {G0, _, _} = statistics(garbage_collection),
     F0 = eras_ep:minflt(), C0 = clock_ns(),
     Fun(),
     C1 = clock_ns(), F1 = eras_ep:minflt(),
-    {C1 - C0, F1 - F0}.
+    {G1, _, _} = statistics(garbage_collection),
+    {C1 - C0, F1 - F0, G1 - G0}.
 
 %% Fun M times, each after a collection of the process's heap, so each starts on the heap the
 %% loop's collections leave; Fun takes and returns a state (the lookups' next key).
@@ -220,12 +279,13 @@ header(Out) ->
     case file:read_file_info(Out) of
         {ok, _} -> [];
         _ -> "shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,"
-             "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps\n"
+             "gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps,"
+             "gc_frag_word_ns\n"
     end.
 
-row(L, Loop, {Fixed, Word, Minor, Major, GcWord}, Fault, Carrier) ->
-    io_lib:format("ints,~w,~s,~s,~s,~s,~s,~s,~s,0,0,0,~s,~s,0,0,0,0~n",
+row(L, Loop, {Fixed, Word, Minor, Major, GcWord, FragWord}, Fault, Carrier) ->
+    io_lib:format("ints,~w,~s,~s,~s,~s,~s,~s,~s,0,0,0,~s,~s,0,0,0,0,~s~n",
                   [L, Loop, f(Fixed, 2), f(Word, 4), f(Minor, 1), f(Major, 1), f(GcWord, 4), f(GcWord, 4), f(Fault, 1),
-                   f(Carrier, 1)]).
+                   f(Carrier, 1), f(FragWord, 4)]).
 
 f(X, D) -> io_lib:format("~.*f", [D, float(X)]).

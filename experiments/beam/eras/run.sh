@@ -444,9 +444,9 @@ fi
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary (each benchmark in a VM of its own); ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
     echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), ets_test's and pdict's over the rounds; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
-    echo "# gc_words: the words the tester's collections copied per pass (the traced run), median; carriers: the segments the VM's mseg allocators mapped per pass (mseg_create calls, read by the meter), median"
-    [ -z "$priced_vms" ] || echo "# priced: the unit prices of eptest's loops, measured in each round on the VM after its runs (experiments/beam/eras/eras_price.erl, wall time; the fault and the carrier from experiments/account --fault-probe and --carrier-probe), medians over the rounds in $(basename "$prices_out"); priced_us: the VM's counts at them (N fixed, N x 2L words, its collections at gc_minor and the words they copied at gc_word, its faults, its carriers); model_priced_us: the model's eptest counts at them (eptest --prices, scenarios/account.h), model_priced_ratio its lookup over its median proc pass; VMs priced:$priced_vms"
-    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults,gc_words,carriers,priced_us,model_priced_us,model_priced_ratio"
+    echo "# gc_words: the words the tester's collections copied per pass (the traced run), median; carriers: the segments the VM's mseg allocators mapped per pass (mseg_create calls, read by the meter), median; frag_words: the words of heap fragments the tester's collections found at their start (gc_start's mbuf_size; R13B01 collects after every BIF that left one), median"
+    [ -z "$priced_vms" ] || echo "# priced: the unit prices of eptest's loops, measured in each round on the VM after its runs (experiments/beam/eras/eras_price.erl, wall time; the fault and the carrier from experiments/account --fault-probe and --carrier-probe), medians over the rounds in $(basename "$prices_out"); priced_us: the VM's counts at them (N fixed, N x 2L words, its collections at gc_minor and the words they copied at gc_word, but for its fragments' words, no more than those, at gc_frag_word, its faults, its carriers); model_priced_us: the model's eptest counts at them (eptest --prices, scenarios/account.h), model_priced_ratio its lookup over its median proc pass; VMs priced:$priced_vms"
+    echo "vm,variant,benchmark,test,payload_len,iterations,median_us,min_us,max_us,ops_per_s,ratio,gcs,ns_per_op,cpu_ms,rounds,model_era,model_config,model_median_us,model_ratio,model_gcs,model_ns_per_op,faults,model_faults,gc_words,carriers,frag_words,priced_us,model_priced_us,model_priced_ratio"
     awk "$lib"'
         function med(list,    a, n, i, j, t) {
             if (list == "") return ""
@@ -464,7 +464,8 @@ fi
         csv_has("loop") {  # the VM unit prices
             k = csv_get("vm") SUBSEP csv_get("payload_len") SUBSEP csv_get("loop")
             pf[k] = csv_get("fixed_ns"); pw[k] = csv_get("word_ns"); pg[k] = csv_get("gc_minor_ns")
-            pgw[k] = csv_get("gc_word_ns"); pft[k] = csv_get("fault_ns"); pca[k] = csv_get("carrier_ns"); next
+            pgw[k] = csv_get("gc_word_ns"); pft[k] = csv_get("fault_ns"); pca[k] = csv_get("carrier_ns")
+            pfw[k] = csv_has("gc_frag_word_ns") ? csv_get("gc_frag_word_ns") : pgw[k]; next
         }
         csv_has("source") {
             m = csv_get("source") SUBSEP csv_get("variant") SUBSEP csv_get("test") SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")
@@ -477,6 +478,7 @@ fi
             if (csv_has("faults")) add(fa, k, csv_get("faults"))
             if (csv_has("gc_words")) add(gw, k, csv_get("gc_words"))
             if (csv_has("carriers")) add(ca, k, csv_get("carriers"))
+            if (csv_has("frag_words")) add(fw, k, csv_get("frag_words"))
             if (csv_has("priced_us"))  # a kept row: its priced columns as measured
                 kept_priced[k] = csv_get("priced_us") "," csv_get("model_priced_us") "," csv_get("model_priced_ratio")
             if (csv_has("ns_per_op")) { add(ns, k, csv_get("ns_per_op")); add(cp, k, csv_get("cpu_ms")) }
@@ -517,17 +519,20 @@ fi
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
                 mf = (mk in mfa) ? f("%d", med(mfa[mk])) : (k in kept_mfa) ? kept_mfa[k] : ""
                 # the VM counts at the VM prices, of the proc passes and the lookup pass (as
-                # scenarios/account.c tc_account_price, every collection a minor)
+                # scenarios/account.c tc_account_price, every collection a minor; of the words
+                # collected, the traced fragments words no more than the words copied, at
+                # their own price)
                 pk2 = vm SUBSEP L SUBSEP (t == "ets_lookup" ? "lookup" : "rt")
                 priced = ",,"
-                if (va == "base" && (pk2 in pf) && (t ~ /^proc/ || t == "ets_lookup"))
-                    priced = f("%.1f", (n * pf[pk2] + n * 2 * L * pw[pk2] + med(gc[k]) * pg[pk2] + med(gw[k]) * pgw[pk2] + \
-                                        med(fa[k]) * pft[pk2] + med(ca[k]) * pca[pk2]) / 1000) "," mpu[vm, t, L] "," mpr[vm, t, L]
-                else if (k in kept_priced) priced = kept_priced[k]
-                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
+                if (va == "base" && (pk2 in pf) && (t ~ /^proc/ || t == "ets_lookup")) {
+                    words = med(gw[k]); frag = (k in fw) ? med(fw[k]) : 0; if (frag > words) frag = words
+                    priced = f("%.1f", (n * pf[pk2] + n * 2 * L * pw[pk2] + med(gc[k]) * pg[pk2] + (words - frag) * pgw[pk2] + \
+                                        frag * pfw[pk2] + med(fa[k]) * pft[pk2] + med(ca[k]) * pca[pk2]) / 1000) "," mpu[vm, t, L] "," mpr[vm, t, L]
+                } else if (k in kept_priced) priced = kept_priced[k]
+                printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", vm, va, b, t, L, n,
                     f("%.1f", med(us[k])), lo[k], hi[k], f("%.1f", med(op[k])), f("%.4f", med(ra[k])), f("%d", med(gc[k])),
                     f("%.1f", med(ns[k])), f("%.1f", med(cp[k])), nr[k], model, f("%d", med(fa[k])), mf, f("%d", med(gw[k])),
-                    f("%d", med(ca[k])), priced
+                    f("%d", med(ca[k])), (k in fw) ? f("%d", med(fw[k])) : "", priced
             }
         }' builds="$(for v in "${vms[@]}"; do case "$v" in *@*) printf '%s=%s ' "${v#*@}" "$(build_switch "${v#*@}")" ;; esac; done)" \
         $([ -s "$tmp/prices.all.csv" ] && echo "$tmp/model.priced.csv" "$tmp/prices.all.csv") "$raw_model" "$tmp"/vm.*.csv ${kept[@]+"$tmp/kept.csv"}
@@ -537,7 +542,7 @@ if [ -s "$tmp/prices.all.csv" ]; then
     {
         echo "# experiment: the unit prices of the 2005 benchmark's loops on the seeds' own VMs (experiments/beam/eras/eras_price.erl, run by experiments/beam/eras/run.sh after each VM's eptest runs, each round), medians over the rounds"
         grep -E '^# (date|git|machine|load|command): ' "$out"
-        echo "# units: ns of wall time (erlang:now(); the VMs priced run the benchmark on one scheduler thread): fixed per operation on [], word per word of Data copied, gc_minor per collection of the loop's heap with nothing live (R10B-2's lookup row: and the yield its fragments force), gc_major the same with Data live, gc_word per word copied, fault per first-touch fault and carrier per carrier mapped, first written and unmapped less its fault (this machine's probes, experiments/account --fault-probe, --carrier-probe: a carrier of 32L bytes, at least 64 KiB); the account's other units are 0 (eptest --prices reads this format, less the vm column)"
+        echo "# units: ns of wall time (erlang:now(); the VMs priced run the benchmark on one scheduler thread): fixed per operation on [], word per word of Data copied, gc_minor per collection of the loop's heap with nothing live (R10B-2's lookup row: and the yield its fragments force), gc_major the same with Data live, gc_word per word copied, gc_frag_word per word of a lookup result collected out of its heap fragment right after the BIF (R13B01; elsewhere gc_word), fault per first-touch fault and carrier per carrier mapped, first written and unmapped less its fault (this machine's probes, experiments/account --fault-probe, --carrier-probe: a carrier of 32L bytes, at least 64 KiB); the account's other units are 0 (eptest --prices reads this format, less the vm column)"
         cat "$tmp/prices.all.csv"
     } >"$prices_out.tmp"
     mv "$prices_out.tmp" "$prices_out"
