@@ -104,12 +104,12 @@ awk "$lib"'
               printf "%s,%.2f\n", L, rt_ratio(m, L, "ets_lookup") } }
 ' "$data/seed2005.csv" | sort -t, -k1n >"$der/eras-seed2005.csv"
 
-# ---- 2005, one variable at a time on R10B-2: each variant beside its own base row ---------------
+# ---- 2005, one variable at a time on R10B-2 (and R13B01's heap): each variant beside its base row --
 # ratio_moved: down or up when the variant's ratio is more than 15 % from the base's (a ratio on
 # this loaded machine moved by that much from round to round), else same.
 awk "$lib"'
     !csv_row() { next }
-    csv_get("benchmark") == "eptest" && csv_get("test") == "ets_lookup" && csv_get("vm") ~ /^r10b/ {
+    csv_get("benchmark") == "eptest" && csv_get("test") == "ets_lookup" && csv_get("vm") ~ /^(r10b|r13b01-plain$)/ {
         k = csv_get("vm") SUBSEP csv_get("payload_len"); va = csv_get("variant")
         r[k, va] = csv_get("ratio"); mr[k, va] = csv_get("model_ratio"); g[k, va] = csv_get("gcs"); mg[k, va] = csv_get("model_gcs")
         f[k, va] = csv_has("faults") ? csv_get("faults") : ""; mf[k, va] = csv_has("model_faults") ? csv_get("model_faults") : ""

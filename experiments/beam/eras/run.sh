@@ -39,7 +39,8 @@
 #   --variants       also the one-variable runs, each beside the model's same switch where it
 #                    has one: R10B-2 at L = 1000 and 10000 (those of --lens) with hot_key (one
 #                    key looked up N times) and heap_200000 (a tester min_heap_size of 200000
-#                    words), and at L = 10000 and 30000 with rsbcmt_40 (+MHrsbcmt 40: a heap
+#                    words; R13B01 without SMP too: its lookups then leave no fragment to
+#                    collect), and at L = 10000 and 30000 with rsbcmt_40 (+MHrsbcmt 40: a heap
 #                    shrunk below sbct moves into a multiblock carrier, its single-block carrier
 #                    freed whole for the next collection); R13B01 with plain_set (no
 #                    write_concurrency) and with 20000 keys
@@ -213,7 +214,10 @@ plan() {
         if [ $variants -eq 1 ]; then
             case " $var_lens " in *" $l "*)
                 for v in "${vms[@]}"; do
-                    case "$v" in r10b-*) echo "eptest $v hot_key $l"; echo "eptest $v heap_200000 $l" ;; esac
+                    case "$v" in
+                    r10b-*) echo "eptest $v hot_key $l"; echo "eptest $v heap_200000 $l" ;;
+                    r13b01-plain) echo "eptest $v heap_200000 $l" ;;  # R13B01's collection after each lookup that left a fragment
+                    esac
                 done ;;
             esac
             case " 10000 30000 " in *" $l "*)
