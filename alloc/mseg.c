@@ -108,6 +108,24 @@ struct tc_mseg {
 /* A counter of instance `i` and the source's total move together. */
 #define COUNT(m, i, field, n) ((i)->st.field += (n), (m)->total.field += (n))
 
+/* R13B01's mseg_mutex: one for the whole VM, as erl_mseg.c's static one, shared by every
+ * source with cfg.seg_lock (mseg.h). seg_enter and seg_leave bracket each segment call. */
+static pthread_mutex_t mseg_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void seg_enter(tc_mseg *m, inst *i)
+{
+    if (!m->cfg.seg_lock)
+        return;
+    TC_CHECK(pthread_mutex_lock(&mseg_mutex) == 0);
+    COUNT(m, i, seg_locked, 1);
+}
+
+static void seg_leave(const tc_mseg *m)
+{
+    if (m->cfg.seg_lock)
+        TC_CHECK(pthread_mutex_unlock(&mseg_mutex) == 0);
+}
+
 tc_mseg_config tc_mseg_default_config(void)
 {
     tc_mseg_config c = {
@@ -158,6 +176,7 @@ tc_mseg_config tc_mseg_temp_alloc_config(const tc_mseg_config *heaps)
     c.fit = heaps->fit;
     c.sbc_unit = heaps->sbc_unit;
     c.cache_slots = heaps->cache_slots;
+    c.seg_lock = heaps->seg_lock; /* the VM's one mseg */
     return c;
 }
 
@@ -402,7 +421,9 @@ static void mbc_add(tc_mseg *m, inst *i, mbc *c, size_t bytes, bool is_main)
  * are touched here, as the VM's are long before any measured loop. */
 static bool main_carrier(tc_mseg *m, inst *i)
 {
+    seg_enter(m, i);
     mbc *c = map_fresh(m, i, m->cfg.mmbcs);
+    seg_leave(m);
     if (!c)
         return false;
     memset(c, 0, m->cfg.mmbcs);
@@ -421,7 +442,9 @@ static blk *mbc_alloc(tc_mseg *m, inst *i, size_t bytes)
             break;
         size_t cbytes = next_mbc_bytes(m, i, need), got = cbytes;
         /* a carrier given back when empty came from mseg, through the segment cache */
+        seg_enter(m, i);
         mbc *c = m->cfg.mbc_release ? (mbc *)seg_get(m, i, cbytes, true, &got) : map_fresh(m, i, cbytes);
+        seg_leave(m);
         if (!c)
             return NULL;
         mbc_add(m, i, c, got, false);
@@ -449,7 +472,9 @@ static void mbc_maybe_release(tc_mseg *m, inst *i, const blk *b)
     *pp = (*pp)->next;
     *cp = c->next;
     i->mbcs--;
+    seg_enter(m, i);
     seg_bless(m, i, (char *)c, c->bytes, true);
+    seg_leave(m);
 }
 
 /* Resizes an mbc block in place if it can; false when it would have to move. */
@@ -678,7 +703,10 @@ static blk *sbc_alloc(tc_mseg *m, inst *i, size_t bytes)
         COUNT(m, i, sys_carriers, 1);
     } else {
         size_t want = round_up(bytes + SBC_HDR, m->page); /* mseg_alloc: ERTS_PAGEALIGNED_CEILING */
-        if (!(base = seg_get(m, i, want, false, &crr)))
+        seg_enter(m, i);
+        base = seg_get(m, i, want, false, &crr);
+        seg_leave(m);
+        if (!base)
             return NULL;
         i->msbcs++;
     }
@@ -753,7 +781,9 @@ static void sbc_free(tc_mseg *m, inst *i, blk *b)
     }
     i->msbcs--;
     COUNT(m, i, sbc_frees, 1);
+    seg_enter(m, i);
     seg_bless(m, i, (char *)c, blk_bytes(b), false);
+    seg_leave(m);
 }
 
 /* R10B-2 erl_mseg.c mseg_realloc (CAN_PARTLY_DESTROY): a shrunk sbc's tail, when a descriptor
@@ -895,11 +925,9 @@ static void *sys_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
     return (char *)c + SBC_HDR;
 }
 
-/* resize_carrier + mseg_realloc for an sbc block of the calling instance. */
-static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
+/* mseg_realloc of an sbc block's carrier. */
+static void *mseg_remap(tc_mseg *m, inst *i, blk *b, size_t bytes)
 {
-    if (is_sys(b))
-        return sys_resize(m, i, b, bytes);
     size_t want = round_up(bytes + SBC_HDR, m->cfg.sbc_unit); /* ERTS_SACRR_UNIT_CEILING */
     size_t have = blk_bytes(b);
     char *base = (char *)sbc_of(b);
@@ -923,6 +951,17 @@ static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
     sbc_relink(i, (sbc *)nb);
     blk_resize(hdr_of(nb + SBC_HDR), want);
     return nb + SBC_HDR;
+}
+
+/* resize_carrier for an sbc block of the calling instance: mseg_realloc under mseg's lock. */
+static void *sbc_resize(tc_mseg *m, inst *i, blk *b, size_t bytes)
+{
+    if (is_sys(b))
+        return sys_resize(m, i, b, bytes);
+    seg_enter(m, i);
+    void *r = mseg_remap(m, i, b, bytes);
+    seg_leave(m);
+    return r;
 }
 
 static void *realloc_locked(tc_mseg *m, void *block, size_t bytes)

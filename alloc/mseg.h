@@ -119,6 +119,23 @@
  * - The source's instances share one lock when thread_safe (an ETS table used by several
  *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
  *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.
+ *   The same flag is the locking of an era's allocator calls: R13B01's SMP emulator makes
+ *   eheap_alloc, std_alloc and ets_alloc thread-preferred with two or more schedulers (erl_alloc.c
+ *   adjust_tpref, set_au_allocator), so every alloc, realloc and free takes its instance's
+ *   mutex (erl_alloc_util.c erts_alcu_realloc_thr_pref), with one scheduler the one mutex of
+ *   the _ts calls; its plain emulator, R10B-2 and OTP 25's scheduler instances (erl_alloc.c
+ *   start_au_allocator: init.util.ts 0 for instances 1..schedulers) take none.
+ * - seg_lock is R13B01's mseg_mutex (sys/common/erl_mseg.c erts_mseg_alloc_opt,
+ *   erts_mseg_realloc_opt, erts_mseg_dealloc_opt): one mutex for the whole VM, taken around
+ *   every segment call in both of its emulators (both are built with threads), so a block in
+ *   a single-block carrier takes it at each realloc, whether or not the carrier's size
+ *   changes (erl_alloc_util.c do_erts_alcu_realloc -> resize_carrier -> mseg_realloc): a
+ *   dictionary of a million keys reallocs its array at almost every put (heaps/pdict.h). The
+ *   model's is one mutex for every source that sets seg_lock, taken around its segment
+ *   calls: a carrier taken from the cache or mapped, a carrier freed, an sbc resized.
+ *   R10B-2, built without threads, takes none (erl_threads.h erts_mtx_lock is empty without
+ *   USE_THREADS); OTP 25's scheduler instances of mseg none (erl_mseg.c ERTS_MSEG_LOCK, only
+ *   when is_thread_safe: instance 0, which the model's dirty GCs use unlocked).
  * - The era designs above are eheap_alloc's. The ETS store's ets_alloc keeps OTP 25's
  *   settings (newest_split, 16 KiB unit, mbc growth stages) in every era: R10B-2's and
  *   R13B01's ets_alloc caches its segments as their eheap does and, past its tenth multiblock
@@ -156,7 +173,9 @@ typedef struct tc_mseg_config {
     unsigned instances;   /* allocator instances, 1..TC_MSEG_MAX_INSTANCES (0 counts as 1) */
     tc_mseg_fit fit;      /* the segment cache's design (see above) */
     size_t sbc_unit;      /* bytes: a resized sbc's size unit (0: TC_MSEG_SACRR_UNIT) */
-    bool thread_safe;     /* every call under one mutex: the source is shared by threads */
+    bool thread_safe;     /* every call under one mutex: the source is shared by threads,
+                             or its era locks each allocator call (see above) */
+    bool seg_lock;        /* every segment call under mseg's one mutex (R13B01, see above) */
     size_t mmbcs;         /* bytes: each instance's main carrier, made with the source, its pages
                              touched, never given back (0: none) */
     bool mbc_release;     /* an empty multiblock carrier but the main one goes back through the
@@ -199,6 +218,7 @@ typedef struct tc_mseg_stats {
     uint64_t live_blocks;       /* blocks allocated and not yet freed */
     uint64_t sys_carriers;      /* sbcs from sys_alloc past mmsbc: malloc's, not mseg's, so in
                                    none of the counters above (carriers_mapped, sbc_frees, ...) */
+    uint64_t seg_locked;        /* segment calls made under mseg's mutex (cfg.seg_lock) */
 } tc_mseg_stats;
 
 typedef struct tc_mseg tc_mseg;

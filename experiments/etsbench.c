@@ -36,7 +36,7 @@
 
 #define MAX_REPEATS 15
 
-enum { X_META_LOCK, X_BUCKET_LOCKS, X_MIN_HEAP, NEXTRAS };
+enum { X_META_LOCK, X_BUCKET_LOCKS, X_MIN_HEAP, X_PDICT, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_META_LOCK] = {"meta-lock", NULL, "also take R13B's meta-table lock in the write/read_concurrency "
                                         "modes (the seed's R13B01 table was write_concurrency with it)", {0}},
@@ -44,6 +44,8 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                         {"write_concurrency bucket locks, a power of two, 0 for the default", 0, 256, "64"}},
     [X_MIN_HEAP] = {"min-heap", "WORDS", NULL,
                     {"min_heap_size of every process in words", 1, 1L << 32, "9999999, the seed's +h"}},
+    [X_PDICT] = {"pdict", NULL, "the process dictionary's rows only (no table: seconds, where the "
+                                "tables take minutes at the seed's N)", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -215,7 +217,8 @@ int main(int argc, char **argv)
     enum { ETS_ROWS = 8 * 4, PD_ROWS = 2 * 4 };
     static row rows[ETS_ROWS + PD_ROWS];
     int nrows = 0;
-    for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
+    bool tables = !cli.extra[X_PDICT].given;
+    for (unsigned m = 0; tables && m < TC_ETS_LOCK_MODES; m++)
         for (int th = 1; th <= 2; th++) {
             if (m == TC_ETS_LOCK_NONE && th == 2)
                 continue; /* -smp disable has one scheduler */
@@ -235,11 +238,12 @@ int main(int argc, char **argv)
     row *cr = &rows[nrows];
     for (int i = 0; i < 4; i++)
         cr[i] = (row){.mode = "compressed", .threads = 1, .what = (tc_etsloop_op)i, .has_lock = true};
-    for (int rep = 0; rep < c.repeats; rep++) {
+    for (int rep = 0; tables && rep < c.repeats; rep++) {
         tc_progress_line("compressed, 1 thread, repeat %d/%d", rep + 1, c.repeats);
         ets_repeat(&cc, TC_ETS_LOCK_R13B, 1, cr, rep);
     }
-    nrows += 4;
+    if (tables)
+        nrows += 4;
     static const tc_etsloop_op pd_ops[] = {TC_ETSLOOP_PUT, TC_ETSLOOP_GET, TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_UPDATE};
     for (int th = 1; th <= 2; th++)
         for (int i = 0; i < 4; i++) {
@@ -260,9 +264,10 @@ int main(int argc, char **argv)
         meta.min_heap_size = c.loop.heap_words;
         tc_bench_meta_standard(csv);
         tc_bench_meta_policy(csv, &meta);
-        tc_bench_meta(csv, "experiment", "etsbench --era %s%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u",
+        tc_bench_meta(csv, "experiment", "etsbench --era %s%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u%s",
                       pol.name, quick ? " --quick" : "", (long long)c.loop.n, c.repeats, (unsigned long long)c.loop.heap_words,
-                      c.loop.meta_lock ? " --meta-lock" : "", c.loop.bucket_locks ? c.loop.bucket_locks : 64);
+                      c.loop.meta_lock ? " --meta-lock" : "", c.loop.bucket_locks ? c.loop.bucket_locks : 64,
+                      tables ? "" : " --pdict");
         tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
         tc_bench_meta(csv, "compressed", "lock_mode compressed: a [set, compressed] table with r13b's locks "
                                          "(OTP 25's plain set takes those: its rows are r13b)");
@@ -294,6 +299,11 @@ int main(int argc, char **argv)
     printf("lock_ns: clocked lock phase per operation; loop_ns: the locks alone in a loop; long_ns: "
            "clocked intervals over 100 us (%llu), per operation\n",
            (unsigned long long)dropped_total);
+    if (!tables) { /* the comparisons below are the tables' */
+        if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
+            return 2;
+        return tc_bench_exit_status("etsbench", EXIT_SUCCESS);
+    }
     const row *none = &rows[0], *r13b1 = &rows[4 * 1], *wc1 = &rows[4 * 3], *wc2 = &rows[4 * 4], *comp = &rows[4 * 7];
     printf("\ncompressed beside r13b (the same locks), 1 thread: lookup %.1f ns against %.1f (%.2fx), insert "
            "%.1f against %.1f (%.2fx)\n",

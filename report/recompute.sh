@@ -274,12 +274,14 @@ eras_cells() {
     rep=$(sed -n 's/^# command:.*--repeats \([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
     rep=${rep:-3}
     # one line per model run the rows need: eptest ERA VARIANT L N ROUNDS SET, etsbench N ROUNDS
-    # VARIANT SET (SET: the config's --set, - for none)
+    # VARIANT SET LOCKED (SET: the config's --set, - for none; LOCKED 1 for the dictionary rows of
+    # R13B01 SMP, run.sh's etsbench --pdict --set alloc_lock=on, whose rows are tagged alloc_lock)
     awk "$lib"'!csv_row() { next }
         { c = csv_get("model_config"); if (c == "") next
+          al = c ~ /--set alloc_lock=on/; sub(/ --set alloc_lock=on/, "", c)
           sw = "-"; if (match(c, /--set [^ ]+/)) sw = substr(c, RSTART + 6, RLENGTH - 6)
           if (c ~ /^eptest/) print "eptest", csv_get("model_era"), csv_get("variant"), csv_get("payload_len"), csv_get("iterations"), csv_get("rounds"), sw
-          else print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw }' "$f" | sort -u >"$tmp/eras.runs"
+          else print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw, al }' "$f" | sort -u >"$tmp/eras.runs"
     : >"$tmp/eras.rows"
     while read -r kind a b c d e g; do
         local rounds=1 r tag
@@ -303,12 +305,13 @@ eras_cells() {
         else
             [ "$mode" = write ] || continue # etsbench rows have no counts
             # as run.sh runs it: R13B01's heap rules and locks, a rebuilt VM's change as --set
-            local esw=()
+            local esw=() ltag=""
             [ "$d" = - ] || esw=(--set "$d")
+            [ "$e" = 1 ] && { esw+=(--pdict --set alloc_lock=on); ltag=" alloc_lock"; }
             for r in $(seq 1 "$b"); do
-                m=$(model "r$r.$c" etsbench --era r13b --iterations "$a" --repeats 1 --meta-lock --bucket-locks 16 ${esw[@]+"${esw[@]}"})
-                awk -v n="$a" -v variant="$c" "$lib"'!csv_row() { next }
-                    { printf "etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,%s\n", csv_get("lock_mode"), csv_get("threads"), variant, csv_get("op"), n,
+                m=$(model "r$r.$c$ltag" etsbench --era r13b --iterations "$a" --repeats 1 --meta-lock --bucket-locks 16 ${esw[@]+"${esw[@]}"})
+                awk -v n="$a" -v variant="$c" -v ltag="$ltag" "$lib"'!csv_row() { next }
+                    { printf "etsbench %s/%s%s,%s,%s,0,%s,%.1f,,,%s,%s\n", csv_get("lock_mode"), csv_get("threads"), ltag, variant, csv_get("op"), n,
                           csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$m" >>"$tmp/eras.rows"
             done
         fi
@@ -322,7 +325,8 @@ eras_cells() {
         !csv_row() { next }
         { r++; c = csv_get("model_config"); if (c == "") next
           t = csv_get("test"); cfg = c
-          if (cfg ~ /^etsbench/) sub(/ --.*$/, "", cfg)  # the mode and threads alone, as eras.rows names them
+          if (cfg ~ /^etsbench/) {  # the mode and threads alone, as eras.rows names them
+              al = cfg ~ /--set alloc_lock=on/; sub(/ --.*$/, "", cfg); if (al) cfg = cfg " alloc_lock" }
           pk = (cfg ~ /^etsbench/ && t == "update") ? 2 : 1  # per key, as run.sh: two inserts
           if (cfg ~ /^etsbench pdict/) t = t == "lookup" ? "get" : t == "update" ? "update" : "put"
           k = cfg SUBSEP csv_get("variant") SUBSEP t SUBSEP csv_get("payload_len") SUBSEP csv_get("iterations")

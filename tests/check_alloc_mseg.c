@@ -178,6 +178,38 @@ END_TEST
  * 40 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
  * carrier.
  */
+/* R13B01's mseg_mutex (seg_lock): every segment call is made under it, a realloc of a block in
+ * a single-block carrier included whether or not the carrier changes size (resize_carrier calls
+ * mseg_realloc each time), and an mbc's carrier too; a source without seg_lock takes it never. */
+START_TEST(segment_calls_take_mseg_lock)
+{
+    for (int locked = 0; locked <= 1; locked++) {
+        tc_mseg_config c = tc_mseg_default_config();
+        c.seg_lock = locked;
+        c.sbc_unit = 4096; /* R13B01's resize unit, the page */
+        tc_mseg *m = tc_mseg_new(&c);
+        ck_assert(m != NULL);
+        const tc_mseg_stats *st = tc_mseg_stats_get(m);
+        char *a = tc_mseg_alloc_block(m, 600 * KIB); /* mseg_alloc */
+        ck_assert(a && tc_mseg_block_is_sbc(a));
+        for (unsigned k = 1; k <= 10; k++) /* one slot more each time, as the dictionary's array */
+            ck_assert((a = tc_mseg_realloc_block(m, a, 600 * KIB + 8 * k)) != NULL);
+        ck_assert_uint_eq(st->sbc_resizes, 10);
+        ck_assert_uint_eq(st->sbc_remaps, 0); /* the page-rounded carrier held every size */
+        void *small = tc_mseg_alloc_block(m, 64); /* a multiblock carrier: mseg_alloc */
+        tc_mseg_free_block(m, a);                 /* mseg_dealloc */
+        ck_assert_uint_eq(st->seg_locked, locked ? 1 + 10 + 1 + 1 : 0);
+        tc_mseg_free_block(m, small);
+        tc_mseg_free(m);
+    }
+    /* temp_alloc's companion goes through the same mseg */
+    tc_mseg_config h = tc_mseg_default_config();
+    h.seg_lock = true;
+    h.temp_mmbcs = 128 * KIB;
+    ck_assert(tc_mseg_temp_alloc_config(&h).seg_lock && !tc_mseg_temp_alloc_config(&h).thread_safe);
+}
+END_TEST
+
 START_TEST(single_block_realloc)
 {
     tc_mseg *m = source(10);
@@ -735,6 +767,7 @@ static Suite *suite(void)
     tcase_add_test(tc, temp_alloc_segments_alike_in_old_eras);
     tcase_add_test(tc, sbcs_past_mmsbc_come_from_sys_alloc);
     tcase_add_test(tc, discard_unmaps_live_single_block_carriers);
+    tcase_add_test(tc, segment_calls_take_mseg_lock);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -153,6 +153,13 @@ START_TEST(the_presets_hold_the_eras_values)
     ck_assert(t.context_reds == 2000 && t.call_reds == 1 && t.input_reductions == 4000 && t.receive_gc_reds == 0);
     ck_assert(t.min_heap_size == 233 && t.fullsweep_after == 65535 && t.mem.sbct == 512 * 1024 && t.mem.cache_slots == 5);
     ck_assert(t.copy_out == TC_COPY_OUT_SHALLOW && !t.gc_stress);
+    /* the locks of the allocators: R13B01's mseg_mutex in both its emulators, no allocator lock
+     * in its plain one (the SMP one's, alloc_lock, is a --set); none in R10B-2 or OTP 25 */
+    ck_assert(t.mem.seg_lock && !t.mem.thread_safe && !r.mem.seg_lock && !r.mem.thread_safe);
+    ck_assert(!o.mem.seg_lock && !o.mem.thread_safe);
+    char err[256];
+    ck_assert_msg(tc_policy_set(&t, "alloc_lock=on", err, sizeof err) == TC_OK, "%s", err);
+    ck_assert(t.mem.thread_safe && t.mem.seg_lock);
     /* the allocator's settings the table does not hold are its defaults in every era */
     tc_mseg_config d = tc_mseg_default_config();
     ck_assert(r.mem.rmcbf == d.rmcbf && r.mem.amcbf == d.amcbf && o.mem.instances == d.instances);

@@ -102,6 +102,10 @@ awk "$lib"'
       # R13B01 SMP: the model places messages as its erts_alloc_message_heap does
       if (b == "eptest" && vm == "r13b01-smp" && csv_get("model_config") != "eptest --era r13b --set send_path=heap_or_frag") {
           print "SMP rows without the SMP placement: " $0; bad = 1 }
+      # and its dictionary loops with its allocators locked (alloc_lock), those of the plain emulator without
+      if (b == "pdict" && t != "loop" && vm ~ /^r13b01/ && csv_get("model_config") != "" &&
+          (csv_get("model_config") ~ /--set alloc_lock=on/) != (vm == "r13b01-smp")) {
+          print "pdict row with the other emulator allocator locks: " $0; bad = 1 }
       # faults: counted on every VM this run ran (the 32-bit rows are kept from a run before)
       if (b == "eptest" && vm != "r10b-2-32" && csv_get("faults") !~ /^[0-9]+$/) { print "no faults: " $0; bad = 1 }
       if (b == "eptest" && csv_get("variant") == "base" && vm ~ /^(r10b-2-64|r13b01-plain|otp25)$/ &&
@@ -109,6 +113,22 @@ awk "$lib"'
       if (b == "eptest" && t == "ets_lookup" && csv_get("ratio") == "") { print "no ratio: " $0; bad = 1 } }
     END { for (v in seen) n++; if (n != 5) { print n " VMs, not 5"; bad = 1 }; exit bad }' "$csv"
 check "eras.csv: every row a known VM, benchmark and test, with its model" $?
+
+# ---- the model's dictionary loops alone (run.sh's R13B01 SMP rows: etsbench --pdict with the
+# SMP emulator's allocator locks): the eight dictionary rows and no table's, the switch in the
+# metadata, the puts' faults a count
+"$1/experiments/etsbench" --era r13b --pdict --set alloc_lock=on --iterations 20000 --repeats 1 --csv "$tmp/pd.csv" >/dev/null 2>&1
+check "etsbench --pdict runs" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    /^# experiment: .*--pdict/ { flag = 1 }
+    /^# policy: .*alloc_lock=on/ || /alloc_lock=on/ { locked = 1 }
+    !csv_row() { next }
+    { n++; if (csv_get("lock_mode") != "pdict") { print "a table row: " $0; bad = 1 }
+      if (csv_get("op") == "put" && csv_get("faults") !~ /^[0-9]+$/) { print "faults not a count"; bad = 1 } }
+    END { if (n != 8) { print n " rows, not 8"; bad = 1 }
+          if (!flag || !locked) { print "the switches not in the metadata"; bad = 1 }; exit bad }' "$tmp/pd.csv"
+check "etsbench --pdict: the dictionary rows only, the switches named" $?
 
 # ---- the Erlang sources on OTP 25
 if ! command -v erlc >/dev/null 2>&1; then

@@ -24,8 +24,8 @@
 #   --ets-n N        ets_test / pdict keys (default 1000000, the seed's)
 #   --rounds K       rounds; in each, every VM run is followed by the model's run of the
 #                    same benchmark, so the pairs run seconds apart (default 3)
-#   --repeats R      eptest runs per round, each in a VM of its own (default 3; ets_test and
-#                    pdict: 1 per round)
+#   --repeats R      eptest and pdict runs per round, each in a VM of its own, and the model's
+#                    pdict runs (default 3; ets_test: 1 per round)
 #   --model DIR      the model's build (DIR/experiments/eptest, etsbench; default build/release)
 #   --provenance F   '# key: value' lines about the VMs' builds (source commit, fixes and
 #                    their sha256, configure flags, CFLAGS, beam_emu.c's flags), copied into
@@ -57,7 +57,9 @@
 # on R13B01 and OTP 25 with +h 9999999, each in a VM of its own (a process's heap outlives it
 # in the mseg cache: pdict after ets_test would start on ets_test's pages), beside the model's
 # `etsbench --era r13b` with R13B01's locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket
-# locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source.
+# locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source,
+# and its pdict loops (`etsbench --pdict`; for the SMP emulator's rows --set alloc_lock=on, its
+# thread-preferred allocators locking each realloc of the dictionary's array: heaps/policy.c).
 # Each VM compiles the Erlang sources with its own compiler. Never run by CI or the default
 # ./run report: `./run report --eras NAME=ROOT`.
 set -euo pipefail
@@ -287,10 +289,24 @@ model_ets() {
     [ "$build" = base ] || sw=(--set "$(build_switch "$build")")
     "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 ${sw[@]+"${sw[@]}"} \
         --csv "$tmp/e.csv" >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
-    awk -v round="$1" -v n="$ets_n" -v build="$build" "$lib"'
-        !csv_row() { next }
-        { printf "%s,etsbench %s/%s,%s,%s,0,%s,%.1f,,,%s,%s\n", round, csv_get("lock_mode"), csv_get("threads"), build,
-              csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$tmp/e.csv" >>"$raw_model"
+    # the dictionary's loops apart, --repeats runs a round as the VM's: loops of a tenth of a
+    # second whose fresh pages cost what the host makes them cost at that moment; the SMP
+    # emulator's (s) with its allocator locks
+    local f tag lk
+    for f in p s; do
+        lk=(); [ "$f" = s ] && lk=(--set alloc_lock=on)
+        "$model/experiments/etsbench" --era r13b --pdict ${lk[@]+"${lk[@]}"} --iterations "$ets_n" --repeats "$repeats" \
+            ${sw[@]+"${sw[@]}"} --csv "$tmp/$f.csv" >/dev/null 2>"$tmp/e.err" ||
+            { cat "$tmp/e.err" >&2; die "the model's etsbench --pdict failed"; }
+    done
+    for f in e p s; do
+        case "$f" in s) tag=" --set alloc_lock=on" ;; *) tag="" ;; esac
+        awk -v round="$1" -v n="$ets_n" -v build="$build" -v tag="$tag" -v whole="$([ "$f" = e ] && echo 1 || echo 0)" "$lib"'
+            !csv_row() { next }
+            whole && csv_get("lock_mode") == "pdict" { next }  # the tables run once a round; the dictionary apart
+            { printf "%s,etsbench %s/%s%s,%s,%s,0,%s,%.1f,,,%s,%s\n", round, csv_get("lock_mode"), csv_get("threads"), tag, build,
+                  csv_get("op"), n, csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$tmp/$f.csv" >>"$raw_model"
+    done
 }
 
 # pass_faults VM L TEST: the round's median faults of VM's base TEST pass at L (0 if none)
@@ -303,13 +319,16 @@ pass_faults() {
 plan >"$tmp/plan"
 steps=$(($(wc -l <"$tmp/plan") * rounds)) step=0
 # eras_ets NAME N OUT VARIANT: the 2009 loops on the launcher's VM (cmd, v), each benchmark in a
-# fresh VM (pdict with the seed's table only), rows appended to OUT
+# fresh VM (pdict with the seed's table only, in --repeats VMs: a tenth of a second each), rows
+# appended to OUT
 eras_ets() {
-    local b bs=ets_test
+    local b k bs=ets_test
     [ "$4" = base ] && bs="ets_test pdict"
     for b in $bs; do
-        "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$1" "$2" 1 "$3" "$4" "$b" \
-            >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets $b failed"; }
+        for k in $(seq 1 "$([ "$b" = pdict ] && echo "$repeats" || echo 1)"); do
+            "${cmd[@]}" -pa "$tmp/$v" -run eras_ets main "$1" "$2" 1 "$3" "$4" "$b" \
+                >"$tmp/run.log" 2>&1 </dev/null || { cat "$tmp/run.log" >&2; die "$v: eras_ets $b failed"; }
+        done
     done
 }
 
@@ -446,7 +465,7 @@ fi
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary (each benchmark in a VM of its own); ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
-    echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), ets_test's and pdict's over the rounds; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
+    echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), pdict's too (runs before 2026-12-07 one a round), ets_test's over the rounds; the model's pdict rows etsbench --pdict's, --repeats runs a round (--set alloc_lock=on for R13B01 SMP: its allocators' locks), its ets_test rows one etsbench run a round; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
     echo "# gc_words: the words the tester's collections copied per pass (the traced run), median; carriers: the segments the VM's mseg allocators mapped per pass (mseg_create calls, read by the meter), median; frag_words: the words of heap fragments the tester's collections found at their start (gc_start's mbuf_size; R13B01 collects after every BIF that left one), median"
     [ -z "$priced_vms" ] || echo "# priced: the unit prices of eptest's loops, measured in each round on the VM after its runs (experiments/beam/eras/eras_price.erl, wall time; the fault and the carrier from experiments/account --fault-probe and --carrier-probe), medians over the rounds in $(basename "$prices_out"); priced_us: the VM's counts at them (N fixed, N x 2L words, its collections at gc_minor and the words they copied at gc_word, but for its fragments' words, no more than those, at gc_frag_word, its faults, its carriers); model_priced_us: the model's eptest counts at them (eptest --prices, scenarios/account.h), model_priced_ratio its lookup over its median proc pass; VMs priced:$priced_vms"
@@ -507,7 +526,8 @@ fi
                 else if (vm ~ /^r13b01/ && t != "loop") {  # the emulator loop: measured on the VM alone
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
                     if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
-                    else { cfg = "etsbench pdict/" thr; mt = (t == "lookup") ? "get" : (t == "update") ? "update" : "put" }
+                    else { cfg = "etsbench pdict/" thr (vm == "r13b01-smp" ? " --set alloc_lock=on" : "")
+                           mt = (t == "lookup") ? "get" : (t == "update") ? "update" : "put" }
                     era = "r13b"
                 }
                 mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
