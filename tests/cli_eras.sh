@@ -122,7 +122,7 @@ check "etsbench --pdict runs" $?
 awk "$lib"'
     BEGIN { csv_who = "cli_eras" }
     /^# experiment: .*--pdict/ { flag = 1 }
-    /^# policy: .*alloc_lock=on/ || /alloc_lock=on/ { locked = 1 }
+    /^# era_set: .*alloc_lock=on/ { locked = 1 }
     !csv_row() { next }
     { n++; if (csv_get("lock_mode") != "pdict") { print "a table row: " $0; bad = 1 }
       if (csv_get("op") == "put" && csv_get("faults") !~ /^[0-9]+$/) { print "faults not a count"; bad = 1 } }

@@ -292,7 +292,7 @@ model_ets() {
     # the dictionary's loops apart, --repeats runs a round as the VM's: loops of a tenth of a
     # second whose fresh pages cost what the host makes them cost at that moment; the SMP
     # emulator's (s) with its allocator locks
-    local f tag lk
+    local f tag whole lk
     for f in p s; do
         lk=(); [ "$f" = s ] && lk=(--set alloc_lock=on)
         "$model/experiments/etsbench" --era r13b --pdict ${lk[@]+"${lk[@]}"} --iterations "$ets_n" --repeats "$repeats" \
@@ -300,8 +300,8 @@ model_ets() {
             { cat "$tmp/e.err" >&2; die "the model's etsbench --pdict failed"; }
     done
     for f in e p s; do
-        case "$f" in s) tag=" --set alloc_lock=on" ;; *) tag="" ;; esac
-        awk -v round="$1" -v n="$ets_n" -v build="$build" -v tag="$tag" -v whole="$([ "$f" = e ] && echo 1 || echo 0)" "$lib"'
+        case "$f" in e) tag="" whole=1 ;; p) tag="" whole=0 ;; s) tag=" --set alloc_lock=on" whole=0 ;; esac
+        awk -v round="$1" -v n="$ets_n" -v build="$build" -v tag="$tag" -v whole="$whole" "$lib"'
             !csv_row() { next }
             whole && csv_get("lock_mode") == "pdict" { next }  # the tables run once a round; the dictionary apart
             { printf "%s,etsbench %s/%s%s,%s,%s,0,%s,%.1f,,,%s,%s\n", round, csv_get("lock_mode"), csv_get("threads"), tag, build,
