@@ -151,7 +151,6 @@ tc_mseg_config tc_mseg_ets_alloc_config(void)
     tc_mseg_config c = tc_mseg_default_config();
     c.rsbcst = 20; /* SET_DEFAULT_ALLOC_OPTS: the ERTS_DEFAULT_ALLCTR_INIT value, kept by ets_alloc */
     c.instances = 1;
-    c.thread_safe = true;
     /* ERTS_DEFAULT_ALLCTR_INIT smbcs 1 MiB, lmbcs 10 MiB, mbcgs 10, halved by adjust_tpref
      * for the two schedulers the VM runs with (+S 2:2: ERTS_MIN(4, 2), ERTS_MIN(2, 2)). */
     c.smbcs = 512 * 1024;
@@ -810,8 +809,10 @@ static inst *owner_of(tc_mseg *m, const blk *b) { return &m->in[blk_inst(b)]; }
 
 static void lock(tc_mseg *m)
 {
-    if (m->cfg.thread_safe)
-        TC_CHECK(pthread_mutex_lock(&m->lock) == 0);
+    if (!m->cfg.thread_safe)
+        return;
+    TC_CHECK(pthread_mutex_lock(&m->lock) == 0);
+    COUNT(m, &m->in[m->cur], locked_calls, 1);
 }
 
 static void unlock(tc_mseg *m)

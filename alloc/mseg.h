@@ -116,15 +116,18 @@
  *   threads, a race the model does not draw. With one instance for every thread (the VM's
  *   +Mut false, policy alloc_instances=1) nothing is freed across instances, and the VM's
  *   extra mappings go (tracediff.sh --vm-flags; report/data/tracegrid-s1-mut-vm.tar.xz).
- * - The source's instances share one lock when thread_safe (an ETS table used by several
- *   threads): erts locks each thread-preferred instance on its own mutex, and each thread
- *   uses its own instance; the model's instance is chosen by tc_mseg_instance_set only.
- *   The same flag is the locking of an era's allocator calls: R13B01's SMP emulator makes
- *   eheap_alloc, std_alloc and ets_alloc thread-preferred with two or more schedulers (erl_alloc.c
- *   adjust_tpref, set_au_allocator), so every alloc, realloc and free takes its instance's
- *   mutex (erl_alloc_util.c erts_alcu_realloc_thr_pref), with one scheduler the one mutex of
- *   the _ts calls; its plain emulator, R10B-2 and OTP 25's scheduler instances (erl_alloc.c
- *   start_au_allocator: init.util.ts 0 for instances 1..schedulers) take none.
+ * - thread_safe is the locking of an era's allocator calls: R13B01's SMP emulator makes
+ *   eheap_alloc, std_alloc and ets_alloc thread-safe (erl_alloc.types: MULTI_THREAD true
+ *   under +if smp, false in the plain build) and thread-preferred with two or more
+ *   schedulers (erl_alloc.c adjust_tpref, set_au_allocator), so every alloc, realloc and free
+ *   takes its instance's mutex (erl_alloc_util.c erts_alcu_realloc_thr_pref), with one
+ *   scheduler the one mutex of the _ts calls; its plain emulator, R10B-2 and OTP 25's
+ *   scheduler instances (erl_alloc.c start_au_allocator: init.util.ts 0 for instances
+ *   1..schedulers) take none. The model's instances share the one mutex, where erts gives
+ *   each its own, and a source that two threads use must set it: erts has each thread use
+ *   its own instance, the model chooses one by tc_mseg_instance_set only (an ETS table
+ *   written by two schedulers' processes, stores/ets.h). The calls made under it are
+ *   counted (locked_calls).
  * - seg_lock is R13B01's mseg_mutex (sys/common/erl_mseg.c erts_mseg_alloc_opt,
  *   erts_mseg_realloc_opt, erts_mseg_dealloc_opt): one mutex for the whole VM, taken around
  *   every segment call in both of its emulators (both are built with threads), so a block in
@@ -173,8 +176,8 @@ typedef struct tc_mseg_config {
     unsigned instances;   /* allocator instances, 1..TC_MSEG_MAX_INSTANCES (0 counts as 1) */
     tc_mseg_fit fit;      /* the segment cache's design (see above) */
     size_t sbc_unit;      /* bytes: a resized sbc's size unit (0: TC_MSEG_SACRR_UNIT) */
-    bool thread_safe;     /* every call under one mutex: the source is shared by threads,
-                             or its era locks each allocator call (see above) */
+    bool thread_safe;     /* every call under one mutex: the era locks each allocator call,
+                             or the source is shared by threads (see above) */
     bool seg_lock;        /* every segment call under mseg's one mutex (R13B01, see above) */
     size_t mmbcs;         /* bytes: each instance's main carrier, made with the source, its pages
                              touched, never given back (0: none) */
@@ -195,7 +198,8 @@ typedef struct tc_mseg_config {
  * set_default_eheap_alloc_opts), asbcst 4,145,152, rsbcmt 80; instances 0 and 1. */
 tc_mseg_config tc_mseg_default_config(void);
 /* ets_alloc's (set_default_ets_alloc_opts keeps the alloc_util defaults: rsbcst 20), one
- * instance, thread_safe (a table's objects may be stored and freed by any thread). */
+ * instance, unlocked as OTP 25's scheduler instances are: the table sets thread_safe where its
+ * era locks or threads share it (stores/ets.h alloc_lock). */
 tc_mseg_config tc_mseg_ets_alloc_config(void);
 /* temp_alloc's, beside a heap source configured `heaps` (set_default_temp_alloc_opts): one
  * instance, a main carrier of heaps->temp_mmbcs bytes, rsbcst 90, multiblock carriers of
@@ -219,6 +223,8 @@ typedef struct tc_mseg_stats {
     uint64_t sys_carriers;      /* sbcs from sys_alloc past mmsbc: malloc's, not mseg's, so in
                                    none of the counters above (carriers_mapped, sbc_frees, ...) */
     uint64_t seg_locked;        /* segment calls made under mseg's mutex (cfg.seg_lock) */
+    uint64_t locked_calls;      /* block calls (alloc, realloc, free) made under the source's
+                                   mutex (cfg.thread_safe), counted on the current instance */
 } tc_mseg_stats;
 
 typedef struct tc_mseg tc_mseg;

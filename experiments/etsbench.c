@@ -36,7 +36,7 @@
 
 #define MAX_REPEATS 15
 
-enum { X_META_LOCK, X_BUCKET_LOCKS, X_MIN_HEAP, X_PDICT, NEXTRAS };
+enum { X_META_LOCK, X_BUCKET_LOCKS, X_MIN_HEAP, X_PDICT, X_MODES, NEXTRAS };
 static const tc_bench_cli_extra extras[NEXTRAS] = {
     [X_META_LOCK] = {"meta-lock", NULL, "also take R13B's meta-table lock in the write/read_concurrency "
                                         "modes (the seed's R13B01 table was write_concurrency with it)", {0}},
@@ -46,6 +46,8 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                     {"min_heap_size of every process in words", 1, 1L << 32, "9999999, the seed's +h"}},
     [X_PDICT] = {"pdict", NULL, "the process dictionary's rows only (no table: seconds, where the "
                                 "tables take minutes at the seed's N)", {0}},
+    [X_MODES] = {"modes", "M,...", "the tables' rows of these modes only: none, r13b, write_concurrency, "
+                                  "read_concurrency, compressed (default: all; the dictionary's rows follow)", {0}},
 };
 
 static const tc_bench_cli_spec spec = {
@@ -106,10 +108,10 @@ static double median(const double *v, int n)
     return tc_timing_summarize(s, (size_t)n).median;
 }
 
-static tc_ets *table(const config *c, tc_ets_lock_mode m)
+static tc_ets *table(const config *c, tc_ets_lock_mode m, int threads)
 {
     tc_ets *t;
-    tc_result r = tc_etsloop_table(&c->loop, m, &t);
+    tc_result r = tc_etsloop_table(&c->loop, m, threads, &t);
     if (r != TC_OK)
         die("ets:new", r);
     return t;
@@ -137,10 +139,10 @@ static void measure(const config *c, tc_etsloop_op what, tc_ets *plain, tc_ets *
 }
 
 /* A table of {I, 0} for update_counter (an integer in element 2), filled untimed. */
-static tc_ets *counter_table(const config *c, tc_ets_lock_mode m)
+static tc_ets *counter_table(const config *c, tc_ets_lock_mode m, int threads)
 {
     tc_ets *t;
-    tc_result r = tc_etsloop_counter_table(&c->loop, m, &t);
+    tc_result r = tc_etsloop_counter_table(&c->loop, m, threads, &t);
     if (r != TC_OK)
         die("fill", r);
     return t;
@@ -151,13 +153,13 @@ static tc_ets *counter_table(const config *c, tc_ets_lock_mode m)
 static void ets_repeat(const config *c, tc_ets_lock_mode m, int threads, row *rows, int rep)
 {
     static const tc_etsloop_op ops[] = {TC_ETSLOOP_INSERT, TC_ETSLOOP_LOOKUP, TC_ETSLOOP_UPDATE};
-    tc_ets *plain = table(c, m), *clocked = table(c, m);
+    tc_ets *plain = table(c, m, threads), *clocked = table(c, m, threads);
     for (int i = 0; i < 3; i++)
         measure(c, ops[i], plain, clocked, threads, &rows[i], rep);
     tc_ets_free(plain);
     tc_ets_free(clocked);
-    plain = counter_table(c, m);
-    clocked = counter_table(c, m);
+    plain = counter_table(c, m, threads);
+    clocked = counter_table(c, m, threads);
     measure(c, TC_ETSLOOP_UPDATE_COUNTER, plain, clocked, threads, &rows[3], rep);
     tc_ets_free(plain);
     tc_ets_free(clocked);
@@ -185,6 +187,27 @@ static void print_row(FILE *csv, const row *r, int repeats)
 static double seed_style(const row *r, int repeats)
 {
     return 1e9 / (median(r->ns, repeats) * (r->what == TC_ETSLOOP_UPDATE ? 2 : 1));
+}
+
+/* --modes' list into want[mode] (want[TC_ETS_LOCK_MODES]: the compressed table); NULL: all.
+ * False on a name that is none of them, or an empty list. */
+static bool modes(const char *list, bool *want)
+{
+    for (unsigned m = 0; m <= TC_ETS_LOCK_MODES; m++)
+        want[m] = !list;
+    for (const char *p = list; p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        unsigned m = 0;
+        while (m < TC_ETS_LOCK_MODES && !(strlen(tc_ets_lock_mode_name((tc_ets_lock_mode)m)) == n &&
+                                          !strncmp(p, tc_ets_lock_mode_name((tc_ets_lock_mode)m), n)))
+            m++;
+        if (m == TC_ETS_LOCK_MODES && !(n == strlen("compressed") && !strncmp(p, "compressed", n)))
+            return false;
+        want[m] = true;
+        p = end ? end + 1 : NULL;
+    }
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -218,8 +241,12 @@ int main(int argc, char **argv)
     static row rows[ETS_ROWS + PD_ROWS];
     int nrows = 0;
     bool tables = !cli.extra[X_PDICT].given;
+    bool want[TC_ETS_LOCK_MODES + 1]; /* the lock modes, then the compressed table */
+    if (!modes(cli.extra[X_MODES].given ? cli.extra[X_MODES].value : NULL, want))
+        return tc_bench_cli_bad(&cli, "--modes", "lock modes (none, r13b, write_concurrency, read_concurrency, "
+                                "compressed) separated by commas", cli.extra[X_MODES].value);
     for (unsigned m = 0; tables && m < TC_ETS_LOCK_MODES; m++)
-        for (int th = 1; th <= 2; th++) {
+        for (int th = 1; want[m] && th <= 2; th++) {
             if (m == TC_ETS_LOCK_NONE && th == 2)
                 continue; /* -smp disable has one scheduler */
             row *rs = &rows[nrows];
@@ -238,11 +265,11 @@ int main(int argc, char **argv)
     row *cr = &rows[nrows];
     for (int i = 0; i < 4; i++)
         cr[i] = (row){.mode = "compressed", .threads = 1, .what = (tc_etsloop_op)i, .has_lock = true};
-    for (int rep = 0; tables && rep < c.repeats; rep++) {
+    for (int rep = 0; tables && want[TC_ETS_LOCK_MODES] && rep < c.repeats; rep++) {
         tc_progress_line("compressed, 1 thread, repeat %d/%d", rep + 1, c.repeats);
         ets_repeat(&cc, TC_ETS_LOCK_R13B, 1, cr, rep);
     }
-    if (tables)
+    if (tables && want[TC_ETS_LOCK_MODES])
         nrows += 4;
     static const tc_etsloop_op pd_ops[] = {TC_ETSLOOP_PUT, TC_ETSLOOP_GET, TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_UPDATE};
     for (int th = 1; th <= 2; th++)
@@ -264,10 +291,11 @@ int main(int argc, char **argv)
         meta.min_heap_size = c.loop.heap_words;
         tc_bench_meta_standard(csv);
         tc_bench_meta_policy(csv, &meta);
-        tc_bench_meta(csv, "experiment", "etsbench --era %s%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u%s",
+        tc_bench_meta(csv, "experiment", "etsbench --era %s%s --iterations %lld --repeats %d --min-heap %llu%s --bucket-locks %u%s%s%s",
                       pol.name, quick ? " --quick" : "", (long long)c.loop.n, c.repeats, (unsigned long long)c.loop.heap_words,
                       c.loop.meta_lock ? " --meta-lock" : "", c.loop.bucket_locks ? c.loop.bucket_locks : 64,
-                      tables ? "" : " --pdict");
+                      tables ? "" : " --pdict", cli.extra[X_MODES].given ? " --modes " : "",
+                      cli.extra[X_MODES].given ? cli.extra[X_MODES].value : "");
         tc_bench_meta(csv, "objects", "{I, hello}, I = N..1; update_counter on {I, 0}");
         tc_bench_meta(csv, "compressed", "lock_mode compressed: a [set, compressed] table with r13b's locks "
                                          "(OTP 25's plain set takes those: its rows are r13b)");
@@ -299,7 +327,7 @@ int main(int argc, char **argv)
     printf("lock_ns: clocked lock phase per operation; loop_ns: the locks alone in a loop; long_ns: "
            "clocked intervals over 100 us (%llu), per operation\n",
            (unsigned long long)dropped_total);
-    if (!tables) { /* the comparisons below are the tables' */
+    if (!tables || cli.extra[X_MODES].given) { /* the comparisons below are every table's */
         if (!tc_bench_cli_close_csv(&cli, csv, csv_path))
             return 2;
         return tc_bench_exit_status("etsbench", EXIT_SUCCESS);

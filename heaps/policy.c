@@ -241,12 +241,13 @@ static const tc_policy_field fields[] = {
      "and whose frees of the scheduler's blocks go back to their owner; 1, one for every thread (+Mut "
      "false)"},
     {"alloc_lock", BOOL(mem.thread_safe), ERAS("off", "off", "off"),
-     "R13B01 erl_alloc.c adjust_tpref, set_au_allocator (thread-preferred eheap_alloc, std_alloc with two "
-     "or more schedulers; the _ts calls with one), erl_alloc_util.c erts_alcu_realloc_thr_pref: on in its "
-     "SMP emulator, off in its plain one (the model's r13b); R10B-2 has no SMP emulator; OTP 25 erl_alloc.c "
-     "start_au_allocator (no lock for the scheduler instances)",
+     "R13B01 erl_alloc.types (eheap_alloc, std_alloc, ets_alloc multi-threaded under +if smp only), "
+     "erl_alloc.c adjust_tpref, set_au_allocator (thread-preferred with two or more schedulers; the _ts "
+     "calls with one), erl_alloc_util.c erts_alcu_realloc_thr_pref: on in its SMP emulator, off in its "
+     "plain one (the model's r13b); R10B-2 has no SMP emulator; OTP 25 erl_alloc.c start_au_allocator "
+     "(no lock for the scheduler instances)",
      "every alloc, realloc and free of a process's heap memory (heap blocks, fragments, the dictionary's "
-     "array) takes its allocator instance's mutex"},
+     "array) and of an ETS table's objects takes its allocator instance's mutex"},
     {"mseg_lock", BOOL(mem.seg_lock), ERAS("off", "on", "off"),
      "R13B01 sys/common/erl_mseg.c erts_mseg_alloc_opt, erts_mseg_realloc_opt, erts_mseg_dealloc_opt "
      "(mseg_mutex, both emulators built with threads); R10B-2 built without threads (erl_threads.h "

@@ -312,6 +312,7 @@ static tc_step after_trace(run *w)
     eo.copy_out = w->cfg->policy.copy_out;
     eo.grow = w->cfg->policy.ets_grow;
     eo.term_head = w->cfg->policy.ets_term_head;
+    eo.alloc_lock = w->cfg->policy.mem.thread_safe;
     tc_result r = tc_ets_new(&eo, &w->table);
     if (r == TC_OK) /* one mseg cache for the scheduler's heaps and objects (erl_mseg.c) */
         r = tc_ets_share_segments(w->table, w->mem);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../alloc/faults.h"
+#include "../alloc/mseg.h"
 #include "../heaps/gc.h"
 #include "../heaps/pdict.h"
 #include "../heaps/proc.h"
@@ -198,6 +199,12 @@ tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsl
     if (!what_failed)
         what_failed = &ignored;
     *what_failed = "process";
+    if (threads != 1 && threads != 2)
+        return TC_EBADARG;
+    if (threads == 2 && t && !tc_mseg_config_get(tc_ets_mem(t))->thread_safe) {
+        *what_failed = "table made for one thread";
+        return TC_EBADARG;
+    }
     tc_term hello;
     tc_result r = tc_atom_intern("hello", 5, &hello);
     if (r != TC_OK)
@@ -252,7 +259,7 @@ tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsl
     return r;
 }
 
-tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_ets **out)
+tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, int threads, tc_ets **out)
 {
     tc_ets_opts o = tc_ets_opts_default(m);
     o.meta_lock = m == TC_ETS_LOCK_R13B || (c->meta_lock && m != TC_ETS_LOCK_NONE);
@@ -263,13 +270,15 @@ tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_et
     o.term_head = pol.ets_term_head;
     /* a table that takes locks is the SMP emulator's (none: -smp disable) */
     o.owner_word = pol.ets_owner_word == TC_ETS_OWNER_WORD_SMP && m != TC_ETS_LOCK_NONE;
+    /* the era's lock, or the one instance two threads share (erts: one each, unlocked) */
+    o.alloc_lock = pol.mem.thread_safe || threads > 1;
     return tc_ets_new(&o, out);
 }
 
-tc_result tc_etsloop_counter_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_ets **out)
+tc_result tc_etsloop_counter_table(const tc_etsloop_config *c, tc_ets_lock_mode m, int threads, tc_ets **out)
 {
     tc_ets *t;
-    tc_result r = tc_etsloop_table(c, m, &t);
+    tc_result r = tc_etsloop_table(c, m, threads, &t);
     if (r != TC_OK)
         return r;
     tc_term obj[3] = {TC_MAKE_HEADER(2, TC_SUBTAG_ARITYVAL), 0, tc_make_small(0)};

@@ -63,10 +63,13 @@ typedef struct tc_etsloop_config {
     const tc_policy *policy; /* the heap rules (NULL: the native era's, tc_policy_native) */
 } tc_etsloop_config;
 
-/* A table of lock mode m as the seed's ets:new makes it under c. */
-tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_ets **out) TC_MUST_CHECK;
+/* A table of lock mode m as the seed's ets:new makes it under c, for runs on `threads`
+ * schedulers: its objects' allocator takes its lock where c's policy locks allocator calls
+ * (alloc_lock: R13B01's SMP emulator) or two threads write it (stores/ets.h alloc_lock). */
+tc_result tc_etsloop_table(const tc_etsloop_config *c, tc_ets_lock_mode m, int threads, tc_ets **out) TC_MUST_CHECK;
 /* The same filled with {I, 0} for update_counter (an integer in element 2). */
-tc_result tc_etsloop_counter_table(const tc_etsloop_config *c, tc_ets_lock_mode m, tc_ets **out) TC_MUST_CHECK;
+tc_result tc_etsloop_counter_table(const tc_etsloop_config *c, tc_ets_lock_mode m, int threads,
+                                   tc_ets **out) TC_MUST_CHECK;
 
 /* What one run did. */
 typedef struct tc_etsloop_result {
@@ -82,7 +85,8 @@ typedef struct tc_etsloop_result {
 /* One run of `what` on table t (NULL: the process dictionary, which each process fills
  * itself first, untimed, when the op reads it) on `threads` (1 or 2) schedulers. A table
  * without locks (TC_ETS_LOCK_NONE, -smp disable) takes 1 only: two threads on it race, as
- * two schedulers would on a table nothing locks. On an error
+ * two schedulers would on a table nothing locks. Two threads on a table made for one
+ * (its allocator unlocked) are TC_EBADARG. On an error
  * `what_failed` (may be NULL) names the step: the operation, "process", "lock phase",
  * "pthread_create". */
 tc_result tc_etsloop_run(const tc_etsloop_config *c, tc_etsloop_op what, tc_etsloop_kind kind, tc_ets *t, int threads,

@@ -2014,6 +2014,7 @@ tc_result tc_ep_estimate_memory(const tc_ep_config *cfg, uint64_t *estimate, uin
     eo.compressed = cfg->policy.ets_compressed;
     eo.grow = cfg->policy.ets_grow;
     eo.term_head = cfg->policy.ets_term_head;
+    eo.alloc_lock = cfg->policy.mem.thread_safe;
     if (r == TC_OK)
         r = tc_term_flat_size(payload, &words);
     elems[0] = tc_make_small(1);
@@ -2053,6 +2054,7 @@ tc_result tc_ep_run(const tc_ep_config *cfg, tc_ep_counts out[TC_EP_TESTS])
     eo.compressed = cfg->policy.ets_compressed;
     eo.grow = cfg->policy.ets_grow;
     eo.term_head = cfg->policy.ets_term_head;
+    eo.alloc_lock = cfg->policy.mem.thread_safe;
     tc_term payload;
     w.mem = tc_mseg_new(&cfg->policy.mem);
     if (!arena || !w.mem)

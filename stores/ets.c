@@ -341,7 +341,7 @@ size_t tc_ets_term_head_bytes(tc_ets_term_head h)
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode)
 {
     tc_ets_opts o = {mode, mode == TC_ETS_LOCK_R13B, 0, false, 1, TC_COPY_OUT_SHALLOW, TC_ETS_GROW_GT_1X,
-                     TC_ETS_TERM_HEAD_FIRST_OH, false};
+                     TC_ETS_TERM_HEAD_FIRST_OH, false, false};
     return o;
 }
 
@@ -357,6 +357,7 @@ tc_result tc_ets_new(const tc_ets_opts *opts, tc_ets **out)
         return TC_ENOMEM;
     t->opts = *opts;
     tc_mseg_config mc = tc_mseg_ets_alloc_config();
+    mc.thread_safe = opts->alloc_lock;
     t->mem = tc_mseg_new(&mc);
     t->seg[0] = t->mem ? tc_mem_calloc(FIRST_SEGSZ, sizeof(node *)) : NULL;
     tc_result r = t->seg[0] ? tc_ets_locks_new(opts->lock_mode, opts->meta_lock, opts->bucket_locks, &t->locks)

@@ -50,8 +50,12 @@
  *   reuses the old block in place (db_put_hash -> replace_dbterm -> db_store_term), writing
  *   no new page; a different size takes a new block, the node moving with it. The VM's table uses
  *   the ets_alloc instance of the scheduler that runs the BIF; the model gives each table
- *   one instance, locked (erts locks a thread-preferred instance too), so threads writing
- *   one table share it.
+ *   one instance, taking its mutex with alloc_lock as R13B01's SMP emulator takes the
+ *   thread-preferred instance's (erl_alloc.types: ets_alloc multi-threaded under smp only;
+ *   erl_alloc_util.c erts_alcu_alloc_thr_pref), and none by default as R10B-2, R13B01's
+ *   plain emulator and OTP 25's scheduler instances take none (erl_alloc.c
+ *   start_au_allocator). Threads writing one table share its instance, so they need
+ *   alloc_lock where erts gives each scheduler its own instance, unlocked.
  * - The bucket array keeps OTP 25's segments in every era, where R10B-2 and R13B01 have 256
  *   slots in every segment (SEGSZ) and a segment table that grows by NSEG_INC: where a
  *   bucket's slot lives, not how many nodes its chain holds.
@@ -86,13 +90,15 @@ typedef struct tc_ets_opts {
     tc_ets_grow grow;      /* when an insert splits a bucket: the era's rule */
     tc_ets_term_head term_head; /* an object block's header: the era's HashDbTerm */
     bool owner_word;            /* each block has one word more (R13B01's SMP ets_alloc) */
+    bool alloc_lock;            /* every call into the objects' ets_alloc source takes its mutex:
+                                   the era locks (R13B01's SMP emulator), or two threads write */
 } tc_ets_opts;
 
 /* The bytes an object's block has before its words under `h` (32, 56, 64). */
 size_t tc_ets_term_head_bytes(tc_ets_term_head h);
 
 /* keypos 1, not compressed, default bucket locks, the meta lock for r13b, copy_shallow,
- * OTP 25's split rule and object header. */
+ * OTP 25's split rule and object header, no allocator lock. */
 tc_ets_opts tc_ets_opts_default(tc_ets_lock_mode mode);
 
 typedef struct tc_ets tc_ets;

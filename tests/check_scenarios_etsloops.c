@@ -2,21 +2,22 @@
  * check_scenarios_etsloops — the 2009 loops (scenarios/etsloops.h) do the operations they
  * say on the table they are given: N inserts leave N objects in every lock mode, on the
  * threads it allows, the 2-writer update does 2N over the same N keys, update_counter finds
- * every counter; a lock-only run stores nothing; the dictionary runs (the update's two
- * writers too) need no table; and an
+ * every counter; a lock-only run stores nothing; the table's allocator locks where the era or
+ * two threads need it; the dictionary runs (the update's two writers too) need no table; and an
  * allocation failure anywhere comes back as a result naming its step, never an exit.
  */
 #include <check.h>
 
 #include "fixtures.h"
+#include "alloc/mseg.h"
 #include "scenarios/etsloops.h"
 
 static const tc_etsloop_config small = {.n = 200, .heap_words = 9999999};
 
-static tc_ets *table_ok(tc_ets_lock_mode m)
+static tc_ets *table_ok(tc_ets_lock_mode m, int threads)
 {
     tc_ets *t;
-    ck_assert_int_eq(tc_etsloop_table(&small, m, &t), TC_OK);
+    ck_assert_int_eq(tc_etsloop_table(&small, m, threads, &t), TC_OK);
     return t;
 }
 
@@ -34,7 +35,7 @@ START_TEST(inserts_fill_the_table_in_every_mode)
 {
     for (unsigned m = 0; m < TC_ETS_LOCK_MODES; m++)
         for (int threads = 1; threads <= (m == TC_ETS_LOCK_NONE ? 1 : 2); threads++) { /* none: one scheduler */
-            tc_ets *t = table_ok((tc_ets_lock_mode)m);
+            tc_ets *t = table_ok((tc_ets_lock_mode)m, threads);
             ck_assert_int_eq(run_ok(TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_OP, t, threads).ops, small.n);
             ck_assert_uint_eq(tc_ets_get_info(t).objects, (uint64_t)small.n);
             ck_assert_int_eq(run_ok(TC_ETSLOOP_LOOKUP, TC_ETSLOOP_RUN_OP, t, threads).ops, small.n);
@@ -54,7 +55,7 @@ START_TEST(a_compressed_table_runs_the_loops)
     tc_etsloop_config c = small;
     c.compressed = true;
     tc_ets *t;
-    ck_assert_int_eq(tc_etsloop_table(&c, TC_ETS_LOCK_R13B, &t), TC_OK);
+    ck_assert_int_eq(tc_etsloop_table(&c, TC_ETS_LOCK_R13B, 1, &t), TC_OK);
     tc_etsloop_result res;
     const char *failed = NULL;
     ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
@@ -62,7 +63,7 @@ START_TEST(a_compressed_table_runs_the_loops)
     ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_LOOKUP, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
     ck_assert_int_eq(res.ops, c.n);
     tc_ets_free(t);
-    ck_assert_int_eq(tc_etsloop_counter_table(&c, TC_ETS_LOCK_R13B, &t), TC_OK);
+    ck_assert_int_eq(tc_etsloop_counter_table(&c, TC_ETS_LOCK_R13B, 1, &t), TC_OK);
     ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_RUN_OP, t, 1, &res, &failed), TC_OK);
     ck_assert_uint_eq(tc_ets_get_info(t).updates_in_place, (uint64_t)c.n);
     tc_ets_free(t);
@@ -71,7 +72,7 @@ END_TEST
 
 START_TEST(lock_only_runs_store_nothing)
 {
-    tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY);
+    tc_ets *t = table_ok(TC_ETS_LOCK_WRITE_CONCURRENCY, 2);
     run_ok(TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_LOCKS, t, 2);
     run_ok(TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_HASH, t, 1);
     ck_assert_uint_eq(tc_ets_get_info(t).objects, 0);
@@ -82,10 +83,39 @@ START_TEST(lock_only_runs_store_nothing)
 }
 END_TEST
 
+/* The table's allocator takes its lock where the era's emulator locks its allocator calls
+ * (alloc_lock: R13B01's SMP emulator), or where two threads write it, and nowhere else (the
+ * plain emulator, R10B-2, OTP 25's scheduler instances): one locked call per new object. A
+ * table made for one thread refuses two. */
+START_TEST(the_tables_allocator_locks_as_the_era_and_threads_say)
+{
+    tc_policy pol;
+    ck_assert_int_eq(tc_policy_preset("r13b", &pol), TC_OK);
+    for (int smp = 0; smp <= 1; smp++)
+        for (int threads = 1; threads <= 2; threads++) {
+            pol.mem.thread_safe = smp;
+            tc_etsloop_config c = small;
+            c.policy = &pol;
+            tc_ets *t;
+            ck_assert_int_eq(tc_etsloop_table(&c, TC_ETS_LOCK_R13B, threads, &t), TC_OK);
+            tc_etsloop_result res;
+            const char *failed = NULL;
+            ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_INSERT, TC_ETSLOOP_RUN_OP, t, threads, &res, &failed), TC_OK);
+            uint64_t locked = tc_mseg_stats_get(tc_ets_mem(t))->locked_calls;
+            ck_assert_uint_eq(locked, smp || threads == 2 ? (uint64_t)c.n : 0);
+            if (!smp && threads == 1) {
+                ck_assert_int_eq(tc_etsloop_run(&c, TC_ETSLOOP_LOOKUP, TC_ETSLOOP_RUN_OP, t, 2, &res, &failed), TC_EBADARG);
+                ck_assert_str_eq(failed, "table made for one thread");
+            }
+            tc_ets_free(t);
+        }
+}
+END_TEST
+
 START_TEST(update_counter_counts_every_key)
 {
     tc_ets *t;
-    ck_assert_int_eq(tc_etsloop_counter_table(&small, TC_ETS_LOCK_R13B, &t), TC_OK);
+    ck_assert_int_eq(tc_etsloop_counter_table(&small, TC_ETS_LOCK_R13B, 2, &t), TC_OK);
     ck_assert_uint_eq(tc_ets_get_info(t).objects, (uint64_t)small.n);
     run_ok(TC_ETSLOOP_UPDATE_COUNTER, TC_ETSLOOP_RUN_OP, t, 2);
     tc_term counter;
@@ -121,7 +151,7 @@ START_TEST(allocation_failures_are_results)
     int failures = 0;
     for (uint64_t n = 1;; n++) {
         tc_ets *t;
-        ck_assert_int_eq(tc_etsloop_table(&tiny, TC_ETS_LOCK_WRITE_CONCURRENCY, &t), TC_OK);
+        ck_assert_int_eq(tc_etsloop_table(&tiny, TC_ETS_LOCK_WRITE_CONCURRENCY, 2, &t), TC_OK);
         tc_etsloop_result res;
         const char *failed = NULL;
         tc_mem_fail_at(n);
@@ -147,6 +177,7 @@ int main(void)
     tcase_add_test(tc, inserts_fill_the_table_in_every_mode);
     tcase_add_test(tc, a_compressed_table_runs_the_loops);
     tcase_add_test(tc, lock_only_runs_store_nothing);
+    tcase_add_test(tc, the_tables_allocator_locks_as_the_era_and_threads_say);
     tcase_add_test(tc, update_counter_counts_every_key);
     tcase_add_test(tc, dictionary_runs_need_no_table);
     tcase_add_test(tc, allocation_failures_are_results);

@@ -714,7 +714,11 @@ static void run_stress(tc_ets_lock_mode mode, bool compressed, unsigned workers)
     tc_arena *a = tc_fixture_arena();
     for (unsigned i = 0; i < POOL; i++)
         s.pool[i] = tc_gen_term(tc_arena_alloc(a), 3, true);
-    s.t = table_ok(mode, compressed);
+    /* workers on threads share the table's one allocator instance: it locks (stores/ets.h) */
+    tc_ets_opts shared = tc_ets_opts_default(mode);
+    shared.compressed = compressed;
+    shared.alloc_lock = mode != TC_ETS_LOCK_NONE;
+    ck_assert_int_eq(tc_ets_new(&shared, &s.t), TC_OK);
     for (unsigned c = 0; c < COUNTERS; c++) {
         tc_term e[2] = {tc_make_small(-1 - (int64_t)c), tc_make_small(0)};
         s.counter_key[c] = e[0];

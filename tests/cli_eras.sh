@@ -102,10 +102,11 @@ awk "$lib"'
       # R13B01 SMP: the model places messages as its erts_alloc_message_heap does
       if (b == "eptest" && vm == "r13b01-smp" && csv_get("model_config") != "eptest --era r13b --set send_path=heap_or_frag") {
           print "SMP rows without the SMP placement: " $0; bad = 1 }
-      # and its dictionary loops with its allocators locked (alloc_lock), those of the plain emulator without
-      if (b == "pdict" && t != "loop" && vm ~ /^r13b01/ && csv_get("model_config") != "" &&
+      # and its dictionary and table loops with its allocators locked (alloc_lock), those of the
+      # plain emulator without
+      if (b != "eptest" && t != "loop" && vm ~ /^r13b01/ && csv_get("model_config") != "" &&
           (csv_get("model_config") ~ /--set alloc_lock=on/) != (vm == "r13b01-smp")) {
-          print "pdict row with the other emulator allocator locks: " $0; bad = 1 }
+          print b " row with the other emulator allocator locks: " $0; bad = 1 }
       # faults: counted on every VM this run ran (the 32-bit rows are kept from a run before)
       if (b == "eptest" && vm != "r10b-2-32" && csv_get("faults") !~ /^[0-9]+$/) { print "no faults: " $0; bad = 1 }
       if (b == "eptest" && csv_get("variant") == "base" && vm ~ /^(r10b-2-64|r13b01-plain|otp25)$/ &&
@@ -129,6 +130,25 @@ awk "$lib"'
     END { if (n != 8) { print n " rows, not 8"; bad = 1 }
           if (!flag || !locked) { print "the switches not in the metadata"; bad = 1 }; exit bad }' "$tmp/pd.csv"
 check "etsbench --pdict: the dictionary rows only, the switches named" $?
+
+# ---- the tables of one emulator alone (run.sh's --modes none for the plain emulator and
+# --modes write_concurrency --set alloc_lock=on for the SMP one): that mode's rows on 1 and 2
+# threads and the dictionary's, the modes in the metadata; a mode etsbench has not is an error
+"$1/experiments/etsbench" --era r13b --modes write_concurrency --set alloc_lock=on --iterations 2000 --repeats 1 \
+    --csv "$tmp/wc.csv" >/dev/null 2>&1
+check "etsbench --modes runs" $?
+awk "$lib"'
+    BEGIN { csv_who = "cli_eras" }
+    /^# experiment: .*--modes write_concurrency/ { flag = 1 }
+    !csv_row() { next }
+    { m = csv_get("lock_mode"); n[m]++
+      if (m != "pdict" && m != "write_concurrency") { print "a row of another mode: " $0; bad = 1 } }
+    END { if (n["write_concurrency"] != 8 || n["pdict"] != 8) { print "not 8 rows of the mode and 8 of the dictionary"; bad = 1 }
+          if (!flag) { print "--modes not in the metadata"; bad = 1 }; exit bad }' "$tmp/wc.csv"
+check "etsbench --modes: that mode's rows and the dictionary's" $?
+"$1/experiments/etsbench" --modes none,bogus --quick >/dev/null 2>"$tmp/bad.err"
+[ $? -eq 2 ] && grep -q -- "--modes" "$tmp/bad.err"
+check "etsbench --modes with a mode it has not: exit 2, the option named" $?
 
 # ---- the Erlang sources on OTP 25
 if ! command -v erlc >/dev/null 2>&1; then

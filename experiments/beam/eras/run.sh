@@ -58,8 +58,9 @@
 # in the mseg cache: pdict after ets_test would start on ets_test's pages), beside the model's
 # `etsbench --era r13b` with R13B01's locks (the meta-table lock, DB_HASH_LOCK_CNT 16 bucket
 # locks: erl_db.c db_get_table, erl_db_hash.h), whose every loop starts on a fresh source,
-# and its pdict loops (`etsbench --pdict`; for the SMP emulator's rows --set alloc_lock=on, its
-# thread-preferred allocators locking each realloc of the dictionary's array: heaps/policy.c).
+# and its pdict loops (`etsbench --pdict`); for the SMP emulator's rows --set alloc_lock=on, its
+# thread-preferred allocators locking each call: each realloc of the dictionary's array, each
+# ETS object's alloc and free (heaps/policy.c).
 # Each VM compiles the Erlang sources with its own compiler. Never run by CI or the default
 # ./run report: `./run report --eras NAME=ROOT`.
 set -euo pipefail
@@ -287,8 +288,13 @@ model_eptest() {
 model_ets() {
     local build=${2:-base} sw=()
     [ "$build" = base ] || sw=(--set "$(build_switch "$build")")
-    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 ${sw[@]+"${sw[@]}"} \
-        --csv "$tmp/e.csv" >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
+    # the plain emulator's table (e: none) and the SMP emulator's (w: write_concurrency, its
+    # allocators locked)
+    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 --modes none \
+        ${sw[@]+"${sw[@]}"} --csv "$tmp/e.csv" >/dev/null 2>"$tmp/e.err" || { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
+    "$model/experiments/etsbench" --era r13b --iterations "$ets_n" --repeats 1 --meta-lock --bucket-locks 16 \
+        --modes write_concurrency --set alloc_lock=on ${sw[@]+"${sw[@]}"} --csv "$tmp/w.csv" >/dev/null 2>"$tmp/e.err" ||
+        { cat "$tmp/e.err" >&2; die "the model's etsbench failed"; }
     # the dictionary's loops apart, --repeats runs a round as the VM's: loops of a tenth of a
     # second whose fresh pages cost what the host makes them cost at that moment; the SMP
     # emulator's (s) with its allocator locks
@@ -299,8 +305,8 @@ model_ets() {
             ${sw[@]+"${sw[@]}"} --csv "$tmp/$f.csv" >/dev/null 2>"$tmp/e.err" ||
             { cat "$tmp/e.err" >&2; die "the model's etsbench --pdict failed"; }
     done
-    for f in e p s; do
-        case "$f" in e) tag="" whole=1 ;; p) tag="" whole=0 ;; s) tag=" --set alloc_lock=on" whole=0 ;; esac
+    for f in e w p s; do
+        case "$f" in e) tag="" whole=1 ;; w) tag=" --set alloc_lock=on" whole=1 ;; p) tag="" whole=0 ;; s) tag=" --set alloc_lock=on" whole=0 ;; esac
         awk -v round="$1" -v n="$ets_n" -v build="$build" -v tag="$tag" -v whole="$whole" "$lib"'
             !csv_row() { next }
             whole && csv_get("lock_mode") == "pdict" { next }  # the tables run once a round; the dictionary apart
@@ -465,7 +471,7 @@ fi
     [ -n "$prov" ] && grep '^# ' "$prov"
     echo "# eptest: the 2005 post's benchmark, reconstructed from its text (the attachment was scrubbed from the archive); gcs: the tester's own collections per pass (erlang:trace garbage_collection, an extra untimed run); ratio: ets_lookup over the median of the three proc passes, per run, median of the runs"
     echo "# ets_test: the 2009 post's loops, +h 9999999, insert/lookup/update of N keys; pdict: the same loops on the process dictionary (each benchmark in a VM of its own); ops_per_s = N / wall time, as the post (the update: per key, two writers' inserts; its model_ns_per_op is two of etsbench's per-insert figure); loop: the same dotimes over a fun that returns its argument, the emulator's part of each operation, which etsbench does not execute"
-    echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), pdict's too (runs before 2026-12-07 one a round), ets_test's over the rounds; the model's pdict rows etsbench --pdict's, --repeats runs a round (--set alloc_lock=on for R13B01 SMP: its allocators' locks), its ets_test rows one etsbench run a round; min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
+    echo "# rounds: eptest's rows are medians over every run (--repeats runs per round, each in a VM of its own; a kept VM's rows keep the protocol of the run that measured them, runs before 2026-12-05 took a round's repeats in one VM), pdict's too (runs before 2026-12-07 one a round), ets_test's over the rounds; the model's pdict rows etsbench --pdict's, --repeats runs a round (--set alloc_lock=on for R13B01 SMP: its allocators' locks), its ets_test rows one etsbench run a round (--modes none for the plain emulator, write_concurrency --set alloc_lock=on for the SMP one); min_us and max_us over every run; cpu_ms: statistics(runtime), all threads"
     echo "# faults: the VM's OS process's minor faults per pass (eptest) or loop (ets_test, pdict; /proc/self/stat read between them, outside the timed part), median; model_faults: the model's eptest faults per pass, etsbench's per loop (its threads' minor faults over the run: the update's two writers together, as on the VM); empty where not measured (rows kept from a run before faults were counted)"
     echo "# gc_words: the words the tester's collections copied per pass (the traced run), median; carriers: the segments the VM's mseg allocators mapped per pass (mseg_create calls, read by the meter), median; frag_words: the words of heap fragments the tester's collections found at their start (gc_start's mbuf_size; R13B01 collects after every BIF that left one), median"
     [ -z "$priced_vms" ] || echo "# priced: the unit prices of eptest's loops, measured in each round on the VM after its runs (experiments/beam/eras/eras_price.erl, wall time; the fault and the carrier from experiments/account --fault-probe and --carrier-probe), medians over the rounds in $(basename "$prices_out"); priced_us: the VM's counts at them (N fixed, N x 2L words, its collections at gc_minor and the words they copied at gc_word, but for its fragments' words, no more than those, at gc_frag_word, its faults, its carriers); model_priced_us: the model's eptest counts at them (eptest --prices, scenarios/account.h), model_priced_ratio its lookup over its median proc pass; VMs priced:$priced_vms"
@@ -520,24 +526,26 @@ fi
             for (i = 1; i <= nb; i++) { e = index(bl[i], "="); bsw[substr(bl[i], 1, e - 1)] = substr(bl[i], e + 1) }
             for (i = 1; i <= nk; i++) {
                 k = order[i]; split(k, p, SUBSEP); vm = p[1]; va = p[2]; b = p[3]; t = p[4]; L = p[5]; n = p[6]
-                era = ""; cfg = ""; mt = t
+                era = ""; cfg = ""; mt = t; lk = ""
                 if (b == "eptest") { era = (vm == "otp25") ? "otp25" : (vm ~ /^r10b/) ? "r10b" : "r13b"; cfg = "eptest --era " era
                                      if (vm == "r13b01-smp") cfg = cfg " --set send_path=heap_or_frag" }  # set_of
                 else if (vm ~ /^r13b01/ && t != "loop") {  # the emulator loop: measured on the VM alone
                     thr = (vm == "r13b01-smp" && t == "update") ? 2 : 1
+                    # the SMP emulator: its allocators lock each call (heaps/policy.c alloc_lock)
+                    if (vm == "r13b01-smp") lk = " --set alloc_lock=on"
                     if (b == "ets_test") cfg = "etsbench " (vm == "r13b01-plain" ? "none" : "write_concurrency") "/" thr
-                    else { cfg = "etsbench pdict/" thr (vm == "r13b01-smp" ? " --set alloc_lock=on" : "")
+                    else { cfg = "etsbench pdict/" thr
                            mt = (t == "lookup") ? "get" : (t == "update") ? "update" : "put" }
                     era = "r13b"
                 }
-                mk = cfg SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
+                mk = cfg lk SUBSEP va SUBSEP mt SUBSEP L SUBSEP n
                 # the update: the VM is timed per key (N / wall time as the seed, two writers
                 # each inserting every key), etsbench per insert (2N of them): two per key
                 pk = (b != "eptest" && t == "update") ? 2 : 1
                 # a rebuilt VM: the model with the same change (build_switch), named in its config
                 sw = (b != "eptest" && (va in bsw)) ? " --set " bsw[va] : ""
                 if (mk in mus)
-                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") sw "," f("%.1f", pk * med(mus[mk])) "," \
+                    model = era "," cfg (cfg ~ /write_conc/ ? " --meta-lock --bucket-locks 16" : "") lk sw "," f("%.1f", pk * med(mus[mk])) "," \
                         f("%.4f", med(mra[mk])) "," f("%d", med(mgc[mk])) "," f("%.1f", pk * med(mns[mk]))
                 else
                     model = (k in kept_model) ? kept_model[k] : ",,,,,"
