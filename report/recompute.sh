@@ -274,11 +274,12 @@ eras_cells() {
     rep=$(sed -n 's/^# command:.*--repeats \([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
     rep=${rep:-3}
     # one line per model run the rows need: eptest ERA VARIANT L N ROUNDS SET, etsbench N ROUNDS
-    # VARIANT SET LOCKED (SET: the config's --set, - for none; LOCKED 1 for the dictionary rows of
-    # R13B01 SMP, run.sh's etsbench --pdict --set alloc_lock=on, whose rows are tagged alloc_lock)
+    # VARIANT SET LOCKED (SET: the config's --set, - for none; LOCKED for R13B01 SMP's rows, whose
+    # allocators lock, tagged alloc_lock: pdict, run.sh's etsbench --pdict --set alloc_lock=on, or
+    # ets, its etsbench --modes write_concurrency --set alloc_lock=on; 0 for the others)
     awk "$lib"'!csv_row() { next }
         { c = csv_get("model_config"); if (c == "") next
-          al = c ~ /--set alloc_lock=on/; sub(/ --set alloc_lock=on/, "", c)
+          al = c !~ /--set alloc_lock=on/ ? 0 : c ~ /pdict/ ? "pdict" : "ets"; sub(/ --set alloc_lock=on/, "", c)
           sw = "-"; if (match(c, /--set [^ ]+/)) sw = substr(c, RSTART + 6, RLENGTH - 6)
           if (c ~ /^eptest/) print "eptest", csv_get("model_era"), csv_get("variant"), csv_get("payload_len"), csv_get("iterations"), csv_get("rounds"), sw
           else print "etsbench", csv_get("iterations"), csv_get("rounds"), csv_get("variant"), sw, al }' "$f" | sort -u >"$tmp/eras.runs"
@@ -307,10 +308,15 @@ eras_cells() {
             # as run.sh runs it: R13B01's heap rules and locks, a rebuilt VM's change as --set
             local esw=() ltag=""
             [ "$d" = - ] || esw=(--set "$d")
-            [ "$e" = 1 ] && { esw+=(--pdict --set alloc_lock=on); ltag=" alloc_lock"; }
+            case "$e" in
+                pdict) esw+=(--pdict --set alloc_lock=on) ltag=" alloc_lock" ;;
+                ets) esw+=(--modes write_concurrency --set alloc_lock=on) ltag=" alloc_lock" ;;
+            esac
             for r in $(seq 1 "$b"); do
                 m=$(model "r$r.$c$ltag" etsbench --era r13b --iterations "$a" --repeats 1 --meta-lock --bucket-locks 16 ${esw[@]+"${esw[@]}"})
-                awk -v n="$a" -v variant="$c" -v ltag="$ltag" "$lib"'!csv_row() { next }
+                # the tables' locked run: its dictionary rows are the --pdict run's
+                awk -v n="$a" -v variant="$c" -v ltag="$ltag" -v tables="$([ "$e" = ets ] && echo 1 || echo 0)" "$lib"'!csv_row() { next }
+                    tables && csv_get("lock_mode") == "pdict" { next }
                     { printf "etsbench %s/%s%s,%s,%s,0,%s,%.1f,,,%s,%s\n", csv_get("lock_mode"), csv_get("threads"), ltag, variant, csv_get("op"), n,
                           csv_get("ns_per_op") * n / 1000, csv_get("ns_per_op"), csv_get("faults") }' "$m" >>"$tmp/eras.rows"
             done
