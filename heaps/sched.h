@@ -85,6 +85,17 @@
  *   server after its send's yield, and run its schedule-in GC while the server copies the
  *   reply (the same trace: a GC of every call while the two ran on two schedulers), so a
  *   run's count can exceed the switch's.
+ * - Which normal scheduler runs the tester is a third draw at +S 2:2, and its allocator
+ *   instance goes with it: the model's processes allocate from one instance (and the dirty
+ *   one). OTP 25 compacts a light load onto fewer run queues (erl_process.c check_balance,
+ *   +scl true by default: past ERTS_RUNQ_CHECK_BALANCE_REDS_PER_SCHED reductions it sets
+ *   migration paths that empty the highest run queue), so a tester that starts on the second
+ *   scheduler moves to the first during its passes, and there its heaps find none of its
+ *   segments cached. Measured with gctrace.erl --tester strings at L = 25000 (+S 2:2, three
+ *   runs, 2026-12-07): two testers began on scheduler 2 and moved to 1 in proc2 (4 carriers
+ *   mapped there, about 1,700 faults), one began on 1 and stayed (none, 18 faults); with
+ *   +scl false four runs moved none (none mapped in proc2). The model runs the tester where
+ *   it stays.
  *
  * Where this differs from erts: a long GC at a schedule-in with no other task queued runs in
  * place, its reductions charged and its heap from the normal scheduler's allocator instance
