@@ -597,6 +597,24 @@ if [ -f "$data/fidelity-sweep.csv" ]; then
             }
         }' sumf="$der/sweep-summary.csv" "$data/fidelity-sweep.csv" >"$der/sweep-wrong.csv"
 fi
+# ---- which scheduler runs the tester (experiments/beam/schedraw.sh, §5.1): per +scl setting,
+# the runs, how many moved the tester between the normal schedulers, and the round trip's pass
+# (proc2): its carriers and faults, the median of the runs that moved and of those that did not
+# ("-" where none), and every run's least and most carriers.
+if [ -f "$res/schedraw.csv" ]; then
+    awk "$lib"'
+        function med(k,    a, n, i) { n = split(v[k], a, " "); return n ? median(a, n) : "-" }
+        function add(k, x) { v[k] = (k in v) ? v[k] " " x : x }
+        !csv_row() { next }
+        { s = csv_get("scl"); if (!(s in runs)) order[++ns] = s; runs[s]++
+          m = csv_get("moved") == "yes"; moved[s] += m; c = csv_get("proc2_carriers") + 0
+          add(s SUBSEP m SUBSEP "c", c); add(s SUBSEP m SUBSEP "f", csv_get("proc2_faults") + 0)
+          if (!(s in lo) || c < lo[s]) lo[s] = c; if (!(s in hi) || c > hi[s]) hi[s] = c }
+        END { print "scl,runs,moved,proc2_carriers_moved,proc2_carriers_stayed,proc2_faults_moved,proc2_faults_stayed,proc2_carriers_lo,proc2_carriers_hi"
+              for (i = 1; i <= ns; i++) { s = order[i]
+                  printf "%s,%d,%d,%s,%s,%s,%s,%d,%d\n", s, runs[s], moved[s], med(s SUBSEP 1 SUBSEP "c"), med(s SUBSEP 0 SUBSEP "c"),
+                      med(s SUBSEP 1 SUBSEP "f"), med(s SUBSEP 0 SUBSEP "f"), lo[s], hi[s] } }' "$res/schedraw.csv" >"$der/schedraw-summary.csv"
+fi
 # ---- the sweep and the dirty-GC race (pipeline.sh: sweep.sh --remodel of every point with the
 # race's other outcome, policy dirty_gc_first off): per point the model misses, the VM's median
 # and its runs' range, the model as it is, the model with the other outcome and whether that one

@@ -86,10 +86,11 @@ run() {
 q=() sizes=(10 1000 10000) cross=(--repeats 1) brk=(--repeats 6) ets=(--iterations 100000 --repeats 1) beam=(--quick --ints-only)
 fid=() units=(--quick) copies=(--quick)
 fid_lens="ints:10 ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000 tuple:3000 tuple:10000"
-explain_args=(--iterations 1000 --repeats 3) ablate_runs=3 trace_args=(10000 200) grid_lens=()
+explain_args=(--iterations 1000 --repeats 5) ablate_runs=3 trace_args=(10000 200) grid_lens=()
 off_lens="50 150 333 750 1234 1500 2500 4000 6000 7000 9000 12000 15000 17500 22000 25000 27500"
 mut_lens="9000 17500 22000 27500"
-acct=(--rounds 1)   # the time account: one round of the fidelity grid
+acct=(--rounds 5)   # the time account: five rounds of the fidelity grid, each round's ratio its own
+schedraw_runs=6    # which scheduler runs the tester (§5.1): runs of each +scl setting, alternated
 codec_batches=20   # experiments/codec_payload.h's TC_CODEC_BATCHES (--quick: TC_CODEC_QUICK_BATCHES)
 if [ $quick -eq 1 ]; then
     codec_batches=10
@@ -97,7 +98,7 @@ if [ $quick -eq 1 ]; then
     fid=(--rounds 1 --iterations 100) fid_lens="ints:100 ints:1000 ints:3000 ints:10000 ints:30000 tuple:1000"
     explain_args=(--iterations 20 --repeats 1) ablate_runs=1 trace_args=(3000 50) grid_lens=(--lens "10 100 250 500 1000 2000 3000")
     off_lens="50 150 333 750 1234 1500 2500 9000" mut_lens="9000"
-    acct=(--quick --shapes ints --lens "1000 10000")
+    acct=(--quick --shapes ints --lens "1000 10000") schedraw_runs=1
 fi
 
 # ---- experiments -------------------------------------------------------------------------
@@ -111,7 +112,8 @@ done
 # Verdicts from priced counts (DESIGN rule 8): the VM's unit prices on this machine price each
 # ablation variant's and crossover point's counts. They are this run's: the time account runs
 # first (the VM's loops, counts and unit prices in one session, the model's counts at those
-# prices; about 40 s: one round of the fidelity grid; --quick two points of 200 calls). Without
+# prices; about 2 min: five rounds of the fidelity grid, whose per-round ratios' median the report
+# quotes, a burst of load in one round moving it less; --quick two points of 200 calls). Without
 # the VM (or its cpuclock NIF) the committed prices (report/data/account-prices.csv, measured
 # with the sweep's shapes; its date and machine are in its metadata) price them instead.
 rm -f "$res"/account*.csv
@@ -182,7 +184,7 @@ run policy "$bin/eptest" --list-policy --csv "$res/policy.csv"
 run ablations "$bin/ablate" --list-ablations --csv "$res/ablations.csv"
 
 # ---- the real VM -------------------------------------------------------------------------
-rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv
+rm -rf "$res/vm" "$res/trace" "$res"/fidelity*.csv "$res/schedraw.csv"
 if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     run beam experiments/beam/run.sh "${beam[@]}" --ets-n "${ets[1]}" --ets-repeats "${ets[3]}" "$res/vm"
     run fidelity experiments/beam/fidelity.sh "${fid[@]}" --vm-variants --points "$fid_lens" "$bin/eptest" "$res/fidelity.csv"
@@ -190,6 +192,8 @@ if [ -x experiments/beam/run.sh ] && command -v erl >/dev/null 2>&1; then
     # (tracediff.sh exits 1 when the traces differ: the report shows where)
     trace_run() { experiments/beam/tracediff.sh "$@" || [ $? -eq 1 ]; }
     run tracediff trace_run --bin "$bin" --keep "$res/trace" "${trace_args[@]}"
+    # Which normal scheduler runs the tester, with OTP 25's compaction of load and without (§5.1).
+    run schedraw experiments/beam/schedraw.sh --runs "$schedraw_runs" --out "$res/schedraw.csv"
     # term_to_binary/1 and binary_to_term/1 on copysweep --codec's payloads, as many batches.
     run codec-vm experiments/beam/codec.sh --batches "$codec_batches" "$res/codec.csv" "$res/codec-vm.csv"
     # Every unit cost beside the VM's, alternated point by point (unitcost starts erl itself).

@@ -495,6 +495,10 @@ words_copied(PerPid) -> integer_to_list(lists:sum([maps:get(words, C) || C <- Pe
 vm_counts(Test, C, Tr) ->
     io_lib:format("~s words_reclaimed=~b mseg_cache_hits=~b", [Test, round(maps:get(reclaimed, C)),
                                                                 round(maps:get(mseg_cache_hits, C))])
+        %% each eheap_alloc instance's segment requests in the pass: which scheduler's instance
+        %% the tester's and the server's heaps came from (0: the dirty schedulers')
+        ++ [io_lib:format(" eheap_mseg_alloc_~s=~b", [lists:takewhile(fun(Ch) -> Ch =/= $_ end, K), V])
+            || {K, V} <- maps:get(alloc, C, []), lists:suffix("_eheap_mseg_alloc", K)]
         ++ case Tr of
                [#{gcs := TG, words := TW, heap_max := TH}, #{gcs := SG, words := SW, heap_max := SH}] ->
                    io_lib:format(" tester_gcs=~b tester_gc_words_copied=~b tester_heap_block_max=~b"
