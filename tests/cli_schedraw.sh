@@ -16,8 +16,8 @@ check() { if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fails=$((fails + 1));
 while IFS='|' read -r what args; do
     # shellcheck disable=SC2086 # args are words by design
     bash "$script" $args --out "$tmp/bad.csv" >"$tmp/o" 2>"$tmp/e"; rc=$?
-    [ $rc -eq 2 ] && grep -q '^schedraw.sh: ' "$tmp/e" && [ ! -e "$tmp/bad.csv" ]
-    check "$what: exit 2 with a message, nothing written (rc $rc: $(head -c 200 "$tmp/e"))" $?
+    [ $rc -eq 2 ] && grep -q '^schedraw.sh: ' "$tmp/e" && [ ! -e "$tmp/bad.csv" ]; ok=$?
+    check "$what: exit 2 with a message, nothing written (rc $rc: $(head -c 200 "$tmp/e"))" $ok
 done <<EOT
 unknown option|--bogus
 runs not a number|--runs x
@@ -33,8 +33,8 @@ if ! command -v erl >/dev/null 2>&1; then
     [ "$fails" -eq 0 ] || exit 1
     exit 77
 fi
-bash "$script" --runs 1 --len 1000 --iterations 100 --out "$tmp/schedraw.csv" 2>"$tmp/e"
-check "one run of each setting (stderr: $(tail -c 200 "$tmp/e"))" $?
+bash "$script" --runs 1 --len 1000 --iterations 100 --out "$tmp/schedraw.csv" 2>"$tmp/e"; ok=$?
+check "one run of each setting (stderr: $(tail -c 200 "$tmp/e"))" $ok
 lib=$(cat "$here/../report/csv.awk")
 awk "$lib"'
     BEGIN { csv_who = "cli_schedraw" }
