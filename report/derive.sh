@@ -603,7 +603,7 @@ fi
 # ("-" where none), and every run's least and most carriers.
 if [ -f "$res/schedraw.csv" ]; then
     awk "$lib"'
-        function med(k,    a, n, i) { n = split(v[k], a, " "); return n ? median(a, n) : "-" }
+        function med(k,    a, n) { n = split(v[k], a, " "); return n ? median(a, n) : "-" }
         function add(k, x) { v[k] = (k in v) ? v[k] " " x : x }
         !csv_row() { next }
         { s = csv_get("scl"); if (!(s in runs)) order[++ns] = s; runs[s]++

@@ -167,17 +167,6 @@ START_TEST(no_cache_unmaps)
 }
 END_TEST
 
-/*
- * sbc realloc: 121536 words (972,288 bytes + 40 header = 238 pages) to 75113 words
- * (a 592 KiB carrier in 16 KiB units) shrinks by 37 % < rsbcst 50 %: the carrier keeps its
- * size. 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped, leaving the 600 KiB + 40
- * rounded up to the super-aligned unit, 608 KiB (resize_carrier's ERTS_SACRR_UNIT_CEILING,
- * not a page). Growing maps more (mremap). Below sbct the block stays in its sbc (3000 KiB
- * to 100 KiB: 112 KiB of which 12 KiB is slack, < rsbcmt 80 %; the shrink is > 50 %:
- * remapped). Only a block whose carrier would be mostly slack moves to an mbc: 100 bytes +
- * 40 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
- * carrier.
- */
 /* R13B01's mseg_mutex (seg_lock): every segment call is made under it, a realloc of a block in
  * a single-block carrier included whether or not the carrier changes size (resize_carrier calls
  * mseg_realloc each time), and an mbc's carrier too; a source without seg_lock takes it never. */
@@ -210,6 +199,17 @@ START_TEST(segment_calls_take_mseg_lock)
 }
 END_TEST
 
+/*
+ * sbc realloc: 121536 words (972,288 bytes + 40 header = 238 pages) to 75113 words
+ * (a 592 KiB carrier in 16 KiB units) shrinks by 37 % < rsbcst 50 %: the carrier keeps its
+ * size. 2 MiB to 600 KiB shrinks by 70 %: the tail is unmapped, leaving the 600 KiB + 40
+ * rounded up to the super-aligned unit, 608 KiB (resize_carrier's ERTS_SACRR_UNIT_CEILING,
+ * not a page). Growing maps more (mremap). Below sbct the block stays in its sbc (3000 KiB
+ * to 100 KiB: 112 KiB of which 12 KiB is slack, < rsbcmt 80 %; the shrink is > 50 %:
+ * remapped). Only a block whose carrier would be mostly slack moves to an mbc: 100 bytes +
+ * 40 in a 16 KiB unit is 99 % slack. From there 1000 KiB goes back to a single-block
+ * carrier.
+ */
 START_TEST(single_block_realloc)
 {
     tc_mseg *m = source(10);
