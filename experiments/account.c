@@ -54,7 +54,8 @@ static const tc_bench_cli_spec spec = {
            "other_us, then the identity (priced_over_vm, within_15, round_min, round_max), the point's ratios, "
            "the wall and traced times, the model's C time and phases, both sides' counts, and the VM's "
            "scheduler sleeps (sleep_us, vm_sleeps: a phase of vm_priced_us the model has no count for), the "
-           "dirty CPU schedulers' CPU time (vm_dirty_cpu_us, of vm_us) and the carriers mapped there",
+           "dirty CPU schedulers' CPU time (vm_dirty_cpu_us, of vm_us) and the carriers mapped there, the "
+           "fastest and slowest tester's CPU time (vm_testers_lo_us, vm_testers_hi_us: vm_us is the median tester's)",
     .extras = extras,
     .nextras = NEXTRAS,
 };
@@ -72,7 +73,8 @@ typedef struct point {
 /* What one round measured at one point. */
 typedef struct round_data {
     double vm_us[TC_VM_ACCOUNT_PASSES], wall_us[TC_VM_ACCOUNT_PASSES], traced_us[TC_VM_ACCOUNT_PASSES],
-        traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES], dirty_cpu_us[TC_VM_ACCOUNT_PASSES];
+        traced_gc_us[TC_VM_ACCOUNT_PASSES], exec_us[TC_VM_ACCOUNT_PASSES], dirty_cpu_us[TC_VM_ACCOUNT_PASSES],
+        lo_us[TC_VM_ACCOUNT_PASSES], hi_us[TC_VM_ACCOUNT_PASSES];
     tc_account_counts vm[TC_VM_ACCOUNT_PASSES], model[TC_VM_ACCOUNT_PASSES];
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     double clock_ns[2]; /* the VM's thread and process CPU clocks' own cost per timed run */
@@ -160,6 +162,8 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
             return false;
         }
         rd->vm_us[i] = p->cpu_us;
+        rd->lo_us[i] = p->cpu_lo_us;
+        rd->hi_us[i] = p->cpu_hi_us;
         rd->wall_us[i] = p->wall_us;
         rd->traced_us[i] = p->traced_us;
         rd->traced_gc_us[i] = p->gc_us;
@@ -217,7 +221,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
         double lo = INFINITY, hi = 0, wall[MAX_ROUNDS], traced[MAX_ROUNDS], tgc[MAX_ROUNDS], exec[MAX_ROUNDS],
-               dirty[MAX_ROUNDS], qs[MAX_ROUNDS], mqs[MAX_ROUNDS];
+               dirty[MAX_ROUNDS], qs[MAX_ROUNDS], mqs[MAX_ROUNDS], los[MAX_ROUNDS], his[MAX_ROUNDS];
         for (int r = 0; r < nr; r++) {
             double q = tc_account_price(&rounds[r].vm[i], &rounds[r].prices[loop]).total_us / rounds[r].vm_us[i];
             qs[r] = q;
@@ -229,6 +233,8 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
             tgc[r] = rounds[r].traced_gc_us[i];
             exec[r] = rounds[r].exec_us[i];
             dirty[r] = rounds[r].dirty_cpu_us[i];
+            los[r] = rounds[r].lo_us[i];
+            his[r] = rounds[r].hi_us[i];
         }
         tc_account_counts vc = {0}, mc = {0};
         MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
@@ -248,7 +254,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
         fprintf(csv,
                 "%s,%ld,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,"
                 "%.1f,%.1f,%.1f,%.1f,%.1f,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,"
-                "%.1f,%.0f,%.1f,%.0f,%.0f\n",
+                "%.1f,%.0f,%.1f,%.0f,%.0f,%.1f,%.1f\n",
                 tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us,
                 model_us[i], vp[i].copy_us, vp[i].gc_us, vp[i].fault_us, vp[i].mmap_us, vp[i].fixed_us,
                 vm_us[i] - vp[i].total_us, q, within ? "yes" : "no", lo, hi, vm_ratio, model_ratio,
@@ -256,7 +262,7 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
                 mp[i].fault_us, mp[i].mmap_us, mp[i].fixed_us, match ? "yes" : "no", model_within ? "yes" : "no",
                 vc.minor, vc.major, vc.dirty, vc.gc_copied, vc.gc_moved, vc.faults, vc.carriers, mc.minor, mc.major,
                 mc.dirty, mc.gc_copied + mc.gc_frag, mc.gc_moved, mc.faults, mc.carriers, vp[i].sleep_us, vc.sleeps,
-                median(dirty, nr), vc.dirty_carriers, mc.dirty_carriers);
+                median(dirty, nr), vc.dirty_carriers, mc.dirty_carriers, median(los, nr), median(his, nr));
         printf("%-8s %6ld %-10s vm %10.1f priced %10.1f (%.2f, rounds %.2f-%.2f) model %10.1f | copy %9.1f gc %8.1f "
                "fault %8.1f mmap %6.1f sleep %8.1f fixed %7.1f other %9.1f\n",
                tc_ep_shape_names[pt->shape], pt->len, tc_ep_test_names[tests[i]], vm_us[i], vp[i].total_us, q, lo, hi,
@@ -350,6 +356,9 @@ int main(int argc, char **argv)
         tc_bench_meta(csv, "vm", "%s", meta_vm);
         tc_bench_meta(csv, "iterations", "%ld per pass; %d round%s (model, VM loops, calibrations, probe each)", n,
                       nr, nr == 1 ? "" : "s");
+        tc_bench_meta(csv, "testers", "each round, a traced tester (the counts per GC, the calibrations' context) "
+                                      "and the untraced ones of account.erl ?TESTERS, the first before the calibrations and one after each "
+                                      "loop's; vm_us is the median tester's CPU time (experiments/beam/account.erl)");
         tc_bench_meta(csv, "clock", "vm_us, every price and every phase: CPU time of the VM's OS process (all its "
                                     "threads), so the machine's other load does not enter; vm_wall_us: timer:tc");
         tc_bench_meta(csv, "clock_cost", "%s", clock_cost);
@@ -366,7 +375,8 @@ int main(int argc, char **argv)
               "vm_traced_us,vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,"
               "model_fixed_us,counts_match,model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,"
               "vm_faults,vm_carriers,model_minor,model_major,model_dirty,model_gc_copied,model_gc_moved,"
-              "model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,vm_dirty_carriers,model_dirty_carriers\n",
+              "model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,vm_dirty_carriers,model_dirty_carriers,"
+              "vm_testers_lo_us,vm_testers_hi_us\n",
               csv);
     }
     if (pcsv) {

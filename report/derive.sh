@@ -647,7 +647,9 @@ fi
 # ---- the time account (experiments/beam/account.sh): the identity and the verdicts ----------
 # Per point: the VM's ratio (CPU time), the model's at the VM's prices and by its C code's own
 # time (lookup over the median of proc1..3, as everywhere); then how many loops the prices
-# account for within 15 %, and the model's priced time within 20 % where its counts match.
+# account for within 15 %, and the model's priced time within 20 % where its counts match; and
+# how far apart the untraced testers of a round came (vm_testers_hi_us over vm_testers_lo_us):
+# the loops where the slowest took over 15 % more than the fastest, and the largest such ratio.
 if [ -f "$res/account.csv" ]; then
     awk "$lib"'
         function med3(a, b, c) { return a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b)) }
@@ -656,14 +658,16 @@ if [ -f "$res/account.csv" ]; then
           ex[k, csv_get("loop")] = csv_get("model_exec_us") + 0
           vr[k] = csv_get("point_vm_ratio"); mr[k] = csv_get("point_model_ratio")
           loops++; within += csv_get("within_15") == "yes"; cm += csv_get("counts_match") == "yes"
-          mw += csv_get("counts_match") == "yes" && csv_get("model_within_20") == "yes" }
+          mw += csv_get("counts_match") == "yes" && csv_get("model_within_20") == "yes"
+          s = csv_get("vm_testers_lo_us") > 0 ? csv_get("vm_testers_hi_us") / csv_get("vm_testers_lo_us") : 0
+          apart += s > 1.15; smax = s > smax ? s : smax }
         END {
             print "shape,payload_len,vm_ratio,model_priced_ratio,model_exec_ratio,same_side"
             for (i = 1; i <= n; i++) {
                 k = key[i]; e = ex[k, "ets_lookup"] / med3(ex[k, "proc1"], ex[k, "proc2"], ex[k, "proc3"])
                 printf "%s,%s,%s,%.3f,%s\n", k, vr[k], mr[k], e, ((vr[k] < 1) == (mr[k] < 1)) ? "yes" : "no"
             }
-            printf "loops,within_15,counts_match,model_within_20\n%d,%d,%d,%d\n", loops, within, cm, mw > (der "/account-summary.csv")
+            printf "loops,within_15,counts_match,model_within_20,testers_apart,testers_spread_max\n%d,%d,%d,%d,%d,%.2f\n", loops, within, cm, mw, apart, smax > (der "/account-summary.csv")
         }' der="$der" "$res/account.csv" >"$der/account-ratios.csv"
 fi
 

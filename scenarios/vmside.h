@@ -71,8 +71,8 @@ tc_vm *tc_vm_start_account(const char *prog, const char *beam_dir, const char *n
 /* The emulator flags of such a session. */
 #define TC_VM_ACCOUNT_FLAGS TC_VM_FLAGS " +sbwt none +sbwtdcpu none +sbwtdio none"
 
-/* One eptest pass on the VM (experiments/beam/account.erl loop/3): its CPU time, wall time
- * and traced run's wall time (us); from the untraced run the OS process's minor faults,
+/* One eptest pass on the VM (experiments/beam/account.erl loops/2): its CPU time (the median
+ * of the untraced testers'), wall time and traced run's wall time (us); from that untraced run the OS process's minor faults,
  * erlang:statistics GCs, mseg_alloc's creates and destroys; from the traced run, summed over
  * tester and server, the GCs by kind, those that went dirty, the words the collector copied,
  * the message words moved onto the heap, the fragment words the GCs found, the GCs' time by
@@ -80,6 +80,7 @@ tc_vm *tc_vm_start_account(const char *prog, const char *beam_dir, const char *n
 typedef struct tc_vm_pass {
     char test[16];
     double cpu_us, wall_us, traced_us;
+    double cpu_lo_us, cpu_hi_us; /* the fastest and slowest of the testers whose median cpu_us is */
     double faults, gcs, carriers, unmapped;
     double dirty_carriers; /* of carriers, those mseg instance 0 mapped: a dirty scheduler's */
     double dirty_cpu_us;   /* of cpu_us, the dirty CPU schedulers' threads' */

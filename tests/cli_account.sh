@@ -2,7 +2,8 @@
 # The time account from the outside: bad input exits 2 before erl starts; with erl and the
 # cpuclock NIF, one small point of three rounds gives the CSV its columns in order (every row their width, the
 # four loops, every time and phase a number, the clock's own cost stated, the phases summing to vm_priced_us, other_us the
-# rest, within_15 as priced_over_vm says, priced_over_vm within the rounds' own ratios) and the prices CSV its header and both loops;
+# rest, within_15 as priced_over_vm says, priced_over_vm within the rounds' own ratios, vm_us the median tester's,
+# between the fastest and the slowest) and the prices CSV its header and both loops;
 # experiments/beam/account.sh takes --help and refuses a bad shape. Without erl or the NIF the
 # run is skipped (exit 77 once the others passed). Nothing here times anything.
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
@@ -19,7 +20,7 @@ priced_over_vm,within_15,round_min,round_max,point_vm_ratio,point_model_ratio,vm
 vm_traced_gc_us,model_exec_us,model_copy_us,model_gc_us,model_fault_us,model_mmap_us,model_fixed_us,counts_match,\
 model_within_20,vm_minor,vm_major,vm_dirty,vm_gc_copied,vm_gc_moved,vm_faults,vm_carriers,model_minor,model_major,\
 model_dirty,model_gc_copied,model_gc_moved,model_faults,model_carriers,sleep_us,vm_sleeps,vm_dirty_cpu_us,\
-vm_dirty_carriers,model_dirty_carriers"
+vm_dirty_carriers,model_dirty_carriers,vm_testers_lo_us,vm_testers_hi_us"
 prices="shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,\
 gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps,gc_frag_word_ns"
 
@@ -123,9 +124,12 @@ awk "$lib"'
         if (w != csv_get("within_15") && (q < 0.849 || q > 0.851) && (q < 1.149 || q > 1.151)) bad = bad " within"
         # the identity is the median of the rounds own ratios: inside their extremes
         if (q < csv_get("round_min") - 0.0005 || q > csv_get("round_max") + 0.0005) bad = bad " median_of_rounds"
+        # vm_us is the median tester of each round: between the fastest and the slowest, which differ
+        lo = csv_get("vm_testers_lo_us"); hi = csv_get("vm_testers_hi_us")
+        if (!num(lo) || !num(hi) || csv_get("vm_us") < lo - 0.05 || csv_get("vm_us") > hi + 0.05 || lo + 0 >= hi + 0) bad = bad " testers"
     }
     END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
-ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15 ($(cat "$tmp/why"))" $ok
+ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15, testers ($(cat "$tmp/why"))" $ok
 [ "$(grep -v '^#' "$tmp/p.csv" | head -n 1)" = "$prices" ]; check "account --prices: the header" $?
 # the clock reads' own cost, measured and taken out of the calibrations, stated in both files
 for f in a p; do

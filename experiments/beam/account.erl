@@ -4,14 +4,20 @@
 %% own, each unit in the context the loop gives it. Driven by unitcost.erl's `loop` and
 %% `prices` commands (experiments/unitcost.c's session, scenarios/vmside.h).
 %%
-%% loop/3: eptest's passes up to the lookup (proc1..3, ets_insert, ets_overwrite, ets_lookup: the
-%% model's eptest runs them all, and the overwrites' collections shape the heap the lookups
-%% start from) in a fresh tester, untimed
-%% meter around each (eptest:tester/2), then the same in a traced tester for the per-GC
-%% counts (eptest's tracer: minor, major, dirty, words the collector copied, message words
-%% moved onto the heap, fragment words, GC time by the trace's timestamps). Returns per pass
-%% {Test, Us, TracedUs, Counts, GcCounts}: Us untimed by any tracing (the account's), TracedUs
-%% the traced run's (tracing adds a few µs per GC: both are reported).
+%% The loops: eptest's passes up to the lookup (proc1..3, ets_insert, ets_overwrite, ets_lookup:
+%% the model's eptest runs them all, and the overwrites' collections shape the heap the lookups
+%% start from), each in a fresh tester with the untimed meter around each pass (eptest:tester/2).
+%% traced/3 runs them in a traced tester, for the per-GC counts (eptest's tracer: minor, major,
+%% dirty, words the collector copied, message words moved onto the heap, fragment words, GC time
+%% by the trace's timestamps) and the calibrations' context; plain/3 in an untraced one, whose
+%% times are the account's (tracing adds a few µs per GC). The caller runs ?TESTERS plain
+%% testers spread among the point's calibrations (unitcost.erl account_point), and loops/2 takes
+%% each pass's row from the tester whose CPU time is the median of them: this shared machine
+%% has slow spells of a second or more (a loop of ints 1000 from 4.6 to 6.5 µs a round trip,
+%% and a calibration's unit alike), and a single tester's pass of a few ms, timed apart from the
+%% calibrations, read a spell the prices did not, or the other way round. Returns per pass
+%% {Test, Us, TracedUs, Counts, GcCounts}: Us the median tester's, TracedUs the traced run's;
+%% Counts the median tester's, with cpu_lo_ns and cpu_hi_ns the fastest and slowest tester's.
 %%
 %% prices/3: every calibration of one point. Each is a run of operations of one kind, timed
 %% as a whole with os:perf_counter, with the OS process's minor faults counted around it by the
@@ -25,7 +31,8 @@
 %% switches of the VM's threads). Every run's times are net of the clock's own cost
 %% (clock_thread, clock_process below): a calibration that times one GC would otherwise price
 %% the clock reads with it.
-%%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip)
+%%   rt_fixed      eptest's proc passes on the payload [] (ns per round trip; each pass the
+%%                 median of ?TESTERS testers, as the loop's)
 %%   lookup_fixed  eptest's ets_lookup pass on {I, []}, I = 1..N (ns per lookup)
 %%   send          Pid ! {self(), Data} into a receiver suspended while they come (it runs
 %%                 nothing, so a message lands on its heap where it fits, else in a fragment:
@@ -94,7 +101,7 @@
 %%                 can exceed a small heap's GC; the CSVs' clock_cost says how much), taken out
 %%                 of every run of the rows above
 -module(account).
--export([loop/3, prices/3, payload/2]).
+-export([traced/3, traced_gcs/2, plain/3, loops/2, testers/0, prices/3, payload/2]).
 
 -define(PASSES, [proc1, proc2, proc3, ets_insert, ets_overwrite, ets_lookup]).
 %% The passes priced: the round trips and the lookup.
@@ -106,11 +113,36 @@ payload(Shape, L) -> eptest:payload(Shape, L).
 
 %% ---- the loops --------------------------------------------------------------------------
 
-loop(Payload, L, N) ->
-    Plain = eptest:tester({Payload, L, N, [], false}, ?PASSES),
-    Traced = eptest:tester({Payload, L, N, [], true}, ?PASSES),
+-define(TESTERS, 3).
+
+testers() -> ?TESTERS.
+
+traced(Payload, L, N) -> eptest:tester({Payload, L, N, [], true}, ?PASSES).
+
+%% The traced tester's and its server's GC counts in pass Test.
+traced_gcs(Traced, Test) ->
+    {Test, _, _, Tr} = lists:keyfind(Test, 1, Traced),
+    sum_gc(Tr).
+
+plain(Payload, L, N) -> eptest:tester({Payload, L, N, [], false}, ?PASSES).
+
+loops(Plains, Traced) when length(Plains) =:= ?TESTERS ->
+    Plain = [spread(median_row(Rows), Rows) || Rows <- transpose(Plains)],
     [{T, Us, TUs, C, sum_gc(Tr)}
      || {{T, Us, C, _}, {T, TUs, _, Tr}} <- lists:zip(Plain, Traced), lists:member(T, ?PRICED)].
+
+%% One pass's rows from the testers: the one whose CPU time is the median (its counts with it).
+median_row(Rows) ->
+    Sorted = lists:sort(fun({_, _, A, _}, {_, _, B, _}) -> maps:get(cpu_ns, A) =< maps:get(cpu_ns, B) end, Rows),
+    lists:nth((length(Sorted) + 1) div 2, Sorted).
+
+%% The median tester's row with the fastest and slowest tester's CPU time beside its own.
+spread({T, Us, C, Tr}, Rows) ->
+    Cpus = [maps:get(cpu_ns, C1) || {_, _, C1, _} <- Rows],
+    {T, Us, C#{cpu_lo_ns => lists:min(Cpus), cpu_hi_ns => lists:max(Cpus)}, Tr}.
+
+transpose([[] | _]) -> [];
+transpose(Lists) -> [[hd(X) || X <- Lists] | transpose([tl(X) || X <- Lists])].
 
 %% The tester's and the server's GC counts together.
 sum_gc(PerPid) ->
@@ -217,7 +249,8 @@ in_process(F, Opts) ->
     end.
 
 fixed(N) ->
-    Rows = eptest:tester({{ext, term_to_binary([])}, 0, N, [], false}, ?PASSES),
+    Rows = [median_row(Rs) || Rs <- transpose([eptest:tester({{ext, term_to_binary([])}, 0, N, [], false}, ?PASSES)
+                                                 || _ <- lists:seq(1, ?TESTERS)])],
     Us = fun(T) -> hd([U || {T1, U, _, _} <- Rows, T1 =:= T]) end,
     Faults = fun(T) -> hd([maps:get(faults, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,
     Cpu = fun(T) -> hd([maps:get(cpu_ns, C) || {T1, _, C, _} <- Rows, T1 =:= T]) end,

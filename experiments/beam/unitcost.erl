@@ -175,22 +175,30 @@ lookups(T, R) ->
 
 %% ---- the time account ---------------------------------------------------------------------
 
+%% The traced tester first (the calibrations' context: its heaps and GCs), then the plain
+%% testers, the first before the calibrations, the others after each loop's (account.erl: a
+%% slow spell of the machine then falls on the loop's testers as it does on the prices).
 account_point(Payload, L, N) ->
-    Loops = account:loop(Payload, L, N),
+    Traced = account:traced(Payload, L, N),
     W = erts_debug:flat_size(account:payload(Payload, L)),
     Ctx = fun(Test) ->
-                  {_, _, _, C, G} = lists:keyfind(Test, 1, Loops),
-                  Gcs = max(1, maps:get(gcs, C)),
+                  G = account:traced_gcs(Traced, Test),
+                  Gcs = max(1, maps:get(minor, G) + maps:get(major, G)),
                   #{n => N, heap => max(233, maps:get(heap_max, G)), live => maps:get(copied, G) div Gcs,
                     msgs => moved_per_gc(maps:get(moved, G), Gcs, W)}
           end,
-    Prices = [{Loop, P} || {Loop, Test} <- [{rt, proc2}, {lookup, ets_lookup}],
-                           P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
+    Calibrated = [{rt, proc2}, {lookup, ets_lookup}],
+    Extra = account:testers() - 1 - length(Calibrated),
+    {Plains, Prices} = lists:foldl(fun({Loop, Test}, {Ps, Acc}) ->
+                                           Pr = [{Loop, P} || P <- account:prices(Payload, L, (Ctx(Test))#{loop => Loop})],
+                                           {[account:plain(Payload, L, N) | Ps], Acc ++ Pr}
+                                   end, {[account:plain(Payload, L, N)], []}, Calibrated),
+    Loops = account:loops(Plains ++ [account:plain(Payload, L, N) || _ <- lists:seq(1, Extra)], Traced),
     [io_lib:format("payload words ~b~n", [W])]
-        ++ [io_lib:format("pass ~s cpu_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
+        ++ [io_lib:format("pass ~s cpu_us ~.1f cpu_lo_us ~.1f cpu_hi_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
                           " dirty_carriers ~b dirty_cpu_us ~.1f minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b"
                           " gc_us ~.1f heap ~b sleeps ~b~n",
-                          [T, maps:get(cpu_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
+                          [T, maps:get(cpu_ns, C) / 1000, maps:get(cpu_lo_ns, C) / 1000, maps:get(cpu_hi_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
                            maps:get(gcs, C), maps:get(mseg_create, C), maps:get(mseg_destroy, C),
                            proplists:get_value("i0_mseg_create", maps:get(alloc, C), 0), maps:get(dirty_ns, C) / 1000,
                            maps:get(minor, G), maps:get(major, G), maps:get(dirty, G), maps:get(copied, G),
