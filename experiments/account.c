@@ -78,6 +78,7 @@ typedef struct round_data {
     tc_account_counts vm[TC_VM_ACCOUNT_PASSES], model[TC_VM_ACCOUNT_PASSES];
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     double clock_ns[2]; /* the VM's thread and process CPU clocks' own cost per timed run */
+    int testers;        /* untraced testers per pass */
 } round_data;
 
 static bool parse_points(const char *text, point *out, int *n)
@@ -163,6 +164,7 @@ static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
         }
         rd->vm_us[i] = p->cpu_us;
         rd->lo_us[i] = p->cpu_lo_us;
+        rd->testers = (int)p->testers;
         rd->hi_us[i] = p->cpu_hi_us;
         rd->wall_us[i] = p->wall_us;
         rd->traced_us[i] = p->traced_us;
@@ -357,8 +359,9 @@ int main(int argc, char **argv)
         tc_bench_meta(csv, "iterations", "%ld per pass; %d round%s (model, VM loops, calibrations, probe each)", n,
                       nr, nr == 1 ? "" : "s");
         tc_bench_meta(csv, "testers", "each round, a traced tester (the counts per GC, the calibrations' context) "
-                                      "and the untraced ones of account.erl ?TESTERS, the first before the calibrations and one after each "
-                                      "loop's; vm_us is the median tester's CPU time (experiments/beam/account.erl)");
+                                      "and %d untraced ones, the first before the calibrations and one after each "
+                                      "loop's; vm_us is the median tester's CPU time (experiments/beam/account.erl)",
+                      data[0][0].testers);
         tc_bench_meta(csv, "clock", "vm_us, every price and every phase: CPU time of the VM's OS process (all its "
                                     "threads), so the machine's other load does not enter; vm_wall_us: timer:tc");
         tc_bench_meta(csv, "clock_cost", "%s", clock_cost);

@@ -366,10 +366,10 @@ bool tc_vm_account_point(tc_vm *vm, const char *payload, long len, long n, tc_vm
             words = true;
         } else if (strncmp(l, "pass ", 5) == 0 && out->npasses < TC_VM_ACCOUNT_PASSES) {
             tc_vm_pass *p = &out->pass[out->npasses];
-            static const char *const keys[] = {"cpu_us", "cpu_lo_us", "cpu_hi_us", "wall_us", "traced_us", "faults",
+            static const char *const keys[] = {"cpu_us", "cpu_lo_us", "cpu_hi_us", "testers", "wall_us", "traced_us", "faults",
                                                "gcs", "carriers", "unmapped", "dirty_carriers", "dirty_cpu_us", "minor", "major",
                                                "dirty", "copied", "moved", "mbuf", "gc_us", "heap", "sleeps"};
-            double *const slots[] = {&p->cpu_us, &p->cpu_lo_us, &p->cpu_hi_us, &p->wall_us, &p->traced_us, &p->faults,
+            double *const slots[] = {&p->cpu_us, &p->cpu_lo_us, &p->cpu_hi_us, &p->testers, &p->wall_us, &p->traced_us, &p->faults,
                                      &p->gcs, &p->carriers, &p->unmapped, &p->dirty_carriers, &p->dirty_cpu_us, &p->minor, &p->major,
                                      &p->dirty, &p->copied, &p->moved, &p->mbuf, &p->gc_us, &p->heap, &p->sleeps};
             if (!word_at(l, 1, p->test, sizeof p->test) || !fields(l, keys, slots, (int)(sizeof keys / sizeof *keys)))

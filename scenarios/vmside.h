@@ -81,6 +81,7 @@ typedef struct tc_vm_pass {
     char test[16];
     double cpu_us, wall_us, traced_us;
     double cpu_lo_us, cpu_hi_us; /* the fastest and slowest of the testers whose median cpu_us is */
+    double testers;              /* how many untraced testers ran the pass */
     double faults, gcs, carriers, unmapped;
     double dirty_carriers; /* of carriers, those mseg instance 0 mapped: a dirty scheduler's */
     double dirty_cpu_us;   /* of cpu_us, the dirty CPU schedulers' threads' */

@@ -130,6 +130,8 @@ awk "$lib"'
     }
     END { if (bad != "") { print bad; exit 1 } }' "$tmp/a.csv" >"$tmp/why"
 ok=$?; check "account: numbers, phases summing to vm_priced_us, other the rest, within_15, testers ($(cat "$tmp/why"))" $ok
+grep -Eq '^# testers: .* and [3-9] untraced ones, ' "$tmp/a.csv"
+ok=$?; check "account: the metadata names the untraced testers per pass ($(grep '^# testers' "$tmp/a.csv" | cut -c 1-100))" $ok
 [ "$(grep -v '^#' "$tmp/p.csv" | head -n 1)" = "$prices" ]; check "account --prices: the header" $?
 # the clock reads' own cost, measured and taken out of the calibrations, stated in both files
 for f in a p; do

@@ -195,10 +195,10 @@ account_point(Payload, L, N) ->
                                    end, {[account:plain(Payload, L, N)], []}, Calibrated),
     Loops = account:loops(Plains ++ [account:plain(Payload, L, N) || _ <- lists:seq(1, Extra)], Traced),
     [io_lib:format("payload words ~b~n", [W])]
-        ++ [io_lib:format("pass ~s cpu_us ~.1f cpu_lo_us ~.1f cpu_hi_us ~.1f wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
+        ++ [io_lib:format("pass ~s cpu_us ~.1f cpu_lo_us ~.1f cpu_hi_us ~.1f testers ~b wall_us ~.1f traced_us ~.1f faults ~b gcs ~b carriers ~b unmapped ~b"
                           " dirty_carriers ~b dirty_cpu_us ~.1f minor ~b major ~b dirty ~b copied ~b moved ~b mbuf ~b"
                           " gc_us ~.1f heap ~b sleeps ~b~n",
-                          [T, maps:get(cpu_ns, C) / 1000, maps:get(cpu_lo_ns, C) / 1000, maps:get(cpu_hi_ns, C) / 1000, float(Us), float(TUs), maps:get(faults, C),
+                          [T, maps:get(cpu_ns, C) / 1000, maps:get(cpu_lo_ns, C) / 1000, maps:get(cpu_hi_ns, C) / 1000, account:testers(), float(Us), float(TUs), maps:get(faults, C),
                            maps:get(gcs, C), maps:get(mseg_create, C), maps:get(mseg_destroy, C),
                            proplists:get_value("i0_mseg_create", maps:get(alloc, C), 0), maps:get(dirty_ns, C) / 1000,
                            maps:get(minor, G), maps:get(major, G), maps:get(dirty, G), maps:get(copied, G),
