@@ -107,16 +107,6 @@ static bool parse_points(const char *text, point *out, int *n)
 
 static double median(double *v, int n) { return tc_timing_summarize(v, (size_t)n).median; }
 
-/* The median over the rounds of each field of a struct of doubles (counts or prices). */
-#define MEDIAN_OF(type, out, rounds, nr, member)                                            \
-    do {                                                                                    \
-        double vals_[MAX_ROUNDS];                                                           \
-        for (size_t f_ = 0; f_ < sizeof(type) / sizeof(double); f_++) {                      \
-            for (int r_ = 0; r_ < (nr); r_++)                                                \
-                vals_[r_] = ((const double *)&(rounds)[r_].member)[f_];                      \
-            ((double *)&(out))[f_] = median(vals_, (nr));                                   \
-        }                                                                                   \
-    } while (0)
 
 /* One round at one point: the model, then the VM, then the probes. */
 static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
@@ -188,8 +178,8 @@ static bool counts_match(const tc_account_counts *m, const tc_account_counts *v)
 static void write_prices(FILE *f, const point *pt, round_data *rounds, int nr)
 {
     for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
-        tc_account_prices p = {0}; /* filled field by field by MEDIAN_OF */
-        MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[k]);
+        tc_account_prices p;
+        tc_account_prices_median(&rounds[0].prices[k], sizeof *rounds, (size_t)nr, &p);
         tc_account_prices_write(f, tc_ep_shape_names[pt->shape], pt->len, (tc_account_loop)k, &p);
     }
 }
@@ -205,11 +195,11 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
     double vals[MAX_ROUNDS];
     for (int i = 0; i < TC_VM_ACCOUNT_PASSES; i++) {
         tc_account_loop loop = tc_account_loop_of_test(tests[i]);
-        tc_account_counts vc = {0}, mc = {0}; /* filled field by field by MEDIAN_OF */
-        tc_account_prices p = {0};
-        MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
-        MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
-        MEDIAN_OF(tc_account_prices, p, rounds, nr, prices[loop]);
+        tc_account_counts vc, mc;
+        tc_account_prices p;
+        tc_account_counts_median(&rounds[0].vm[i], sizeof *rounds, (size_t)nr, &vc);
+        tc_account_counts_median(&rounds[0].model[i], sizeof *rounds, (size_t)nr, &mc);
+        tc_account_prices_median(&rounds[0].prices[loop], sizeof *rounds, (size_t)nr, &p);
         vp[i] = tc_account_price(&vc, &p);
         mp[i] = tc_account_price(&mc, &p);
         for (int r = 0; r < nr; r++)
@@ -238,9 +228,9 @@ static void write_point(FILE *csv, const point *pt, round_data *rounds, int nr, 
             los[r] = rounds[r].lo_us[i];
             his[r] = rounds[r].hi_us[i];
         }
-        tc_account_counts vc = {0}, mc = {0};
-        MEDIAN_OF(tc_account_counts, vc, rounds, nr, vm[i]);
-        MEDIAN_OF(tc_account_counts, mc, rounds, nr, model[i]);
+        tc_account_counts vc, mc;
+        tc_account_counts_median(&rounds[0].vm[i], sizeof *rounds, (size_t)nr, &vc);
+        tc_account_counts_median(&rounds[0].model[i], sizeof *rounds, (size_t)nr, &mc);
         /* The identity from each round's own ratio (its loop and its prices measured minutes
          * apart in one VM session), the median over the rounds: this shared machine has bursts
          * that slow a loop or a calibration (a lookup's copy from ~1 to ~2 ns a word for some

@@ -317,3 +317,32 @@ tc_result tc_account_prices_read(const char *path, const char *shape, long len, 
     (void)fclose(f);
     return !header ? TC_EIO : found ? TC_OK : TC_EBADARG;
 }
+
+_Static_assert(sizeof(tc_account_prices) % sizeof(double) == 0, "tc_account_prices holds doubles only");
+_Static_assert(sizeof(tc_account_counts) % sizeof(double) == 0, "tc_account_counts holds doubles only");
+
+/* Field by field, the median of n structs of nfields doubles, `stride` bytes apart. */
+static void median_fields(const void *first, size_t stride, size_t n, size_t nfields, double *out)
+{
+    TC_CHECK(n >= 1 && n <= TC_ACCOUNT_MEDIAN_MAX);
+    double vals[TC_ACCOUNT_MEDIAN_MAX];
+    for (size_t f = 0; f < nfields; f++) {
+        for (size_t r = 0; r < n; r++)
+            memcpy(&vals[r], (const char *)first + r * stride + f * sizeof(double), sizeof(double));
+        out[f] = tc_timing_summarize(vals, n).median;
+    }
+}
+
+void tc_account_prices_median(const tc_account_prices *first, size_t stride, size_t n, tc_account_prices *out)
+{
+    double v[sizeof *out / sizeof(double)];
+    median_fields(first, stride, n, sizeof v / sizeof *v, v);
+    memcpy(out, v, sizeof v);
+}
+
+void tc_account_counts_median(const tc_account_counts *first, size_t stride, size_t n, tc_account_counts *out)
+{
+    double v[sizeof *out / sizeof(double)];
+    median_fields(first, stride, n, sizeof v / sizeof *v, v);
+    memcpy(out, v, sizeof v);
+}

@@ -156,6 +156,14 @@ void tc_account_prices_write(FILE *f, const char *shape, long len, tc_account_lo
 tc_result tc_account_prices_read(const char *path, const char *shape, long len, tc_account_loop loop,
                                  tc_account_prices *out, long *used) TC_MUST_CHECK;
 
+/* Field by field, the median of n (1 .. TC_ACCOUNT_MEDIAN_MAX) prices or counts `stride` bytes
+ * apart (an array of them, or the same member of an array of structs): each round of a shared
+ * machine prices a loop in a stretch of its own, and the median of the rounds leaves out the
+ * stretches a slow spell fell on (experiments/account.c's rounds, termcopy explain --vm's). */
+#define TC_ACCOUNT_MEDIAN_MAX 64
+void tc_account_prices_median(const tc_account_prices *first, size_t stride, size_t n, tc_account_prices *out);
+void tc_account_counts_median(const tc_account_counts *first, size_t stride, size_t n, tc_account_counts *out);
+
 /* The loop a pass of eptest is (proc1..3: the round trip; ets_lookup: the lookup). */
 tc_account_loop tc_account_loop_of_test(int test);
 

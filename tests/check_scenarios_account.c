@@ -350,6 +350,35 @@ START_TEST(loops_of_tests)
 }
 END_TEST
 
+/* The rounds' medians, field by field: each field its own rounds' middle value (a slow spell
+ * in one round's copy price and another's GC price leaves both out), from an array or from a
+ * member of an array of structs. */
+START_TEST(medians_of_rounds_field_by_field)
+{
+    tc_account_prices p[3] = {{.fixed = 500, .word = 1.7, .gc_minor = 900},
+                              {.fixed = 700, .word = 2.6, .gc_minor = 160},
+                              {.fixed = 450, .word = 1.8, .gc_minor = 170}};
+    tc_account_prices m;
+    tc_account_prices_median(p, sizeof *p, 3, &m);
+    ck_assert_double_eq(m.fixed, 500);
+    ck_assert_double_eq(m.word, 1.8);
+    ck_assert_double_eq(m.gc_minor, 170);
+    ck_assert_double_eq(m.sleep, 0);
+    tc_account_prices_median(p, sizeof *p, 1, &m);
+    ck_assert_double_eq(m.gc_minor, 900);
+    struct round {
+        double before;
+        tc_account_counts c;
+        int after;
+    } r[4] = {{1, {.minor = 250, .faults = 10}, 1}, {2, {.minor = 251, .faults = 900}, 2},
+              {3, {.minor = 249, .faults = 12}, 3}, {4, {.minor = 250, .faults = 14}, 4}};
+    tc_account_counts c;
+    tc_account_counts_median(&r[0].c, sizeof *r, 4, &c);
+    ck_assert_double_eq(c.minor, 250);
+    ck_assert_double_eq(c.faults, 13); /* of an even count, the mean of the middle two */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scenarios_account");
@@ -365,6 +394,7 @@ static Suite *suite(void)
     tcase_add_test(tc, model_counts_loop_rec_moves_apart);
     tcase_add_test(tc, probe_prices_are_positive);
     tcase_add_test(tc, loops_of_tests);
+    tcase_add_test(tc, medians_of_rounds_field_by_field);
     suite_add_tcase(s, tc);
     return s;
 }

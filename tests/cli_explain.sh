@@ -95,6 +95,11 @@ if command -v erl >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
     rc=$?; check "explain --vm --tsv (exit $rc: $(head -c 200 "$tmp/err"))" $rc
     [ -z "$(ls -A "$tmp/t")" ]; check "explain --vm leaves no temporary directory" $?
     tsv_ok "--vm lists:seq(1, 1000)" "$tmp/vm" 1
+    # the full output's account: one point a round, its prices and counts the rounds' medians
+    "$tool" explain --vm --iterations 100 --repeats 2 "$(list 100)" >"$tmp/vmfull" 2>"$tmp/err"
+    rc=$?; check "explain --vm, two rounds (exit $rc: $(head -c 200 "$tmp/err"))" $rc
+    grep -q "^time account (us of CPU time for 100 operations; the VM's prices for TERM, the medians of 2 rounds;" "$tmp/vmfull"
+    ok=$?; check "explain --vm: the account is the medians of the rounds ($(grep '^time account' "$tmp/vmfull"))" $ok
 else
     echo "note: erl/erlc not on PATH: the --vm part is skipped"
 fi

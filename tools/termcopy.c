@@ -530,7 +530,8 @@ static const char usage_explain[] =
     "                  model does not execute: scenarios/vmoverhead.h) and prints the model's\n"
     "                  verdict with it added; without --vm the phase is absent. And the time\n"
     "                  account (scenarios/account.h): the unit prices the VM shows for TERM in\n"
-    "                  calibration runs of one session (experiments/beam/account.erl; needs the\n"
+    "                  calibration runs of one session, a point each round, the medians of the\n"
+    "                  rounds (experiments/beam/account.erl; needs the\n"
     "                  cpuclock NIF, built where erl_nif.h is), the VM's counts and the model's\n"
     "                  at those prices, in phases; the model's verdict is then its priced counts'\n"
     "  --tsv           one line: model_ratio vm_ratio model_lookup_gcs vm_lookup_gcs\n"
@@ -843,26 +844,29 @@ static double per_1000(double count, long iterations) { return count * 1000.0 / 
 
 static const char *verdict_word(double ratio) { return ratio > 1 ? "slower" : "faster"; }
 
-/* The time account of TERM: the VM's loops and unit prices for it in one account session
- * (the modules and the cpuclock NIF beside eptest.erl, else the build tree's NIF), each
- * loop's prices with this machine's fault probe on the memory the loop faulted in. */
+/* The time account of TERM: the VM's loops and unit prices for it, one point of an account
+ * session (the modules and the cpuclock NIF beside eptest.erl, else the build tree's NIF) a
+ * round, each loop's prices with this machine's fault probe on the memory the loop faulted
+ * in; explain_account_median takes the rounds' medians, field by field. */
 typedef struct explain_account {
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     tc_account_counts vm[TC_ACCOUNT_LOOPS]; /* proc2's, the lookup's */
     double vm_us[TC_ACCOUNT_LOOPS];        /* CPU time */
 } explain_account;
 
-static bool explain_account_run(const explain_vm *vm, long iterations, explain_account *out)
+static tc_vm *explain_account_start(const explain_vm *vm)
 {
-    char nif[4200], payload[200];
+    char nif[4200];
     (void)snprintf(nif, sizeof nif, "%s/cpuclock.so", vm->src);
-    tc_vm *s = tc_vm_start_account("termcopy explain", vm->src, access(nif, R_OK) == 0 ? vm->src : NULL);
-    if (!s)
-        return false;
+    return tc_vm_start_account("termcopy explain", vm->src, access(nif, R_OK) == 0 ? vm->src : NULL);
+}
+
+static bool explain_account_run(tc_vm *s, const explain_vm *vm, long iterations, explain_account *out)
+{
+    char payload[200];
     (void)snprintf(payload, sizeof payload, "ext:%s/term.ext", vm->dir);
     tc_vm_account a;
     bool ok = tc_vm_account_point(s, payload, 0, iterations, &a);
-    tc_vm_stop(s);
     for (int k = 0; ok && k < TC_ACCOUNT_LOOPS; k++) {
         const tc_vm_pass *p = &a.pass[k == TC_ACCOUNT_RT ? 1 : 3];
         double fault;
@@ -874,6 +878,18 @@ static bool explain_account_run(const explain_vm *vm, long iterations, explain_a
     if (!ok)
         fail("%s", "--vm: the time account of TERM failed");
     return ok;
+}
+
+static void explain_account_median(const explain_account *rounds, long n, explain_account *out)
+{
+    for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
+        tc_account_prices_median(&rounds[0].prices[k], sizeof *rounds, (size_t)n, &out->prices[k]);
+        tc_account_counts_median(&rounds[0].vm[k], sizeof *rounds, (size_t)n, &out->vm[k]);
+        double us[TC_ACCOUNT_MEDIAN_MAX];
+        for (long r = 0; r < n; r++)
+            us[r] = rounds[r].vm_us[k];
+        out->vm_us[k] = tc_timing_summarize(us, (size_t)n).median;
+    }
 }
 
 static void print_phases(const char *who, const char *loop, const tc_account_phases *ph, double measured)
@@ -955,8 +971,10 @@ static int cmd_explain(int argc, char **argv)
     unsigned char *ext = NULL;
     explain_vm vm = {{0}, {0}, {0}, false};
     static explain_series model[NVARIANTS], vms[NVARIANTS]; /* static: 64 rounds each */
+    static explain_account acct_rounds[EXPLAIN_MAX_REPEATS];
     memset(model, 0, sizeof model);
     memset(vms, 0, sizeof vms);
+    tc_vm *acct_vm = NULL;
     rc = EXIT_USAGE;
     if (!read_operand(arg, opts[O_EXT].set, arena, &t) ||
         !term_sizes(arena, t, &flat, &shared, &stored, &ext_len))
@@ -1012,7 +1030,7 @@ static int cmd_explain(int argc, char **argv)
     if (want_vm) { /* the phase, on the unitcost.erl beside the eptest.erl found */
         if (!tsv && !tc_vmoh_measure("termcopy explain", vm.src, &cfg[V_BASE].policy, &oh))
             goto out;
-        if (!explain_account_run(&vm, iterations, &acct))
+        if (!(acct_vm = explain_account_start(&vm)))
             goto out;
     }
     /* min_heap_size: the young heap holds Data (flat words, on the tester's heap as a spawn
@@ -1035,9 +1053,9 @@ static int cmd_explain(int argc, char **argv)
                        remedies[v].vm_arg_value ? " " : "", remedies[v].vm_arg_value ? values[v] : "");
         vm_args[v] = vm_arg_text[v];
     }
-    /* Rounds: the model, then the VM, each variant, so both see the same stretch of a shared
-     * machine. */
-    for (long k = 0; k < repeats; k++)
+    /* Rounds: the model, then the VM, each variant, then the account of TERM, so all see the
+     * same stretch of a shared machine; the account's prices and counts are the rounds' medians. */
+    for (long k = 0; k < repeats; k++) {
         for (int v = 0; v < nvariants; v++) {
             if (!tsv || want_vm)
                 tc_progress_line("termcopy explain: round %ld of %ld, %s", k + 1, repeats,
@@ -1048,7 +1066,17 @@ static int cmd_explain(int argc, char **argv)
                 goto out;
             }
         }
+        if (want_vm && !explain_account_run(acct_vm, &vm, iterations, &acct_rounds[k])) {
+            tc_progress_end();
+            goto out;
+        }
+    }
     tc_progress_end();
+    if (want_vm) {
+        tc_vm_stop(acct_vm);
+        acct_vm = NULL;
+        explain_account_median(acct_rounds, repeats, &acct);
+    }
     explain_summary ms[NVARIANTS] = {{0}}, vs[NVARIANTS] = {{0}}; /* --tsv: the remedies' stay 0 */
     for (int v = 0; v < nvariants; v++) {
         ms[v] = explain_summarize(&model[v]);
@@ -1110,8 +1138,9 @@ static int cmd_explain(int argc, char **argv)
                "(lookup / round trip %.3f)\n",
                priced_ratio > 1 ? priced_ratio : priced_ratio > 0 ? 1 / priced_ratio : 0, verdict_word(priced_ratio),
                priced_ratio);
-        printf("time account (us of CPU time for %ld operations; the VM's prices for TERM; round trip: proc2):\n",
-               iterations);
+        printf("time account (us of CPU time for %ld operations; the VM's prices for TERM, the medians of %ld "
+               "round%s; round trip: proc2):\n",
+               iterations, repeats, repeats == 1 ? "" : "s");
         for (int k = 0; k < TC_ACCOUNT_LOOPS; k++) {
             const char *loop = k == TC_ACCOUNT_RT ? "round trip" : "lookup";
             tc_account_phases vp = tc_account_price(&acct.vm[k], &acct.prices[k]);
@@ -1188,6 +1217,8 @@ static int cmd_explain(int argc, char **argv)
            "    GC of every process when the term is replaced or erased]\n");
     rc = 0;
 out:
+    if (acct_vm)
+        tc_vm_stop(acct_vm);
     explain_vm_cleanup(&vm);
     tc_mem_free(ext);
     tc_arena_free(arena);
