@@ -102,6 +102,7 @@ struct tc_mseg {
     tc_mseg_stats total;
     size_t min_seg; /* best_whole: the least segment size asked for (min_seg_size) */
     struct tc_mseg *temp; /* the temp_alloc companion (cfg.temp_mmbcs), or NULL */
+    uint64_t checks;      /* the cache check's timeouts passed (tc_mseg_clock) */
     pthread_mutex_t lock; /* used when cfg.thread_safe */
 };
 
@@ -1014,6 +1015,39 @@ tc_result tc_mseg_share_cache(tc_mseg *m, tc_mseg *with)
         return TC_EBADARG;
     m->in[0].co = with;
     return TC_OK;
+}
+
+/* mseg_check_cache (erl_mseg.c): the oldest segment of the least power-of-two size class
+ * when one is cached, else the oldest other one, unmapped. */
+static void check_cache(tc_mseg *m, inst *i)
+{
+    int drop = -1;
+    for (unsigned s = 0; s < i->ncached; s++)
+        if (i->cache[s].pow && (drop < 0 || i->cache[s].bytes < i->cache[drop].bytes))
+            drop = (int)s;
+    for (unsigned s = 0; drop < 0 && s < i->ncached; s++)
+        drop = (int)s;
+    if (drop < 0)
+        return;
+    seg_enter(m, i);
+    unmap(m, i, i->cache[drop].base, i->cache[drop].bytes, 1);
+    seg_leave(m);
+    memmove(&i->cache[drop], &i->cache[drop + 1], (i->ncached - (unsigned)drop - 1) * sizeof *i->cache);
+    i->ncached--;
+    COUNT(m, i, cache_checks, 1);
+}
+
+void tc_mseg_clock(tc_mseg *m, uint64_t now_ns)
+{
+    if (m->cfg.fit != TC_MSEG_FIT_NEWEST_SPLIT)
+        return;
+    lock(m);
+    while ((m->checks + 1) * TC_MSEG_CHECK_NS <= now_ns) {
+        m->checks++;
+        for (unsigned k = 0; k < m->cfg.instances; k++)
+            check_cache(m, &m->in[k]);
+    }
+    unlock(m);
 }
 
 unsigned tc_mseg_instance_get(const tc_mseg *m) { return m->cur; }

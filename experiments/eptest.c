@@ -42,7 +42,8 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
                   "the unit prices of the VM on this machine (experiments/beam/account.sh's prices CSV): "
                   "each proc pass's and the lookup pass's counts (the first run's) priced at the prices of "
                   "the shape's nearest length there, as the column priced_us (scenarios/account.h); the "
-                  "seed's line stays the C code's time",
+                  "run's clock is that priced time, so the segment cache's timed check runs (alloc/mseg.h "
+                  "tc_mseg_clock); the seed's line stays the C code's time",
                   {0}},
 };
 
@@ -71,9 +72,29 @@ typedef struct options {
     const char *prices_file; /* --prices, else NULL */
     tc_account_prices prices[TC_ACCOUNT_LOOPS];
     long prices_len; /* the length whose prices were read */
+    uint64_t words;  /* with --prices, Data's flat size (built once: the clock asks at each operation) */
 } options;
 
 #define OH_HOW "not measured: add --vm-overhead (needs erl) to charge it"
+
+/* A pass's counts after `ops` operations at the VM's prices, in microseconds; -1 for a pass
+ * the account does not price (the inserts, the overwrites, the empty loop) or without
+ * --prices. */
+static double priced_us(const options *o, int test, long ops, const tc_ep_counts *k)
+{
+    if (!o->prices_file || (test != TC_EP_PROC1 && test != TC_EP_PROC2 && test != TC_EP_PROC3 && test != TC_EP_LOOKUP))
+        return -1;
+    tc_account_counts c = tc_account_of_model(k, ops, o->words);
+    return tc_account_price(&c, &o->prices[tc_account_loop_of_test(test)]).total_us;
+}
+
+/* The run's clock (tc_ep_config.clock): the priced time; the passes the account does not
+ * price take none. */
+static double priced_clock(void *ctx, int test, long ops, const tc_ep_counts *so_far)
+{
+    double us = priced_us(ctx, test, ops, so_far);
+    return us > 0 ? us * 1000.0 : 0.0;
+}
 
 static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
 {
@@ -102,21 +123,14 @@ static int parse_options(int argc, char **argv, tc_bench_cli *cli, options *o)
                 return 2;
             }
         }
+        if ((r = tc_ep_payload_words(o->cfg.shape, o->cfg.len, &o->words)) != TC_OK) {
+            fprintf(stderr, "eptest: %s\n", tc_result_name(r));
+            return 1;
+        }
+        o->cfg.clock = priced_clock; /* the cache's timed check runs on the priced time */
+        o->cfg.clock_ctx = o;
     }
     return TC_BENCH_CLI_RUN;
-}
-
-/* A pass's counts at the VM's prices, in microseconds; -1 for a pass the account does not
- * price (the inserts, the overwrites, the empty loop) or without --prices. */
-static double priced_us(const options *o, int test, const tc_ep_counts *k)
-{
-    uint64_t words;
-    if (!o->prices_file || tc_ep_payload_words(o->cfg.shape, o->cfg.len, &words) != TC_OK)
-        return -1;
-    if (test != TC_EP_PROC1 && test != TC_EP_PROC2 && test != TC_EP_PROC3 && test != TC_EP_LOOKUP)
-        return -1;
-    tc_account_counts c = tc_account_of_model(k, o->cfg.iterations, words);
-    return tc_account_price(&c, &o->prices[tc_account_loop_of_test(test)]).total_us;
 }
 
 static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum, const tc_ep_counts *counts)
@@ -141,7 +155,7 @@ static void write_csv(FILE *csv, const options *o, const tc_timing_summary *sum,
                  "fragments,carriers_mapped,switches,io_polls,tester_gcs,priced_us\n");
     for (int t = 0; t < TC_EP_TESTS; t++) {
         const tc_ep_counts *k = &counts[t];
-        double priced = priced_us(o, t, k);
+        double priced = priced_us(o, t, o->cfg.iterations, k);
         char pc[32] = "n/a";
         if (priced >= 0)
             (void)snprintf(pc, sizeof pc, "%.1f", priced);
@@ -226,7 +240,7 @@ int main(int argc, char **argv)
     if (o.prices_file) {
         double p[TC_EP_TESTS];
         for (int t = 0; t < TC_EP_TESTS; t++)
-            p[t] = priced_us(&o, t, &counts[t]);
+            p[t] = priced_us(&o, t, o.cfg.iterations, &counts[t]);
         double rt[3] = {p[TC_EP_PROC1], p[TC_EP_PROC2], p[TC_EP_PROC3]};
         tc_timing_summary m = tc_timing_summarize(rt, 3);
         printf("priced at the VM's prices (%s, payload_len %ld): proc {%.0f,%.0f,%.0f}, lookup %.0f us; "

@@ -59,6 +59,7 @@ typedef struct world {
     int nsnap, pass;
     tc_term pending_fun, marked_atom;
     int64_t tester_reds; /* what is left of the tester's slice between its tasks */
+    double clock_ns;     /* cfg->clock's time at the start of the pass */
 } world;
 
 /* The proc.h trace hook of the tester and the servers: adds where the event happened. */
@@ -585,6 +586,18 @@ tc_ep_counts tc__ep_diff(const tc__ep_snapshot *a, const tc__ep_snapshot *b)
     return c;
 }
 
+/* The run's clock after op `ops` of the pass `test` (tc_ep_config.clock), from the meter's
+ * read at the pass's opening mark. */
+static void clock_at(world *w, int test, long ops)
+{
+    if (!w->cfg->clock || w->nsnap != 1)
+        return;
+    tc__ep_snapshot now = take(w, w->server);
+    tc_ep_counts c = tc__ep_diff(&w->snap[0], &now);
+    double ns = w->clock_ns + w->cfg->clock(w->cfg->clock_ctx, test, ops, &c);
+    tc_mseg_clock(w->mem, ns > 0 ? (uint64_t)ns : 0);
+}
+
 static tc_result check_heap(const world *w, const tc_proc *p)
 {
     const char *why;
@@ -1059,6 +1072,7 @@ static tc_step ep_client_step(tc_task *t)
         st->i++;
         st->w->at[TC_EP_TESTER].op = st->i + 1;
         tc_proc_pop(p, fw(TC_EP_F_CALL_LOOP));
+        clock_at(st->w, st->w->pass, st->i);
         return TC_STEP_CONTINUE;
     }
     if (st->i == st->n)
@@ -1141,8 +1155,10 @@ static tc_step ep_loop_step(tc_task *t)
     }
     if (st->op != OP_EMPTY && !resumed)
         tc_sched_bump(t, 1); /* the BIF, then the loop's call (resumed: the step's is the BIF's) */
-    if (r == TC_OK)
+    if (r == TC_OK) {
         tc_proc_pop(p, frame);
+        clock_at(w, w->pass, st->i);
+    }
     return r == TC_OK ? TC_STEP_CONTINUE : fail(t, r);
 }
 
@@ -1266,6 +1282,8 @@ static tc_result ep_pass(world *w, int test, const tc_copy_literal_area *pt, tc_
         return r;
     if (w->nsnap >= 2)
         *c = tc__ep_diff(&w->snap[0], &w->snap[1]);
+    if (w->nsnap >= 2 && w->cfg->clock)
+        w->clock_ns += w->cfg->clock(w->cfg->clock_ctx, test, w->cfg->iterations, c);
     w->nsnap = 0;
     if ((r = tc_proc_test_heap_maybe_gc(p, 3)) != TC_OK)
         return r;

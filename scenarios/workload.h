@@ -101,6 +101,8 @@ enum {
 };
 extern const tc_ep_frame tc_ep_frames[TC_EP_FRAMES];
 
+typedef struct tc_ep_counts tc_ep_counts; /* below */
+
 typedef struct tc_ep_config {
     long len, iterations;
     tc_ep_shape shape;
@@ -132,6 +134,14 @@ typedef struct tc_ep_config {
      * with trace_ctx, the process whose GC it is and where that process was. */
     const char *draws;
     void (*draw)(void *ctx, unsigned index, tc_ep_role role, const tc_ep_where *where, tc_draw outcome);
+    /* The run's clock, for the memory source's time-driven rule (alloc/mseg.h tc_mseg_clock:
+     * the segment cache's check once a second): the ns of the VM's time that pass `test`'s
+     * counts after its `ops` operations stand for (the time account's counts at the VM's
+     * prices, experiments/eptest.c --prices), asked after each operation of the tester's
+     * loop; 0 for a pass it does not price, which then takes no time. NULL: no clock, the
+     * cache never drained by time. */
+    double (*clock)(void *ctx, int test, long ops, const tc_ep_counts *so_far);
+    void *clock_ctx;
 } tc_ep_config;
 
 /* The payload of length L of a shape, built in `a` as the seed's expressions build it. */
@@ -151,7 +161,7 @@ enum { TC_EP_PROC1, TC_EP_PROC2, TC_EP_PROC3, TC_EP_INSERT, TC_EP_OVERWRITE, TC_
 extern const char *const tc_ep_test_names[TC_EP_TESTS];
 
 /* What one pass did, from counters read before and after it. */
-typedef struct tc_ep_counts {
+struct tc_ep_counts {
     double us;  /* wall time of the pass, clock overhead subtracted */
     long faults;
     uint64_t gcs, gc_words, words_sized, words_copied, fragments, carriers_mapped, switches, io_polls;
@@ -165,7 +175,7 @@ typedef struct tc_ep_counts {
     /* Of carriers_mapped, those of the memory source's dirty-scheduler instance
      * (TC_MSEG_DIRTY_INSTANCE: the heaps long GCs make; 0 with a single instance). */
     uint64_t dirty_carriers;
-} tc_ep_counts;
+};
 
 /* The memory a run of cfg holds at once, before it runs: the ETS insert pass keeps every one of
  * its N objects {I, Data} live in the table until the run ends, so N times the bytes the store

@@ -741,6 +741,80 @@ START_TEST(injected_failures)
 }
 END_TEST
 
+/* erl_mseg.c mseg_cache_check at the aux-work timer's timeouts, once a second of the caller's
+ * clock: each instance with a cached segment loses its oldest one, a power-of-two segment
+ * before any sbc; an instance with none loses nothing; R10B-2's and R13B01's design runs no
+ * such check. */
+START_TEST(timed_check_drops_one_segment_a_second)
+{
+    tc_mseg *m = source(5);
+    const tc_mseg_stats *st = tc_mseg_stats_get(m);
+    size_t seg[3];
+    void *b[3];
+    for (int k = 0; k < 3; k++) {
+        uint64_t before = st->bytes_mapped;
+        b[k] = tc_mseg_alloc_block(m, (size_t)(600 + 100 * k) * KIB);
+        ck_assert(b[k] != NULL);
+        seg[k] = (size_t)(st->bytes_mapped - before);
+    }
+    ck_assert_uint_eq(tc_mseg_instance_set(m, 0), 1);
+    void *d = tc_mseg_alloc_block(m, 600 * KIB);
+    ck_assert(d != NULL);
+    tc_mseg_free_block(m, d);
+    ck_assert_uint_eq(tc_mseg_instance_set(m, 1), 0);
+    for (int k = 0; k < 3; k++)
+        tc_mseg_free_block(m, b[k]);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 3);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 0), 1);
+    tc_mseg_clock(m, TC_MSEG_CHECK_NS - 1);
+    ck_assert_uint_eq(tc_mseg_cached(m), 4);
+    ck_assert_uint_eq(st->cache_checks, 0);
+    uint64_t unmapped = st->bytes_unmapped;
+    tc_mseg_clock(m, TC_MSEG_CHECK_NS);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 2);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 0), 0);
+    ck_assert_uint_eq(st->bytes_unmapped - unmapped, seg[0] + seg[0]); /* the oldest of each */
+    tc_mseg_clock(m, TC_MSEG_CHECK_NS); /* the same time again: nothing */
+    ck_assert_uint_eq(st->cache_checks, 2);
+    unmapped = st->bytes_unmapped;
+    tc_mseg_clock(m, 2 * TC_MSEG_CHECK_NS + TC_MSEG_CHECK_NS / 2);
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 1);
+    ck_assert_uint_eq(st->bytes_unmapped - unmapped, seg[1]);
+    ck_assert_uint_eq(tc_mseg_instance_stats(m, 1)->cache_checks, 2);
+    ck_assert_uint_eq(tc_mseg_instance_stats(m, 0)->cache_checks, 1);
+    tc_mseg_clock(m, 10 * TC_MSEG_CHECK_NS); /* seven timeouts, one segment left to drop */
+    ck_assert_uint_eq(tc_mseg_cached(m), 0);
+    ck_assert_uint_eq(st->cache_checks, 4);
+    ck_assert_uint_eq(st->carriers_unmapped, 4);
+    tc_mseg_free(m);
+
+    /* a power-of-two segment (temp_alloc's carrier) goes first, though the sbc is older */
+    m = source_with_temp(5, TC_MSEG_FIT_NEWEST_SPLIT, 128 * KIB);
+    st = tc_mseg_stats_get(m);
+    void *h = tc_mseg_alloc_block(m, 900 * KIB);
+    ck_assert(h != NULL);
+    tc_mseg_free_block(m, h);
+    ck_assert_int_eq(tc_estack_walk(tc_mseg_temp(m), 8193), TC_OK); /* a 1 MiB segment cached */
+    ck_assert_uint_eq(tc_mseg_instance_cached(m, 1), 2);
+    unmapped = st->bytes_unmapped;
+    tc_mseg_clock(m, TC_MSEG_CHECK_NS);
+    ck_assert_uint_eq(st->bytes_unmapped - unmapped, 1024 * KIB);
+    h = tc_mseg_alloc_block(m, 900 * KIB); /* the sbc is still there */
+    ck_assert_uint_eq(st->cache_hits, 1);
+    tc_mseg_free_block(m, h);
+    tc_mseg_free(m);
+
+    m = old_source(TC_MSEG_FIT_BEST_WHOLE);
+    h = tc_mseg_alloc_block(m, 900 * KIB);
+    ck_assert(h != NULL);
+    tc_mseg_free_block(m, h);
+    tc_mseg_clock(m, 5 * TC_MSEG_CHECK_NS);
+    ck_assert_uint_eq(tc_mseg_cached(m), 1);
+    ck_assert_uint_eq(tc_mseg_stats_get(m)->cache_checks, 0);
+    tc_mseg_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("heaps_mseg");
@@ -768,6 +842,7 @@ static Suite *suite(void)
     tcase_add_test(tc, sbcs_past_mmsbc_come_from_sys_alloc);
     tcase_add_test(tc, discard_unmaps_live_single_block_carriers);
     tcase_add_test(tc, segment_calls_take_mseg_lock);
+    tcase_add_test(tc, timed_check_drops_one_segment_a_second);
     suite_add_tcase(s, tc);
     return s;
 }

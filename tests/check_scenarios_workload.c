@@ -783,6 +783,52 @@ START_TEST(lookup_slice_pays_the_receive_and_the_fun)
 }
 END_TEST
 
+/* The run's clock (tc_ep_config.clock), asked after each operation of a pass with the pass's
+ * counts so far and at its end with all of them: at a second an operation the segment
+ * cache's timed check (alloc/mseg.h tc_mseg_clock) empties the caches as the round trips go,
+ * so replies that took a cached single-block carrier without the clock map fresh ones; a
+ * clock that never reaches a second changes no count. */
+typedef struct clock_log {
+    double ns_per_op;
+    long calls, ops[TC_EP_TESTS];
+    uint64_t copied; /* proc2's words copied when its clock last read them */
+} clock_log;
+
+static double clock_of(void *ctx, int test, long ops, const tc_ep_counts *so_far)
+{
+    clock_log *l = ctx;
+    l->calls++;
+    l->ops[test] = ops;
+    if (test == TC_EP_PROC2)
+        l->copied = so_far->words_copied;
+    return l->ns_per_op * (double)ops;
+}
+
+START_TEST(the_clock_drains_the_segment_cache)
+{
+    enum { N = 30 };
+    tc_ep_counts none[TC_EP_TESTS], still[TC_EP_TESTS], fast[TC_EP_TESTS];
+    run(TC_EP_STRINGS, 7000, N, none); /* each reply 672,024 bytes: an sbc, from the cache */
+    ck_assert_uint_eq(none[TC_EP_PROC2].carriers_mapped, 0);
+    clock_log slow = {.ns_per_op = 1.0}, second = {.ns_per_op = 1e9};
+    tc_ep_config cfg = ep_config("otp25", TC_EP_STRINGS, 7000, N);
+    cfg.clock = clock_of;
+    cfg.clock_ctx = &slow;
+    ck_assert_int_eq(tc_ep_run(&cfg, still), TC_OK);
+    for (int t = 0; t < TC_EP_TESTS; t++) {
+        ck_assert_uint_eq(still[t].carriers_mapped, none[t].carriers_mapped);
+        ck_assert_uint_eq(still[t].gcs, none[t].gcs);
+        ck_assert_int_eq(slow.ops[t], N); /* the pass's end */
+    }
+    ck_assert_int_ge(slow.calls, TC_EP_TESTS * (N + 1));
+    ck_assert_uint_eq(slow.copied, still[TC_EP_PROC2].words_copied);
+    cfg.clock_ctx = &second;
+    ck_assert_int_eq(tc_ep_run(&cfg, fast), TC_OK);
+    ck_assert_uint_gt(fast[TC_EP_PROC2].carriers_mapped, 0);
+    ck_assert_uint_eq(fast[TC_EP_PROC2].words_copied, none[TC_EP_PROC2].words_copied);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scenarios_workload");
@@ -809,6 +855,7 @@ int main(void)
     tcase_add_test(tc, a_small_terms_binary_is_a_heap_binary);
     tcase_add_test(tc, long_gc_at_a_heap_test_is_delayed);
     tcase_add_test(tc, gc_costing_the_slice_ends_it);
+    tcase_add_test(tc, the_clock_drains_the_segment_cache);
     tcase_add_test(tc, long_gc_at_an_allocate_yields_at_the_bif_call);
     tcase_add_test(tc, lookup_slice_resumes_past_the_entry);
     tcase_add_test(tc, lookup_slice_pays_the_receive_and_the_fun);
