@@ -34,7 +34,8 @@
 #   fidelity-sweep.csv    shape, payload_len -> eptest --era otp25, 1 tester: model_{lookup,rt}_
 #                         {gcs,faults,carriers} (rt: proc2's), model_ratio (time); with a
 #                         '# prices: FILE' line, eptest --prices FILE: model_priced_ratio
-#                         (counts at the VM's prices: checked within 0.5 %)
+#                         (counts at the VM's prices: checked within 0.5 %), and every count
+#                         then on the priced clock (alloc/mseg.h tc_mseg_clock)
 #   fidelity-bands.csv    the sweep's model columns -> bisection of eptest's lookup GCs
 #                         (experiments/beam/bands.sh --model-only): edge_model, difference_pct
 #   vm-interventions.csv  model_ablation, payload_len -> ablate --era otp25, the ablation's
