@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "workload_cli.h"
 #include "scenarios/account.h"
 #include "scenarios/progress.h"
 #include "scenarios/workload.h"
@@ -39,6 +40,7 @@ static const tc_bench_cli_extra extras[NEXTRAS] = {
 
 static const tc_bench_cli_spec spec = {
     .prog = "account",
+    .era = "otp25", /* the VM the account runs; --set switches the model's mechanisms to match a rebuilt one */
     .about = "The time account of the eptest loops: per point and loop the VM's CPU time, its counts\n"
              "at the unit prices the VM shows in calibration runs of the same session (the phases:\n"
              "fixed, copy, gc, fault, mmap, and what they leave), and the model's counts at the same\n"
@@ -108,11 +110,10 @@ static bool parse_points(const char *text, point *out, int *n)
 static double median(double *v, int n) { return tc_timing_summarize(v, (size_t)n).median; }
 
 
-/* One round at one point: the model, then the VM, then the probes. */
-static bool measure(tc_vm *vm, const point *pt, long n, round_data *rd)
+/* One round at one point: the model (base's policy), then the VM, then the probes. */
+static bool measure(tc_vm *vm, const tc_ep_config *base, const point *pt, long n, round_data *rd)
 {
-    tc_ep_config cfg;
-    TC_CHECK(tc_ep_config_for_era("otp25", &cfg) == TC_OK);
+    tc_ep_config cfg = *base;
     cfg.shape = pt->shape;
     cfg.len = pt->len;
     cfg.iterations = n;
@@ -303,6 +304,12 @@ int main(int argc, char **argv)
         return tc_bench_cli_bad(&cli, "--points", "SHAPE:L words, L from 10 to 30000", cli.extra[X_POINTS].value);
     long n = cli.iterations ? cli.iterations : cli.quick ? 200 : 1000;
     int nr = (int)(cli.repeats ? cli.repeats : cli.quick ? 1 : 3);
+    if (cli.neras != 1 || strcmp(cli.eras[0], "otp25") != 0)
+        return tc_bench_cli_bad(&cli, "--era", "otp25 (the account's VM is OTP 25)", cli.eras[0]);
+    tc_ep_config base;
+    TC_CHECK(tc_ep_cli_config(&cli, 0, 1000, n, &base) == TC_OK);
+    char erl[4096] = "erl";
+    (void)tc_vm_which("erl", erl, sizeof erl);
     tc_vm *vm = tc_vm_start_account("account", NULL, NULL);
     if (!vm)
         return 2;
@@ -319,7 +326,7 @@ int main(int argc, char **argv)
         for (int p = 0; p < np && ok; p++) {
             tc_progress_line("account: round %d of %d, %s L = %ld", r + 1, nr, tc_ep_shape_names[points[p].shape],
                               points[p].len);
-            ok = measure(vm, &points[p], n, &data[p][r]);
+            ok = measure(vm, &base, &points[p], n, &data[p][r]);
         }
     tc_progress_end();
     tc_vm_stop(vm);
@@ -346,6 +353,8 @@ int main(int argc, char **argv)
         tc_bench_meta_standard(csv);
         tc_bench_meta(csv, "experiment", "account%s (the time account of the eptest loops)", cli.quick ? " --quick" : "");
         tc_bench_meta(csv, "vm", "%s", meta_vm);
+        tc_bench_meta(csv, "erl", "%s (the first on PATH: the VM measured and priced)", erl);
+        tc_ep_meta_config(csv, &base);
         tc_bench_meta(csv, "iterations", "%ld per pass; %d round%s (model, VM loops, calibrations, probe each)", n,
                       nr, nr == 1 ? "" : "s");
         tc_bench_meta(csv, "testers", "each round, a traced tester (the counts per GC, the calibrations' context) "
@@ -376,6 +385,7 @@ int main(int argc, char **argv)
         tc_bench_meta_standard(pcsv);
         tc_bench_meta(pcsv, "experiment", "account%s: the unit prices per point and loop", cli.quick ? " --quick" : "");
         tc_bench_meta(pcsv, "vm", "%s", meta_vm);
+        tc_bench_meta(pcsv, "erl", "%s (the first on PATH: the VM priced)", erl);
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
                                      "fault per page (its unmap included), carrier and carrier_dirty per carrier "

@@ -20,18 +20,22 @@ struct tc_vm {
     bool cached;     /* dir is TC_BEAM_CACHE: kept */
 };
 
-bool tc_vm_on_path(const char *name)
+bool tc_vm_which(const char *name, char *file, size_t size)
 {
     const char *path = getenv("PATH");
-    char file[4096];
     while (path && *path) {
         size_t n = strcspn(path, ":");
-        if (n > 0 && snprintf(file, sizeof file, "%.*s/%s", (int)n, path, name) < (int)sizeof file &&
-            access(file, X_OK) == 0)
+        if (n > 0 && snprintf(file, size, "%.*s/%s", (int)n, path, name) < (int)size && access(file, X_OK) == 0)
             return true;
         path += n + (path[n] == ':');
     }
     return false;
+}
+
+bool tc_vm_on_path(const char *name)
+{
+    char file[4096];
+    return tc_vm_which(name, file, sizeof file);
 }
 
 bool tc_vm_installed(void) { return tc_vm_on_path("erl") && tc_vm_on_path("erlc"); }

@@ -24,6 +24,8 @@ typedef struct tc_vm tc_vm;
 
 /* Whether `name` is an executable file in a PATH directory. */
 bool tc_vm_on_path(const char *name);
+/* The same, and the file found first (PATH's order) in file[size]: which VM a session runs. */
+bool tc_vm_which(const char *name, char *file, size_t size);
 /* Whether erl and erlc both are. */
 bool tc_vm_installed(void);
 

@@ -37,6 +37,8 @@ bad "a point with no length" --points "ints"
 bad "a shape it has not" --points "lists:1000"
 bad "a length out of range" --points "ints:5"
 bad "no rounds" --repeats 0
+bad "an era its VM is not (OTP 25's)" --era r10b
+bad "a policy field it has not" --set no_such_field=1
 bad "a fault probe of no count" --fault-probe many
 bad "a fault probe of a negative count" --fault-probe -3
 # --fault-probe alone: the fault price of this machine, a positive number of ns, no VM started
@@ -54,6 +56,17 @@ check "account --carrier-probe 65536: a price in ns ($cp, rc $ok)" $?
 check "account.sh --help" $?
 "$here/../experiments/beam/account.sh" --bin "$dir" --shapes "lists" >/dev/null 2>&1
 [ $? -eq 2 ]; check "account.sh refuses a bad shape with exit 2" $?
+"$here/../experiments/beam/account.sh" --bin "$dir" --vm-root "$tmp/no-vm" >/dev/null 2>&1
+[ $? -eq 2 ]; check "account.sh refuses a --vm-root with no bin/erl, exit 2" $?
+priced="$here/../experiments/beam/interventions/priced.sh"
+"$priced" --help | grep -q '^usage: experiments/beam/interventions/priced.sh'
+check "priced.sh --help" $?
+for a in "--variants emu" "--variants no_such" "--rounds 0" "--lens 1x" "--no-such-option"; do
+    # shellcheck disable=SC2086 # the words are the arguments
+    "$priced" $a "$tmp/priced.csv" >/dev/null 2>"$tmp/priced.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ ! -e "$tmp/priced.csv" ]; check "priced.sh $a: exit 2 before building anything (got $rc)" $?
+done
 
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1 || [ ! -f "$dir/cpuclock.so" ]; then
     echo "note: erl, erlc or the cpuclock NIF missing: the account's run is skipped ($pass passed)"
@@ -142,6 +155,25 @@ n=$(grep -c '^ints,100,' "$tmp/p.csv")
 [ "$n" -eq 2 ]; check "account --prices: both loops' prices (got $n rows)" $?
 grep -Eq '^account: vm_priced_us within 15% of vm_us at [0-9]+ of 4 loops' "$tmp/a.out"
 check "account: the summary line" $?
+
+# A rebuilt VM's account (--vm-root: the VM measured and priced is DIR/bin/erl, said so) with the
+# model switched to its mechanism (--set): the metadata names both, and the switch moves the
+# model's counts (the word GC test collects after more BIFs: L = 1000, the lookup's GCs).
+erl_real=$(readlink -f "$(command -v erl)")
+vm_root=$(dirname "$(dirname "$erl_real")")
+for s in "" bif_gc_test=words; do
+    "$here/../experiments/beam/account.sh" --bin "$dir" --vm-root "$vm_root" --shapes ints --lens 1000 --rounds 1 \
+        --iterations 50 ${s:+--set "$s"} --out "$tmp/s${s:+w}.csv" --prices "$tmp/sp.csv" >/dev/null 2>"$tmp/s.err"
+    ok=$?; check "account.sh --vm-root ${s:+--set $s }runs (exit $ok: $(tail -n 1 "$tmp/s.err"))" $ok
+done
+grep -qx "# erl: $vm_root/bin/erl (the first on PATH: the VM measured and priced)" "$tmp/sw.csv"
+check "account --vm-root: the metadata names the VM ($(grep '^# erl:' "$tmp/sw.csv"))" $?
+grep -q '^# era_set: .*bif_gc_test=words' "$tmp/sw.csv" && grep -q '^# era_set: none' "$tmp/s.csv"
+check "account --set: the metadata names the switch ($(grep '^# era_set' "$tmp/sw.csv"))" $?
+gcs() { awk "$lib"'csv_row() && csv_get("loop") == "ets_lookup" { print csv_get("model_minor") + csv_get("model_major") }' "$1"; }
+g0=$(gcs "$tmp/s.csv") g1=$(gcs "$tmp/sw.csv")
+[ -n "$g0" ] && [ -n "$g1" ] && [ "$g1" -gt "$g0" ]
+check "account --set bif_gc_test=words: the model's lookup collects more often ($g0 -> $g1 GCs)" $?
 
 # The verdicts from priced counts: crossover and ablate with those prices.
 "$dir/crossover" --quick --shape ints --era otp25 --iterations 5 --prices "$tmp/p.csv" --csv "$tmp/c.csv" >/dev/null 2>&1

@@ -7,7 +7,7 @@
 #
 # usage: experiments/beam/account.sh [--shapes "S1 S2 ..."] [--lens "L1 L2 ..."] [--rounds R]
 #                                    [--iterations N] [--quick] [--bin DIR] [--out FILE]
-#                                    [--prices FILE]
+#                                    [--prices FILE] [--vm-root DIR] [--set NAME=VALUE ...]
 #   (no option)     the fidelity grid the report runs: ints at 10 100 1000 3000 10000 30000 and
 #                   tuple at 1000 3000 10000, 1000 calls per pass, 3 rounds, into
 #                   results/account.csv (and the prices into results/account-prices.csv)
@@ -17,12 +17,17 @@
 #   --quick         one round of 200 calls per pass (under 2 minutes for the grid)
 #   --bin DIR       where the model's experiments are (default build/release/experiments)
 #   --out FILE, --prices FILE   the CSVs' paths
+#   --vm-root DIR   the VM to measure and price: DIR/bin/erl (a rebuilt one:
+#                   experiments/beam/interventions/build.sh's roots), not the erl on PATH
+#   --set NAME=VALUE  one field of the model's policy table over OTP 25's (eptest --set), so
+#                   that the model's counts are those of the mechanism the VM was rebuilt with;
+#                   repeatable
 # Exits 0 without writing when erl is not installed; 2 when the account cannot run (no
 # cpuclock NIF: apt-get install erlang-dev, then rebuild).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" shapes="" lens="" rounds="" iterations="" quick=()
+bin="$root/build/release/experiments" shapes="" lens="" rounds="" iterations="" quick=() sets=() vm_root=""
 out="$root/results/account.csv" prices="$root/results/account-prices.csv"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -34,7 +39,9 @@ while [ $# -gt 0 ]; do
     --bin) bin="${2:?--bin needs a directory}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
     --prices) prices="${2:?--prices needs a file}"; shift ;;
-    --help|-h) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --vm-root) vm_root="${2:?--vm-root needs a directory}"; shift ;;
+    --set) sets+=(--set "${2:?--set needs NAME=VALUE}"); shift ;;
+    --help|-h) sed -n '2,/^# cpuclock NIF/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "account.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -48,6 +55,10 @@ for s in $shapes; do
     *) echo "account.sh: --shapes: no shape '$s' (ints floats tuple nested strings binary map)" >&2; exit 2 ;;
     esac
 done
+if [ -n "$vm_root" ]; then
+    [ -x "$vm_root/bin/erl" ] || { echo "account.sh: --vm-root: no $vm_root/bin/erl (experiments/beam/interventions/build.sh lays out such roots)" >&2; exit 2; }
+    PATH="$(cd "$vm_root/bin" && pwd):$PATH"
+fi
 [ -x "$bin/account" ] || { echo "account.sh: $bin/account not built (cmake --build build/release)" >&2; exit 2; }
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the time account; apt-get install erlang-nox"
@@ -58,7 +69,7 @@ if [ -z "$shapes$lens" ]; then
 else
     points=$(for s in ${shapes:-ints}; do for l in ${lens:-1000}; do printf '%s:%s ' "$s" "$l"; done; done)
 fi
-args=(--points "$points" --csv "$out" --prices "$prices" ${quick[@]+"${quick[@]}"})
+args=(--points "$points" --csv "$out" --prices "$prices" ${quick[@]+"${quick[@]}"} ${sets[@]+"${sets[@]}"})
 [ -n "$rounds" ] && args+=(--repeats "$rounds")
 [ -n "$iterations" ] && args+=(--iterations "$iterations")
 mkdir -p "$(dirname "$out")" "$(dirname "$prices")" || exit 2
