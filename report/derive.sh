@@ -127,6 +127,11 @@ awk "$lib"'
           for (i = 1; i <= w; i++) print row[i]
           printf "rows,differ\n%d,%d\n", n, w > sumf }' sumf="$der/vm-interventions-differ-summary.csv" \
     "$der/vm-interventions.csv" >"$der/vm-interventions-differ.csv"
+# The interventions priced (experiments/beam/interventions/priced.sh): each rebuilt VM's ratio
+# at its own prices beside the model's counts with the matching switch at those prices, per
+# variant and length, and whether the model's effect has the VM's sign.
+awk -v meta=1 -v summary_csv="$der/vm-interventions-priced-summary.csv" "$lib$(cat "$here/../experiments/beam/interventions/priced.awk")" \
+    "$data/vm-interventions-priced.csv" >"$der/vm-interventions-priced.csv"
 # The rebuild check: the rebuilt VM's counts against the shipped VM's at every length; the minor
 # faults, a count of the whole OS process, vary by round, so beside their medians go the
 # rounds' range (vm-interventions-rounds.csv) and whether each median lies within the other's.

@@ -45,6 +45,10 @@
 #                         round -> the same ablate run: lookup_gcs, lookup_faults (--check: as
 #                         any committed round of the configuration), carriers;
 #                         proc_us, lookup_us, ratio (times)
+#   vm-interventions-priced.csv  round, variant, model_switch, payload_len -> eptest --era otp25
+#                         --set SWITCH --prices (that round's prices of that variant's VM, from
+#                         vm-interventions-priced-prices.csv): model_lookup_{gcs,faults,carriers},
+#                         model_proc_{gcs,carriers} (proc2's), model_priced_ratio (checked within 0.5 %)
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
@@ -98,7 +102,7 @@ fp=$(fingerprint)
 [ "$mode" = fingerprint ] && { echo "$fp"; exit 0; }
 [ "$mode" = write ] || [ $stamp_only -eq 1 ] && [ $quick -eq 1 ] && die "--quick checks a part; --write and --stamp take every row"
 if [ ${#files[@]} -eq 0 ]; then
-    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds eras unitcost unitcost-quick; do
+    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds vm-interventions-priced eras unitcost unitcost-quick; do
         [ -f "$top/report/data/$f.csv" ] && files+=("$top/report/data/$f.csv")
     done
 fi
@@ -393,6 +397,45 @@ unitcost_cells() {
     counts="" faults="model_faults" times=""
 }
 
+# ---- vm-interventions-priced.csv: each round's model at that round's VM's prices ------------
+# A row's model is eptest with the row's switch, priced at the prices its VM's account measured
+# in that round (vm-interventions-priced-prices.csv, the rows of the round and the variant).
+priced_cells() {
+    local f="$1" n pf p
+    n=$(meta_num "$f" "calls per pass" 1000)
+    pf="${f%.csv}-prices.csv"
+    [ -r "$pf" ] || die "$(basename "$f"): its prices $(basename "$pf") cannot be read"
+    awk "$lib"'!csv_row() { next }
+        { print ++r, csv_get("round"), csv_get("variant"), csv_get("model_switch"), csv_get("payload_len") }' "$f" >"$tmp/rows"
+    : >"$tmp/cells"
+    while read -r r round v sw len; do
+        [ $quick -eq 1 ] && [ "$len" -gt 3000 ] && continue
+        # (account.sh's prices columns after round and variant: plain numbers, no quoting)
+        awk -F, -v round="$round" -v v="$v" -v len="$len" '/^#/ { next }
+            !h { h = 1; sub(/^round,variant,/, ""); print; next }
+            $1 == round && $2 == v && $4 == len { sub(/^[^,]*,[^,]*,/, ""); print }' "$pf" >"$tmp/p.csv"
+        [ "$(wc -l <"$tmp/p.csv")" -ge 3 ] || die "$(basename "$pf"): no prices of round $round, $v, L = $len"
+        # named by content, so that the model's runs are cached across checks
+        p="$cache/prices-$(sha256sum <"$tmp/p.csv" | cut -c1-16).csv"
+        [ -s "$p" ] || cp "$tmp/p.csv" "$p"
+        local set_args=()
+        [ "$sw" = none ] || set_args=(--set "$sw")
+        m=$(model counts eptest --era otp25 ${set_args[@]+"${set_args[@]}"} --shape ints --len "$len" --iterations "$n" \
+            --repeats 1 --prices "$p")
+        awk -v r="$r" "$lib"'
+            !csv_row() { next }
+            { t = csv_get("test"); if (csv_get("priced_us") != "n/a") pus["p", t] = csv_get("priced_us") + 0 }
+            t == "ets_lookup" { printf "%d,model_lookup_gcs,%d\n%d,model_lookup_faults,%d\n%d,model_lookup_carriers,%d\n", r,
+                                    csv_get("gcs"), r, csv_get("faults"), r, csv_get("carriers_mapped") }
+            t == "proc2" { printf "%d,model_proc_gcs,%d\n%d,model_proc_carriers,%d\n", r, csv_get("gcs"), r, csv_get("carriers_mapped") }
+            END { if (("p", "ets_lookup") in pus && ("p", "proc1") in pus && ("p", "proc2") in pus && ("p", "proc3") in pus)
+                      printf "%d,model_priced_ratio,%.3f\n", r, rt_ratio(pus, "p", "ets_lookup")
+                  else printf "%d,model_priced_ratio,n/a\n", r }' "$m" >>"$tmp/cells"
+    done <"$tmp/rows"
+    counts="model_lookup_gcs model_lookup_carriers model_proc_gcs model_proc_carriers"
+    faults="model_lookup_faults" times="" ratios="model_priced_ratio"
+}
+
 # ---- compare, write --------------------------------------------------------------------------
 # apply FILE OUT: FILE with the recomputed cells in place (counts only in --check; every model
 # column in --write, with the stamp), to OUT; the differing count cells to $tmp/diff.
@@ -462,6 +505,7 @@ for f in "${files[@]}"; do
         fidelity-sweep*) sweep_cells "$f" "$([ "$mode" = write ] && echo r1 || echo counts)" ;;
         fidelity-bands*) bands_cells "$f" ;;
         vm-interventions-rounds*) rounds_cells "$f" ;;
+        vm-interventions-priced.csv) priced_cells "$f" ;;
         vm-interventions*) interventions_cells "$f" ;;
         eras*) eras_cells "$f" ;;
         unitcost.csv | unitcost-quick.csv) unitcost_cells "$f" ;;

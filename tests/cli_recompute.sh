@@ -156,6 +156,40 @@ r=$?
 ok=$?; check "a priced sweep whose prices file changed is rechecked, not served from the cache: exit $r ($(cat "$tmp/log"))" $ok
 rm -f "$tmp/data/fidelity-sweep.csv"
 
+# ---- the interventions priced: each row's model with its switch, at its round's VM's prices -----
+# Two rows of one round (rebuilt, word_gc_test) and their prices (no fault price, so the ratio
+# does not move with the model's page faults): the committed model columns are wrong for the
+# word test's row only; --check lists them, --out's copy has the current code's, which --check
+# then finds equal; a row whose prices are not in the prices file is an error.
+mkdir -p "$tmp/pr"
+{ echo "# experiment: the interventions priced (test)"
+  echo "round,variant,shape,payload_len,loop,fixed_ns,word_ns,gc_minor_ns,gc_major_ns,gc_word_ns,gc_move_word_ns,gc_dirty_ns,gc_long_ns,gc_long_gcs,fault_ns,carrier_ns,carrier_dirty_ns,sleep_ns,fixed_sleeps,dirty_sleeps"
+  for v in rebuilt word_gc_test; do
+      echo "1,$v,ints,300,rt,900,1,500,900,2,1,0,0,0,0,0,0,0,0,0"
+      echo "1,$v,ints,300,lookup,50,1,500,900,2,2,0,0,0,0,0,0,0,0,0"
+  done; } >"$tmp/pr/vm-interventions-priced-prices.csv"
+hdr="round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm"
+{ echo "# runs: 1 rounds over lengths 300; 20 calls per pass"; echo "$hdr"
+  echo "1,rebuilt,none,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1"
+  echo "1,word_gc_test,bif_gc_test=words,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1"; } >"$tmp/pr/vm-interventions-priced.csv"
+bash "$rc" --check --bin "$bin" --out "$tmp/pr/out" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
+r=$?
+# the model's own counts and priced ratio for the word test's row
+"$bin/eptest" --era otp25 --set bif_gc_test=words --shape ints --len 300 --iterations 20 --repeats 1 \
+    --prices "$tmp/prices.csv" --csv "$tmp/ew.csv" >/dev/null 2>&1
+wg=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } $c["test"] == "ets_lookup" { print $c["gcs"] }' "$tmp/ew.csv")
+got=$(awk "$(cat "$here/../report/csv.awk")"'!csv_row() { next } csv_get("variant") == "word_gc_test" { print csv_get("model_lookup_gcs") }' "$tmp/pr/out/vm-interventions-priced.csv")
+[ $r -eq 1 ] && grep -q 'row 2 (.*variant=word_gc_test.*): model_lookup_gcs: 0 -> ' "$tmp/log" &&
+    grep -q 'row 2 .*model_priced_ratio: 0 -> ' "$tmp/log" && [ -n "$wg" ] && [ "$got" = "$wg" ]
+ok=$?; check "priced interventions: a row's model with its switch at its prices (lookup GCs $got, eptest --set: $wg), exit $r" $ok
+cp "$tmp/pr/out/vm-interventions-priced.csv" "$tmp/pr/vm-interventions-priced.csv"
+bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
+r=$?; [ $r -eq 0 ]; check "priced interventions: the current code's columns check equal: exit $r ($(cat "$tmp/log"))" $?
+sed -i '/^1,word_gc_test,/d' "$tmp/pr/vm-interventions-priced-prices.csv"
+bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
+r=$?; [ $r -eq 2 ] && grep -q 'no prices of round 1, word_gc_test' "$tmp/log"
+check "priced interventions: a row without its prices is an error: exit $r ($(cat "$tmp/log"))" $?
+
 # ---- compare.sh: two runs ----------------------------------------------------------------------
 run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the canonical table
     mkdir -p "$1/derived"
