@@ -167,9 +167,9 @@ for s in "" bif_gc_test=words; do
     ok=$?; check "account.sh --vm-root ${s:+--set $s }runs (exit $ok: $(tail -n 1 "$tmp/s.err"))" $ok
 done
 grep -qx "# erl: $vm_root/bin/erl (the first on PATH: the VM measured and priced)" "$tmp/sw.csv"
-check "account --vm-root: the metadata names the VM ($(grep '^# erl:' "$tmp/sw.csv"))" $?
+ok=$?; check "account --vm-root: the metadata names the VM ($(grep '^# erl:' "$tmp/sw.csv"))" $ok
 grep -q '^# era_set: .*bif_gc_test=words' "$tmp/sw.csv" && grep -q '^# era_set: none' "$tmp/s.csv"
-check "account --set: the metadata names the switch ($(grep '^# era_set' "$tmp/sw.csv"))" $?
+ok=$?; check "account --set: the metadata names the switch ($(grep '^# era_set' "$tmp/sw.csv"))" $ok
 gcs() { awk "$lib"'csv_row() && csv_get("loop") == "ets_lookup" { print csv_get("model_minor") + csv_get("model_major") }' "$1"; }
 g0=$(gcs "$tmp/s.csv") g1=$(gcs "$tmp/sw.csv")
 [ -n "$g0" ] && [ -n "$g1" ] && [ "$g1" -gt "$g0" ]

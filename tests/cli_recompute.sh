@@ -184,11 +184,11 @@ got=$(awk "$(cat "$here/../report/csv.awk")"'!csv_row() { next } csv_get("varian
 ok=$?; check "priced interventions: a row's model with its switch at its prices (lookup GCs $got, eptest --set: $wg), exit $r" $ok
 cp "$tmp/pr/out/vm-interventions-priced.csv" "$tmp/pr/vm-interventions-priced.csv"
 bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
-r=$?; [ $r -eq 0 ]; check "priced interventions: the current code's columns check equal: exit $r ($(cat "$tmp/log"))" $?
+r=$?; [ $r -eq 0 ]; ok=$?; check "priced interventions: the current code's columns check equal: exit $r ($(cat "$tmp/log"))" $ok
 sed -i '/^1,word_gc_test,/d' "$tmp/pr/vm-interventions-priced-prices.csv"
 bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
 r=$?; [ $r -eq 2 ] && grep -q 'no prices of round 1, word_gc_test' "$tmp/log"
-check "priced interventions: a row without its prices is an error: exit $r ($(cat "$tmp/log"))" $?
+ok=$?; check "priced interventions: a row without its prices is an error: exit $r ($(cat "$tmp/log"))" $ok
 
 # ---- compare.sh: two runs ----------------------------------------------------------------------
 run() { # DIR MODEL_GCS VM_RATIO: a run's results with one count file and the canonical table
