@@ -422,15 +422,11 @@ priced_cells() {
         [ "$sw" = none ] || set_args=(--set "$sw")
         m=$(model counts eptest --era otp25 ${set_args[@]+"${set_args[@]}"} --shape ints --len "$len" --iterations "$n" \
             --repeats 1 --prices "$p")
-        awk -v r="$r" "$lib"'
+        awk -v r="$r" "$lib$(cat "$top/experiments/beam/interventions/model.awk")"'
             !csv_row() { next }
-            { t = csv_get("test"); if (csv_get("priced_us") != "n/a") pus["p", t] = csv_get("priced_us") + 0 }
-            t == "ets_lookup" { printf "%d,model_lookup_gcs,%d\n%d,model_lookup_faults,%d\n%d,model_lookup_carriers,%d\n", r,
-                                    csv_get("gcs"), r, csv_get("faults"), r, csv_get("carriers_mapped") }
-            t == "proc2" { printf "%d,model_proc_gcs,%d\n%d,model_proc_carriers,%d\n", r, csv_get("gcs"), r, csv_get("carriers_mapped") }
-            END { if (("p", "ets_lookup") in pus && ("p", "proc1") in pus && ("p", "proc2") in pus && ("p", "proc3") in pus)
-                      printf "%d,model_priced_ratio,%.3f\n", r, rt_ratio(pus, "p", "ets_lookup")
-                  else printf "%d,model_priced_ratio,n/a\n", r }' "$m" >>"$tmp/cells"
+            { model_row() }
+            END { for (k in model) printf "%d,model_%s,%d\n", r, k, model[k]
+                  printf "%d,model_priced_ratio,%s\n", r, model_ratio() }' "$m" >>"$tmp/cells"
     done <"$tmp/rows"
     counts="model_lookup_gcs model_lookup_carriers model_proc_gcs model_proc_carriers"
     faults="model_lookup_faults" times="" ratios="model_priced_ratio"

@@ -66,6 +66,7 @@ while read -r name r _ key _; do vroot[$name]=$r vkey[$name]=$key; done <<<"$lin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"priced.sh\" }"
+model_awk=$(cat "$here/model.awk")
 rows="$tmp/rows.csv" pcsv="$tmp/prices.csv"
 echo "round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm" >"$rows"
 : >"$pcsv"
@@ -85,7 +86,7 @@ for r in $(seq 1 "$rounds"); do
             [ -s "$pcsv" ] || grep -v '^#' "$tmp/p.csv" | head -n 1 | sed 's/^/round,variant,/' >"$pcsv"
             grep -v '^#' "$tmp/p.csv" | tail -n +2 | sed "s/^/$r,$v,/" >>"$pcsv"
             # the VM's side: proc2's row (the round trip, as the sweep's rt columns) and the lookup's
-            awk -v r="$r" -v v="$v" -v sw="${switch[$v]:-none}" -v l="$l" -v n="$iterations" "$lib"'
+            awk -v r="$r" -v v="$v" -v sw="${switch[$v]:-none}" -v l="$l" -v n="$iterations" "$lib$model_awk"'
                 FILENAME == ARGV[1] { if (!csv_row()) next; t = csv_get("loop")
                     if (t == "ets_lookup") { vr = csv_get("point_vm_ratio"); lg = csv_get("vm_minor") + csv_get("vm_major")
                         lf = csv_get("vm_faults"); lc = csv_get("vm_carriers"); lq = csv_get("priced_over_vm") }
@@ -93,15 +94,10 @@ for r in $(seq 1 "$rounds"); do
                         pq = csv_get("priced_over_vm") }
                     next }
                 !csv_row() { next }
-                { t = csv_get("test"); if (csv_get("priced_us") != "n/a") pus["p", t] = csv_get("priced_us") + 0 }
-                t == "ets_lookup" { mlg = csv_get("gcs"); mlf = csv_get("faults"); mlc = csv_get("carriers_mapped") }
-                t == "proc2" { mpg = csv_get("gcs"); mpc = csv_get("carriers_mapped") }
-                # n/a where eptest could not price a pass (a price the calibrations made negative)
-                END { pr = "n/a"
-                      if (("p", "ets_lookup") in pus && ("p", "proc1") in pus && ("p", "proc2") in pus && ("p", "proc3") in pus)
-                          pr = sprintf("%.3f", rt_ratio(pus, "p", "ets_lookup"))
-                      printf "%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s\n", r, v, sw, l, vr,
-                          pr, lg, mlg, lf, mlf, lc, mlc, pg, mpg, pc, mpc, lq, pq }' \
+                { model_row() }
+                END { printf "%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s\n", r, v, sw, l, vr, model_ratio(),
+                          lg, model["lookup_gcs"], lf, model["lookup_faults"], lc, model["lookup_carriers"],
+                          pg, model["proc_gcs"], pc, model["proc_carriers"], lq, pq }' \
                 "$tmp/a.csv" "$tmp/m.csv" >>"$rows"
         done
     done
