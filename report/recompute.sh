@@ -401,8 +401,9 @@ unitcost_cells() {
 # A row's model is eptest with the row's switch, priced at the prices its VM's account measured
 # in that round (vm-interventions-priced-prices.csv, the rows of the round and the variant).
 priced_cells() {
-    local f="$1" n pf p
+    local f="$1" n pf p model_awk
     n=$(meta_num "$f" "calls per pass" 1000)
+    model_awk=$(cat "$top/experiments/beam/interventions/model.awk")
     pf="${f%.csv}-prices.csv"
     [ -r "$pf" ] || die "$(basename "$f"): its prices $(basename "$pf") cannot be read"
     awk "$lib"'!csv_row() { next }
@@ -422,7 +423,7 @@ priced_cells() {
         [ "$sw" = none ] || set_args=(--set "$sw")
         m=$(model counts eptest --era otp25 ${set_args[@]+"${set_args[@]}"} --shape ints --len "$len" --iterations "$n" \
             --repeats 1 --prices "$p")
-        awk -v r="$r" "$lib$(cat "$top/experiments/beam/interventions/model.awk")"'
+        awk -v r="$r" "$lib$model_awk"'
             !csv_row() { next }
             { model_row() }
             END { for (k in model) printf "%d,model_%s,%d\n", r, k, model[k]

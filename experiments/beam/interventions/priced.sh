@@ -86,7 +86,7 @@ for r in $(seq 1 "$rounds"); do
             [ -s "$pcsv" ] || grep -v '^#' "$tmp/p.csv" | head -n 1 | sed 's/^/round,variant,/' >"$pcsv"
             grep -v '^#' "$tmp/p.csv" | tail -n +2 | sed "s/^/$r,$v,/" >>"$pcsv"
             # the VM's side: proc2's row (the round trip, as the sweep's rt columns) and the lookup's
-            awk -v r="$r" -v v="$v" -v sw="${switch[$v]:-none}" -v l="$l" -v n="$iterations" "$lib$model_awk"'
+            awk -v r="$r" -v v="$v" -v sw="${switch[$v]:-none}" -v l="$l" "$lib$model_awk"'
                 FILENAME == ARGV[1] { if (!csv_row()) next; t = csv_get("loop")
                     if (t == "ets_lookup") { vr = csv_get("point_vm_ratio"); lg = csv_get("vm_minor") + csv_get("vm_major")
                         lf = csv_get("vm_faults"); lc = csv_get("vm_carriers"); lq = csv_get("priced_over_vm") }
