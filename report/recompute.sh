@@ -48,7 +48,8 @@
 #   vm-interventions-priced.csv  round, variant, model_switch, payload_len -> eptest --era otp25
 #                         --set SWITCH --prices (that round's prices of that variant's VM, from
 #                         vm-interventions-priced-prices.csv): model_lookup_{gcs,faults,carriers},
-#                         model_proc_{gcs,carriers} (proc2's), model_priced_ratio (checked within 0.5 %)
+#                         model_proc_{gcs,carriers} (proc2's), model_priced_ratio,
+#                         model_{lookup,proc}_priced_us (the passes' priced µs; checked within 0.5 %)
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
@@ -427,10 +428,12 @@ priced_cells() {
             !csv_row() { next }
             { model_row() }
             END { for (k in model) printf "%d,model_%s,%d\n", r, k, model[k]
-                  printf "%d,model_priced_ratio,%s\n", r, model_ratio() }' "$m" >>"$tmp/cells"
+                  printf "%d,model_priced_ratio,%s\n", r, model_ratio()
+                  printf "%d,model_lookup_priced_us,%s\n%d,model_proc_priced_us,%s\n", r, model_priced("ets_lookup"), r,
+                      model_priced("proc2") }' "$m" >>"$tmp/cells"
     done <"$tmp/rows"
     counts="model_lookup_gcs model_lookup_carriers model_proc_gcs model_proc_carriers"
-    faults="model_lookup_faults" times="" ratios="model_priced_ratio"
+    faults="model_lookup_faults" times="" ratios="model_priced_ratio model_lookup_priced_us model_proc_priced_us"
 }
 
 # ---- compare, write --------------------------------------------------------------------------

@@ -168,10 +168,10 @@ mkdir -p "$tmp/pr"
       echo "1,$v,ints,300,rt,900,1,500,900,2,1,0,0,0,0,0,0,0,0,0"
       echo "1,$v,ints,300,lookup,50,1,500,900,2,2,0,0,0,0,0,0,0,0,0"
   done; } >"$tmp/pr/vm-interventions-priced-prices.csv"
-hdr="round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm"
+hdr="round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm,vm_lookup_us,vm_lookup_priced_us,model_lookup_priced_us,vm_proc_us,vm_proc_priced_us,model_proc_priced_us,vm_lookup_sleeps,vm_proc_sleeps,vm_proc_sleep_us"
 { echo "# runs: 1 rounds over lengths 300; 20 calls per pass"; echo "$hdr"
-  echo "1,rebuilt,none,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1"
-  echo "1,word_gc_test,bif_gc_test=words,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1"; } >"$tmp/pr/vm-interventions-priced.csv"
+  echo "1,rebuilt,none,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1,9,9,0,9,9,0,0,0,0"
+  echo "1,word_gc_test,bif_gc_test=words,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1,9,9,0,9,9,0,0,0,0"; } >"$tmp/pr/vm-interventions-priced.csv"
 bash "$rc" --check --bin "$bin" --out "$tmp/pr/out" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
 r=$?
 # the model's own counts and priced ratio for the word test's row
@@ -180,7 +180,8 @@ r=$?
 wg=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } $c["test"] == "ets_lookup" { print $c["gcs"] }' "$tmp/ew.csv")
 got=$(awk "$(cat "$here/../report/csv.awk")"'!csv_row() { next } csv_get("variant") == "word_gc_test" { print csv_get("model_lookup_gcs") }' "$tmp/pr/out/vm-interventions-priced.csv")
 [ $r -eq 1 ] && grep -q 'row 2 (.*variant=word_gc_test.*): model_lookup_gcs: 0 -> ' "$tmp/log" &&
-    grep -q 'row 2 .*model_priced_ratio: 0 -> ' "$tmp/log" && [ -n "$wg" ] && [ "$got" = "$wg" ]
+    grep -q 'row 2 .*model_priced_ratio: 0 -> ' "$tmp/log" && grep -q 'row 2 .*model_proc_priced_us: 0 -> ' "$tmp/log" &&
+    [ -n "$wg" ] && [ "$got" = "$wg" ]
 ok=$?; check "priced interventions: a row's model with its switch at its prices (lookup GCs $got, eptest --set: $wg), exit $r" $ok
 cp "$tmp/pr/out/vm-interventions-priced.csv" "$tmp/pr/vm-interventions-priced.csv"
 bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1

@@ -1,8 +1,9 @@
 # The model's side of an interventions-priced row, read from the model's eptest CSV (eptest
 # --prices): model_row() on each of its rows fills model[] with lookup_gcs, lookup_faults and
-# lookup_carriers (the ets_lookup pass), proc_gcs and proc_carriers (proc2, the round trip), and
-# model_ratio() gives the priced ratio, lookup / median(proc1..3), or n/a where eptest could not
-# price a pass (a price the VM's calibrations made negative). Shared by priced.sh, which writes
+# lookup_carriers (the ets_lookup pass), proc_gcs and proc_carriers (proc2, the round trip),
+# model_ratio() gives the priced ratio, lookup / median(proc1..3), and model_priced(t) pass t's
+# priced µs, each n/a where eptest could not price a pass (a price the VM's calibrations made
+# negative). Shared by priced.sh, which writes
 # the rows, and report/recompute.sh, which reruns them; needs report/csv.awk and report/stats.awk.
 function model_row(    t) {
     t = csv_get("test")
@@ -19,3 +20,4 @@ function model_ratio() {
         return sprintf("%.3f", rt_ratio(model_us, "p", "ets_lookup"))
     return "n/a"
 }
+function model_priced(t) { return ("p", t) in model_us ? sprintf("%.1f", model_us["p", t]) : "n/a" }

@@ -32,8 +32,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 rounds=3 lens="1000 3000 4250 4500 10000 30000" iterations=1000 variants="rebuilt word_gc_test no_long_gc_delay mseg_no_cache"
 bin="$root/build/release/experiments" out="$root/report/data/vm-interventions-priced.csv"
-usage() { echo "priced.sh: $1 (see --help)" >&2; exit 2; }
-num() { case "$2" in '' | *[!0-9]* | 0) usage "$1: '$2' is not a positive number" ;; esac; }
+prog=priced.sh
+# shellcheck source=experiments/beam/interventions/cli.sh
+. "$here/cli.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
     --rounds) num --rounds "${2-}"; rounds=$2; shift ;;
@@ -68,7 +69,9 @@ trap 'rm -rf "$tmp"' EXIT
 lib="$(cat "$root/report/csv.awk" "$root/report/stats.awk") BEGIN { csv_who = \"priced.sh\" }"
 model_awk=$(cat "$here/model.awk")
 rows="$tmp/rows.csv" pcsv="$tmp/prices.csv"
-echo "round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm" >"$rows"
+echo "round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_priced_over_vm,vm_proc_priced_over_vm,\
+vm_lookup_us,vm_lookup_priced_us,model_lookup_priced_us,vm_proc_us,vm_proc_priced_us,model_proc_priced_us,vm_lookup_sleeps,\
+vm_proc_sleeps,vm_proc_sleep_us" >"$rows"
 : >"$pcsv"
 for r in $(seq 1 "$rounds"); do
     for l in $lens; do
@@ -89,15 +92,18 @@ for r in $(seq 1 "$rounds"); do
             awk -v r="$r" -v v="$v" -v sw="${switch[$v]:-none}" -v l="$l" "$lib$model_awk"'
                 FILENAME == ARGV[1] { if (!csv_row()) next; t = csv_get("loop")
                     if (t == "ets_lookup") { vr = csv_get("point_vm_ratio"); lg = csv_get("vm_minor") + csv_get("vm_major")
-                        lf = csv_get("vm_faults"); lc = csv_get("vm_carriers"); lq = csv_get("priced_over_vm") }
+                        lf = csv_get("vm_faults"); lc = csv_get("vm_carriers"); lq = csv_get("priced_over_vm")
+                        lu = csv_get("vm_us"); lp = csv_get("vm_priced_us"); ls = csv_get("vm_sleeps") }
                     if (t == "proc2") { pg = csv_get("vm_minor") + csv_get("vm_major"); pc = csv_get("vm_carriers")
-                        pq = csv_get("priced_over_vm") }
+                        pq = csv_get("priced_over_vm"); pu = csv_get("vm_us"); pp = csv_get("vm_priced_us")
+                        ps = csv_get("vm_sleeps"); psu = csv_get("sleep_us") }
                     next }
                 !csv_row() { next }
                 { model_row() }
-                END { printf "%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s\n", r, v, sw, l, vr, model_ratio(),
-                          lg, model["lookup_gcs"], lf, model["lookup_faults"], lc, model["lookup_carriers"],
-                          pg, model["proc_gcs"], pc, model["proc_carriers"], lq, pq }' \
+                END { printf "%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r, v, sw, l,
+                          vr, model_ratio(), lg, model["lookup_gcs"], lf, model["lookup_faults"], lc,
+                          model["lookup_carriers"], pg, model["proc_gcs"], pc, model["proc_carriers"], lq, pq,
+                          lu, lp, model_priced("ets_lookup"), pu, pp, model_priced("proc2"), ls, ps, psu }' \
                 "$tmp/a.csv" "$tmp/m.csv" >>"$rows"
         done
     done
@@ -113,7 +119,8 @@ meta() {
     echo "# vm: erl +S 2:2 +sbwt none +sbwtdcpu none +sbwtdio none (the account's session), flavor jit"
     echo "# runs: $rounds rounds over lengths $lens; $iterations calls per pass; per round and length each variant in turn: its account (one round: the VM's loops, its calibrations), then the model's eptest at its prices"
     echo "# ratio: ets_lookup / median(proc1..3): vm_ratio of the VM's CPU time (the account's point_vm_ratio), model_priced_ratio of the model's counts at that VM's prices of the same round"
-    echo "# counts: per pass of $iterations operations: lookup the ets_lookup pass, proc proc2 (the round trip); gcs minor and major; carriers mapped; vm_*_priced_over_vm: the VM's own account identity (its counts at its prices over its time)"
+    echo "# counts: per pass of $iterations operations: lookup the ets_lookup pass, proc proc2 (the round trip); gcs minor and major; carriers mapped; vm_*_priced_over_vm: the VM's own account identity (its counts at its prices over its time); sleeps: the VM's threads' voluntary context switches in the pass (the model runs no scheduler threads and counts none)"
+    echo "# times: µs of CPU time per pass: vm_*_us the VM's (the account's vm_us), vm_*_priced_us its counts at its prices, model_*_priced_us the model's counts at the same prices (n/a: not priced), vm_proc_sleep_us the account's sleep phase of proc2 (its sleeps beyond the [] loop's rate at the sleep price)"
     echo "# duration_s: $((SECONDS - started)); loadavg: $(cut -d' ' -f1-3 /proc/loadavg) (at the end: the machine is shared)"
 }
 prices_out="${out%.csv}-prices.csv"
