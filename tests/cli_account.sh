@@ -4,7 +4,9 @@
 # four loops, every time and phase a number, the clock's own cost stated, the phases summing to vm_priced_us, other_us the
 # rest, within_15 as priced_over_vm says, priced_over_vm within the rounds' own ratios, vm_us the median tester's,
 # between the fastest and the slowest) and the prices CSV its header and both loops;
-# experiments/beam/account.sh takes --help and refuses a bad shape. Without erl or the NIF the
+# experiments/beam/account.sh takes --help and refuses a bad shape; the interventions' priced.sh
+# and perfsplit.sh take --help and refuse a bad argument before building anything, and
+# perfsplit.awk groups a fixture's perf samples by erts mechanism. Without erl or the NIF the
 # run is skipped (exit 77 once the others passed). Nothing here times anything.
 # $1: build directory root (binaries in experiments/); $2: tests/data (unused).
 set -u
@@ -58,15 +60,44 @@ check "account.sh --help" $?
 [ $? -eq 2 ]; check "account.sh refuses a bad shape with exit 2" $?
 "$here/../experiments/beam/account.sh" --bin "$dir" --vm-root "$tmp/no-vm" >/dev/null 2>&1
 [ $? -eq 2 ]; check "account.sh refuses a --vm-root with no bin/erl, exit 2" $?
-priced="$here/../experiments/beam/interventions/priced.sh"
-"$priced" --help | grep -q '^usage: experiments/beam/interventions/priced.sh'
-check "priced.sh --help" $?
-for a in "--variants emu" "--variants no_such" "--rounds 0" "--lens 1x" "--no-such-option"; do
-    # shellcheck disable=SC2086 # the words are the arguments
-    "$priced" $a "$tmp/priced.csv" >/dev/null 2>"$tmp/priced.err"
-    rc=$?
-    [ $rc -eq 2 ] && [ ! -e "$tmp/priced.csv" ]; check "priced.sh $a: exit 2 before building anything (got $rc)" $?
+# The interventions' scripts: --help, and a bad argument is exit 2 and one line, before any build.
+for script in priced perfsplit; do
+    path="$here/../experiments/beam/interventions/$script.sh"
+    "$path" --help | grep -q "^usage: experiments/beam/interventions/$script.sh"
+    check "$script.sh --help" $?
+    case $script in
+    priced) bad_args=("--variants emu" "--variants no_such" "--rounds 0" "--lens 1x" "--no-such-option") ;;
+    *) bad_args=("--variants no_such" "--rounds 0" "--calls 1x" "--freq" "--no-such-option") ;;
+    esac
+    for a in "${bad_args[@]}"; do
+        # shellcheck disable=SC2086 # the words are the arguments
+        "$path" $a "$tmp/$script.csv" >/dev/null 2>"$tmp/$script.err"
+        rc=$?
+        [ $rc -eq 2 ] && [ ! -e "$tmp/$script.csv" ] && [ "$(wc -l <"$tmp/$script.err")" -eq 1 ]
+        check "$script.sh $a: exit 2, one line, before building anything (got $rc)" $?
+    done
 done
+# perfsplit.awk's grouping: a run's samples less the no-call run's, by each function's erts mechanism.
+printf '%s\n' "   100  [.] copy_struct_x" "    50  [k] pvm_irq_enable" "    20  [.] beam_load_emit_op" >"$tmp/p0.txt"
+printf '%s\n' "  4100  [.] copy_struct_x" "  2000  [.] size_object_x" "   850  [k] pvm_irq_enable" \
+    "   300  [.] erts_copy_one_frag" "   200  [.] 0x00007f28c0e1c211" "   100  [.] do_minor" \
+    "    60  [.] erts_try_alloc_message_on_heap" "    50  [.] mbc_alloc_finalize" "    40  [.] erts_schedule" \
+    "    20  [.] beam_load_emit_op" "    10  [.] something_else" >"$tmp/p1.txt"
+awk -v r=1 -v v=rebuilt -v l=1000 -v calls=1000 -v freq=1000 -f "$here/../experiments/beam/interventions/perfsplit.awk" \
+    "$tmp/p0.txt" "$tmp/p1.txt" >"$tmp/split.csv"
+want="1,rebuilt,1000,1000,copy,6000,79.37,6000000.0
+1,rebuilt,1000,1000,move,300,3.97,300000.0
+1,rebuilt,1000,1000,gc,100,1.32,100000.0
+1,rebuilt,1000,1000,msg,60,0.79,60000.0
+1,rebuilt,1000,1000,alloc,50,0.66,50000.0
+1,rebuilt,1000,1000,sched,40,0.53,40000.0
+1,rebuilt,1000,1000,kernel,800,10.58,800000.0
+1,rebuilt,1000,1000,jit,200,2.65,200000.0
+1,rebuilt,1000,1000,other,10,0.13,10000.0"
+[ "$(cat "$tmp/split.csv")" = "$want" ]; check "perfsplit.awk: the groups of a run less its no-call run ($(tr '\n' ' ' <"$tmp/split.csv"))" $?
+awk -v r=1 -v v=x -v l=1 -v calls=1 -v freq=1 -f "$here/../experiments/beam/interventions/perfsplit.awk" \
+    "$tmp/p0.txt" /dev/null >/dev/null 2>&1
+[ $? -eq 1 ]; check "perfsplit.awk: a report with no samples is an error" $?
 
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1 || [ ! -f "$dir/cpuclock.so" ]; then
     echo "note: erl, erlc or the cpuclock NIF missing: the account's run is skipped ($pass passed)"
