@@ -132,6 +132,25 @@ awk "$lib"'
 # variant and length, and whether the model's effect has the VM's sign.
 awk -v meta=1 -v summary_csv="$der/vm-interventions-priced-summary.csv" "$lib$(cat "$here/../experiments/beam/interventions/priced.awk")" \
     "$data/vm-interventions-priced.csv" >"$der/vm-interventions-priced.csv"
+# Where the rebuilt VMs' round trip spends its CPU time (experiments/beam/interventions/
+# perfsplit.sh): per length and mechanism group, the median over the rounds of each variant's ns
+# per call, rebuilt's and the word test's side by side, and the change.
+if [ -f "$data/vm-interventions-perf.csv" ]; then
+    awk -v meta=1 "$lib"'
+        /^#/ { if (meta) print; next }
+        !csv_row() { next }
+        { k = csv_get("payload_len") SUBSEP csv_get("group"); v = csv_get("variant")
+          if (!(k in seen)) { seen[k] = 1; key[++nk] = k }
+          ns[k, v] = ns[k, v] " " csv_get("ns_per_call"); sh[k, v] = sh[k, v] " " csv_get("share_pct") }
+        function med(s,    x, n) { n = split(s, x, " "); return n ? median(x, n) : "" }
+        END { print "payload_len,group,rebuilt_ns,word_gc_test_ns,change_ns,rebuilt_share_pct,word_gc_test_share_pct"
+              for (i = 1; i <= nk; i++) {
+                  split(key[i], p, SUBSEP); a = med(ns[key[i], "rebuilt"]); b = med(ns[key[i], "word_gc_test"])
+                  if (a == "" || b == "") csv_die("vm-interventions-perf.csv: no rebuilt or word_gc_test rows for " p[1] " " p[2])
+                  printf "%s,%s,%.0f,%.0f,%+.0f,%.1f,%.1f\n", p[1], p[2], a, b, b - a,
+                         med(sh[key[i], "rebuilt"]), med(sh[key[i], "word_gc_test"]) } }' \
+        "$data/vm-interventions-perf.csv" >"$der/vm-interventions-perf.csv"
+fi
 # The rebuild check: the rebuilt VM's counts against the shipped VM's at every length; the minor
 # faults, a count of the whole OS process, vary by round, so beside their medians go the
 # rounds' range (vm-interventions-rounds.csv) and whether each median lies within the other's.
