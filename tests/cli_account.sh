@@ -94,7 +94,8 @@ want="1,rebuilt,1000,1000,copy,6000,79.37,6000000.0
 1,rebuilt,1000,1000,kernel,800,10.58,800000.0
 1,rebuilt,1000,1000,jit,200,2.65,200000.0
 1,rebuilt,1000,1000,other,10,0.13,10000.0"
-[ "$(cat "$tmp/split.csv")" = "$want" ]; check "perfsplit.awk: the groups of a run less its no-call run ($(tr '\n' ' ' <"$tmp/split.csv"))" $?
+[ "$(cat "$tmp/split.csv")" = "$want" ]
+ok=$?; check "perfsplit.awk: the groups of a run less its no-call run ($(tr '\n' ' ' <"$tmp/split.csv"))" $ok
 awk -v r=1 -v v=x -v l=1 -v calls=1 -v freq=1 -f "$here/../experiments/beam/interventions/perfsplit.awk" \
     "$tmp/p0.txt" /dev/null >/dev/null 2>&1
 [ $? -eq 1 ]; check "perfsplit.awk: a report with no samples is an error" $?
