@@ -332,6 +332,7 @@ int main(int argc, char **argv)
     tc_vm_stop(vm);
     if (!ok)
         return 1;
+    const char *zflags = getenv("ERL_ZFLAGS"); /* account.sh --schedulers 1 */
     const char *meta_vm = "erl " TC_VM_ACCOUNT_FLAGS " with experiments/beam/account.erl and the cpuclock NIF";
     /* what the clock reads cost inside a timed run, over every point and round: the
      * calibrations' runs are net of it (account.erl clock/2) */
@@ -354,6 +355,8 @@ int main(int argc, char **argv)
         tc_bench_meta(csv, "experiment", "account%s (the time account of the eptest loops)", cli.quick ? " --quick" : "");
         tc_bench_meta(csv, "vm", "%s", meta_vm);
         tc_bench_meta(csv, "erl", "%s (the first on PATH: the VM measured and priced)", erl);
+        if (zflags && *zflags)
+            tc_bench_meta(csv, "erl_zflags", "%s (ERL_ZFLAGS: after the session's flags, so its +S wins)", zflags);
         tc_ep_meta_config(csv, &base);
         tc_bench_meta(csv, "iterations", "%ld per pass; %d round%s (model, VM loops, calibrations, probe each)", n,
                       nr, nr == 1 ? "" : "s");
@@ -386,6 +389,8 @@ int main(int argc, char **argv)
         tc_bench_meta(pcsv, "experiment", "account%s: the unit prices per point and loop", cli.quick ? " --quick" : "");
         tc_bench_meta(pcsv, "vm", "%s", meta_vm);
         tc_bench_meta(pcsv, "erl", "%s (the first on PATH: the VM priced)", erl);
+        if (zflags && *zflags)
+            tc_bench_meta(pcsv, "erl_zflags", "%s (ERL_ZFLAGS: after the session's flags, so its +S wins)", zflags);
         tc_bench_meta(pcsv, "units", "ns of CPU time: fixed per operation, word per word of Data, gc_minor and "
                                      "gc_major per GC, gc_word and gc_move_word per word, gc_dirty per dirty GC, "
                                      "fault per page (its unmap included), carrier and carrier_dirty per carrier "

@@ -132,6 +132,28 @@ awk "$lib"'
 # variant and length, and whether the model's effect has the VM's sign.
 awk -v meta=1 -v summary_csv="$der/vm-interventions-priced-summary.csv" "$lib$(cat "$here/../experiments/beam/interventions/priced.awk")" \
     "$data/vm-interventions-priced.csv" >"$der/vm-interventions-priced.csv"
+# The same on one scheduler (priced.sh --schedulers 1), where the model's one run queue is the VM's.
+if [ -f "$data/vm-interventions-priced-s1.csv" ]; then
+    awk -v meta=1 -v summary_csv="$der/vm-interventions-priced-s1-summary.csv" \
+        "$lib$(cat "$here/../experiments/beam/interventions/priced.awk")" \
+        "$data/vm-interventions-priced-s1.csv" >"$der/vm-interventions-priced-s1.csv"
+fi
+# Per variant and scheduler count: at how many lengths the model's priced effect has the VM's sign
+# (all of them, and those the VM's rounds resolve), and its priced proc2's change against
+# rebuilt's has the sign of the VM's proc2 time's (proc_agree).
+awk "$lib"'
+    FNR == 1 { s = FILENAME ~ /-s1[.]csv$/ ? 1 : 2 }
+    !csv_row() { next }
+    csv_get("agree") == "yes" || csv_get("agree") == "no" {
+        k = csv_get("variant") SUBSEP s; if (!(k in n)) key[++nk] = k
+        n[k]++; a[k] += csv_get("agree") == "yes"
+        if (csv_get("vm_resolved") == "yes") { r[k]++; ra[k] += csv_get("agree") == "yes" }
+        pa[k] += (csv_get("vm_proc_change_pct") + 0 > 0) == (csv_get("model_proc_change_pct") + 0 > 0) }
+    END { print "variant,schedulers,lengths,agree,resolved,resolved_agree,proc_agree"
+          for (i = 1; i <= nk; i++) { split(key[i], p, SUBSEP)
+              printf "%s,%s,%d,%d,%d,%d,%d\n", p[1], p[2], n[key[i]], a[key[i]], r[key[i]], ra[key[i]], pa[key[i]] } }' \
+    "$der/vm-interventions-priced.csv" $([ -f "$der/vm-interventions-priced-s1.csv" ] && echo "$der/vm-interventions-priced-s1.csv") \
+    >"$der/vm-interventions-priced-variants.csv"
 # Where the rebuilt VMs' round trip spends its CPU time (experiments/beam/interventions/
 # perfsplit.sh): per length and mechanism group, the median over the rounds of each variant's ns
 # per call, rebuilt's and the word test's side by side, and the change.

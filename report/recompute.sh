@@ -49,7 +49,8 @@
 #                         --set SWITCH --prices (that round's prices of that variant's VM, from
 #                         vm-interventions-priced-prices.csv): model_lookup_{gcs,faults,carriers},
 #                         model_proc_{gcs,carriers} (proc2's), model_priced_ratio,
-#                         model_{lookup,proc}_priced_us (the passes' priced µs; checked within 0.5 %)
+#                         model_{lookup,proc}_priced_us (the passes' priced µs; checked within 0.5 %);
+#                         vm-interventions-priced-s1.csv (priced.sh --schedulers 1) the same
 #   eras.csv              model_config, model_era, variant, test, payload_len, iterations ->
 #                         eptest --era ERA [--hot-key | --min-heap W]: model_gcs (the tester's
 #                         own collections), model_faults; model_median_us, model_ratio; etsbench --meta-lock:
@@ -103,7 +104,7 @@ fp=$(fingerprint)
 [ "$mode" = fingerprint ] && { echo "$fp"; exit 0; }
 [ "$mode" = write ] || [ $stamp_only -eq 1 ] && [ $quick -eq 1 ] && die "--quick checks a part; --write and --stamp take every row"
 if [ ${#files[@]} -eq 0 ]; then
-    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds vm-interventions-priced eras unitcost unitcost-quick; do
+    for f in fidelity-sweep fidelity-bands vm-interventions vm-interventions-rounds vm-interventions-priced vm-interventions-priced-s1 eras unitcost unitcost-quick; do
         [ -f "$top/report/data/$f.csv" ] && files+=("$top/report/data/$f.csv")
     done
 fi
@@ -505,7 +506,7 @@ for f in "${files[@]}"; do
         fidelity-sweep*) sweep_cells "$f" "$([ "$mode" = write ] && echo r1 || echo counts)" ;;
         fidelity-bands*) bands_cells "$f" ;;
         vm-interventions-rounds*) rounds_cells "$f" ;;
-        vm-interventions-priced.csv) priced_cells "$f" ;;
+        vm-interventions-priced.csv | vm-interventions-priced-s1.csv) priced_cells "$f" ;;
         vm-interventions*) interventions_cells "$f" ;;
         eras*) eras_cells "$f" ;;
         unitcost.csv | unitcost-quick.csv) unitcost_cells "$f" ;;

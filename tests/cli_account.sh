@@ -60,13 +60,26 @@ check "account.sh --help" $?
 [ $? -eq 2 ]; check "account.sh refuses a bad shape with exit 2" $?
 "$here/../experiments/beam/account.sh" --bin "$dir" --vm-root "$tmp/no-vm" >/dev/null 2>&1
 [ $? -eq 2 ]; check "account.sh refuses a --vm-root with no bin/erl, exit 2" $?
+"$here/../experiments/beam/account.sh" --bin "$dir" --schedulers 3 >/dev/null 2>&1
+[ $? -eq 2 ]; check "account.sh refuses --schedulers 3 with exit 2" $?
+# priced.awk's summary: the rows whose lookup and proc2 GC medians are both within 3 % of the VM's
+# (rebuilt's row matches; the word test's proc2 is 401 on the VM and 668 in the model; one round
+# each, whose ratios do not overlap: resolved, and the model's effect has the other sign).
+{ echo "round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_lookup_gcs,model_lookup_gcs,vm_lookup_faults,model_lookup_faults,vm_lookup_carriers,model_lookup_carriers,vm_proc_gcs,model_proc_gcs,vm_proc_carriers,model_proc_carriers,vm_lookup_us,model_lookup_priced_us,vm_proc_us,model_proc_priced_us,vm_proc_sleeps,vm_proc_sleep_us"
+  echo "1,rebuilt,none,1000,0.75,0.80,200,200,0,56,0,0,251,251,0,0,3300,3700,4600,4400,5,56"
+  echo "1,word_gc_test,bif_gc_test=words,1000,0.62,1.05,333,333,0,42,0,0,401,668,0,0,3000,4100,4800,3900,19,287"; } >"$tmp/pr.csv"
+awk -v summary_csv="$tmp/pr-sum.csv" "$(cat "$here/../report/csv.awk" "$here/../report/stats.awk" \
+    "$here/../experiments/beam/interventions/priced.awk")" "$tmp/pr.csv" >/dev/null
+[ "$(tail -n 1 "$tmp/pr-sum.csv")" = "1,0,1,0,0,2,1" ]
+ok=$?; check "priced.awk: the summary counts the rows with both loops' GCs within 3 % ($(tr '\n' ' ' <"$tmp/pr-sum.csv"))" $ok
 # The interventions' scripts: --help, and a bad argument is exit 2 and one line, before any build.
 for script in priced perfsplit; do
     path="$here/../experiments/beam/interventions/$script.sh"
     "$path" --help | grep -q "^usage: experiments/beam/interventions/$script.sh"
     check "$script.sh --help" $?
     case $script in
-    priced) bad_args=("--variants emu" "--variants no_such" "--rounds 0" "--lens 1x" "--no-such-option") ;;
+    priced) bad_args=("--variants emu" "--variants no_such" "--rounds 0" "--lens 1x" "--schedulers 3" "--schedulers"
+                      "--no-such-option") ;;
     *) bad_args=("--variants no_such" "--rounds 0" "--calls 1x" "--freq" "--no-such-option") ;;
     esac
     for a in "${bad_args[@]}"; do
@@ -206,6 +219,16 @@ gcs() { awk "$lib"'csv_row() && csv_get("loop") == "ets_lookup" { print csv_get(
 g0=$(gcs "$tmp/s.csv") g1=$(gcs "$tmp/sw.csv")
 [ -n "$g0" ] && [ -n "$g1" ] && [ "$g1" -gt "$g0" ]
 check "account --set bif_gc_test=words: the model's lookup collects more often ($g0 -> $g1 GCs)" $?
+# One scheduler (--schedulers 1: +S 1:1 in ERL_ZFLAGS, after the session's +S 2:2): the session
+# runs (account.erl binds no server to a second scheduler there), the metadata says so, and no
+# loop has a sleep price.
+"$here/../experiments/beam/account.sh" --bin "$dir" --shapes ints --lens 1000 --rounds 1 --iterations 50 \
+    --schedulers 1 --out "$tmp/one.csv" --prices "$tmp/onep.csv" >/dev/null 2>"$tmp/one.err"
+ok=$?; check "account.sh --schedulers 1 runs (exit $ok: $(tail -n 1 "$tmp/one.err"))" $ok
+grep -q '^# erl_zflags: .*+S 1:1' "$tmp/one.csv" && grep -q '^# erl_zflags: .*+S 1:1' "$tmp/onep.csv"
+ok=$?; check "account --schedulers 1: both CSVs say +S 1:1 ($(grep -m1 '^# erl_zflags' "$tmp/one.csv"))" $ok
+awk "$lib"'csv_row() { n++; if (csv_get("sleep_ns") + 0 != 0) bad = 1 } END { exit bad || n != 2 }' "$tmp/onep.csv"
+check "account --schedulers 1: no loop has a sleep price" $?
 
 # The verdicts from priced counts: crossover and ablate with those prices.
 "$dir/crossover" --quick --shape ints --era otp25 --iterations 5 --prices "$tmp/p.csv" --csv "$tmp/c.csv" >/dev/null 2>&1

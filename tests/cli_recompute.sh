@@ -172,6 +172,9 @@ hdr="round,variant,model_switch,payload_len,vm_ratio,model_priced_ratio,vm_looku
 { echo "# runs: 1 rounds over lengths 300; 20 calls per pass"; echo "$hdr"
   echo "1,rebuilt,none,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1,9,9,0,9,9,0,0,0,0"
   echo "1,word_gc_test,bif_gc_test=words,300,0.5,0,5,0,0,0,0,0,5,0,0,0,1,1,9,9,0,9,9,0,0,0,0"; } >"$tmp/pr/vm-interventions-priced.csv"
+# its one-scheduler twin (priced.sh --schedulers 1), the same rows under its own name and prices
+cp "$tmp/pr/vm-interventions-priced.csv" "$tmp/pr/vm-interventions-priced-s1.csv"
+cp "$tmp/pr/vm-interventions-priced-prices.csv" "$tmp/pr/vm-interventions-priced-s1-prices.csv"
 bash "$rc" --check --bin "$bin" --out "$tmp/pr/out" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
 r=$?
 # the model's own counts and priced ratio for the word test's row
@@ -186,6 +189,9 @@ ok=$?; check "priced interventions: a row's model with its switch at its prices 
 cp "$tmp/pr/out/vm-interventions-priced.csv" "$tmp/pr/vm-interventions-priced.csv"
 bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
 r=$?; [ $r -eq 0 ]; ok=$?; check "priced interventions: the current code's columns check equal: exit $r ($(cat "$tmp/log"))" $ok
+bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced-s1.csv" >"$tmp/log" 2>&1
+r=$?; [ $r -eq 1 ] && grep -q 'vm-interventions-priced-s1.csv: row 2 (.*variant=word_gc_test.*): model_lookup_gcs: 0 -> ' "$tmp/log"
+ok=$?; check "priced interventions on one scheduler: the -s1 file's model columns are rechecked as the priced file's: exit $r" $ok
 sed -i '/^1,word_gc_test,/d' "$tmp/pr/vm-interventions-priced-prices.csv"
 bash "$rc" --check --bin "$bin" "$tmp/pr/vm-interventions-priced.csv" >"$tmp/log" 2>&1
 r=$?; [ $r -eq 2 ] && grep -q 'no prices of round 1, word_gc_test' "$tmp/log"

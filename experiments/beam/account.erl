@@ -94,7 +94,9 @@
 %%                 erl_process.c's spawn options, SPO_SCHEDULER) sends each scheduler to sleep
 %%                 (erl_process.c scheduler_wait) on every message; bound to the same one,
 %%                 neither sleeps. CpuNs: the CPU ns between the two runs over the sleeps
-%%                 between them; Ops: those sleeps
+%%                 between them; Ops: those sleeps. With one scheduler (+S 1:1: priced.sh
+%%                 --schedulers 1) there is no other to bind the server to, and no normal
+%%                 scheduler sleeps while the other runs: no row (the account prices no sleep)
 %%   clock_thread, clock_process  a timed run of nothing on each CPU clock: what the clock
 %%                 reads themselves put inside a timed interval (a read of a CPU clock is a
 %%                 system call, and its own CPU time falls partly inside: on a virtual host it
@@ -164,7 +166,8 @@ prices(Payload, L, #{n := N, loop := Loop, heap := Heap} = Ctx) ->
                rt -> send(Data, W, Heap, Clk);
                lookup -> lookup(Payload, L, N, W, Heap, Clk) ++ gc_long(Data, N, Heap)
            end,
-    [R || {R, _} <- Clocks] ++ [sleep()] ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk) ++ carriers(Heap).
+    Sleep = case erlang:system_info(schedulers_online) > 1 of true -> [sleep()]; false -> [] end,
+    [R || {R, _} <- Clocks] ++ Sleep ++ fixed(N) ++ Copy ++ gc(Data, W, Ctx, Clk) ++ carriers(Heap).
 
 -define(CLOCK_REPS, 201).
 

@@ -8,6 +8,7 @@
 # usage: experiments/beam/account.sh [--shapes "S1 S2 ..."] [--lens "L1 L2 ..."] [--rounds R]
 #                                    [--iterations N] [--quick] [--bin DIR] [--out FILE]
 #                                    [--prices FILE] [--vm-root DIR] [--set NAME=VALUE ...]
+#                                    [--schedulers 1|2]
 #   (no option)     the fidelity grid the report runs: ints at 10 100 1000 3000 10000 30000 and
 #                   tuple at 1000 3000 10000, 1000 calls per pass, 3 rounds, into
 #                   results/account.csv (and the prices into results/account-prices.csv)
@@ -22,12 +23,16 @@
 #   --set NAME=VALUE  one field of the model's policy table over OTP 25's (eptest --set), so
 #                   that the model's counts are those of the mechanism the VM was rebuilt with;
 #                   repeatable
+#   --schedulers S  the VM's normal schedulers, +S S:S (default 2, as the benchmark runs; 1: one
+#                   scheduler, given in ERL_ZFLAGS after the session's own flags, so that the
+#                   last +S wins, and said in the CSVs' metadata; with one scheduler the
+#                   account prices no sleep: account.erl's sleep row needs two)
 # Exits 0 without writing when erl is not installed; 2 when the account cannot run (no
 # cpuclock NIF: apt-get install erlang-dev, then rebuild).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin="$root/build/release/experiments" shapes="" lens="" rounds="" iterations="" quick=() sets=() vm_root=""
+bin="$root/build/release/experiments" shapes="" lens="" rounds="" iterations="" quick=() sets=() vm_root="" schedulers=2
 out="$root/results/account.csv" prices="$root/results/account-prices.csv"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -41,11 +46,13 @@ while [ $# -gt 0 ]; do
     --prices) prices="${2:?--prices needs a file}"; shift ;;
     --vm-root) vm_root="${2:?--vm-root needs a directory}"; shift ;;
     --set) sets+=(--set "${2:?--set needs NAME=VALUE}"); shift ;;
+    --schedulers) schedulers="${2:?--schedulers needs 1 or 2}"; shift ;;
     --help|-h) sed -n '2,/^# cpuclock NIF/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "account.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
+case "$schedulers" in 1 | 2) ;; *) echo "account.sh: --schedulers: '$schedulers' is not 1 or 2" >&2; exit 2 ;; esac
 for v in $lens; do
     case "$v" in '' | *[!0-9]*) echo "account.sh: --lens: '$v' is not a length" >&2; exit 2 ;; esac
 done
@@ -59,6 +66,7 @@ if [ -n "$vm_root" ]; then
     [ -x "$vm_root/bin/erl" ] || { echo "account.sh: --vm-root: no $vm_root/bin/erl (experiments/beam/interventions/build.sh lays out such roots)" >&2; exit 2; }
     PATH="$(cd "$vm_root/bin" && pwd):$PATH"
 fi
+[ "$schedulers" = 1 ] && export ERL_ZFLAGS="${ERL_ZFLAGS:+$ERL_ZFLAGS }+S 1:1"
 [ -x "$bin/account" ] || { echo "account.sh: $bin/account not built (cmake --build build/release)" >&2; exit 2; }
 if ! command -v erl >/dev/null 2>&1 || ! command -v erlc >/dev/null 2>&1; then
     echo "erl not found: skipping the time account; apt-get install erlang-nox"

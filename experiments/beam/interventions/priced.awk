@@ -4,7 +4,9 @@
 # median ratio less rebuilt's (+: the intervention makes the lookup dearer against the round
 # trip), vm_resolved says the two variants' rounds do not overlap, agree that the model's effect
 # has the VM's sign (n/a where the model's passes of a variant or of rebuilt could not be priced:
-# a calibration that came out negative); and which loop moved: each side's µs of the lookup pass
+# a calibration that came out negative); the summary also counts the rows (variant and length,
+# rebuilt's too) whose median lookup and proc2 GC counts are both within 3 % of the VM's; the rounds'
+# extremes of the VM's proc2 GCs (vm_proc_gcs_lo, _hi); and which loop moved: each side's µs of the lookup pass
 # and of proc2 (the VM's CPU time, the model's priced), their medians and their change against
 # rebuilt's in % (*_change_pct), with the VM's sleeps in proc2 and their phase (the model has no
 # scheduler threads: none). A CSV on standard output; with -v summary=1 a line of totals after it, with
@@ -18,6 +20,8 @@ function hi(s,    a, n) { n = nums(s, a); if (!n) return "n/a"; sort(a, n); retu
 function f3(x) { return x == "n/a" ? x : sprintf("%.3f", x) }
 # vm_lookup_us -> vm_lookup_change_pct, model_lookup_priced_us -> model_lookup_change_pct
 function sub_change(c) { sub(/_priced_us$|_us$/, "_change_pct", c); return c }
+# the sweep's bound on GC counts: within 3 % of the VM's
+function near(m, v) { return m - v <= 0.03 * v && v - m <= 0.03 * v }
 function f0(x) { return x == "n/a" ? x : sprintf("%.0f", x) }
 # a median's change against rebuilt's at the same length, in %
 function change(c, v, l,    a, b) { a = med(val[v, l, c]); b = med(val["rebuilt", l, c])
@@ -40,27 +44,32 @@ END {
     printf "variant,model_switch,payload_len,vm_ratio,vm_ratio_lo,vm_ratio_hi,model_priced_ratio,model_priced_ratio_lo,model_priced_ratio_hi"
     for (i = 3; i <= nc + nt; i++) printf ",%s", col[i]
     for (i = 1; i <= nl; i++) printf ",%s", sub_change(lcol[i])
-    print ",vm_effect,model_effect,vm_resolved,agree"
+    print ",vm_effect,model_effect,vm_resolved,agree,vm_proc_gcs_lo,vm_proc_gcs_hi"
     for (k = 1; k <= nk; k++) {
         split(key[k], p, SUBSEP); v = p[1]; l = p[2]
         printf "%s,%s,%s", v, sw[v], l
+        rows++
+        gm += near(med(val[v, l, "model_lookup_gcs"]), med(val[v, l, "vm_lookup_gcs"])) && \
+              near(med(val[v, l, "model_proc_gcs"]), med(val[v, l, "vm_proc_gcs"]))
         for (i = 1; i <= 2; i++) printf ",%s,%s,%s", f3(med(val[v, l, col[i]])), f3(lo(val[v, l, col[i]])), f3(hi(val[v, l, col[i]]))
         for (i = 3; i <= nc; i++) printf ",%d", med(val[v, l, col[i]])
         for (i = nc + 1; i <= nc + nt; i++) printf ",%s", f0(med(val[v, l, col[i]]))
         base = v == "rebuilt" || !(("rebuilt", l) in seen)
         for (i = 1; i <= nl; i++) printf ",%s", base ? "-" : change(lcol[i], v, l)
-        if (base) { print ",-,-,-,-"; continue }
+        # the rounds' extremes of the VM's proc2 GCs: a tester's heap history can differ by round
+        ext = sprintf(",%d,%d", lo(val[v, l, "vm_proc_gcs"]), hi(val[v, l, "vm_proc_gcs"]))
+        if (base) { print ",-,-,-,-" ext; continue }
         ve = med(val[v, l, "vm_ratio"]) - med(val["rebuilt", l, "vm_ratio"])
         m1 = med(val[v, l, "model_priced_ratio"]); m0 = med(val["rebuilt", l, "model_priced_ratio"])
         res = lo(val[v, l, "vm_ratio"]) + 0 > hi(val["rebuilt", l, "vm_ratio"]) + 0 || hi(val[v, l, "vm_ratio"]) + 0 < lo(val["rebuilt", l, "vm_ratio"]) + 0
-        if (m1 == "n/a" || m0 == "n/a") { printf ",%.3f,n/a,%s,n/a\n", ve, res ? "yes" : "no"; unpriced++; continue }
+        if (m1 == "n/a" || m0 == "n/a") { printf ",%.3f,n/a,%s,n/a%s\n", ve, res ? "yes" : "no", ext; unpriced++; continue }
         me = m1 - m0
         ag = (ve > 0) == (me > 0)
-        printf ",%.3f,%.3f,%s,%s\n", ve, me, res ? "yes" : "no", ag ? "yes" : "no"
+        printf ",%.3f,%.3f,%s,%s%s\n", ve, me, res ? "yes" : "no", ag ? "yes" : "no", ext
         n++; a += ag; if (res) { r++; ra += ag }
     }
     if (summary)
-        printf "priced: the model's priced effect has the VM's sign at %d of %d variant lengths; where the VM's rounds resolve it, %d of %d; unpriced %d\n", a, n, ra, r, unpriced
+        printf "priced: the model's priced effect has the VM's sign at %d of %d variant lengths; where the VM's rounds resolve it, %d of %d; unpriced %d; both loops' GCs within 3 %% at %d of %d rows\n", a, n, ra, r, unpriced, gm, rows
     if (summary_csv != "")
-        printf "variant_lengths,agree,resolved,resolved_agree,unpriced\n%d,%d,%d,%d,%d\n", n, a, r, ra, unpriced > summary_csv
+        printf "variant_lengths,agree,resolved,resolved_agree,unpriced,rows,gcs_match\n%d,%d,%d,%d,%d,%d,%d\n", n, a, r, ra, unpriced, rows, gm > summary_csv
 }

@@ -7,8 +7,9 @@
 # priced at its own VM's prices, never at the unpatched VM's.
 #
 # usage: experiments/beam/interventions/priced.sh [--rounds R] [--lens "L1 L2 ..."]
-#                 [--iterations N] [--variants "V1 V2 ..."] [--bin DIR] [OUTPUT_CSV]
-#   OUTPUT_CSV   default report/data/vm-interventions-priced.csv: one row per round, variant
+#                 [--iterations N] [--variants "V1 V2 ..."] [--schedulers 1|2] [--bin DIR] [OUTPUT_CSV]
+#   OUTPUT_CSV   default report/data/vm-interventions-priced.csv (--schedulers 1:
+#                report/data/vm-interventions-priced-s1.csv): one row per round, variant
 #                and length, the VM's columns from its account, the model's from eptest
 #                --prices at that account's prices; the prices beside it (OUTPUT-prices.csv:
 #                round, variant, then the account's prices columns), so that report/recompute.sh
@@ -20,6 +21,9 @@
 #   --variants   build.sh variants of the installed VM's source (default "rebuilt word_gc_test
 #                no_long_gc_delay mseg_no_cache"); rebuilt, the unpatched source, is the
 #                baseline every other is compared with and is always run
+#   --schedulers S  the VMs' normal schedulers, +S S:S (default 2, as the benchmark runs; 1: one,
+#                account.sh --schedulers 1: the model runs one scheduler, so there its counts
+#                and the VM's answer to the same program)
 #   --bin DIR    the model's experiments (default build/release/experiments)
 # Each variant's model switch (ablate --list-ablations): rebuilt none; word_gc_test
 # bif_gc_test=words; no_long_gc_delay long_gc_words=0; mseg_no_cache mseg_cache=0.
@@ -31,7 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 rounds=3 lens="1000 3000 4250 4500 10000 30000" iterations=1000 variants="rebuilt word_gc_test no_long_gc_delay mseg_no_cache"
-bin="$root/build/release/experiments" out="$root/report/data/vm-interventions-priced.csv"
+bin="$root/build/release/experiments" out="" schedulers=2
 prog=priced.sh
 # shellcheck source=experiments/beam/interventions/cli.sh
 . "$here/cli.sh"
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
     --lens) lens="${2:?--lens needs lengths}"; shift ;;
     --iterations) num --iterations "${2-}"; iterations=$2; shift ;;
     --variants) variants="${2:?--variants needs names}"; shift ;;
+    --schedulers) case "${2-}" in 1 | 2) schedulers=$2 ;; *) usage "--schedulers: '${2-}' is not 1 or 2" ;; esac; shift ;;
     --bin) bin="${2:?--bin needs a directory}"; shift ;;
     --help | -h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) usage "unknown option '$1'" ;;
@@ -49,6 +54,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 for l in $lens; do num --lens "$l"; done
+if [ -z "$out" ]; then
+    out="$root/report/data/vm-interventions-priced.csv"
+    [ "$schedulers" = 2 ] || out="${out%.csv}-s1.csv"
+fi
 declare -A switch=([rebuilt]="" [word_gc_test]="bif_gc_test=words" [no_long_gc_delay]="long_gc_words=0"
     [mseg_no_cache]="mseg_cache=0")
 wanted="rebuilt"
@@ -80,7 +89,7 @@ for r in $(seq 1 "$rounds"); do
             set_args=()
             [ -z "${switch[$v]}" ] || set_args=(--set "${switch[$v]}")
             bash "$root/experiments/beam/account.sh" --vm-root "${vroot[$v]}" --bin "$bin" --shapes ints --lens "$l" \
-                --rounds 1 --iterations "$iterations" ${set_args[@]+"${set_args[@]}"} --out "$tmp/a.csv" \
+                --rounds 1 --iterations "$iterations" --schedulers "$schedulers" ${set_args[@]+"${set_args[@]}"} --out "$tmp/a.csv" \
                 --prices "$tmp/p.csv" >"$tmp/a.log" 2>&1 || { cat "$tmp/a.log" >&2; exit 1; }
             # the model's counts at this VM's prices, on the priced clock: eptest --prices, as the sweep
             "$bin/eptest" --era otp25 ${set_args[@]+"${set_args[@]}"} --shape ints --len "$l" --iterations "$iterations" \
@@ -116,7 +125,8 @@ meta() {
     echo "# compiler: $(cc --version | head -n 1); the model: $bin (release build, debug level 0)"
     echo "# source_package: erlang $(dpkg-query -W -f '${Version}' erlang-base 2>/dev/null || echo unknown) (build.sh: apt-get source, Debian's patches applied)"
     for v in $wanted; do echo "# variant: $v root ${vroot[$v]#"$root"/} emulator key ${vkey[$v]} model switch ${switch[$v]:-none}"; done
-    echo "# vm: erl +S 2:2 +sbwt none +sbwtdcpu none +sbwtdio none (the account's session), flavor jit"
+    echo "# vm: erl +S $schedulers:$schedulers +sbwt none +sbwtdcpu none +sbwtdio none (the account's session$([ "$schedulers" = 1 ] && echo ": +S 1:1 in ERL_ZFLAGS, after its +S 2:2; the account prices no sleep"))), flavor jit"
+    echo "# schedulers: $schedulers"
     echo "# runs: $rounds rounds over lengths $lens; $iterations calls per pass; per round and length each variant in turn: its account (one round: the VM's loops, its calibrations), then the model's eptest at its prices"
     echo "# ratio: ets_lookup / median(proc1..3): vm_ratio of the VM's CPU time (the account's point_vm_ratio), model_priced_ratio of the model's counts at that VM's prices of the same round"
     echo "# counts: per pass of $iterations operations: lookup the ets_lookup pass, proc proc2 (the round trip); gcs minor and major; carriers mapped; vm_*_priced_over_vm: the VM's own account identity (its counts at its prices over its time); sleeps: the VM's threads' voluntary context switches in the pass (the model runs no scheduler threads and counts none)"
